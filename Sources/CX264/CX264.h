@@ -1,0 +1,13 @@
+#ifndef CX264_H
+#define CX264_H
+#include <stdint.h>
+#include <stdarg.h>
+#include <x264.h>
+
+/// x264_encoder_open is a macro over a versioned symbol (x264_encoder_open_<build>); Swift
+/// cannot call a macro, so this wraps it.
+static inline x264_t *cx264_encoder_open(x264_param_t *param) {
+    return x264_encoder_open(param);
+}
+
+#endif

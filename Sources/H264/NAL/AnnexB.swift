@@ -1,0 +1,114 @@
+/// Annex-B byte-stream framing (ITU-T H.264 Annex B): NAL units separated by start codes.
+///
+/// A start code is `00 00 01`, optionally preceded by more zero bytes (`zero_byte`, and
+/// `leading_zero_8bits` at the start of the stream). Zero bytes before a start code belong to the
+/// framing (`trailing_zero_8bits`), never to the NAL unit before it: a NAL unit never ends in `00`.
+public enum AnnexB {
+    /// What to do with bytes before the first start code.
+    public enum LeadingDataPolicy: Sendable, Hashable {
+        /// Throw ``H264Error/Code/missingStartCode`` (then continue at the first start code).
+        case reject
+        /// Skip them silently, as FFmpeg does.
+        case skip
+    }
+
+    /// Splits a whole Annex-B stream into NAL units (views into `bytes`).
+    ///
+    /// - Parameters:
+    ///   - bytes: the stream.
+    ///   - leadingData: policy for bytes before the first start code.
+    /// - Returns: the NAL units in order.
+    /// - Throws: the first error met (a missing start code under `.reject`, or a NAL unit with
+    ///   `forbidden_zero_bit` set). Use ``Splitter`` to go on after an error.
+    /// - Complexity: O(n), a SIMD scan.
+    public static func split(_ bytes: ArraySlice<UInt8>, leadingData: LeadingDataPolicy = .reject) throws(H264Error) -> [NALUnit] {
+        var splitter = Splitter(bytes, leadingData: leadingData)
+        var units: [NALUnit] = []
+        while let unit = try splitter.next() { units.append(unit) }
+        return units
+    }
+
+    /// Splits a whole Annex-B stream held in an array.
+    public static func split(_ bytes: [UInt8], leadingData: LeadingDataPolicy = .reject) throws(H264Error) -> [NALUnit] {
+        try split(bytes[...], leadingData: leadingData)
+    }
+
+    /// Writes NAL units as an Annex-B stream with 4-byte start codes (`00 00 00 01`).
+    public static func write<S: Sequence>(_ units: S) -> [UInt8] where S.Element == NALUnit {
+        var out: [UInt8] = []
+        for unit in units { append(unit, to: &out) }
+        return out
+    }
+
+    /// Appends one NAL unit with a 4-byte start code.
+    @inlinable
+    public static func append(_ unit: NALUnit, to out: inout [UInt8]) {
+        out.append(contentsOf: [0, 0, 0, 1] as [UInt8])
+        out.append(contentsOf: unit.bytes)
+    }
+
+    /// An iterator over the NAL units of an Annex-B stream that can continue after an error.
+    public struct Splitter: Sendable {
+        /// The stream.
+        public let bytes: ArraySlice<UInt8>
+        /// The policy for bytes before the first start code.
+        public let leadingData: LeadingDataPolicy
+        /// Index of the next byte to look at.
+        public private(set) var position: Int
+        private var started = false
+
+        /// Creates a splitter over `bytes`.
+        public init(_ bytes: ArraySlice<UInt8>, leadingData: LeadingDataPolicy = .reject) {
+            self.bytes = bytes
+            self.leadingData = leadingData
+            self.position = bytes.startIndex
+        }
+
+        /// The next NAL unit, or nil at the end of the stream.
+        /// - Throws: ``H264Error`` for a missing start code (`.reject`) or a bad NAL unit header;
+        ///   the splitter has then moved past the problem and `next()` may be called again.
+        public mutating func next() throws(H264Error) -> NALUnit? {
+            let bytes = self.bytes
+            let base = bytes.startIndex
+            let count = bytes.count
+            return try bytes.withUnsafeBufferPointer { (buf: UnsafeBufferPointer<UInt8>) throws(H264Error) -> NALUnit? in
+                guard let p = buf.baseAddress else { return nil }
+                var pos = position &- base
+                if !started {
+                    started = true
+                    guard let sc = StartCodeScanner.find(p, from: pos, count: count) else {
+                        position = bytes.endIndex
+                        if leadingData == .reject && !isAllZero(p, pos, count) {
+                            throw H264Error.invalid(.missingStartCode, "no start code in the stream")
+                        }
+                        return nil
+                    }
+                    if leadingData == .reject && !isAllZero(p, pos, sc) {
+                        position = base &+ sc &+ 3
+                        throw H264Error.invalid(.missingStartCode, "\(sc) bytes before the first start code")
+                    }
+                    pos = sc &+ 3
+                }
+                while pos < count {
+                    let next = StartCodeScanner.find(p, from: pos, count: count)
+                    var end = next ?? count
+                    while end > pos && p[end &- 1] == 0 { end &-= 1 }  // trailing_zero_8bits
+                    let start = pos
+                    pos = next.map { $0 &+ 3 } ?? count
+                    position = base &+ pos
+                    if end > start {
+                        return try NALUnit(bytes[(base &+ start)..<(base &+ end)])
+                    }
+                }
+                position = bytes.endIndex
+                return nil
+            }
+        }
+
+        private func isAllZero(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+            var i = from
+            while i < to { if p[i] != 0 { return false }; i &+= 1 }
+            return true
+        }
+    }
+}

@@ -1,0 +1,284 @@
+/// The name of a syntax element as the specification (and FFmpeg's `trace_headers`) spell it,
+/// with up to two array subscripts: `offset_for_ref_frame[3]`, `luma_weight_l0[1]`.
+///
+/// Costs nothing when nobody traces: it is a static string and two integers.
+public struct SyntaxName: Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The element name without subscripts.
+    public let base: StaticString
+    /// Number of subscripts (0, 1 or 2).
+    public let subscriptCount: Int
+    /// The first subscript (when `subscriptCount >= 1`).
+    public let i: Int
+    /// The second subscript (when `subscriptCount == 2`).
+    public let j: Int
+
+    @inlinable public init(stringLiteral value: StaticString) {
+        base = value; subscriptCount = 0; i = 0; j = 0
+    }
+    @inlinable public init(_ base: StaticString) {
+        self.base = base; subscriptCount = 0; i = 0; j = 0
+    }
+    @inlinable public init(_ base: StaticString, _ i: Int) {
+        self.base = base; subscriptCount = 1; self.i = i; j = 0
+    }
+    @inlinable public init(_ base: StaticString, _ i: Int, _ j: Int) {
+        self.base = base; subscriptCount = 2; self.i = i; self.j = j
+    }
+
+    public var description: String {
+        switch subscriptCount {
+        case 0: return "\(base)"
+        case 1: return "\(base)[\(i)]"
+        default: return "\(base)[\(i)][\(j)]"
+        }
+    }
+}
+
+/// One syntax description drives reading, writing and tracing.
+///
+/// Each H.264 structure is transcribed once from its syntax table as a generic
+/// `mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error)`. A reading coder fills
+/// the `inout` values from bits; a writing coder emits them; a tracing coder wraps a reader and
+/// records every element with its bit position. Generic specialisation removes the dispatch.
+///
+/// Range checks live here, in one place: a reader throws ``H264Error/Code/valueOutOfRange`` for
+/// a value outside `range`, and a writer refuses to write one.
+public protocol SyntaxCoder {
+    /// True when the coder fills values from a bitstream; false when it writes them.
+    var isReading: Bool { get }
+
+    /// Current bit position in the RBSP (counted from the NAL unit header's first bit when the
+    /// coder was made over a whole NAL unit).
+    var bitPosition: Int { get }
+
+    /// `u(n)` / `f(n)`: `bits` bits (0...32) as an unsigned integer.
+    mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error)
+
+    /// `u(n)` with a range check.
+    mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error)
+
+    /// `ue(v)` with a range check.
+    mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error)
+
+    /// `se(v)` with a range check.
+    mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error)
+
+    /// A one-bit flag.
+    mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error)
+
+    /// `more_rbsp_data()` (7.2). When writing, returns `writerAnswer`, the structure's own
+    /// knowledge of whether optional fields follow.
+    mutating func moreRBSPData(writerAnswer: Bool) -> Bool
+
+    /// `rbsp_trailing_bits()`.
+    mutating func trailingBits() throws(H264Error)
+
+    /// Bytes of an opaque payload (SEI payloads kept raw, user data): reads `count` bytes into
+    /// `bytes`, or writes `bytes` (whose count must be `count`). Must be byte aligned.
+    mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error)
+
+    /// True when the coder is reading and has no bits left.
+    var isAtEnd: Bool { get }
+}
+
+/// Reads syntax elements from an RBSP.
+public struct SyntaxReader: SyntaxCoder {
+    /// The underlying bit reader.
+    public var reader: BitReader
+
+    /// Creates a reader over an RBSP.
+    @inlinable public init(_ rbsp: ArraySlice<UInt8>) { reader = BitReader(rbsp) }
+    /// Creates a reader from a positioned bit reader.
+    @inlinable public init(_ reader: BitReader) { self.reader = reader }
+
+    @inlinable public var isReading: Bool { true }
+    @inlinable public var bitPosition: Int { reader.bitPosition }
+    @inlinable public var isAtEnd: Bool { reader.bitsRemaining == 0 }
+
+    @inlinable
+    public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
+        value = T(truncatingIfNeeded: try reader.readBits(bits))
+    }
+
+    @inlinable
+    public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        let raw = try reader.readBits(bits)
+        guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", Int64(truncatingIfNeeded: raw)) }
+        value = v
+    }
+
+    @inlinable
+    public mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        let raw = try reader.readUE()
+        guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", Int64(raw)) }
+        value = v
+    }
+
+    @inlinable
+    public mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        let raw = try reader.readSE()
+        guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", Int64(raw)) }
+        value = v
+    }
+
+    @inlinable
+    public mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error) {
+        value = try reader.readFlag()
+    }
+
+    @inlinable
+    public mutating func moreRBSPData(writerAnswer: Bool) -> Bool { reader.moreRBSPData }
+
+    @inlinable
+    public mutating func trailingBits() throws(H264Error) { try reader.readTrailingBits() }
+
+    public mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
+        guard count >= 0, count <= reader.bitsRemaining / 8 else { throw .truncated("\(name): \(count) bytes wanted") }
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        for _ in 0..<count { out.append(UInt8(truncatingIfNeeded: try reader.readBits(8))) }
+        bytes = out
+    }
+}
+
+/// Writes syntax elements into an RBSP.
+public struct SyntaxWriter: SyntaxCoder {
+    /// The underlying bit writer.
+    public var writer: BitWriter
+
+    /// Creates an empty writer.
+    public init() { writer = BitWriter() }
+
+    public var isReading: Bool { false }
+    public var bitPosition: Int { writer.bitCount }
+    public var isAtEnd: Bool { false }
+
+    public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
+        guard value >= 0, bits >= 64 || UInt64(value) >> UInt64(bits) == 0 else {
+            throw .outOfRange("\(name)", Int64(truncatingIfNeeded: value))
+        }
+        writer.writeBits(UInt64(truncatingIfNeeded: value), bits)
+    }
+
+    public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        guard range.contains(value) else { throw .outOfRange("\(name)", Int64(truncatingIfNeeded: value)) }
+        try u(bits, &value, name)
+    }
+
+    public mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        guard range.contains(value), value >= 0, let v = UInt32(exactly: value), v != UInt32.max else {
+            throw .outOfRange("\(name)", Int64(truncatingIfNeeded: value))
+        }
+        writer.writeUE(v)
+    }
+
+    public mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        guard range.contains(value), let v = Int32(exactly: value), v != Int32.min else {
+            throw .outOfRange("\(name)", Int64(truncatingIfNeeded: value))
+        }
+        writer.writeSE(v)
+    }
+
+    public mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error) {
+        writer.writeFlag(value)
+    }
+
+    public mutating func moreRBSPData(writerAnswer: Bool) -> Bool { writerAnswer }
+
+    public mutating func trailingBits() throws(H264Error) { writer.writeTrailingBits() }
+
+    public mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
+        guard bytes.count == count else { throw .outOfRange("\(name) byte count", Int64(bytes.count)) }
+        for b in bytes { writer.writeBits(UInt64(b), 8) }
+    }
+}
+
+/// One traced syntax element.
+public struct TraceElement: Sendable, Hashable, CustomStringConvertible {
+    /// Bit position of the element's first bit in the NAL unit's RBSP (header included).
+    public var bitPosition: Int
+    /// The element name with subscripts, as FFmpeg's `trace_headers` prints it.
+    public var name: String
+    /// The decoded value.
+    public var value: Int64
+
+    /// Creates a trace element.
+    public init(bitPosition: Int, name: String, value: Int64) {
+        self.bitPosition = bitPosition
+        self.name = name
+        self.value = value
+    }
+
+    /// `<bit position> <name> = <value>`, the `h264 trace` line format.
+    public var description: String { "\(bitPosition) \(name) = \(value)" }
+}
+
+/// Reads syntax elements like ``SyntaxReader`` and records each one.
+public struct SyntaxTracer: SyntaxCoder {
+    /// The reader doing the work.
+    public var inner: SyntaxReader
+    /// Every element read so far, in order.
+    public var elements: [TraceElement] = []
+    /// Added to every recorded bit position (for example 8 when the RBSP starts after the
+    /// NAL unit header byte).
+    public var positionOffset: Int
+
+    /// Creates a tracer over an RBSP.
+    public init(_ rbsp: ArraySlice<UInt8>, positionOffset: Int = 0) {
+        inner = SyntaxReader(rbsp)
+        self.positionOffset = positionOffset
+    }
+
+    /// Records an element that is not read through the coder (the NAL unit header, for example).
+    public mutating func record(_ name: SyntaxName, _ value: Int64, at position: Int) {
+        elements.append(TraceElement(bitPosition: position &+ positionOffset, name: name.description, value: value))
+    }
+
+    public var isReading: Bool { true }
+    public var bitPosition: Int { inner.bitPosition }
+    public var isAtEnd: Bool { inner.isAtEnd }
+
+    public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
+        let p = inner.bitPosition
+        try inner.u(bits, &value, name)
+        record(name, Int64(truncatingIfNeeded: value), at: p)
+    }
+
+    public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        let p = inner.bitPosition
+        try inner.u(bits, &value, name, range)
+        record(name, Int64(truncatingIfNeeded: value), at: p)
+    }
+
+    public mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        let p = inner.bitPosition
+        try inner.ue(&value, name, range)
+        record(name, Int64(truncatingIfNeeded: value), at: p)
+    }
+
+    public mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+        let p = inner.bitPosition
+        try inner.se(&value, name, range)
+        record(name, Int64(truncatingIfNeeded: value), at: p)
+    }
+
+    public mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error) {
+        let p = inner.bitPosition
+        try inner.flag(&value, name)
+        record(name, value ? 1 : 0, at: p)
+    }
+
+    public mutating func moreRBSPData(writerAnswer: Bool) -> Bool { inner.moreRBSPData(writerAnswer: writerAnswer) }
+
+    public mutating func trailingBits() throws(H264Error) {
+        let p = inner.bitPosition
+        try inner.trailingBits()
+        record("rbsp_stop_one_bit", 1, at: p)
+        var q = p &+ 1
+        while q < inner.bitPosition { record("rbsp_alignment_zero_bit", 0, at: q); q &+= 1 }
+    }
+
+    public mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
+        try inner.bytes(&bytes, count: count, name)
+    }
+}

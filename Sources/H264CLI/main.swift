@@ -1,0 +1,2 @@
+import H264
+print("h264")
