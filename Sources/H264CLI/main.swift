@@ -1,2 +1,8 @@
-import H264
-print("h264")
+// The `h264` command-line tool: one file per subcommand, dispatched from this table.
+import Foundation
+
+let commands: [any CLICommand.Type] = [
+    NalsCommand.self,
+]
+
+exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))

@@ -1,0 +1,44 @@
+import H264
+
+/// `h264 nals`: one line per NAL unit.
+enum NalsCommand: CLICommand {
+    static let name = "nals"
+    static let summary = "list the NAL units of an Annex-B stream"
+    static let usage = """
+    usage: h264 nals FILE|- [--json] [--lenient]
+
+    One line per NAL unit: byte offset of the NAL header, size (without start code),
+    nal_unit_type, nal_ref_idc and the type's name (Table 7-1).
+
+      --json      JSON Lines with keys offset, size, nal_unit_type, nal_ref_idc
+      --lenient   skip bytes before the first start code instead of failing
+    """
+
+    static func run(_ args: inout Arguments) throws {
+        let json = args.flag("--json")
+        let lenient = args.flag("--lenient")
+        let path = try args.positionals(min: 1, max: 1)[0]
+        let bytes = try Input.readAll(path)
+        var splitter = AnnexB.Splitter(bytes[...], leadingData: lenient ? .skip : .reject)
+        if !json { Output.line("offset      size  type ref  name") }
+        while let unit = try splitter.next() {
+            let offset = unit.bytes.startIndex
+            if json {
+                var o = JSONObject()
+                o.add("offset", offset)
+                o.add("size", unit.count)
+                o.add("nal_unit_type", Int(unit.type.rawValue))
+                o.add("nal_ref_idc", Int(unit.nalRefIdc))
+                Output.line(o.rendered)
+            } else {
+                let cols = [pad(String(offset), 10), pad(String(unit.count), 9), pad(String(unit.type.rawValue), 5),
+                            pad(String(unit.nalRefIdc), 4)]
+                Output.line(cols.joined() + "  " + unit.type.name)
+            }
+        }
+    }
+
+    private static func pad(_ s: String, _ width: Int) -> String {
+        s.count >= width ? s + " " : String(repeating: " ", count: width - s.count) + s
+    }
+}
