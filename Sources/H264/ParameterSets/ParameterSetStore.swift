@@ -60,13 +60,14 @@ public struct ParameterSetStore: Sendable {
 
     /// Looks up the PPS `id` and its SPS and makes them active (what a slice header does).
     /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing.
-    public mutating func activate(ppsID id: Int) throws(H264Error) -> (sps: SequenceParameterSet, pps: PictureParameterSet) {
+    /// - Parameter subset: take the SPS from the subset SPS table (MVC slices, type 20).
+    public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) -> (sps: SequenceParameterSet, pps: PictureParameterSet) {
         guard let p = pps(id: id) else { throw H264Error.invalid(.missingParameterSet, "PPS \(id) not available") }
-        guard let s = sps(id: Int(p.spsID)) else {
+        guard let s = subset ? subsetSPS(id: Int(p.spsID))?.sps : sps(id: Int(p.spsID)) else {
             throw H264Error.invalid(.missingParameterSet, "SPS \(p.spsID) (of PPS \(id)) not available")
         }
         activePPSID = id
-        activeSPSID = Int(p.spsID)
+        if !subset { activeSPSID = Int(p.spsID) }
         return (s, p)
     }
 
