@@ -1,0 +1,94 @@
+/// The sequence and picture parameter sets seen so far, by id, and which SPS is active.
+///
+/// Holds up to 32 SPS (and 32 subset SPS) and 256 PPS, as the specification allows. A later
+/// parameter set with the same id replaces the earlier one. The active SPS is tracked as
+/// FFmpeg's coded-bitstream layer does: a slice header activates its PPS's SPS, and a
+/// buffering_period SEI activates the SPS it names (``activateSPS(id:)``).
+public struct ParameterSetStore: Sendable {
+    /// The number of SPS ids (0...31).
+    public static let spsIDCount = 32
+    /// The number of PPS ids (0...255).
+    public static let ppsIDCount = 256
+
+    private var spsTable: [SequenceParameterSet?] = Array(repeating: nil, count: 32)
+    private var subsetSPSTable: [SubsetSequenceParameterSet?] = Array(repeating: nil, count: 32)
+    private var ppsTable: [PictureParameterSet?] = Array(repeating: nil, count: 256)
+    /// The SPS id that the last slice header or buffering period activated.
+    public private(set) var activeSPSID: Int?
+    /// The PPS id that the last slice header activated.
+    public private(set) var activePPSID: Int?
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// The SPS with `seq_parameter_set_id` `id`, if seen.
+    @inlinable public func sps(id: Int) -> SequenceParameterSet? {
+        guard id >= 0, id < Self.spsIDCount else { return nil }
+        return spsStorage(id)
+    }
+
+    @usableFromInline func spsStorage(_ id: Int) -> SequenceParameterSet? { spsTable[id] }
+
+    /// The subset SPS with `seq_parameter_set_id` `id`, if seen.
+    public func subsetSPS(id: Int) -> SubsetSequenceParameterSet? {
+        guard id >= 0, id < Self.spsIDCount else { return nil }
+        return subsetSPSTable[id]
+    }
+
+    /// The PPS with `pic_parameter_set_id` `id`, if seen.
+    public func pps(id: Int) -> PictureParameterSet? {
+        guard id >= 0, id < Self.ppsIDCount else { return nil }
+        return ppsTable[id]
+    }
+
+    /// The active SPS, if any.
+    public var activeSPS: SequenceParameterSet? { activeSPSID.flatMap { sps(id: $0) } }
+
+    /// Stores an SPS under its id (replacing any earlier one).
+    public mutating func insert(_ sps: SequenceParameterSet) { spsTable[Int(sps.id & 31)] = sps }
+    /// Stores a subset SPS under its id.
+    public mutating func insert(_ subset: SubsetSequenceParameterSet) { subsetSPSTable[Int(subset.sps.id & 31)] = subset }
+    /// Stores a PPS under its id.
+    public mutating func insert(_ pps: PictureParameterSet) { ppsTable[Int(pps.id)] = pps }
+
+    /// Makes the SPS `id` the active one (what a buffering_period SEI does).
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when no such SPS was seen.
+    public mutating func activateSPS(id: Int) throws(H264Error) {
+        guard sps(id: id) != nil else { throw H264Error.invalid(.missingParameterSet, "SPS \(id) not available") }
+        activeSPSID = id
+    }
+
+    /// Looks up the PPS `id` and its SPS and makes them active (what a slice header does).
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing.
+    /// - Parameter subset: take the SPS from the subset SPS table (MVC slices, type 20).
+    public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) -> (sps: SequenceParameterSet, pps: PictureParameterSet) {
+        guard let p = pps(id: id) else { throw H264Error.invalid(.missingParameterSet, "PPS \(id) not available") }
+        guard let s = subset ? subsetSPS(id: Int(p.spsID))?.sps : sps(id: Int(p.spsID)) else {
+            throw H264Error.invalid(.missingParameterSet, "SPS \(p.spsID) (of PPS \(id)) not available")
+        }
+        activePPSID = id
+        if !subset { activeSPSID = Int(p.spsID) }
+        return (s, p)
+    }
+
+    /// A lookup function for ``PictureParameterSet`` parsing.
+    public var spsLookup: (Int) -> SequenceParameterSet? { { [self] id in self.sps(id: id) } }
+}
+
+extension ParameterSetStore: SEIContext {
+    /// The timing info of SPS `id`, if seen.
+    public func seiTimingInfo(forSPS id: Int) -> SEITimingInfo? { sps(id: id)?.seiTimingInfo }
+
+    /// The timing info of the active SPS; when none is active yet and exactly one SPS is known,
+    /// that one (FFmpeg's rule for a pic_timing before the first slice).
+    public var activeSEITimingInfo: SEITimingInfo? {
+        if let s = activeSPS { return s.seiTimingInfo }
+        var only: SequenceParameterSet?
+        for s in spsTable {
+            guard let s else { continue }
+            if only != nil { return nil }
+            only = s
+        }
+        return only?.seiTimingInfo
+    }
+}

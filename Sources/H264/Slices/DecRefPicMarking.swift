@@ -1,0 +1,64 @@
+/// `dec_ref_pic_marking()` (7.3.3.3).
+public struct DecRefPicMarking: Sendable, Hashable {
+    /// One memory management control operation.
+    public struct Operation: Sendable, Hashable {
+        /// `memory_management_control_operation` (1...6; 0 ends the list and is not stored).
+        public var operation: UInt8
+        /// `difference_of_pic_nums_minus1` (operations 1 and 3).
+        public var differenceOfPicNumsMinus1: UInt32 = 0
+        /// `long_term_pic_num` (operation 2).
+        public var longTermPicNum: UInt32 = 0
+        /// `long_term_frame_idx` (operations 3 and 6).
+        public var longTermFrameIdx: UInt32 = 0
+        /// `max_long_term_frame_idx_plus1` (operation 4).
+        public var maxLongTermFrameIdxPlus1: UInt32 = 0
+        /// Creates an operation.
+        public init(operation: UInt8) { self.operation = operation }
+    }
+
+    /// `no_output_of_prior_pics_flag` (IDR pictures).
+    public var noOutputOfPriorPicsFlag = false
+    /// `long_term_reference_flag` (IDR pictures).
+    public var longTermReferenceFlag = false
+    /// `adaptive_ref_pic_marking_mode_flag` (non-IDR pictures).
+    public var adaptiveRefPicMarkingModeFlag = false
+    /// The operations before the terminating 0.
+    public var operations: [Operation] = []
+
+    /// The cap on operations (FFmpeg's limit).
+    public static let maxOperations = 66
+
+    /// Creates an empty marking.
+    public init() {}
+
+    /// The syntax of 7.3.3.3. Element names carry no subscripts, as in FFmpeg's trace.
+    /// - Complexity: O(operations), at most ``maxOperations``.
+    public mutating func code<C: SyntaxCoder>(_ c: inout C, idrPicFlag: Bool) throws(H264Error) {
+        if idrPicFlag {
+            try c.flag(&noOutputOfPriorPicsFlag, "no_output_of_prior_pics_flag")
+            try c.flag(&longTermReferenceFlag, "long_term_reference_flag")
+            return
+        }
+        try c.flag(&adaptiveRefPicMarkingModeFlag, "adaptive_ref_pic_marking_mode_flag")
+        guard adaptiveRefPicMarkingModeFlag else { return }
+        if c.isReading { operations = [] }
+        let any: ClosedRange<UInt32> = 0...(UInt32.max &- 1)
+        var i = 0
+        while true {
+            var op = Operation(operation: 0)
+            if !c.isReading, i < operations.count { op = operations[i] }
+            try c.ue(&op.operation, "memory_management_control_operation", 0...6)
+            if op.operation == 0 { break }
+            guard i < Self.maxOperations else {
+                throw H264Error.invalid(.limitExceeded, "more than \(Self.maxOperations) memory management operations")
+            }
+            let m = op.operation
+            if m == 1 || m == 3 { try c.ue(&op.differenceOfPicNumsMinus1, "difference_of_pic_nums_minus1", any) }
+            if m == 2 { try c.ue(&op.longTermPicNum, "long_term_pic_num", any) }
+            if m == 3 || m == 6 { try c.ue(&op.longTermFrameIdx, "long_term_frame_idx", any) }
+            if m == 4 { try c.ue(&op.maxLongTermFrameIdxPlus1, "max_long_term_frame_idx_plus1", any) }
+            if c.isReading { operations.append(op) }
+            i &+= 1
+        }
+    }
+}

@@ -1,0 +1,199 @@
+/// A slice header: `slice_header()` (7.3.3), for nal_unit_type 1 and 5 (and the MVC form of
+/// type 20, with `ref_pic_list_mvc_modification()`).
+///
+/// The header cannot be parsed alone: its field widths and presence come from the PPS it
+/// names and that PPS's SPS, looked up in a ``ParameterSetStore``. For CABAC slices the
+/// `cabac_alignment_one_bit`s that precede `slice_data()` are coded too (as FFmpeg traces
+/// them), so the header always ends where the slice data starts.
+public struct SliceHeader: Sendable, Hashable {
+    /// `first_mb_in_slice`.
+    public var firstMbInSlice: UInt32 = 0
+    /// `slice_type` (0...9; 5...9 mean every slice of the picture has the same type).
+    public var sliceType: UInt8 = 2
+    /// `pic_parameter_set_id` (0...255).
+    public var ppsID: UInt8 = 0
+    /// `colour_plane_id` (0...2, with `separate_colour_plane_flag`).
+    public var colourPlaneID: UInt8 = 0
+    /// `frame_num` (`log2_max_frame_num_minus4 + 4` bits).
+    public var frameNum: UInt32 = 0
+    /// `field_pic_flag`.
+    public var fieldPicFlag = false
+    /// `bottom_field_flag`.
+    public var bottomFieldFlag = false
+    /// `idr_pic_id` (0...65535, IDR pictures).
+    public var idrPicID: UInt32 = 0
+    /// `pic_order_cnt_lsb` (POC type 0).
+    public var picOrderCntLsb: UInt32 = 0
+    /// `delta_pic_order_cnt_bottom` (POC type 0).
+    public var deltaPicOrderCntBottom: Int32 = 0
+    /// `delta_pic_order_cnt[0]` (POC type 1).
+    public var deltaPicOrderCnt0: Int32 = 0
+    /// `delta_pic_order_cnt[1]` (POC type 1).
+    public var deltaPicOrderCnt1: Int32 = 0
+    /// `redundant_pic_cnt` (0...127).
+    public var redundantPicCnt: UInt8 = 0
+    /// `direct_spatial_mv_pred_flag` (B slices).
+    public var directSpatialMvPredFlag = false
+    /// `num_ref_idx_active_override_flag`.
+    public var numRefIdxActiveOverrideFlag = false
+    /// `num_ref_idx_l0_active_minus1` (coded or the PPS default).
+    public var numRefIdxL0ActiveMinus1: UInt8 = 0
+    /// `num_ref_idx_l1_active_minus1` (coded or the PPS default).
+    public var numRefIdxL1ActiveMinus1: UInt8 = 0
+    /// `ref_pic_list_modification_flag_l0`.
+    public var refPicListModificationFlagL0 = false
+    /// The list 0 modifications.
+    public var refPicListModificationL0 = RefPicListModification()
+    /// `ref_pic_list_modification_flag_l1`.
+    public var refPicListModificationFlagL1 = false
+    /// The list 1 modifications.
+    public var refPicListModificationL1 = RefPicListModification()
+    /// The weights, when the PPS asks for explicit weighted prediction for this slice type.
+    public var predWeightTable: PredWeightTable?
+    /// `dec_ref_pic_marking()`, when `nal_ref_idc` is not 0.
+    public var decRefPicMarking: DecRefPicMarking?
+    /// `cabac_init_idc` (0...2).
+    public var cabacInitIDC: UInt8 = 0
+    /// `slice_qp_delta`.
+    public var sliceQpDelta: Int8 = 0
+    /// `sp_for_switch_flag` (SP slices).
+    public var spForSwitchFlag = false
+    /// `slice_qs_delta` (SP and SI slices).
+    public var sliceQsDelta: Int8 = 0
+    /// `disable_deblocking_filter_idc` (0...2).
+    public var disableDeblockingFilterIDC: UInt8 = 0
+    /// `slice_alpha_c0_offset_div2` (-6...6).
+    public var sliceAlphaC0OffsetDiv2: Int8 = 0
+    /// `slice_beta_offset_div2` (-6...6).
+    public var sliceBetaOffsetDiv2: Int8 = 0
+    /// `slice_group_change_cycle` (slice group map types 3-5).
+    public var sliceGroupChangeCycle: UInt32 = 0
+
+    /// Creates an I-slice header with default values.
+    public init() {}
+
+    /// `slice_type % 5`: 0 P, 1 B, 2 I, 3 SP, 4 SI.
+    @inlinable public var sliceKind: UInt8 { sliceType % 5 }
+    /// A P slice.
+    @inlinable public var isP: Bool { sliceKind == 0 }
+    /// A B slice.
+    @inlinable public var isB: Bool { sliceKind == 1 }
+    /// An I slice.
+    @inlinable public var isI: Bool { sliceKind == 2 }
+    /// An SP slice.
+    @inlinable public var isSP: Bool { sliceKind == 3 }
+    /// An SI slice.
+    @inlinable public var isSI: Bool { sliceKind == 4 }
+
+    /// The number of bits of `slice_group_change_cycle`:
+    /// Ceil(Log2(PicSizeInMapUnits ÷ SliceGroupChangeRate + 1)), exact in integers.
+    public static func sliceGroupChangeCycleBits(picSizeInMapUnits: Int, changeRate: Int) -> Int {
+        // The smallest b with (2^b - 1) * rate >= picSize; picSize <= 2^24 and rate <= 2^32,
+        // so b <= 25 and every product fits in 64 bits.
+        var b = 0
+        while b < 32 && ((1 << b) &- 1) &* changeRate < picSizeInMapUnits { b &+= 1 }
+        return b
+    }
+
+    /// The syntax of 7.3.3, with the SPS and PPS looked up (and made active) in `store`.
+    ///
+    /// - Parameters:
+    ///   - nalUnitType: 1, 5 or 20 (20 uses the subset SPS and the MVC list modification).
+    ///   - nalRefIdc: the NAL unit's `nal_ref_idc` (0 means no `dec_ref_pic_marking()`).
+    ///   - idrPicFlag: `IdrPicFlag` (type 5, or type 20 with `non_idr_flag` 0).
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when the PPS or its SPS is unknown.
+    public mutating func code<C: SyntaxCoder>(_ c: inout C, nalUnitType: UInt8, nalRefIdc: UInt8, idrPicFlag: Bool,
+                                             store: inout ParameterSetStore) throws(H264Error) {
+        try c.ue(&firstMbInSlice, "first_mb_in_slice", 0...(1 << 24))
+        try c.ue(&sliceType, "slice_type", 0...9)
+        if idrPicFlag && !(isI || isSI) {
+            throw H264Error.invalid(.invalidBitstream, "slice_type \(sliceType) in an IDR picture")
+        }
+        try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
+        let mvc = nalUnitType == 20
+        let (sps, pps) = try store.activate(ppsID: Int(ppsID), subset: mvc)
+        try codeBody(&c, sps: sps, pps: pps, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, mvc: mvc)
+    }
+
+    /// The part of 7.3.3 after `pic_parameter_set_id`.
+    @usableFromInline
+    mutating func codeBody<C: SyntaxCoder>(_ c: inout C, sps: SequenceParameterSet, pps: PictureParameterSet,
+                                          nalRefIdc: UInt8, idrPicFlag: Bool, mvc: Bool) throws(H264Error) {
+        if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
+        try c.u(Int(sps.log2MaxFrameNumMinus4) &+ 4, &frameNum, "frame_num")
+        if !sps.frameMbsOnlyFlag {
+            try c.flag(&fieldPicFlag, "field_pic_flag")
+            if fieldPicFlag { try c.flag(&bottomFieldFlag, "bottom_field_flag") } else if c.isReading { bottomFieldFlag = false }
+        } else if c.isReading {
+            fieldPicFlag = false
+            bottomFieldFlag = false
+        }
+        if idrPicFlag { try c.ue(&idrPicID, "idr_pic_id", 0...65535) }
+        let bottomPOC = pps.bottomFieldPicOrderInFramePresentFlag && !fieldPicFlag
+        let anyInt: ClosedRange<Int32> = (Int32.min &+ 1)...Int32.max
+        if sps.picOrderCntType == 0 {
+            try c.u(Int(sps.log2MaxPicOrderCntLsbMinus4) &+ 4, &picOrderCntLsb, "pic_order_cnt_lsb")
+            if bottomPOC { try c.se(&deltaPicOrderCntBottom, "delta_pic_order_cnt_bottom", anyInt) }
+        } else if sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag {
+            try c.se(&deltaPicOrderCnt0, SyntaxName("delta_pic_order_cnt", 0), anyInt)
+            if bottomPOC { try c.se(&deltaPicOrderCnt1, SyntaxName("delta_pic_order_cnt", 1), anyInt) }
+        }
+        if pps.redundantPicCntPresentFlag { try c.ue(&redundantPicCnt, "redundant_pic_cnt", 0...127) }
+        if isB { try c.flag(&directSpatialMvPredFlag, "direct_spatial_mv_pred_flag") }
+        if isP || isSP || isB {
+            try c.flag(&numRefIdxActiveOverrideFlag, "num_ref_idx_active_override_flag")
+            if numRefIdxActiveOverrideFlag {
+                try c.ue(&numRefIdxL0ActiveMinus1, "num_ref_idx_l0_active_minus1", 0...31)
+                if isB { try c.ue(&numRefIdxL1ActiveMinus1, "num_ref_idx_l1_active_minus1", 0...31) }
+            }
+        }
+        if c.isReading && !numRefIdxActiveOverrideFlag {
+            numRefIdxL0ActiveMinus1 = pps.numRefIdxL0DefaultActiveMinus1
+            numRefIdxL1ActiveMinus1 = pps.numRefIdxL1DefaultActiveMinus1
+        }
+        if !isI && !isSI {
+            try c.flag(&refPicListModificationFlagL0, "ref_pic_list_modification_flag_l0")
+            if refPicListModificationFlagL0 { try refPicListModificationL0.code(&c, mvc: mvc) }
+        }
+        if isB {
+            try c.flag(&refPicListModificationFlagL1, "ref_pic_list_modification_flag_l1")
+            if refPicListModificationFlagL1 { try refPicListModificationL1.code(&c, mvc: mvc) }
+        }
+        if (pps.weightedPredFlag && (isP || isSP)) || (pps.weightedBipredIDC == 1 && isB) {
+            var table = predWeightTable ?? PredWeightTable()
+            try table.code(&c, l0Count: Int(numRefIdxL0ActiveMinus1) &+ 1,
+                           l1Count: isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0, chroma: sps.chromaArrayType != 0)
+            predWeightTable = table
+        } else if c.isReading {
+            predWeightTable = nil
+        }
+        if nalRefIdc != 0 {
+            var marking = decRefPicMarking ?? DecRefPicMarking()
+            try marking.code(&c, idrPicFlag: idrPicFlag)
+            decRefPicMarking = marking
+        } else if c.isReading {
+            decRefPicMarking = nil
+        }
+        if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }
+        let qpRange = 51 &+ 6 &* Int8(sps.bitDepthLumaMinus8)  // bit depth <= 6: <= 87
+        try c.se(&sliceQpDelta, "slice_qp_delta", (0 &- qpRange)...qpRange)
+        if isSP || isSI {
+            if isSP { try c.flag(&spForSwitchFlag, "sp_for_switch_flag") }
+            try c.se(&sliceQsDelta, "slice_qs_delta", -51...51)
+        }
+        if pps.deblockingFilterControlPresentFlag {
+            try c.ue(&disableDeblockingFilterIDC, "disable_deblocking_filter_idc", 0...2)
+            if disableDeblockingFilterIDC != 1 {
+                try c.se(&sliceAlphaC0OffsetDiv2, "slice_alpha_c0_offset_div2", -6...6)
+                try c.se(&sliceBetaOffsetDiv2, "slice_beta_offset_div2", -6...6)
+            }
+        }
+        if pps.numSliceGroupsMinus1 > 0 && pps.sliceGroupMapType >= 3 && pps.sliceGroupMapType <= 5 {
+            let bits = Self.sliceGroupChangeCycleBits(picSizeInMapUnits: sps.picSizeInMapUnits, changeRate: pps.sliceGroupChangeRate)
+            try c.u(bits, &sliceGroupChangeCycle, "slice_group_change_cycle")
+        }
+        if pps.entropyCodingModeFlag {
+            while c.bitPosition & 7 != 0 { try c.fixed(1, 1, "cabac_alignment_one_bit") }
+        }
+    }
+}
