@@ -53,15 +53,22 @@ enum SEITestSupport {
 
     static let ffmpegPath: String? = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// Corpus streams that carry SEI NAL units, with the context key for their SPS.
-    static let corpusSEIStreams: [(path: String, context: String)] = [
-        ("cros-codecs/test-25fps.h264", "test-25fps"),
-        ("cros-codecs/64x64-I.h264", "none"),
-        ("cros-codecs/64x64-I-P.h264", "none"),
-        ("cros-codecs/64x64-I-P-B-P.h264", "none"),
-        ("cros-codecs/64x64-I-P-B-P-high.h264", "none"),
-        ("openh264/VID_1280x720_cabac_temporal_direct.264", "none"),
+    /// Corpus streams that carry SEI NAL units, with the context key for their SPS and how
+    /// many frames FFmpeg needs to trace to see them (nil: all).
+    static let corpusSEIStreams: [(path: String, context: String, frames: Int?)] = [
+        ("cros-codecs/test-25fps.h264", "test-25fps", nil),
+        ("cros-codecs/64x64-I.h264", "none", nil),
+        ("cros-codecs/64x64-I-P.h264", "none", nil),
+        ("cros-codecs/64x64-I-P-B-P.h264", "none", nil),
+        ("cros-codecs/64x64-I-P-B-P-high.h264", "none", nil),
+        ("openh264/VID_1280x720_cabac_temporal_direct.264", "none", 1),
     ]
+
+    /// A quick filter: whether the file holds a start code followed by an SEI NAL unit header.
+    static func mayHoldSEI(_ path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        return [0x06, 0x26, 0x46, 0x66].contains { (h: UInt8) in data.range(of: Data([0, 0, 1, h])) != nil }
+    }
 
     static func context(_ key: String) -> TestSEIContext {
         contexts[key] ?? TestSEIContext(sps: [:], active: nil)
@@ -74,12 +81,12 @@ enum SEITestSupport {
 
     /// The element lines FFmpeg's trace_headers prints for each SEI NAL unit of `path`, as
     /// `<position> <name> = <value>`.
-    static func ffmpegSEITraces(of path: String) throws -> [[String]] {
+    static func ffmpegSEITraces(of path: String, frames: Int? = nil) throws -> [[String]] {
         guard let ffmpeg = ffmpegPath else { return [] }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: ffmpeg)
         p.arguments = ["-hide_banner", "-v", "trace", "-f", "h264", "-i", path, "-c", "copy",
-                       "-bsf:v", "trace_headers", "-f", "null", "-"]
+                       "-bsf:v", "trace_headers"] + (frames.map { ["-frames:v", "\($0)"] } ?? []) + ["-f", "null", "-"]
         let pipe = Pipe()
         p.standardError = pipe
         p.standardOutput = FileHandle.nullDevice

@@ -1,7 +1,8 @@
 /// How SEI NAL units are parsed.
 public struct SEIParseOptions: Sendable, Hashable {
     /// At most this many messages are read from one SEI NAL unit; more is
-    /// ``H264Error/Code/limitExceeded``. Default 256 (FFmpeg 5.1 allows 64 per NAL unit).
+    /// ``H264Error/Code/limitExceeded``. Default 256, far above what encoders write (x264: one
+    /// message per NAL unit) and a bound on the work one NAL unit can ask for.
     public var maxMessages: Int = 256
     /// Payload types kept as raw bytes even though the library parses them.
     public var rawPayloadTypes: Set<SEIPayloadType> = []

@@ -58,5 +58,8 @@ public protocol SEIContext {
     /// The timing info of the SPS with `seq_parameter_set_id` `id`, if known.
     func seiTimingInfo(forSPS id: Int) -> SEITimingInfo?
     /// The timing info of the active SPS (the one of the last buffering period or slice), if known.
+    ///
+    /// FFmpeg, when no SPS is active yet but exactly one SPS has been seen, uses that one for
+    /// pic_timing; a context that wants the same traces should answer likewise.
     var activeSEITimingInfo: SEITimingInfo? { get }
 }
