@@ -32,6 +32,8 @@ enum SEITestSupport {
         "a": .single(SEITimingInfo(nalHRD: hrd(20, 8, 7, 0), vclHRD: nil, picStructPresent: true, frameMBsOnly: true)),
         // x264, --fake-interlaced --pic-struct --nal-hrd vbr.
         "c": .single(SEITimingInfo(nalHRD: hrd(20, 13, 7, 0), vclHRD: nil, picStructPresent: true, frameMBsOnly: false)),
+        // x264, --pic-struct without HRD: time_offset is 24 bits.
+        "d": .single(SEITimingInfo(nalHRD: nil, vclHRD: nil, picStructPresent: true, frameMBsOnly: true)),
         // cros-codecs/test-25fps.h264: NAL HRD, lengths 24, no pic_struct.
         "test-25fps": .single(SEITimingInfo(nalHRD: hrd(24, 24, 24, 24), vclHRD: nil, picStructPresent: false)),
     ]

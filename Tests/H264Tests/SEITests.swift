@@ -71,11 +71,10 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         pt.cpbRemovalDelay = .max
         pt.dpbOutputDelay = 1
         var ts = SEIClockTimestamp()
-        ts.timeOffset = 0x7FFF_FFFF
+        ts.timeOffset = -1
         pt.clockTimestamps = [ts]
         // The buffering period activates SPS 7 for the pic_timing after it (no active SPS otherwise).
         _ = try roundTrip([.bufferingPeriod(bp), .picTiming(pt)], context: ctx)
-        #expect(ts.signedTimeOffset(length: 31) == -1)
     }
 
     @Test func otherPayloads() throws {

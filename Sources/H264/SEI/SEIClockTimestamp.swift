@@ -23,18 +23,11 @@ public struct SEIClockTimestamp: Sendable, Hashable {
     public var minutes: UInt8?
     /// `hours_value` (0...23), nil when `hours_flag` is 0.
     public var hours: UInt8?
-    /// `time_offset` as its `time_offset_length` bits (two's complement, as FFmpeg prints it).
-    public var timeOffset: UInt32 = 0
+    /// `time_offset`, `i(time_offset_length)`: signed.
+    public var timeOffset: Int32 = 0
 
     /// Creates a timestamp.
     public init() {}
-
-    /// `time_offset` as the signed value of D.2.3, for a field of `length` bits.
-    public func signedTimeOffset(length: Int) -> Int32 {
-        guard length > 0, length < 32 else { return Int32(bitPattern: timeOffset) }
-        let shift = UInt32(32 &- length)
-        return Int32(bitPattern: timeOffset << shift) >> Int32(shift)
-    }
 
     /// Reads, writes or traces the timestamp; `timeOffsetLength` is 0...31.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, timeOffsetLength: Int) throws(H264Error) {
@@ -58,7 +51,7 @@ public struct SEIClockTimestamp: Sendable, Hashable {
         }
         guard (0...31).contains(timeOffsetLength) else { throw .outOfRange("time_offset_length", Int64(timeOffsetLength)) }
         if timeOffsetLength > 0 {
-            try c.u(timeOffsetLength, &timeOffset, "time_offset")
+            try c.i(timeOffsetLength, &timeOffset, "time_offset")
         } else if c.isReading {
             timeOffset = 0
         }
