@@ -63,6 +63,11 @@ public protocol SyntaxCoder {
     /// `se(v)` with a range check.
     mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error)
 
+    /// `i(n)`: `bits` bits (1...32) as a two's-complement signed integer (SEI `time_offset`).
+    /// A default implementation over ``u(_:_:_:)`` is provided; tracers override it to record
+    /// the signed value.
+    mutating func i<T: FixedWidthInteger & SignedInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error)
+
     /// A one-bit flag.
     mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error)
 
