@@ -2,6 +2,7 @@
 /// tools the corpus tests compare against. Everything here is absent on a fresh clone; tests
 /// that use it are enabled only when it is present.
 import Foundation
+import H264
 
 enum CorpusFiles {
     /// The package root, found from this file's path.
@@ -110,4 +111,17 @@ enum AVCCBox {
         }
         return nil
     }
+}
+
+/// Fast byte comparison for large test data (a debug build compares slices element by element).
+func sameBytes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in
+        pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0
+    } }
+}
+
+/// True when both lists hold the same NAL units, byte for byte, in order.
+func sameNALs(_ a: [NALUnit], _ b: [NALUnit]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { sameBytes($0.bytes, $1.bytes) }
 }
