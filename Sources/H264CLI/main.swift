@@ -3,6 +3,8 @@ import Foundation
 
 let commands: [any CLICommand.Type] = [
     NalsCommand.self,
+    ConvertCommand.self,
+    BenchCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))
