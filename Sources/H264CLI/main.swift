@@ -4,6 +4,8 @@ import Foundation
 let commands: [any CLICommand.Type] = [
     NalsCommand.self,
     TraceCommand.self,
+    ConvertCommand.self,
+    BenchCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))
