@@ -29,13 +29,26 @@ public struct EncodedFrame: Sendable {
             storage.append(contentsOf: unit.bytes)
             ranges.append(start..<storage.count)
         }
-        self.init(storage: storage, ranges: ranges, pts: pts, dts: dts, timescale: timescale)
+        self.init(units: ranges.map { NALUnit(unchecked: storage[$0]) }, pts: pts, dts: dts, timescale: timescale)
     }
 
-    /// Creates an access unit over a buffer already holding the NAL units at `ranges`
-    /// (each range a valid NAL unit, as an encoder produced them).
-    init(storage: [UInt8], ranges: [Range<Int>], pts: Int64, dts: Int64, timescale: Int32) {
-        let units = ranges.map { NALUnit(unchecked: storage[$0]) }
+    /// Creates an access unit over a buffer holding its NAL units at `ranges`, without copying.
+    ///
+    /// - Throws: ``H264Error/Code/invalidArgument`` for a range outside `storage`, and the
+    ///   errors of ``NALUnit/init(_:)-(ArraySlice<UInt8>)`` for a range that is not a NAL unit.
+    public init(storage: [UInt8], ranges: [Range<Int>], pts: Int64, dts: Int64, timescale: Int32) throws(H264Error) {
+        var units: [NALUnit] = []
+        units.reserveCapacity(ranges.count)
+        for r in ranges {
+            guard r.lowerBound >= 0, r.upperBound <= storage.count else {
+                throw H264Error.invalid(.invalidArgument, "NAL unit range \(r) is outside a buffer of \(storage.count) bytes")
+            }
+            units.append(try NALUnit(storage[r]))
+        }
+        self.init(units: units, pts: pts, dts: dts, timescale: timescale)
+    }
+
+    private init(units: [NALUnit], pts: Int64, dts: Int64, timescale: Int32) {
         self.nalUnits = units
         self.pts = pts
         self.dts = dts
