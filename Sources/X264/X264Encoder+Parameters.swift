@@ -76,20 +76,43 @@ extension X264Encoder.Configuration {
         }
     }
 
-    /// The most bits in the VBV buffer and the VBV rate, in kbit and kbit/s, for a bitrate.
+    /// The rate control numbers x264 gets, in kbit/s and kbit.
+    struct RateSettings: Equatable {
+        /// `rc.i_bitrate` (ABR only).
+        var bitrate: Int32
+        /// `rc.i_vbv_max_bitrate`.
+        var maxRate: Int32
+        /// `rc.i_vbv_buffer_size`.
+        var bufferSize: Int32
+    }
+
+    /// Maps an average bitrate and data rate limits to x264's ABR and VBV.
     ///
-    /// Explicit limits: the tightest limit's rate, and a buffer of that limit's bytes. No limits
-    /// with an average bitrate: a generous VBV of 1.5x the bitrate and one second of that
-    /// rate, which leaves x264's ABR free but lets `x264_encoder_reconfig` change the bitrate.
-    func vbv(bitrate: Int?, limits: [DataRateLimit]) -> (maxRate: Int32, bufferSize: Int32)? {
-        if let tightest = limits.min(by: { $0.bitsPerSecond < $1.bitsPerSecond }) {
-            let rate = Int32(clamping: Int((tightest.bitsPerSecond / 1000).rounded()))
-            let buffer = Int32(clamping: Int((Double(tightest.bytes) * 8 / 1000).rounded()))
-            return (Swift.max(1, rate), Swift.max(1, buffer))
+    /// x264's `x264_encoder_reconfig` moves the ABR target (`rc->bitrate`) only when the VBV
+    /// rate equals the bitrate (x264's `b_vbv_min_rate`, the CBR-like ABR of live streaming);
+    /// in plain ABR it would change the VBV and keep the old target. So an average bitrate
+    /// always becomes ABR with `vbv-maxrate` = bitrate: the target is the bitrate, or the
+    /// tightest limit's rate when that is lower; the buffer is the tightest limit's bytes, or
+    /// one second of the bitrate without limits. In the quality modes a limit becomes the VBV
+    /// directly (rate and buffer of the tightest limit), and no limit means no VBV.
+    static func rateSettings(bitrate: Int?, limits: [DataRateLimit]) -> RateSettings? {
+        let tightest = limits.min(by: { $0.bitsPerSecond < $1.bitsPerSecond })
+        let limitRate = tightest.map { Int32(clamping: Int(($0.bitsPerSecond / 1000).rounded())) }
+        let limitBuffer = tightest.map { Int32(clamping: Int((Double($0.bytes) * 8 / 1000).rounded())) }
+        if let bitrate {
+            var rate = Int32(clamping: bitrate / 1000)
+            if let limitRate { rate = Swift.min(rate, limitRate) }
+            rate = Swift.max(1, rate)
+            return RateSettings(bitrate: rate, maxRate: rate, bufferSize: Swift.max(1, limitBuffer ?? rate))
         }
-        guard let bitrate else { return nil }
-        let rate = Int32(clamping: bitrate / 1000 * 3 / 2)
-        return (Swift.max(1, rate), Swift.max(1, rate))
+        guard let limitRate, let limitBuffer else { return nil }
+        return RateSettings(bitrate: 0, maxRate: Swift.max(1, limitRate), bufferSize: Swift.max(1, limitBuffer))
+    }
+
+    /// The bitrate of an average-bitrate configuration, or nil in the quality modes.
+    var averageBitrate: Int? {
+        if case .averageBitrate(let b) = rateControl { return b }
+        return nil
     }
 
     /// Builds x264's parameters. The configuration has been validated.
@@ -139,9 +162,8 @@ extension X264Encoder.Configuration {
         }
         if case .idc(let l) = level { p.i_level_idc = Int32(l) }
         switch rateControl {
-        case .averageBitrate(let b):
+        case .averageBitrate:
             p.rc.i_rc_method = X264_RC_ABR
-            p.rc.i_bitrate = Int32(clamping: b / 1000)
         case .constantQuality(let q):
             p.rc.i_rc_method = X264_RC_CRF
             p.rc.f_rf_constant = Float(q)
@@ -149,13 +171,7 @@ extension X264Encoder.Configuration {
             p.rc.i_rc_method = X264_RC_CQP
             p.rc.i_qp_constant = Int32(q)
         }
-        if case .averageBitrate(let b) = rateControl, let v = vbv(bitrate: b, limits: dataRateLimits) {
-            p.rc.i_vbv_max_bitrate = v.maxRate
-            p.rc.i_vbv_buffer_size = v.bufferSize
-        } else if let v = vbv(bitrate: nil, limits: dataRateLimits) {
-            p.rc.i_vbv_max_bitrate = v.maxRate
-            p.rc.i_vbv_buffer_size = v.bufferSize
-        }
+        if let r = Self.rateSettings(bitrate: averageBitrate, limits: dataRateLimits) { r.apply(to: &p) }
         let vuiColor = color ?? (pixelFormat.isRGB ? .bt601 : nil)
         if let c = vuiColor {
             p.vui.i_colorprim = Int32(c.primaries)
@@ -167,5 +183,14 @@ extension X264Encoder.Configuration {
             throw H264Error.invalid(.unsupported, "x264 cannot apply profile \(profile.rawValue) to this configuration")
         }
         return p
+    }
+}
+
+extension X264Encoder.Configuration.RateSettings {
+    /// Writes the settings into x264's parameters (the bitrate only when nonzero).
+    func apply(to p: inout x264_param_t) {
+        if bitrate > 0 { p.rc.i_bitrate = bitrate }
+        p.rc.i_vbv_max_bitrate = maxRate
+        p.rc.i_vbv_buffer_size = bufferSize
     }
 }

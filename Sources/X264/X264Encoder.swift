@@ -19,11 +19,14 @@ internal import Darwin
 ///
 /// ## Bitrate changes
 ///
-/// `x264_encoder_reconfig` only changes the bitrate of an encoder that was opened with a VBV.
-/// So an average-bitrate encoder is always opened in ABR mode with a VBV: the configured data
-/// rate limits when there are any, otherwise a generous one (1.5x the bitrate, one second of
-/// buffer) that rarely binds. ``setAverageBitrate(_:)`` then moves the ABR target and, without
-/// explicit limits, the VBV with it. Quality modes (CRF, QP) cannot change to a bitrate.
+/// `x264_encoder_reconfig` changes the bitrate only of an encoder opened with a VBV, and moves
+/// the ABR target itself only when the VBV rate equals the bitrate (x264's CBR-like ABR; in
+/// plain ABR only the VBV would change). So an average-bitrate encoder is always opened in
+/// ABR with `vbv-maxrate` equal to the bitrate and a VBV buffer of the tightest data rate
+/// limit's bytes, or one second of the bitrate without limits; a limit whose rate is below the
+/// bitrate lowers the target to it. ``setAverageBitrate(_:)`` and ``setDataRateLimits(_:)``
+/// recompute these numbers and reconfigure. Quality modes (CRF, QP) cannot change to a
+/// bitrate; they take data rate limits later only when opened with some.
 ///
 /// ## Threads
 ///
@@ -44,7 +47,8 @@ public final class X264Encoder: FrameEncoder, Sendable {
         var highDepth: [UInt16] = []
         var timescale: Int32 = 90_000
         var flushed = false
-        var explicitLimits: Bool
+        var averageBitrate: Int?
+        var limits: [DataRateLimit]
         var parameterSets: [NALUnit] = []
     }
 
@@ -70,7 +74,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
             let messages = log.errors.withLock { $0 }
             throw H264Error.invalid(.encoderFailure, "x264_encoder_open failed" + (messages.isEmpty ? "" : ": " + messages.joined(separator: "; ")))
         }
-        var s = State(handle: handle, explicitLimits: !configuration.dataRateLimits.isEmpty)
+        var s = State(handle: handle, averageBitrate: configuration.averageBitrate, limits: configuration.dataRateLimits)
         s.parameterSets = X264Encoder.headers(handle)
         state = Mutex(s)
     }
@@ -143,7 +147,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
 
     /// Changes the average bitrate (bits per second) for the frames that follow.
     ///
-    /// Without explicit data rate limits the VBV follows the bitrate (1.5x, one second).
+    /// The VBV follows (see "Bitrate changes" above).
     /// - Throws: ``H264Error/Code/invalidArgument`` for a bitrate below 1000 or above 2e9;
     ///   ``H264Error/Code/unsupported`` for an encoder in a quality mode (CRF, QP);
     ///   ``H264Error/Code/encoderFailure`` when x264 refuses.
@@ -154,16 +158,9 @@ public final class X264Encoder: FrameEncoder, Sendable {
         guard case .averageBitrate = configuration.rateControl else {
             throw H264Error.invalid(.unsupported, "a quality-mode (CRF/QP) encoder cannot change to a bitrate")
         }
-        let c = configuration
         try state.withLock { (s: inout State) throws(H264Error) in
-            var p = x264_param_t()
-            x264_encoder_parameters(s.handle, &p)
-            p.rc.i_bitrate = Int32(clamping: bitsPerSecond / 1000)
-            if !s.explicitLimits, let v = c.vbv(bitrate: bitsPerSecond, limits: []) {
-                p.rc.i_vbv_max_bitrate = v.maxRate
-                p.rc.i_vbv_buffer_size = v.bufferSize
-            }
-            try X264Encoder.reconfig(&s, &p)
+            s.averageBitrate = bitsPerSecond
+            try X264Encoder.reconfig(&s)
         }
     }
 
@@ -181,22 +178,20 @@ public final class X264Encoder: FrameEncoder, Sendable {
         if case .averageBitrate = configuration.rateControl {} else if configuration.dataRateLimits.isEmpty {
             throw H264Error.invalid(.unsupported, "a quality-mode encoder opened without data rate limits cannot get them later")
         }
-        let c = configuration
         try state.withLock { (s: inout State) throws(H264Error) in
-            var p = x264_param_t()
-            x264_encoder_parameters(s.handle, &p)
-            if let v = c.vbv(bitrate: nil, limits: limits) {
-                p.rc.i_vbv_max_bitrate = v.maxRate
-                p.rc.i_vbv_buffer_size = v.bufferSize
-            }
-            s.explicitLimits = true
-            try X264Encoder.reconfig(&s, &p)
+            s.limits = limits
+            try X264Encoder.reconfig(&s)
         }
     }
 
     // MARK: - x264 calls
 
-    private static func reconfig(_ s: inout State, _ p: inout x264_param_t) throws(H264Error) {
+    /// Applies the state's bitrate and limits to the running encoder.
+    private static func reconfig(_ s: inout State) throws(H264Error) {
+        guard let r = Configuration.rateSettings(bitrate: s.averageBitrate, limits: s.limits) else { return }
+        var p = x264_param_t()
+        x264_encoder_parameters(s.handle, &p)
+        r.apply(to: &p)
         guard x264_encoder_reconfig(s.handle, &p) >= 0 else {
             throw H264Error.invalid(.encoderFailure, "x264_encoder_reconfig failed")
         }
