@@ -6,6 +6,7 @@ let commands: [any CLICommand.Type] = [
     TraceCommand.self,
     ConvertCommand.self,
     BenchCommand.self,
+    EncodeCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))
