@@ -223,6 +223,7 @@ def annexb_facts(path, strict, syntax_from=None):
         "nal_type_counts": counts(split_types),
         "slice_type_counts": {k: v for k, v in
                               sorted(counts(SLICE_TYPES[n["slice_type"] % 5] for n in slices).items())},
+        "field_slices": sum(1 for n in slices if n.get("field_pic_flag", 0) == 1),
         "reference_b_slices": sum(1 for n in slices if n["slice_type"] % 5 == 1 and n["nal_ref_idc"] > 0),
         "max_slices_per_access_unit": max((sum(1 for t in p if t in (1, 5)) for p in per_packet), default=0),
         "sei_payload_type_counts": counts(t for n in nals for t in n["sei_types"]),
@@ -254,6 +255,102 @@ def emulation_sei():
     assert len(payload) < 255
     rbsp = bytes([5, len(payload)]) + payload + b"\x80"
     return b"\x06" + escape(rbsp)
+
+
+class Bits:
+    """A bit cursor over an RBSP, for the few header fields the PAFF rewrite touches."""
+
+    def __init__(self, rbsp):
+        self.bits = "".join(f"{b:08b}" for b in rbsp)
+        self.pos = 0
+
+    def u(self, n):
+        value = int(self.bits[self.pos:self.pos + n] or "0", 2)
+        self.pos += n
+        return value
+
+    def ue(self):
+        zeros = 0
+        while self.bits[self.pos + zeros] == "0":
+            zeros += 1
+        self.pos += zeros
+        return self.u(zeros + 1) - 1
+
+    def rest(self):
+        """The bits from here up to (not including) rbsp_stop_one_bit."""
+        return self.bits[self.pos:self.bits.rindex("1")]
+
+
+def ue_bits(value):
+    code = bin(value + 1)[2:]
+    return "0" * (len(code) - 1) + code
+
+
+def rbsp_bytes(bits):
+    bits += "1"
+    bits += "0" * (-len(bits) % 8)
+    return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+
+
+def unescape(ebsp):
+    return re.sub(b"\x00\x00\x03", b"\x00\x00", ebsp)  # every 00 00 03 in an EBSP is an escape
+
+
+def paff_from_fields(fields):
+    """Field pictures (PAFF) from an x264 all-intra Main CAVLC encode of separated fields
+    (top, bottom, top, ... each a half-height progressive IDR picture with POC type 2):
+    the SPS gets frame_mbs_only_flag 0 (mb_adaptive_frame_field_flag 0, so field pictures, not
+    MBAFF); each slice gets field_pic_flag 1 and bottom_field_flag; the bottom field of each pair
+    becomes a non-IDR reference I field with the top field's frame_num 0. The slice data is
+    copied bit for bit. The result is a valid stream but its pictures are not the source's:
+    field macroblocks read their coefficients in field scan order and filter horizontal
+    macroblock edges with bS 3, where x264 coded frame scan and bS 4."""
+    out = []
+    picture = 0
+    for nal in nal_list(fields):
+        kind = nal[0] & 0x1F
+        bits = Bits(unescape(nal[1:]))
+        if kind == 7:
+            head = bits.bits[:24]
+            assert bits.u(8) in (66, 77)  # x264 labels this Constrained Baseline
+            bits.u(16)
+            sps_id = bits.ue()
+            log2_max_frame_num = bits.ue() + 4
+            poc_type = bits.ue()
+            assert poc_type == 2
+            refs, gaps = bits.ue(), bits.u(1)
+            width, height = bits.ue(), bits.ue()
+            assert bits.u(1) == 1
+            # Main (77), constraint_set0_flag 0 (Baseline has no field pictures), constraint_set1_flag 1.
+            head = f"{77:08b}" + "01" + head[10:]
+            new = (head + ue_bits(sps_id) + ue_bits(log2_max_frame_num - 4) + ue_bits(poc_type) + ue_bits(refs) +
+                   str(gaps) + ue_bits(width) + ue_bits(height) + "0" + "0" + bits.rest())
+        elif kind == 8 or kind == 6:
+            new = None
+        else:
+            assert kind == 5
+            first_mb, slice_type, pps_id = bits.ue(), bits.ue(), bits.ue()
+            assert slice_type % 5 == 2 and first_mb == 0
+            frame_num = bits.u(log2_max_frame_num)
+            idr_pic_id = bits.ue()
+            marking = bits.u(2)
+            assert frame_num == 0 and marking == 0
+            bottom = picture % 2
+            fields_header = ue_bits(first_mb) + ue_bits(slice_type) + ue_bits(pps_id) + "0" * log2_max_frame_num + "1" + str(bottom)
+            if bottom:
+                new = fields_header + "0" + bits.rest()  # adaptive_ref_pic_marking_mode_flag
+                nal = bytes([(nal[0] & 0x60) | 1])  # nal_unit_type 1, same nal_ref_idc
+            else:
+                new = fields_header + ue_bits((picture // 2) % 2) + "00" + bits.rest()
+            picture += 1
+        if new is None:
+            if picture % 2 == 0:
+                out.append(nal)  # PPS and SEI before a top field only
+            continue
+        if kind == 7 and picture % 2 == 1:
+            continue  # no parameter sets between the two fields of a frame
+        out.append(nal[:1] + escape(rbsp_bytes(new)))
+    return annexb(out)
 
 
 def derive(out, work):
@@ -309,6 +406,15 @@ def derive(out, work):
     assert framemd5(os.path.join(out, "cabac-zero-words.264")) == framemd5(os.path.join(out, "main-cabac-bframes.264"))
     extra["cabac-zero-words.264"] = ({"cabac_zero_words_per_slice": 2, "slice_nal_suffix_hex": "000003000003",
                                       "same_pictures_as": "main-cabac-bframes.264"}, True)
+
+    # PAFF field pictures, rewritten from an encode of separated fields (x264 makes MBAFF only).
+    fields = open(os.path.join(work, "fields.264"), "rb").read()
+    write(os.path.join(out, "paff-fields.264"), paff_from_fields(fields))
+    # FFmpeg must decode it without a single complaint, as 64x64 frames woven from the fields.
+    check = run(["ffmpeg", "-nostdin", "-v", "warning", "-err_detect", "crccheck+bitstream+buffer+explode",
+                 "-f", "h264", "-i", os.path.join(out, "paff-fields.264"), "-f", "null", "-"])
+    assert check.returncode == 0 and not check.stderr.strip(), check.stderr
+    extra["paff-fields.264"] = ({}, True)
 
     # AVCC: 4- and 2-byte lengths from main-cabac-bframes; 1-byte lengths from a tiny encode
     # without SEI (every NAL unit < 256 bytes).
@@ -384,6 +490,7 @@ def build(out, work, descriptions, manifest_path):
         "leading-garbage.264": "baseline-cavlc.264 preceded by 16 non-zero bytes with no start code",
         "emulation-prevention.264": "baseline-cavlc.264 with a crafted user_data_unregistered SEI after the first PPS whose payload holds 00 00 00, 00 00 01, 00 00 02 and 00 00 03 (escaped as 00 00 03 00 ... 00 00 03 03)",
         "cabac-zero-words.264": "main-cabac-bframes.264 with two cabac_zero_words after every slice: each slice NAL unit ends in 00 00 03 00 00 03",
+        "paff-fields.264": "Field pictures (PAFF): Main, CAVLC, every frame a top IDR I field and a bottom non-IDR reference I field (field_pic_flag 1, mb_adaptive_frame_field_flag 0); made by rewriting the SPS and slice headers of an x264 encode of separated fields (the slice data is copied, so the decoded pictures are valid but scrambled: field scan order)",
         "avcc-len4.avcc": "AVCC (length-prefixed, 4-byte lengths) of main-cabac-bframes.264, access units back to back; SPS and PPS only in avcc-len4.avcc-config (an AVCDecoderConfigurationRecord)",
         "avcc-len2.avcc": "AVCC with 2-byte lengths of main-cabac-bframes.264; SPS and PPS only in avcc-len2.avcc-config",
         "avcc-len1.avcc": "AVCC with 1-byte lengths of a 32x32 Main stream (QP 40, SEI removed so every NAL unit is < 256 bytes); SPS and PPS only in avcc-len1.avcc-config",
@@ -429,6 +536,29 @@ def build(out, work, descriptions, manifest_path):
     text = re.sub(r"\{[^{}\[\]]*\}", lambda m: re.sub(r"\s*\n\s*", " ", m.group(0)) if len(m.group(0)) < 400 else m.group(0), text)
     with open(manifest_path, "w") as f:
         f.write(text + "\n")
+    update_readme(os.path.join(os.path.dirname(manifest_path), "README.md"), fixtures)
+
+
+def update_readme(path, fixtures):
+    """Rewrites the table between the README's table markers from the manifest."""
+    begin, end = "<!-- fixture table: generated by make-fixtures.sh -->", "<!-- end of fixture table -->"
+    text = open(path).read()
+    if begin not in text or end not in text:
+        return
+    rows = ["| file | bytes | profile | level | size | frames | AUs | IDR | POC | entropy | what |",
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---|"]
+    for f in fixtures:
+        rows.append(f"| `{f['file']}` | {f['bytes']} | {f['profile_idc']} | {f['level_idc']} | "
+                    f"{f['width']}x{f['height']} | {f['frame_count']} | {f['access_unit_count']} | {f['idr_count']} | "
+                    f"{f['poc_type']} | {f['entropy_coder'] or '-'} | {f['description']} |")
+    total = sum(f["bytes"] for f in fixtures) + sum(
+        os.path.getsize(os.path.join(os.path.dirname(path), "Streams", f["config_file"])) for f in fixtures if "config_file" in f)
+    rows.append("")
+    rows.append(f"{len(fixtures)} streams, {total} bytes in all (with the AVCC configuration records).")
+    head, rest = text.split(begin, 1)
+    tail = rest.split(end, 1)[1]
+    with open(path, "w") as f:
+        f.write(head + begin + "\n" + "\n".join(rows) + "\n" + end + tail)
 
 
 if __name__ == "__main__":

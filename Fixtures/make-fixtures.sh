@@ -120,6 +120,12 @@ encode "$WORK/res-b.264" "$T=96x64" 3 yuv420p --profile baseline --crf 30
 cat "$WORK/res-a.264" "$WORK/res-b.264" > "$OUT/resolution-change.264"
 describe resolution-change.264 "Two encodes concatenated: 3 frames 64x48, then a new SPS (same id 0) and IDR at 96x64 for 3 frames"
 
+# --- PAFF source (rewritten below) -------------------------------------------------------------
+# x264 codes interlace as MBAFF only. Field pictures are made by fixturetool.py from this
+# all-intra encode of the separated fields (top, bottom, top, ...) at half height.
+encode "$WORK/fields.264" "testsrc2=rate=25:size=64x64,setfield=tff,separatefields" 8 yuv420p \
+    --profile main --no-cabac --keyint 1 --crf 30
+
 # --- AVCC sources (converted below) ----------------------------------------------------------
 encode "$WORK/tiny.264" "$T=32x32" 6 yuv420p --profile main --bframes 1 \
     --b-adapt 0 --qp 40

@@ -63,6 +63,9 @@ public enum Fixture: String, CaseIterable, Sendable {
     case missingPPS = "missing-pps.264"
     /// High, 4:0:0 monochrome.
     case monochrome = "monochrome.264"
+    /// Field pictures (PAFF): every frame coded as a top IDR field and a bottom I field.
+    /// Rewritten from an encode of separated fields; valid syntax, scrambled pictures.
+    case paffFields = "paff-fields.264"
     /// Open GOP: non-IDR I pictures with recovery-point SEIs, B pictures referencing across them.
     case openGOP = "open-gop.264"
     /// Two encodes back to back: 64x48, then 96x64 with a new SPS.

@@ -88,6 +88,8 @@ public struct FixtureFacts: Sendable, Hashable, Decodable {
     public let nalTypeCounts: [UInt8: Int]
     /// How many slices of each type ("I", "P", "B", "SI", "SP").
     public let sliceTypeCounts: [String: Int]
+    /// Slices of field pictures (`field_pic_flag` 1).
+    public let fieldSlices: Int
     /// B slices with `nal_ref_idc` > 0 (B-pyramid references).
     public let referenceBSlices: Int
     /// The most slices in one access unit.
@@ -121,6 +123,7 @@ public struct FixtureFacts: Sendable, Hashable, Decodable {
         case accessUnitSizes = "access_unit_sizes"
         case nalTypeCounts = "nal_type_counts"
         case sliceTypeCounts = "slice_type_counts"
+        case fieldSlices = "field_slices"
         case referenceBSlices = "reference_b_slices"
         case maxSlicesPerAccessUnit = "max_slices_per_access_unit"
         case seiPayloadTypeCounts = "sei_payload_type_counts"
@@ -155,6 +158,7 @@ public struct FixtureFacts: Sendable, Hashable, Decodable {
         accessUnitSizes = try c.decode([Int].self, forKey: .accessUnitSizes)
         nalTypeCounts = try Self.numericKeys(c.decode([String: Int].self, forKey: .nalTypeCounts), c, .nalTypeCounts)
         sliceTypeCounts = try c.decode([String: Int].self, forKey: .sliceTypeCounts)
+        fieldSlices = try c.decode(Int.self, forKey: .fieldSlices)
         referenceBSlices = try c.decode(Int.self, forKey: .referenceBSlices)
         maxSlicesPerAccessUnit = try c.decode(Int.self, forKey: .maxSlicesPerAccessUnit)
         seiPayloadTypeCounts = try Self.numericKeys(c.decode([String: Int].self, forKey: .seiPayloadTypeCounts), c, .seiPayloadTypeCounts)
