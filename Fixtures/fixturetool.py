@@ -79,7 +79,8 @@ def ffprobe_packets(path):
 
 
 def ffprobe_frames(path):
-    out = run(["ffprobe", "-v", "quiet", "-f", "h264", "-show_frames", "-show_entries",
+    # -flags unaligned: apply cropping on the left even when it breaks FFmpeg's alignment.
+    out = run(["ffprobe", "-v", "quiet", "-flags", "unaligned", "-f", "h264", "-show_frames", "-show_entries",
                "frame=width,height", "-of", "json", path]).stdout
     return [(f["width"], f["height"]) for f in json.loads(out or "{}").get("frames", [])]
 

@@ -94,6 +94,12 @@ describe high422-10.264 "High 4:2:2 (profile_idc 122), 10-bit 4:2:2"
 encode crop-98x50.264 "$T=98x50" 4 yuv420p --profile main --crf 30
 describe crop-98x50.264 "Cropping: 112x64 coded, frame_crop_right_offset 7 and frame_crop_bottom_offset 7 (in 2-sample units) give 98x50"
 
+encode crop-444-61x45.264 "$T=64x48" 3 yuv444p --output-csp i444 --crop-rect 3,1,0,2 --crf 30
+describe crop-444-61x45.264 "Cropping in 1-sample units (4:4:4): 64x48 coded, frame_crop_left_offset 3, top 1, bottom 2 give an odd 61x45"
+
+encode crop-mbaff-64x40.264 "$T=64x40" 3 yuv420p --profile main --tff --bframes 0 --crf 30
+describe crop-mbaff-64x40.264 "Cropping of an interlaced (MBAFF) stream: 64x64 coded in macroblock pairs, frame_crop_bottom_offset 6 in 4-row units gives 64x40"
+
 encode vui-full.264 "$T=64x48" 4 yuv420p --sar 12:11 --overscan show --videoformat pal \
     --range pc --colorprim bt709 --transfer bt709 --colormatrix bt709 --chromaloc 1 \
     --fps 30000/1001 --crf 30

@@ -30,6 +30,10 @@ public enum Fixture: String, CaseIterable, Sendable {
     /// ``mainCABACBFrames`` with two `cabac_zero_word`s after every slice: slice NAL units end in
     /// `00 00 03 00 00 03`.
     case cabacZeroWords = "cabac-zero-words.264"
+    /// Cropping in 1-sample units (4:4:4) on three sides: 64x48 coded, 61x45 displayed.
+    case crop444_61x45 = "crop-444-61x45.264"
+    /// Cropping of an MBAFF stream (4-row units): 64x64 coded, 64x40 displayed.
+    case cropMBAFF64x40 = "crop-mbaff-64x40.264"
     /// Cropping: 112x64 coded, 98x50 displayed.
     case crop98x50 = "crop-98x50.264"
     /// ``baselineCAVLC`` with a crafted user-data SEI whose payload needs every kind of
