@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "H264", targets: ["H264"]),
         .library(name: "X264", targets: ["X264"]),
+        .library(name: "H264Fixtures", targets: ["H264Fixtures"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
     targets: [
@@ -19,7 +20,16 @@ let package = Package(
         ),
         .target(name: "X264", dependencies: ["H264", "CX264"]),
         .executableTarget(name: "H264CLI", dependencies: ["H264", "X264"]),
-        .testTarget(name: "H264Tests", dependencies: ["H264"]),
+        // Small streams the project owns, with their known facts; Foundation only, not H264.
+        // The target lives in Fixtures/ beside the script that regenerates the streams.
+        .target(
+            name: "H264Fixtures",
+            path: "Fixtures",
+            exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
+            sources: ["Sources"],
+            resources: [.copy("Streams"), .copy("manifest.json")]
+        ),
+        .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI"]),
     ],
