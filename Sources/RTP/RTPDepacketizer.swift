@@ -242,7 +242,12 @@ public struct RTPDepacketizer: Sendable {
         let loss = lossPending
         lossPending = false
         if loss {
-            if fuStart >= 0 { dropFragments(.truncated("an FU-A fragment was lost")) }
+            if fuStart >= 0 {
+                dropFragments(.truncated("an FU-A fragment was lost"))
+                // Fragments that follow without a start are the rest of this NAL unit (or of one
+                // whose start was lost with the gap): dropped without a second report.
+                discardingFragments = true
+            }
             if auActive { auIncomplete = true }
         }
         if auActive && timestamp != auTimestamp {
