@@ -4,6 +4,9 @@ import Foundation
 let commands: [any CLICommand.Type] = [
     NalsCommand.self,
     TraceCommand.self,
+    ConvertCommand.self,
+    BenchCommand.self,
+    EncodeCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))
