@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import H264
+
+/// `NALUnitTrace` against FFmpeg's `trace_headers` bitstream filter, element by element (bit
+/// position, name, value), as the trace-diff tool compares them.
+///
+/// SEI NAL units are compared on their NAL unit header only (SEI payloads are described
+/// elsewhere). A representative set of streams runs by default; set `H264_TRACE_ALL=1` to
+/// compare every corpus stream.
+@Suite(.enabled(if: SyntaxTestCorpus.isPresent && SyntaxTestCorpus.ffmpegPresent, "needs ../shared/corpus and ffmpeg"))
+struct TraceConformanceTests {
+    struct Element: Equatable, CustomStringConvertible {
+        var position: Int
+        var name: String
+        var value: Int64
+        var description: String { "(\(position), \(name), \(value))" }
+    }
+
+    static let representative = [
+        "cros-codecs/64x64-I-P-B-P-high.h264",      // High, VUI, AUD, SEI, B frames
+        "openh264/test_scalinglist_jm.264",         // scaling lists, 3 PPS
+        "openh264/SVA_FM1_E.264",                   // FMO
+        "openh264/LS_SVA_D.264",                    // POC type 1
+        "openh264/MR1_MW_A.264",                    // ref list modification, MMCO
+        "openh264/sps_subsetsps_bothVUI.264",       // subset SPS, type 20
+        "openh264/CVFC1_Sony_C.jsv",                // cropping
+        "hibernia/CVWP1_TOSHIBA_E.264",             // weighted prediction
+        "hibernia/CAWP5_TOSHIBA_E.264",             // AUD, end of stream
+        "fate-frext/HCAMFF1_HHI.264",               // MBAFF
+        "fate-frext/HCAFF1_HHI.264",                // PAFF
+        "fate-frext/HPCVMOLQ_BRCM_B.264",           // 4:0:0
+        "fate-frext/FRExt1_Panasonic.avc",          // 8x8 transform
+        "fate-frext/PPH10I1_Panasonic_A.264",       // High 10 Intra
+    ]
+
+    static var streams: [String] {
+        ProcessInfo.processInfo.environment["H264_TRACE_ALL"] == "1" ? SyntaxTestCorpus.streams : representative
+    }
+
+    static func ffmpegTrace(_ path: String) throws -> [[Element]] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-v", "trace", "-f", "h264", "-i", path,
+                       "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"]
+        let pipe = Pipe()
+        p.standardError = pipe
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        var nals: [[Element]] = []
+        var inPackets = false
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.contains("[trace_headers") {
+            guard let r = line.range(of: "] ") else { continue }
+            let body = line[r.upperBound...]
+            if body.hasPrefix("Packet:") { inPackets = true }
+            guard inPackets else { continue }
+            // "<pos> <name> <bits> = <value>"
+            let parts = body.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 5, parts[3] == "=", let pos = Int(parts[0]), let value = Int64(parts[4]),
+                  parts[2].allSatisfy({ $0 == "0" || $0 == "1" }) else { continue }
+            let name = String(parts[1])
+            if name == "forbidden_zero_bit" && pos == 0 { nals.append([]) }
+            if !nals.isEmpty { nals[nals.count - 1].append(Element(position: pos, name: name, value: value)) }
+        }
+        return nals
+    }
+
+    static func type(_ nal: [Element]) -> Int64? { nal.first { $0.name == "nal_unit_type" }?.value }
+
+    @Test(arguments: streams)
+    func matchesFFmpeg(stream: String) throws {
+        let path = SyntaxTestCorpus.directory.appendingPathComponent(stream).path
+        let reference = try Self.ffmpegTrace(path)
+        let types = Set(reference.compactMap(Self.type))
+        var store = ParameterSetStore()
+        let ours: [[Element]] = SyntaxTestCorpus.nalUnits(stream).map { nal in
+            NALUnitTrace.trace(nal, store: &store).elements.map { Element(position: $0.bitPosition, name: $0.name, value: $0.value) }
+        }.filter { Self.type($0).map(types.contains) ?? false }
+        #expect(ours.count == reference.count, "NAL unit count in \(stream)")
+        for (i, (r, o)) in zip(reference, ours).enumerated() {
+            let sei = Self.type(r) == 6
+            let a = sei ? Array(r.prefix(3)) : r
+            let b = sei ? Array(o.prefix(3)) : o
+            if a != b {
+                let j = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+                Issue.record("\(stream) NAL #\(i) element #\(j): ffmpeg \(j < a.count ? "\(a[j])" : "-") ours \(j < b.count ? "\(b[j])" : "-")")
+                return
+            }
+        }
+    }
+}
