@@ -6,6 +6,7 @@ let commands: [any CLICommand.Type] = [
     TraceCommand.self,
     ConvertCommand.self,
     BenchCommand.self,
+    InspectCommand.self,
     EncodeCommand.self,
 ]
 
