@@ -87,6 +87,7 @@ public struct AccessUnitAssembler: Sendable {
             // SEI and AUD precede the first VCL NAL unit of their picture.
             var done: AccessUnit? = nil
             if currentHasVCL { done = close() }
+            try takePending()
             try append(unit)
             if type == 6, picture.recoveryFrameCount == nil {
                 picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
@@ -133,12 +134,7 @@ public struct AccessUnitAssembler: Sendable {
         if newPicture {
             done = close()
         }
-        if !pending.isEmpty {
-            let held = pending
-            pending.removeAll(keepingCapacity: true)
-            pendingBytes = 0
-            for u in held { try append(u) }
-        }
+        try takePending()
         let firstSliceOfPicture = !currentHasVCL
         try append(unit)
         currentHasVCL = true
@@ -218,6 +214,15 @@ public struct AccessUnitAssembler: Sendable {
         try check(adding: unit, toCount: current.count, bytes: currentBytes)
         current.append(unit)
         currentBytes &+= unit.count  // checked against the limit just above
+    }
+
+    /// Moves the held NAL units into the access unit being built.
+    private mutating func takePending() throws(H264Error) {
+        guard !pending.isEmpty else { return }
+        let held = pending
+        pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
+        for u in held { try append(u) }
     }
 
     private mutating func hold(_ unit: NALUnit) throws(H264Error) {
