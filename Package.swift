@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "H264", targets: ["H264"]),
         .library(name: "X264", targets: ["X264"]),
+        .library(name: "FLV", targets: ["FLV"]),
+        .library(name: "RTMP", targets: ["RTMP"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
     targets: [
@@ -18,10 +20,16 @@ let package = Package(
             providers: [.apt(["libx264-dev"])]
         ),
         .target(name: "X264", dependencies: ["H264", "CX264"]),
-        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264"]),
+        // FLV files and AMF0: the H264 core only, no Foundation.
+        .target(name: "FLV", dependencies: ["H264"]),
+        // RTMP publishing over Glibc sockets: FLV and the core, no Foundation.
+        .target(name: "RTMP", dependencies: ["FLV", "H264"]),
+        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "FLV", "RTMP"]),
         .testTarget(name: "H264Tests", dependencies: ["H264"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI"]),
+        .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI"]),
+        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI"]),
     ],
     swiftLanguageModes: [.v6]
 )
