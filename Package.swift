@@ -28,8 +28,10 @@ let package = Package(
         .testTarget(name: "H264Tests", dependencies: ["H264"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI"]),
-        .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI"]),
-        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI"]),
+        // Paths, ffmpeg/ffprobe and subprocess helpers shared by the FLV and RTMP tests.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI", "TestSupport"]),
+        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

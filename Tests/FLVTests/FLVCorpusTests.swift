@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import H264
 @testable import FLV
@@ -75,14 +76,9 @@ import H264
         let annexB = try Self.read(name)
         let accessUnits = InterimAccessUnits.group(try AnnexB.split(annexB, leadingData: .skip))
         let idrs = accessUnits.map { au in au.contains { $0.type == .idrSlice } }
-        // Output order from FFmpeg (frames listed in presentation order with their decoding
-        // index), until the access-unit layer computes it.
-        let frameList = try Support.run("ffprobe", ["-v", "error", "-show_entries", "frame=coded_picture_number",
-                                                    "-of", "csv=p=0", path])
-        let coded = String(decoding: frameList.stdout, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Int($0.filter(\.isNumber)) }
-        #expect(coded.count == accessUnits.count)
-        var order = Array(accessUnits.indices)
-        for (p, d) in coded.enumerated() where d < order.count { order[d] = p }
+        // Output order from FFmpeg until the access-unit layer computes it.
+        let order = try Support.presentationOrder(path)
+        #expect(order.count == accessUnits.count)
         let delay = order.enumerated().map { $0.offset - $0.element }.max() ?? 0
         let flv = try FLVConversion.annexBToFLV(annexB, frameRate: 25, presentationOrder: order)
         let dir = try Support.temporaryDirectory()
