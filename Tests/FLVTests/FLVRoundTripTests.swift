@@ -125,4 +125,18 @@ import H264
         let units = try AnnexB.split(try FLVVideoTrack(reading: w.bytes).annexB()).map { Array($0.bytes) }
         #expect(units == [[0x09, 0x10], Self.sps, Self.pps, [0x06, 5, 1, 0x80], [0x65, 0x88], [0x41, 0x9A]])
     }
+
+    /// Every byte of a valid file flipped in turn: errors are typed, nothing traps.
+    @Test func flippedBytesNeverTrap() throws {
+        let file = try Self.writeFile()
+        for i in file.indices {
+            for mask: UInt8 in [0xFF, 0x80, 0x01] {
+                var bad = file
+                bad[i] ^= mask
+                if let track = try? FLVVideoTrack(reading: bad, options: .init(checkPreviousTagSize: false)) {
+                    _ = try? track.annexB()
+                }
+            }
+        }
+    }
 }

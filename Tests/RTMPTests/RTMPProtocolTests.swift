@@ -64,4 +64,21 @@ import FLV
         #expect(try RTMPHandshake.c2(fromS0S1: ([3] + s1)[...]) == s1)
         #expect(throws: H264Error(.protocolViolation, "")) { try RTMPHandshake.c2(fromS0S1: ([6] + s1)[...]) }
     }
+
+    /// Pseudo-random bytes from a "server": typed errors or partial messages, never a trap.
+    @Test func randomInputNeverTraps() throws {
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<200 {
+            var r = RTMPChunkReader()
+            var bytes: [UInt8] = []
+            for _ in 0..<512 {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                bytes.append(UInt8(truncatingIfNeeded: x))
+            }
+            r.append(bytes)
+            while true {
+                do { guard try r.nextMessage() != nil else { break } } catch { break }
+            }
+        }
+    }
 }
