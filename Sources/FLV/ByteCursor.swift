@@ -84,7 +84,7 @@ extension Array where Element == UInt8 {
         var shift = (size &- 1) &* 8  // size is 1...8 at every call site
         while shift >= 0 {
             append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift &-= 8
+            shift &-= 8  // stops at -8: shift starts at most at 56
         }
     }
 

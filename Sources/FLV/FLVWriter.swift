@@ -10,7 +10,7 @@ import H264
 ///
 /// ```swift
 /// var flv = FLVWriter()
-/// flv.writeMetadata(FLVMetadata(width: 640, height: 360, frameRate: 25))
+/// try flv.writeMetadata(FLVMetadata(width: 640, height: 360, frameRate: 25))
 /// try flv.writeDecoderConfiguration(avcC, timestamp: 0)
 /// for s in samples { try flv.writeSample(s) }
 /// try flv.writeEndOfSequence()
@@ -35,9 +35,9 @@ public struct FLVWriter: Sendable {
     }
 
     /// Writes an `onMetaData` script tag at time 0.
-    public mutating func writeMetadata(_ metadata: FLVMetadata) {
-        // A script body is far below the 16 MiB tag limit unless `extra` is absurd; drop it then.
-        try? writeTag(FLVTag(type: .script, timestamp: 0, body: metadata.scriptTagBody[...]))
+    /// - Throws: ``H264Error/Code/limitExceeded`` when the encoded metadata exceeds a tag.
+    public mutating func writeMetadata(_ metadata: FLVMetadata) throws(H264Error) {
+        try writeTag(FLVTag(type: .script, timestamp: 0, body: metadata.scriptTagBody[...]))
     }
 
     /// Writes an AVC sequence header with `avcC` unless it equals the current one.

@@ -31,7 +31,7 @@ enum FLVConversion {
         var builder = FLVSampleBuilder()
         var writer = FLVWriter()
         let frameCount = Double(accessUnits.count)
-        writer.writeMetadata(FLVMetadata(width: width, height: height, frameRate: frameRate,
+        try writer.writeMetadata(FLVMetadata(width: width, height: height, frameRate: frameRate,
                                          duration: frameCount / frameRate, encoder: "swift-h264"))
         for (i, au) in accessUnits.enumerated() {
             let dts = ms(i)

@@ -44,16 +44,19 @@ final class RTMPPublishing {
     ///   - presentationOrder: each access unit's output index (see ``FLVConversion``); nil for
     ///     streams without reordering.
     ///   - realTime: pace the frames by their DTS (otherwise as fast as the policy allows).
+    ///   - width: the metadata width, when known.
+    ///   - height: the metadata height, when known.
     ///   - options: publisher settings.
     static func publish(annexB: [UInt8], to url: String, frameRate: Double = 25, presentationOrder: [Int]? = nil,
-                        realTime: Bool = true, options: RTMPPublisher.Options = .init()) throws -> RTMPPublisher.Statistics {
+                        realTime: Bool = true, width: Int? = nil, height: Int? = nil,
+                        options: RTMPPublisher.Options = .init()) throws -> RTMPPublisher.Statistics {
         guard frameRate > 0, frameRate.isFinite else { throw CLIError("frame rate must be positive") }
         let accessUnits = InterimAccessUnits.group(try AnnexB.split(annexB, leadingData: .skip))
         let order = presentationOrder ?? Array(accessUnits.indices)
         guard order.count == accessUnits.count else { throw CLIError("presentation order does not match the stream") }
         let delay = max(order.enumerated().map { $0.offset - $0.element }.max() ?? 0, 0)
         let ms = { (i: Int) in Int64((Double(i) * 1000 / frameRate).rounded()) }
-        let session = try RTMPPublishing(url: url, metadata: FLVMetadata(frameRate: frameRate, encoder: "swift-h264"),
+        let session = try RTMPPublishing(url: url, metadata: FLVMetadata(width: width, height: height, frameRate: frameRate, encoder: "swift-h264"),
                                          options: options)
         let clock = ContinuousClock()
         let start = clock.now

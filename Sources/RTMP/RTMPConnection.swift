@@ -199,7 +199,7 @@ public final class RTMPConnection {
 
     private func receive(deadline: Deadline) throws(H264Error) {
         let bytes = try socket.receive(maximum: 64 * 1024, deadline: deadline)
-        bytesReceived &+= Int64(bytes.count)
+        bytesReceived &+= Int64(bytes.count)  // an Int64 byte count does not overflow in practice
         reader.append(bytes)
         if bytesReceived - lastAcknowledged >= acknowledgementWindow {
             lastAcknowledged = bytesReceived

@@ -19,6 +19,9 @@ import Synchronization
 /// names are thrown right away. Frames then go through a bounded queue; when it is full the
 /// ``OverflowPolicy`` decides. Sequence headers, metadata and the end of sequence are never
 /// dropped and do not count against the bound.
+///
+/// Always call ``finish(endOfSequenceTimestamp:timeoutMilliseconds:)``: the sending queue
+/// keeps the publisher and its connection alive until then.
 public final class RTMPPublisher: @unchecked Sendable {
     // @unchecked: `connection` is used by the creating thread until the sender starts, then
     // only on `queue`; all other shared state is in `state` (a Mutex).
@@ -128,16 +131,18 @@ public final class RTMPPublisher: @unchecked Sendable {
     /// Queues an AVC sequence header (call it again with a new record on a format change).
     /// - Throws: ``H264Error/Code/invalidArgument`` for a time outside the 32-bit range.
     public func send(decoderConfiguration avcC: [UInt8], timestamp: Int64) throws(H264Error) {
+        try checkOpen()
         enqueue(.video(.sequenceHeader(avcC[...]), timestamp: try Self.time(timestamp), isFrame: false))
     }
 
     /// Queues one frame, waiting for room only as the ``OverflowPolicy`` allows.
     /// - Returns: true when queued, false when dropped.
     /// - Throws: the error that stopped the sender (e.g. ``H264Error/Code/connectionClosed``
-    ///   when the server went away), or ``H264Error/Code/invalidArgument`` for bad times.
+    ///   when the server went away), or ``H264Error/Code/invalidArgument`` for bad times or
+    ///   after ``finish(endOfSequenceTimestamp:timeoutMilliseconds:)``.
     @discardableResult
     public func send(_ sample: FLVVideoSample) throws(H264Error) -> Bool {
-        if let error = self.error { throw error }
+        try checkOpen()
         let packet = try FLVVideoPacket.frame(sample)
         let time = try Self.time(sample.dts)
         let skip = state.withLock { s -> Bool in
@@ -188,6 +193,13 @@ public final class RTMPPublisher: @unchecked Sendable {
         }
         done.signal()  // let a second finish() return too
         if let error = self.error { throw error }
+    }
+
+    /// Throws the sender's error, or ``H264Error/Code/invalidArgument`` after ``finish``.
+    private func checkOpen() throws(H264Error) {
+        let (error, finishing) = state.withLock { ($0.error, $0.finishing) }
+        if let error { throw error }
+        if finishing { throw H264Error.invalid(.invalidArgument, "the publisher has finished") }
     }
 
     private func enqueue(_ item: Item) {

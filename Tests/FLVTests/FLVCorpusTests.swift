@@ -45,7 +45,7 @@ import H264
     func rewriteKeepsCompositionTimes() throws {
         let track = try FLVVideoTrack(reading: try Self.read("flv/node-flv_test.flv"))
         var w = FLVWriter()
-        w.writeMetadata(FLVMetadata(width: 1280, height: 720, frameRate: track.metadata?.frameRate))
+        try w.writeMetadata(FLVMetadata(width: 1280, height: 720, frameRate: track.metadata?.frameRate))
         for segment in track.segments {
             try w.writeDecoderConfiguration(Array(segment.decoderConfiguration), timestamp: segment.samples.first?.dts ?? 0)
             for s in segment.samples { try w.writeSample(s) }

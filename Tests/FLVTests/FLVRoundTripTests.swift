@@ -26,7 +26,7 @@ import H264
 
     static func writeFile() throws -> [UInt8] {
         var w = FLVWriter()
-        w.writeMetadata(FLVMetadata(width: 320, height: 240, frameRate: 25, duration: 0.32))
+        try w.writeMetadata(FLVMetadata(width: 320, height: 240, frameRate: 25, duration: 0.32))
         let s = samples()
         for (i, sample) in s.enumerated() {
             let config = i < 4 ? avcC(sps) : avcC(sps + [0x42])
