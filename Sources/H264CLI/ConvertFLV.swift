@@ -43,6 +43,12 @@ enum FLVConversion {
         return writer.takeBytes()
     }
 
+    /// True when `bytes` start with the FLV signature (`FLV`, version 1), so `h264 convert` can
+    /// tell an FLV input from an Annex-B one.
+    static func isFLV(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: [0x46, 0x4C, 0x56, 0x01] as [UInt8])
+    }
+
     /// Converts the H.264 video of an FLV file to an Annex-B stream (SPS and PPS from the
     /// sequence header before each keyframe that lacks them).
     static func flvToAnnexB(_ flv: [UInt8]) throws -> [UInt8] {

@@ -18,13 +18,14 @@ final class NginxServer {
     private var pid: pid_t = 0
 
     /// Starts nginx and waits until it accepts connections.
-    init() throws {
+    /// - Parameter logLevel: the `error_log` level (`debug` shows what the RTMP module parsed).
+    init(logLevel: String = "info") throws {
         directory = try Support.temporaryDirectory()
         port = try Self.freePort()
         let conf = """
         load_module \(Self.module ?? "");
         master_process off;
-        error_log \(directory)/error.log info;
+        error_log \(directory)/error.log \(logLevel);
         pid \(directory)/nginx.pid;
         events { worker_connections 64; }
         rtmp {

@@ -144,4 +144,27 @@ import TestSupport
         #expect(throws: H264Error(.connectionRejected, "")) { try RTMPPublisher(url: url) }
         try first.finish()
     }
+
+    /// Paced publishing (a 3-frame stream, so the test stays short); the server parsed our
+    /// `@setDataFrame` (nginx-rtmp does not record metadata, so its debug log is the witness).
+    @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp, ffmpeg and ../shared/corpus"))
+    func realTimePublishing() throws {
+        let server = try NginxServer(logLevel: "debug")
+        let path = Support.corpusFile("cros-codecs/64x64-I-P-B-P.h264")
+        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let order = try Support.presentationOrder(path)
+        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/paced", frameRate: 25,
+                                               presentationOrder: order, realTime: true, width: 64, height: 64)
+        #expect(stats.framesSent == order.count && stats.framesDropped == 0)
+        for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
+        server.stop()
+        let recording = [UInt8](try Data(contentsOf: URL(fileURLWithPath: server.recording("paced"))))
+        #expect(FLVConversion.isFLV(recording))
+        let track = try FLVVideoTrack(reading: recording)
+        let delay = max(order.enumerated().map { $0.offset - $0.element }.max() ?? 0, 0)
+        #expect(track.samples.map(\.pts) == order.map { Int64(($0 + delay) * 40) })
+        if server.log.contains("[debug]") {  // nginx built --with-debug, as Debian's is
+            #expect(server.log.contains("data frame: width=64 height=64"))
+        }
+    }
 }
