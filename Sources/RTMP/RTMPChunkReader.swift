@@ -38,6 +38,11 @@ struct RTMPChunkReader: Sendable {
         buffer += bytes
     }
 
+    /// Drops the partial message of a chunk stream (an Abort Message from the peer).
+    mutating func abort(chunkStreamID: UInt32) {
+        streams[chunkStreamID]?.partial = []
+    }
+
     /// The next complete message, or nil when more bytes are needed.
     /// - Throws: ``H264Error/Code/protocolViolation`` for a chunk that continues an unknown
     ///   chunk stream, ``H264Error/Code/limitExceeded`` beyond the limits.

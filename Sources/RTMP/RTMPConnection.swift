@@ -140,7 +140,11 @@ public final class RTMPConnection {
     /// - Throws: ``H264Error/Code/connectionClosed`` when the server has closed the connection.
     public func serviceIncoming() throws(H264Error) {
         while socket.isReadable() {
-            try receive(deadline: Deadline(milliseconds: 0))
+            do {
+                try receive(deadline: Deadline(milliseconds: 0))
+            } catch where error.code == .timedOut {
+                return  // a spurious wake-up: nothing to read after all
+            }
             while let m = try reader.nextMessage() {
                 if let values = try handle(m), values.first?.string == "onStatus",
                    values.dropFirst(3).first?["level"]?.string == "error" {
@@ -244,6 +248,8 @@ public final class RTMPConnection {
             let size = Int(try m.uint32() & 0x7FFF_FFFF)
             guard size >= 1 else { throw H264Error.invalid(.protocolViolation, "Set Chunk Size 0") }
             reader.chunkSize = size
+        case .abort:
+            reader.abort(chunkStreamID: try m.uint32())
         case .windowAcknowledgementSize:
             acknowledgementWindow = Int64(max(try m.uint32(), 1))
         case .userControl:

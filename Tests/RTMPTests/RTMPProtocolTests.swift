@@ -81,4 +81,20 @@ import FLV
             }
         }
     }
+
+    /// An Abort Message drops the partial message; the chunk stream then starts afresh.
+    @Test func abortDropsPartialMessage() throws {
+        let w = RTMPChunkWriter()
+        var first: [UInt8] = []
+        w.write(RTMPMessage(.video, streamID: 1, payload: [UInt8](repeating: 1, count: 300)), chunkStreamID: 6, into: &first)
+        var second: [UInt8] = []
+        let message = RTMPMessage(.video, streamID: 1, timestamp: 40, payload: [2, 3])
+        w.write(message, chunkStreamID: 6, into: &second)
+        var r = RTMPChunkReader()
+        r.append(Array(first.prefix(12 + 128)))  // the first chunk only
+        #expect(try r.nextMessage() == nil)
+        r.abort(chunkStreamID: 6)
+        r.append(second)
+        #expect(try r.nextMessage() == message)
+    }
 }
