@@ -168,6 +168,14 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         #expect(try sei.write() == Array(nal.bytes))
     }
 
+    @Test func trailingZeroBytesArePreserved() throws {
+        // A recovery point, rbsp_trailing_bits, then four zero bytes (carried as 00 00 03 00 00 03).
+        let nal = try unit("060601848000000300000300")
+        let sei = try SEI.parse(try NALUnit(Array(nal.bytes.dropLast())), context: NoSEIContext())
+        #expect(sei.trailingZeroBytes == 4)
+        #expect(try sei.write() == Array(nal.bytes.dropLast()))
+    }
+
     @Test func missingSPSKeepsTimingPayloadsRaw() throws {
         let nal = try unit("06000693c6d02328c080")  // buffering_period naming SPS 0
         let sei = try SEI.parse(nal, context: NoSEIContext())
@@ -196,6 +204,17 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         let after = try SEI.parse(try NALUnit(out), context: NoSEIContext(), options: .framingOnly)
         #expect(after.messages == before.messages.filter { $0.payloadType != .userDataUnregistered })
         #expect(out.count == nal.count - 23)
+    }
+
+    @Test(.enabled(if: SEITestSupport.corpusPresent, "needs ../shared/corpus"))
+    func removesX264SettingsFromAStream() throws {
+        let units = try SEITestSupport.seiUnits(of: SEITestSupport.corpus + "/cros-codecs/64x64-I-P.h264")
+        let x264 = try #require(units.first)
+        let sei = try SEI.parse(x264, context: NoSEIContext())
+        guard case .userDataUnregistered(let u) = sei.messages[0].payload else { Issue.record("not user data"); return }
+        #expect(u.uuid == SEIUserDataUnregistered.x264UUID)
+        #expect(u.text?.hasPrefix("x264 - core") == true)
+        #expect(try SEI.removingMessages(ofType: .userDataUnregistered, from: x264) == nil)
     }
 
     @Test func removingTheOnlyMessageDropsTheNALUnit() throws {
