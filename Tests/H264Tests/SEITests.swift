@@ -241,6 +241,14 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         #expect(try SEI.parse(nal, context: NoSEIContext(), options: lenient).messages.count == 300)
     }
 
+    /// 128 messages of 300 bytes: tracing stays linear (a look-ahead never copies the element list).
+    @Test func bigNALUnitTraces() throws {
+        let message = SEIMessage(.userDataUnregistered(SEIUserDataUnregistered(payload: Array(repeating: 0x41, count: 284))))
+        let bytes = try SEIRBSP(messages: Array(repeating: message, count: 128)).write()
+        let elements = try SEI.trace(try NALUnit(bytes), context: NoSEIContext())
+        #expect(elements.count == 3 + 128 * (3 + 300) + 8)  // header, (type, ff_byte + size, bytes) each, trailing bits
+    }
+
     @Test func notAnSEINALUnit() throws {
         #expect(throws: H264Error(.invalidArgument, "")) { try SEI.parse(try NALUnit([0x67, 0x42]), context: NoSEIContext()) }
     }
