@@ -350,21 +350,17 @@ struct SEICorpusTests {
         }
     }
 
-    /// Every SEI NAL unit of every Annex-B stream in the corpus re-serialises byte-identically
-    /// with framing-only parsing (no SPS needed).
+    /// Every SEI NAL unit of every Annex-B stream in the corpus (and in `Fixtures/`, when the
+    /// package has one) re-serialises byte-identically with framing-only parsing (no SPS needed).
     @Test func framingOfEverySEINALUnitInTheCorpus() throws {
-        let fm = FileManager.default
-        let exts: Set<String> = ["264", "h264", "jsv", "avc", "26l", "jvt"]
-        var count = 0
-        for case let rel as String in fm.enumerator(atPath: SEITestSupport.corpus)! where exts.contains((rel as NSString).pathExtension) {
-            let path = SEITestSupport.corpus + "/" + rel
-            guard SEITestSupport.mayHoldSEI(path), let units = try? SEITestSupport.seiUnits(of: path) else { continue }
-            for u in units {
-                let sei = try SEI.parse(u, context: NoSEIContext(), options: .framingOnly)
-                #expect(try sei.write() == Array(u.bytes), "\(rel)")
-                count += 1
-            }
-        }
+        let count = try SEITestSupport.framingRoundTrip(under: SEITestSupport.corpus)
         #expect(count >= 256)
+    }
+}
+
+@Suite struct SEIFixtureTests {
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: SEITestSupport.packageRoot + "/Fixtures"), "no Fixtures folder"))
+    func framingOfEverySEINALUnitInFixtures() throws {
+        _ = try SEITestSupport.framingRoundTrip(under: SEITestSupport.packageRoot + "/Fixtures")
     }
 }
