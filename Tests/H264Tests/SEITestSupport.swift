@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import H264
 
 /// A dictionary-backed SEI context for tests: the SPS facts hard-coded from FFmpeg's trace of
@@ -105,5 +106,24 @@ enum SEITestSupport {
             if !groups.isEmpty { groups[groups.count - 1].append(element) }
         }
         return groups.filter { $0.contains("3 nal_unit_type = 6") }
+    }
+
+    /// Parses (framing only) and re-writes every SEI NAL unit of every Annex-B stream under
+    /// `root`, recording an issue for each that does not come back byte-identical.
+    /// - Returns: the number of SEI NAL units checked.
+    static func framingRoundTrip(under root: String) throws -> Int {
+        let exts: Set<String> = ["264", "h264", "jsv", "avc", "26l", "jvt"]
+        var count = 0
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return 0 }
+        for case let rel as String in walker where exts.contains((rel as NSString).pathExtension) {
+            let path = root + "/" + rel
+            guard mayHoldSEI(path), let units = try? seiUnits(of: path) else { continue }
+            for u in units {
+                let sei = try SEI.parse(u, context: NoSEIContext(), options: .framingOnly)
+                #expect(try sei.write() == Array(u.bytes), "\(rel)")
+                count += 1
+            }
+        }
+        return count
     }
 }

@@ -168,6 +168,14 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         #expect(try sei.write() == Array(nal.bytes))
     }
 
+    @Test func trailingZeroBytesArePreserved() throws {
+        // A recovery point, rbsp_trailing_bits, then four zero bytes (carried as 00 00 03 00 00 03).
+        let nal = try unit("060601848000000300000300")
+        let sei = try SEI.parse(try NALUnit(Array(nal.bytes.dropLast())), context: NoSEIContext())
+        #expect(sei.trailingZeroBytes == 4)
+        #expect(try sei.write() == Array(nal.bytes.dropLast()))
+    }
+
     @Test func missingSPSKeepsTimingPayloadsRaw() throws {
         let nal = try unit("06000693c6d02328c080")  // buffering_period naming SPS 0
         let sei = try SEI.parse(nal, context: NoSEIContext())
@@ -198,6 +206,17 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         #expect(out.count == nal.count - 23)
     }
 
+    @Test(.enabled(if: SEITestSupport.corpusPresent, "needs ../shared/corpus"))
+    func removesX264SettingsFromAStream() throws {
+        let units = try SEITestSupport.seiUnits(of: SEITestSupport.corpus + "/cros-codecs/64x64-I-P.h264")
+        let x264 = try #require(units.first)
+        let sei = try SEI.parse(x264, context: NoSEIContext())
+        guard case .userDataUnregistered(let u) = sei.messages[0].payload else { Issue.record("not user data"); return }
+        #expect(u.uuid == SEIUserDataUnregistered.x264UUID)
+        #expect(u.text?.hasPrefix("x264 - core") == true)
+        #expect(try SEI.removingMessages(ofType: .userDataUnregistered, from: x264) == nil)
+    }
+
     @Test func removingTheOnlyMessageDropsTheNALUnit() throws {
         let nal = try unit("06000693c6d02328c080")
         #expect(try SEI.removingMessages(ofType: .bufferingPeriod, from: nal) == nil)
@@ -220,6 +239,14 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         #expect(throws: H264Error(.limitExceeded, "")) { try SEI.parse(nal, context: NoSEIContext()) }
         let lenient = SEIParseOptions(maxMessages: 300)
         #expect(try SEI.parse(nal, context: NoSEIContext(), options: lenient).messages.count == 300)
+    }
+
+    /// 128 messages of 300 bytes: tracing stays linear (a look-ahead never copies the element list).
+    @Test func bigNALUnitTraces() throws {
+        let message = SEIMessage(.userDataUnregistered(SEIUserDataUnregistered(payload: Array(repeating: 0x41, count: 284))))
+        let bytes = try SEIRBSP(messages: Array(repeating: message, count: 128)).write()
+        let elements = try SEI.trace(try NALUnit(bytes), context: NoSEIContext())
+        #expect(elements.count == 3 + 128 * (3 + 300) + 8)  // header, (type, ff_byte + size, bytes) each, trailing bits
     }
 
     @Test func notAnSEINALUnit() throws {
@@ -323,21 +350,17 @@ struct SEICorpusTests {
         }
     }
 
-    /// Every SEI NAL unit of every Annex-B stream in the corpus re-serialises byte-identically
-    /// with framing-only parsing (no SPS needed).
+    /// Every SEI NAL unit of every Annex-B stream in the corpus (and in `Fixtures/`, when the
+    /// package has one) re-serialises byte-identically with framing-only parsing (no SPS needed).
     @Test func framingOfEverySEINALUnitInTheCorpus() throws {
-        let fm = FileManager.default
-        let exts: Set<String> = ["264", "h264", "jsv", "avc", "26l", "jvt"]
-        var count = 0
-        for case let rel as String in fm.enumerator(atPath: SEITestSupport.corpus)! where exts.contains((rel as NSString).pathExtension) {
-            let path = SEITestSupport.corpus + "/" + rel
-            guard SEITestSupport.mayHoldSEI(path), let units = try? SEITestSupport.seiUnits(of: path) else { continue }
-            for u in units {
-                let sei = try SEI.parse(u, context: NoSEIContext(), options: .framingOnly)
-                #expect(try sei.write() == Array(u.bytes), "\(rel)")
-                count += 1
-            }
-        }
+        let count = try SEITestSupport.framingRoundTrip(under: SEITestSupport.corpus)
         #expect(count >= 256)
+    }
+}
+
+@Suite struct SEIFixtureTests {
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: SEITestSupport.packageRoot + "/Fixtures"), "no Fixtures folder"))
+    func framingOfEverySEINALUnitInFixtures() throws {
+        _ = try SEITestSupport.framingRoundTrip(under: SEITestSupport.packageRoot + "/Fixtures")
     }
 }

@@ -14,7 +14,8 @@ public enum SEI {
         let (rbsp, zeros) = strippedRBSP(unit)
         var c = SyntaxReader(rbsp)
         var sei = SEIRBSP(messages: [])
-        try sei.code(&c, context: context, options: options)
+        var state = SEIContextState(context)
+        try sei.code(&c, state: &state, options: options)
         sei.trailingZeroBytes = zeros
         return sei
     }
@@ -31,8 +32,9 @@ public enum SEI {
         let (rbsp, _) = strippedRBSP(unit)
         var tracer = SyntaxTracer(rbsp)
         var sei = SEIRBSP(messages: [])
+        var state = SEIContextState(context)
         do {
-            try sei.code(&tracer, context: context, options: options)
+            try sei.code(&tracer, state: &state, options: options)
         } catch {
             elements.append(contentsOf: tracer.elements)
             throw error

@@ -26,8 +26,8 @@ public struct SEIMessage: Sendable, Hashable {
     /// runs, then the payload from its own byte range, then its trailer. Writing: the payload is
     /// coded once into a scratch writer to learn its size, then the header and the payload.
     /// - Throws: ``H264Error/Code/truncated`` when the size runs past the end; payload errors.
-    public mutating func code<C: SyntaxCoder, Context: SEIContext>(
-        _ c: inout C, context: inout SEIContextState<Context>, options: SEIParseOptions
+    public mutating func code<C: SyntaxCoder>(
+        _ c: inout C, context: inout SEIContextState, options: SEIParseOptions
     ) throws(H264Error) {
         if c.isReading {
             try read(&c, context: &context, options: options)
@@ -36,8 +36,8 @@ public struct SEIMessage: Sendable, Hashable {
         }
     }
 
-    private mutating func read<C: SyntaxCoder, Context: SEIContext>(
-        _ c: inout C, context: inout SEIContextState<Context>, options: SEIParseOptions
+    private mutating func read<C: SyntaxCoder>(
+        _ c: inout C, context: inout SEIContextState, options: SEIParseOptions
     ) throws(H264Error) {
         let type = try Self.codeFFRun(&c, 0, "last_payload_type_byte")
         let size = try Self.codeFFRun(&c, 0, "last_payload_size_byte")
@@ -65,8 +65,8 @@ public struct SEIMessage: Sendable, Hashable {
 
     /// Chooses the payload case for `type` (an empty value with the SPS facts it needs) or
     /// decides to keep it raw.
-    private mutating func choosePayload<C: SyntaxCoder, Context: SEIContext>(
-        _ c: inout C, type: SEIPayloadType, context: inout SEIContextState<Context>, options: SEIParseOptions
+    private mutating func choosePayload<C: SyntaxCoder>(
+        _ c: inout C, type: SEIPayloadType, context: inout SEIContextState, options: SEIParseOptions
     ) throws(H264Error) {
         rawReason = nil
         guard options.parses(type) else {
@@ -103,7 +103,7 @@ public struct SEIMessage: Sendable, Hashable {
         case .panScanRect: payload = .panScanRect(SEIPanScanRect())
         case .fillerPayload: payload = .fillerPayload(SEIFillerPayload())
         case .userDataRegistered: payload = .userDataRegistered(SEIUserDataRegistered())
-        case .userDataUnregistered: payload = .userDataUnregistered(SEIUserDataUnregistered())
+        case .userDataUnregistered: payload = .userDataUnregistered(SEIUserDataUnregistered(uuid: [], payload: []))
         case .recoveryPoint: payload = .recoveryPoint(SEIRecoveryPoint())
         case .framePackingArrangement: payload = .framePackingArrangement(SEIFramePackingArrangement())
         case .displayOrientation: payload = .displayOrientation(SEIDisplayOrientation())

@@ -32,33 +32,3 @@ public struct SEIParseOptions: Sendable, Hashable {
         !keepAllPayloadsRaw && !rawPayloadTypes.contains(type)
     }
 }
-
-/// An ``SEIContext`` that knows no SPS: buffering_period and pic_timing stay raw. Enough for
-/// framing-only work such as removing messages.
-public struct NoSEIContext: SEIContext {
-    /// Creates the empty context.
-    public init() {}
-    public func seiTimingInfo(forSPS id: Int) -> SEITimingInfo? { nil }
-    public var activeSEITimingInfo: SEITimingInfo? { nil }
-}
-
-/// The ``SEIContext`` as seen while coding one SEI NAL unit: a buffering_period activates the
-/// SPS it names for the messages after it in the same NAL unit (as FFmpeg does).
-public struct SEIContextState<Context: SEIContext> {
-    /// The caller's context.
-    public let context: Context
-    /// The SPS id of the last buffering_period read in this NAL unit.
-    public var activatedSPS: Int?
-
-    /// Wraps a context.
-    public init(_ context: Context) { self.context = context }
-
-    /// The facts of SPS `id`.
-    public func timing(forSPS id: Int) -> SEITimingInfo? { context.seiTimingInfo(forSPS: id) }
-
-    /// The facts of the SPS activated in this NAL unit, else the context's active SPS.
-    public var activeTiming: SEITimingInfo? {
-        if let id = activatedSPS, let t = context.seiTimingInfo(forSPS: id) { return t }
-        return context.activeSEITimingInfo
-    }
-}

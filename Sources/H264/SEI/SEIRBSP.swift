@@ -30,6 +30,12 @@ public struct SEIRBSP: Sendable, Hashable {
     ///   ``H264Error/Code/invalidArgument`` for a NAL unit type other than 6 or no message to
     ///   write, ``H264Error/Code/invalidTrailingBits`` and message errors.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, context: some SEIContext, options: SEIParseOptions = .default) throws(H264Error) {
+        var state = SEIContextState(context)
+        try code(&c, state: &state, options: options)
+    }
+
+    /// ``code(_:context:options:)`` with the context already wrapped.
+    public mutating func code<C: SyntaxCoder>(_ c: inout C, state: inout SEIContextState, options: SEIParseOptions = .default) throws(H264Error) {
         var forbidden: UInt8 = 0
         try c.u(1, &forbidden, "forbidden_zero_bit", 0...0)
         try c.u(2, &nalRefIdc, "nal_ref_idc", 0...3)
@@ -37,7 +43,6 @@ public struct SEIRBSP: Sendable, Hashable {
         do { try c.u(5, &type, "nal_unit_type", 6...6) } catch where error.code == .valueOutOfRange {
             throw H264Error.invalid(.invalidArgument, "not an SEI NAL unit (nal_unit_type \(type))")
         }
-        var state = SEIContextState(context)
         if c.isReading {
             messages = []
             repeat {
