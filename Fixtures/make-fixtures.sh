@@ -3,7 +3,8 @@
 #
 # Tools: ffmpeg (lavfi test sources -> y4m), the x264 CLI (every encoded stream; options below),
 # python3 (Fixtures/fixturetool.py: the derived and deliberately broken streams, the AVCC
-# conversions, and the manifest, whose facts come from ffprobe and FFmpeg's trace_headers).
+# conversions, the PAFF rewrite, the manifest and the table in README.md; the facts come from
+# ffprobe and FFmpeg's trace_headers).
 # Tested with x264 0.164.3095 (built with --chroma-format=all, 8- and 10-bit) and FFmpeg 5.1.
 # x264 runs single-threaded so the output is deterministic for a given x264 build; a different
 # x264 version changes the bytes (and its user-data SEI text), so re-run this script and commit

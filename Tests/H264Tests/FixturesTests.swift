@@ -100,6 +100,10 @@ import Testing
         #expect(Array(sei.bytes) == expect.craftedSEINAL)
         #expect(Array(sei.rbspWithHeader) == expect.craftedSEIRBSP)
         #expect(sei.count - sei.rbspWithHeader.count == expect.craftedSEIEmulationPreventionBytes)
+        // user_data_unregistered: payloadType 5, payloadSize, uuid_iso_iec_11578, payload bytes.
+        let uuid = try #require(expect.userDataUnregisteredUUID)
+        let payload = try #require(expect.userDataUnregisteredPayload)
+        #expect(Array(sei.rbsp) == [5, UInt8(uuid.count + payload.count)] + uuid + payload + [0x80])
         // Back to the carried form, bit-exact.
         #expect(EmulationPrevention.ebsp(from: sei.rbspWithHeader) == expect.craftedSEINAL)
     }
