@@ -3,6 +3,7 @@ import Foundation
 
 let commands: [any CLICommand.Type] = [
     NalsCommand.self,
+    RTPSendCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))

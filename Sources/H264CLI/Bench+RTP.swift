@@ -1,0 +1,70 @@
+import H264
+import RTP
+
+/// Throughput of the RTP packetiser and depacketiser, for `h264 bench` (keys
+/// `rtp_packetize_gbps`, `rtp_depacketize_gbps`). Measure in a release build.
+enum RTPBench {
+    /// GB/s (10^9 bytes of NAL units per second) of packetising `stream` (Annex-B) at `mtu`,
+    /// repeated for at least `seconds`.
+    static func packetizeGBps(stream: [UInt8], mtu: Int = 1200, seconds: Double = 0.5) throws -> Double {
+        let aus = try accessUnits(stream)
+        let nalBytes = aus.reduce(0) { $0 + $1.nalUnits.reduce(0) { $0 + $1.count } }
+        var packetizer = try RTPPacketizer(.init(mtu: mtu, ssrc: 1))
+        var packets = RTPPacketBuffer()
+        var sink = 0
+        let gbps = measure(bytesPerPass: nalBytes, seconds: seconds) {
+            for au in aus {
+                packets.removeAll()
+                packetizer.packetize(au, into: &packets)
+                sink &+= packets.count
+            }
+        }
+        return sink > 0 ? gbps : 0
+    }
+
+    /// GB/s of NAL unit bytes rebuilt by depacketising the packets of `stream` at `mtu`.
+    static func depacketizeGBps(stream: [UInt8], mtu: Int = 1200, seconds: Double = 0.5) throws -> Double {
+        let aus = try accessUnits(stream)
+        let nalBytes = aus.reduce(0) { $0 + $1.nalUnits.reduce(0) { $0 + $1.count } }
+        var packetizer = try RTPPacketizer(.init(mtu: mtu, ssrc: 1))
+        var packets = RTPPacketBuffer()
+        for au in aus { packetizer.packetize(au, into: &packets) }
+        var rebuilt = 0
+        var failure: (any Error)?
+        let gbps = measure(bytesPerPass: nalBytes, seconds: seconds) {
+            do {
+                var depacketizer = try RTPDepacketizer()
+                for i in 0..<packets.count {
+                    try depacketizer.push(packets[i]) { au in for u in au.nalUnits { rebuilt &+= u.count } }
+                }
+                depacketizer.flush { au in for u in au.nalUnits { rebuilt &+= u.count } }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return rebuilt > 0 ? gbps : 0
+    }
+
+    private static func accessUnits(_ stream: [UInt8]) throws -> [RTPAccessUnit] {
+        let units = try AnnexB.split(stream[...], leadingData: .skip)
+        return RTPAccessUnit.interimGrouping(units, frameDuration90kHz: 3600)
+    }
+
+    /// Runs `body` until `seconds` have passed (at least twice), returns bytes per nanosecond.
+    private static func measure(bytesPerPass: Int, seconds: Double, _ body: () -> Void) -> Double {
+        let clock = ContinuousClock()
+        body()  // warm up
+        var passes = 0
+        let start = clock.now
+        var elapsed = Duration.zero
+        repeat {
+            body()
+            passes += 1
+            elapsed = clock.now - start
+        } while passes < 2 || elapsed < .nanoseconds(Int64(seconds * 1e9))
+        let (s, atto) = elapsed.components
+        let ns = Double(s) * 1e9 + Double(atto) / 1e9
+        return Double(bytesPerPass) * Double(passes) / ns
+    }
+}
