@@ -123,7 +123,7 @@ public struct RTPDepacketizer: Sendable {
     ///   FU-A interrupted); the packet was processed and the NAL unit dropped before the throw.
     /// - Complexity: O(n) in the packet's bytes, plus the packets it releases from the window.
     public mutating func push(_ packet: ArraySlice<UInt8>, _ deliver: (RTPReceivedAccessUnit) -> Void) throws(H264Error) {
-        violation = nil
+        if violation != nil { violation = nil }
         let parsed = try RTPPacket(parsing: packet)
         let header = parsed.header
         if let pt = configuration.payloadType, header.payloadType != pt {
@@ -386,8 +386,7 @@ public struct RTPDepacketizer: Sendable {
         }
         discardingFragments = false
         if !auRanges.isEmpty {
-            scratch.removeAll(keepingCapacity: true)
-            for r in auRanges {
+            for r in auRanges {  // `scratch` is empty between access units
                 // Every range holds a NAL unit whose header was checked on arrival.
                 if let unit = try? NALUnit(auBytes[r]) { scratch.append(unit) }
             }
@@ -405,6 +404,14 @@ public struct RTPDepacketizer: Sendable {
 
     // MARK: Validation
 
+    /// The checks of `NALUnit.init` on a header byte whose F bit is known to be 0, without making one.
+    @inline(__always)
+    private static func checkHeader(_ header: UInt8, count: Int) throws(H264Error) {
+        if count < 4 && NALUnitType(rawValue: header).hasHeaderExtension {
+            throw .truncated("NAL unit header extension of type \(header & 0x1F) needs 4 bytes, has \(count)")
+        }
+    }
+
     /// Checks the structure of an RTP payload for H.264 so that unpacking it cannot fail.
     static func validate(_ payload: ArraySlice<UInt8>) throws(H264Error) {
         guard let h = payload.first else { throw .truncated("empty RTP payload") }
@@ -414,7 +421,7 @@ public struct RTPDepacketizer: Sendable {
         case 0:
             throw H264Error.invalid(.invalidBitstream, "payload header with NAL unit type 0")
         case 1...23:
-            _ = try NALUnit(payload)
+            try checkHeader(h, count: payload.count)
         case RTPPayloadStructure.stapA:
             var pos = s + 1
             guard pos < end else { throw .truncated("STAP-A without a NAL unit") }
@@ -426,10 +433,12 @@ public struct RTPDepacketizer: Sendable {
                 guard size <= end - pos else {
                     throw H264Error.invalid(.lengthPastEnd, "STAP-A NAL unit of \(size) bytes, \(end - pos) left")
                 }
-                let unit = try NALUnit(payload[pos..<(pos + size)])
-                guard (1...23).contains(unit.type.rawValue) else {
-                    throw H264Error.invalid(.invalidBitstream, "STAP-A holds a NAL unit of type \(unit.type.rawValue)")
+                let inner = payload[pos]
+                guard inner & 0x80 == 0 else { throw H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1 in a STAP-A") }
+                guard (1...23).contains(inner & 0x1F) else {
+                    throw H264Error.invalid(.invalidBitstream, "STAP-A holds a NAL unit of type \(inner & 0x1F)")
                 }
+                try checkHeader(inner, count: size)
                 pos += size
             }
         case RTPPayloadStructure.fuA:
