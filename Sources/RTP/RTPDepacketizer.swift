@@ -40,6 +40,12 @@ public struct RTPDepacketizer: Sendable {
 
     /// Largest reorder window accepted (a quarter of the sequence-number space).
     public static let maximumReorderWindow = 16_384
+    /// How far behind the next expected sequence number a packet may be and still count as late
+    /// (RFC 3550 A.1 `MAX_MISORDER`); farther, it may start a resynchronisation.
+    public static let maximumMisorder: Int64 = 100
+    /// How far ahead a packet may jump and still count as following a loss (RFC 3550 A.1
+    /// `MAX_DROPOUT`); farther, it may start a resynchronisation.
+    public static let maximumDropout: Int64 = 3000
     /// Events kept until ``takeEvents()``; later ones are only counted.
     public static let maximumPendingEvents = 4_096
 
@@ -64,6 +70,7 @@ public struct RTPDepacketizer: Sendable {
     private var ring: [Slot]
     private let mask: Int64
     private var buffered = 0
+    private var resyncSequence: UInt16?
     private var lossPending = false
 
     // The access unit being built: its NAL units back to back in `auBytes`.
@@ -131,16 +138,36 @@ public struct RTPDepacketizer: Sendable {
         }
         try Self.validate(parsed.payload)
         let seq = header.sequenceNumber
+        if started {
+            guard header.ssrc == ssrc else {
+                throw H264Error.invalid(.unsupported, "packet from SSRC \(header.ssrc) while receiving SSRC \(ssrc)")
+            }
+            // RFC 3550 A.1: a packet far from the expected sequence number is ignored, unless the
+            // next one follows it: then the sender restarted its numbering and so do we.
+            let ext = extended(seq)
+            let window = Int64(configuration.reorderWindow)
+            if ext < nextExpected - max(window, Self.maximumMisorder) || ext >= nextExpected + max(window, Self.maximumDropout) {
+                guard seq == resyncSequence else {
+                    resyncSequence = seq &+ 1
+                    report.outOfRange += 1
+                    record(.packetIgnored(sequenceNumber: seq, duplicate: false))
+                    return
+                }
+                flush(deliver)
+                started = false
+                lossPending = false
+                report.resynchronizations += 1
+                record(.resynchronized(sequenceNumber: seq))
+            }
+            resyncSequence = nil
+        }
         if !started {
             started = true
             ssrc = header.ssrc
             highest = 1 << 32 | Int64(seq)
             nextExpected = highest
-        } else if header.ssrc != ssrc {
-            throw H264Error.invalid(.unsupported, "packet from SSRC \(header.ssrc) while receiving SSRC \(ssrc)")
         }
-        let delta = Int64(Int16(bitPattern: seq &- UInt16(truncatingIfNeeded: highest)))
-        let ext = highest + delta
+        let ext = extended(seq)
         if ext < nextExpected {
             report.lateOrDuplicate += 1
             record(.packetIgnored(sequenceNumber: seq, duplicate: false))
@@ -186,6 +213,12 @@ public struct RTPDepacketizer: Sendable {
     }
 
     // MARK: Reordering
+
+    /// The extended sequence number nearest to the highest one seen (16-bit wrap-around).
+    @inline(__always)
+    private func extended(_ seq: UInt16) -> Int64 {
+        highest + Int64(Int16(bitPattern: seq &- UInt16(truncatingIfNeeded: highest)))
+    }
 
     /// Processes held packets in order up to `limit`, declaring missing ones lost.
     private mutating func drain(upTo limit: Int64, _ deliver: (RTPReceivedAccessUnit) -> Void) {

@@ -122,3 +122,28 @@ import Testing
         #expect(errors > 0 && delivered > 0)
     }
 }
+
+@Suite struct RTPResynchronizationTests {
+    @Test func senderRestartsItsSequenceNumbers() throws {
+        var d = try RTPDepacketizer()
+        var delivered: [UInt8] = []
+        let sink = { (au: RTPReceivedAccessUnit) in delivered += au.nalUnits.map { $0.bytes[$0.bytes.startIndex + 1] } }
+        for (i, seq) in ([100, 101, 102, 40_000, 40_001, 40_002, 101, 40_003] as [UInt16]).enumerated() {
+            try d.push(RTPHostileTests.rtp([0x41, UInt8(i)], seq: seq)[...], sink)
+        }
+        d.flush(sink)
+        // 40000 alone is out of range; 40001 follows it: start over. The old 101 is then far away.
+        #expect(delivered == [0, 1, 2, 4, 5, 7])
+        #expect(d.report.outOfRange == 2 && d.report.resynchronizations == 1 && d.report.packetsLost == 0)
+        #expect(d.takeEvents().contains(.resynchronized(sequenceNumber: 40_001)))
+    }
+
+    @Test func lateWithinMisorderIsLateNotRestart() throws {
+        var d = try RTPDepacketizer(.init(reorderWindow: 2))
+        var count = 0
+        for seq in [10, 11, 12, 13, 14, 11, 15] as [UInt16] {
+            try d.push(RTPHostileTests.rtp([0x41, 1], seq: seq)[...]) { _ in count += 1 }
+        }
+        #expect(count == 6 && d.report.lateOrDuplicate == 1 && d.report.outOfRange == 0)
+    }
+}
