@@ -60,6 +60,9 @@ import Testing
         let (aus, _, _) = try depacketize(out)
         #expect(aus.first?.nals == [aud, Self.sps, Self.pps, Self.idr(50)])
         // A non-IDR access unit is left alone.
+        // Only the missing PPS, after the SPS the access unit carries.
+        let onlySPS = try packets([aud, Self.sps, Self.idr(50)], sets: .given(sets))
+        #expect(try depacketize(onlySPS).aus.first?.nals == [aud, Self.sps, Self.pps, Self.idr(50)])
         let p = try packets([[0x41, 0x9A, 0x10]], sets: .given(sets))
         #expect(try depacketize(p).aus.first?.nals == [[0x41, 0x9A, 0x10]])
     }
