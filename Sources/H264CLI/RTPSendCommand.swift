@@ -15,6 +15,7 @@ enum RTPSendCommand: CLICommand {
     sends it to HOST:PORT ([ADDR]:PORT for IPv6), paced in real time from the frame rate.
     Writes an SDP file that FFmpeg and GStreamer receive from, e.g.
     ffmpeg -protocol_whitelist file,udp,rtp -i FILE.sdp ...
+    At the end an RTCP sender report and BYE go to PORT + 1, on which receivers stop.
 
       --to HOST:PORT            destination (the SDP names it as c= address and m= port)
       --mtu N                   largest RTP packet in bytes, header included (default 1200)
@@ -75,9 +76,10 @@ enum RTPSendCommand: CLICommand {
         }
 
         var rng = SystemRandomNumberGenerator()
+        let ssrc: UInt32 = rng.next(), initialTimestamp: UInt32 = rng.next()
         var packetizer = try RTPPacketizer(.init(
-            mtu: mtu, payloadType: UInt8(payloadType), ssrc: rng.next(), initialSequenceNumber: rng.next(),
-            initialTimestamp: rng.next(), parameterSets: repeatSets ? .fromStream : .off))
+            mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
+            initialTimestamp: initialTimestamp, parameterSets: repeatSets ? .fromStream : .off))
         var packets = RTPPacketBuffer()
         var packetCount = 0, byteCount = 0
         let clock = ContinuousClock()
@@ -92,6 +94,23 @@ enum RTPSendCommand: CLICommand {
             try packets.forEachPacket { try sender.send($0) }
             packetCount += packets.count
             byteCount += packets.bytes.count
+        }
+        // RTCP sender report and BYE to port + 1: receivers end the stream on it. Half a second
+        // later, so that they have taken the last packets out of their jitter buffers.
+        if port < 65535 {
+            sleep(until: clock.now + .milliseconds(500), clock)
+            let elapsed = clock.now - start
+            let lastTimestamp = Double(accessUnits.last?.timestamp90kHz ?? 0) + 90_000 * Double(fpsDen) / Double(fpsNum)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let rtpNow = fast ? lastTimestamp : seconds * 90_000 * speed
+            let unix = Date().timeIntervalSince1970
+            let ntp = UInt64(unix + 2_208_988_800) << 32 | UInt64((unix - unix.rounded(.down)) * 4_294_967_296)
+            let rtcp = try UDPSender(host: sender.numericHost, port: port + 1)
+            let report = RTCP.senderReportAndBye(
+                ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: initialTimestamp &+ UInt32(truncatingIfNeeded: Int64(rtpNow)),
+                packetCount: UInt32(truncatingIfNeeded: packetCount),
+                octetCount: UInt32(truncatingIfNeeded: byteCount - packetCount * RTPHeader.fixedLength))
+            try report.withUnsafeBytes { try rtcp.send($0) }
         }
         Output.line("sent \(accessUnits.count) access units in \(packetCount) packets (\(byteCount) bytes) to \(sender.numericHost):\(port) in \(clock.now - start); SDP: \(sdpPath)")
     }

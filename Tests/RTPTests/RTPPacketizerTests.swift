@@ -83,3 +83,12 @@ import Testing
         #expect(try packets([]).isEmpty)
     }
 }
+
+@Suite struct RTCPTests {
+    @Test func senderReportAndBye() {
+        let bytes = RTCP.senderReportAndBye(ssrc: 0x0102_0304, ntpTimestamp: 0xE000_0001_8000_0000, rtpTimestamp: 90_000,
+                                            packetCount: 3, octetCount: 3000)
+        #expect(bytes == [0x80, 200, 0, 6, 1, 2, 3, 4, 0xE0, 0, 0, 1, 0x80, 0, 0, 0, 0, 1, 0x5F, 0x90, 0, 0, 0, 3,
+                          0, 0, 0x0B, 0xB8, 0x81, 203, 0, 1, 1, 2, 3, 4])
+    }
+}
