@@ -47,6 +47,12 @@ enum RTPBench {
         return rebuilt > 0 ? gbps : 0
     }
 
+    /// Both measurements under their `h264 bench --json` keys.
+    static func results(stream: [UInt8], mtu: Int = 1200, seconds: Double = 0.5) throws -> [(key: String, gbps: Double)] {
+        [("rtp_packetize_gbps", try packetizeGBps(stream: stream, mtu: mtu, seconds: seconds)),
+         ("rtp_depacketize_gbps", try depacketizeGBps(stream: stream, mtu: mtu, seconds: seconds))]
+    }
+
     private static func accessUnits(_ stream: [UInt8]) throws -> [RTPAccessUnit] {
         let units = try AnnexB.split(stream[...], leadingData: .skip)
         return RTPAccessUnit.interimGrouping(units, frameDuration90kHz: 3600)

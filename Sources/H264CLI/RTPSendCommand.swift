@@ -50,8 +50,7 @@ enum RTPSendCommand: CLICommand {
         let bytes = try Input.readAll(path)
         if bench {
             var o = JSONObject()
-            o.add("rtp_packetize_gbps", try RTPBench.packetizeGBps(stream: bytes, mtu: mtu))
-            o.add("rtp_depacketize_gbps", try RTPBench.depacketizeGBps(stream: bytes, mtu: mtu))
+            for (key, gbps) in try RTPBench.results(stream: bytes, mtu: mtu) { o.add(key, gbps) }
             Output.line(o.rendered)
             return
         }
@@ -64,6 +63,11 @@ enum RTPSendCommand: CLICommand {
             accessUnits[i].timestamp90kHz = Int64(i) * 90_000 * fpsDen / fpsNum
         }
 
+        var rng = SystemRandomNumberGenerator()
+        let ssrc: UInt32 = rng.next(), initialTimestamp: UInt32 = rng.next()
+        var packetizer = try RTPPacketizer(.init(
+            mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
+            initialTimestamp: initialTimestamp, parameterSets: repeatSets ? .fromStream : .off))
         let sender = try UDPSender(host: host, port: port)
         let format = try H264FormatParameters(parameterSets: firstParameterSets(units))
         let sdp = RTPSessionDescription(connectionAddress: sender.numericHost, port: port, payloadType: UInt8(payloadType),
@@ -75,11 +79,6 @@ enum RTPSendCommand: CLICommand {
             return
         }
 
-        var rng = SystemRandomNumberGenerator()
-        let ssrc: UInt32 = rng.next(), initialTimestamp: UInt32 = rng.next()
-        var packetizer = try RTPPacketizer(.init(
-            mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
-            initialTimestamp: initialTimestamp, parameterSets: repeatSets ? .fromStream : .off))
         var packets = RTPPacketBuffer()
         var packetCount = 0, byteCount = 0
         let clock = ContinuousClock()
