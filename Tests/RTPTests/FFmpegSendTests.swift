@@ -72,7 +72,8 @@ struct FFmpegSendTests {
         let sdp = try RTPSessionDescription(parsing: sdpText)
         #expect(sdp.port == port && sdp.payloadType == 96 && sdp.format.packetizationMode == 1)
         let units = try AnnexB.split(try Corpus.read("cros-codecs/test-25fps.h264"))
-        #expect(sdp.format == (try H264FormatParameters(parameterSets: RTPSendParameterSets.first(units))))
+        let firstSets = [units.first { $0.type == .sps }, units.first { $0.type == .pps }].compactMap { $0 }
+        #expect(sdp.format == (try H264FormatParameters(parameterSets: firstSets)))
 
         let dir = FileManager.default.temporaryDirectory
         let received = dir.appendingPathComponent("rtp-ffmpeg-send-\(UUID().uuidString).h264")
@@ -83,12 +84,5 @@ struct FFmpegSendTests {
         let got = Tools.frameMD5s(try Tools.run(ffmpeg, ["-nostdin", "-loglevel", "error", "-i", received.path] + md5))
         #expect(reference.count == 250)
         #expect(got == reference)
-    }
-}
-
-/// The stream's first SPS and PPS, as `sprop-parameter-sets` carries them.
-enum RTPSendParameterSets {
-    static func first(_ units: [NALUnit]) -> [NALUnit] {
-        Array([units.first { $0.type == .sps }, units.first { $0.type == .pps }].compactMap { $0 })
     }
 }
