@@ -208,7 +208,7 @@ public struct RTPDepacketizer: Sendable {
     /// declaring the gaps lost, and delivers the access unit in progress.
     public mutating func flush(_ deliver: (RTPReceivedAccessUnit) -> Void) {
         if started { drain(upTo: highest + 1, deliver) }
-        finishAccessUnit(marker: false, fragmentReason: .truncated("the stream ended inside an FU-A NAL unit"), deliver)
+        finishAccessUnit(.flush, deliver)
         violation = nil
     }
 
@@ -284,7 +284,7 @@ public struct RTPDepacketizer: Sendable {
             if auActive { auIncomplete = true }
         }
         if auActive && timestamp != auTimestamp {
-            finishAccessUnit(marker: false, fragmentReason: .invalid(.invalidBitstream, "FU-A fragments with different timestamps"), deliver)
+            finishAccessUnit(.newTimestamp, deliver)
         }
         if !auActive {
             auActive = true
@@ -309,7 +309,7 @@ public struct RTPDepacketizer: Sendable {
             }
         }
         if marker {
-            finishAccessUnit(marker: true, fragmentReason: .invalid(.invalidBitstream, "marker bit on an FU-A fragment without the E bit"), deliver)
+            finishAccessUnit(.marker, deliver)
         }
     }
 
@@ -412,11 +412,21 @@ public struct RTPDepacketizer: Sendable {
                                fragmentsReceived: fuFragments, reason: reason))
     }
 
-    private mutating func finishAccessUnit(marker: Bool, fragmentReason: H264Error, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+    /// What ends an access unit.
+    private enum AccessUnitEnd {
+        case marker, newTimestamp, flush
+    }
+
+    private mutating func finishAccessUnit(_ end: AccessUnitEnd, _ deliver: (RTPReceivedAccessUnit) -> Void) {
         guard auActive else { return }
         if fuStart >= 0 {
-            if fragmentReason.code == .truncated { dropFragments(fragmentReason) } else { dropFragments(flagging: fragmentReason) }
+            switch end {
+            case .marker: dropFragments(flagging: .invalid(.invalidBitstream, "marker bit on an FU-A fragment without the E bit"))
+            case .newTimestamp: dropFragments(flagging: .invalid(.invalidBitstream, "FU-A fragments with different timestamps"))
+            case .flush: dropFragments(.truncated("the stream ended inside an FU-A NAL unit"))
+            }
         }
+        let marker = end == .marker
         discardingFragments = false
         if !auRanges.isEmpty {
             for r in auRanges {  // `scratch` is empty between access units
