@@ -115,7 +115,8 @@ public struct RTPDepacketizer: Sendable {
     ///
     /// Access units completed by this packet (or by the window moving on) are passed to
     /// `deliver`, in order, before the call returns. The `nalUnits` of an access unit are views
-    /// into a buffer the depacketiser reuses: keep the value (or copy the bytes) to hold on to them.
+    /// into a buffer the depacketiser reuses; they stay valid if kept (copy-on-write), at the
+    /// cost of a new buffer for the depacketiser.
     ///
     /// - Parameters:
     ///   - packet: one UDP datagram.
