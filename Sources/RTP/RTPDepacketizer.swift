@@ -4,7 +4,7 @@ import H264
 ///
 /// Packets are pushed as they arrive from the network. A reorder window (a jitter buffer keyed
 /// by extended sequence number, with 16-bit wrap-around arithmetic) puts them back in order and
-/// drops duplicates; a sequence number still missing when the window has moved past it is
+/// drops duplicated packets; a sequence number still missing when the window has moved past it is
 /// declared lost. Single NAL unit packets, STAP-A and FU-A are unpacked; NAL units are grouped
 /// into access units by RTP timestamp and marker bit and handed to a callback.
 ///
@@ -184,7 +184,7 @@ public struct RTPDepacketizer: Sendable {
         } else {
             let i = Int(ext & mask)
             if ring[i].sequence == ext {
-                report.duplicates += 1
+                report.duplicatePackets += 1
                 record(.packetIgnored(sequenceNumber: seq, duplicate: true))
                 return
             }

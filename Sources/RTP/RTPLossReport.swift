@@ -2,14 +2,14 @@ import H264
 
 /// Running totals of what an ``RTPDepacketizer`` received, lost and threw away.
 public struct RTPLossReport: Hashable, Sendable {
-    /// Packets accepted (well-formed, in the window, not duplicates).
+    /// Packets accepted (well-formed, in the window, not duplicated).
     public var packetsReceived = 0
     /// Sequence numbers never received: declared lost when the reorder window moved past them.
     public var packetsLost = 0
     /// Packets whose sequence number was already held in the reorder window.
-    public var duplicates = 0
+    public var duplicatePackets = 0
     /// Packets that arrived after their sequence number had been processed or declared lost
-    /// (late arrivals and duplicates of processed packets).
+    /// (late arrivals and copies of processed packets).
     public var lateOrDuplicate = 0
     /// Packets ignored because their sequence number was far from the expected one (more than
     /// ``RTPDepacketizer/maximumMisorder`` behind or ``RTPDepacketizer/maximumDropout`` ahead).
