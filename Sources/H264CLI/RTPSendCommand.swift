@@ -83,14 +83,20 @@ enum RTPSendCommand: CLICommand {
         var packetCount = 0, byteCount = 0
         let clock = ContinuousClock()
         let start = clock.now
+        // Pacing: an access unit's packets are spread over half its frame interval, so that a
+        // large picture does not arrive as one burst that overflows the receiver's socket buffer.
+        let spreadNanoseconds = 0.5 * 1e9 * Double(fpsDen) / Double(fpsNum) / speed
         for au in accessUnits {
-            if !fast {
-                let due = start + .nanoseconds(Int64(Double(au.timestamp90kHz) / 90_000 / speed * 1e9))
-                sleep(until: due, clock)
-            }
             packets.removeAll()
             packetizer.packetize(au, into: &packets)
-            try packets.forEachPacket { try sender.send($0) }
+            let dueNanoseconds = Double(au.timestamp90kHz) / 90_000 / speed * 1e9
+            for i in 0..<packets.count {
+                if !fast {
+                    let offset = packets.count > 1 ? spreadNanoseconds * Double(i) / Double(packets.count) : 0
+                    sleep(until: start + .nanoseconds(Int64(dueNanoseconds + offset)), clock)
+                }
+                try packets[i].withUnsafeBytes { try sender.send($0) }
+            }
             packetCount += packets.count
             byteCount += packets.bytes.count
         }
