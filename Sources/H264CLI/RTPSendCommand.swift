@@ -79,45 +79,60 @@ enum RTPSendCommand: CLICommand {
             return
         }
 
+        let clock = ContinuousClock()
+        let began = clock.now
+        let frameSeconds = Double(fpsDen) / Double(fpsNum)
+        let (packetCount, byteCount) = try send(accessUnits, with: &packetizer, to: sender, pacing: fast ? nil : speed,
+                                                frameSeconds: frameSeconds, clock: clock)
+        if port < 65535 {
+            // RTP time at the end: the stream's duration, or the time paced so far.
+            let elapsed = clock.now - began + .milliseconds(500)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let streamSeconds = fast ? Double(accessUnits.count) * frameSeconds : seconds * speed
+            try sendBye(ssrc: ssrc, rtpTimestamp: initialTimestamp &+ UInt32(truncatingIfNeeded: Int64(streamSeconds * 90_000)),
+                        packetCount: packetCount, payloadBytes: byteCount - packetCount * RTPHeader.fixedLength,
+                        to: UDPSender(host: sender.numericHost, port: port + 1), clock: clock)
+        }
+        Output.line("sent \(accessUnits.count) access units in \(packetCount) packets (\(byteCount) bytes) to \(sender.numericHost):\(port) in \(clock.now - began); SDP: \(sdpPath)")
+    }
+
+    /// Packetises and sends the access units; with `pacing` (a speed factor), each at its time,
+    /// its packets spread over half its frame interval so that a large picture does not arrive
+    /// as one burst that overflows the receiver's socket buffer.
+    /// - Returns: packets and bytes sent.
+    static func send(_ accessUnits: [RTPAccessUnit], with packetizer: inout RTPPacketizer, to sender: UDPSender,
+                     pacing speed: Double?, frameSeconds: Double, clock: ContinuousClock) throws -> (Int, Int) {
         var packets = RTPPacketBuffer()
         var packetCount = 0, byteCount = 0
-        let clock = ContinuousClock()
         let start = clock.now
-        // Pacing: an access unit's packets are spread over half its frame interval, so that a
-        // large picture does not arrive as one burst that overflows the receiver's socket buffer.
-        let spreadNanoseconds = 0.5 * 1e9 * Double(fpsDen) / Double(fpsNum) / speed
         for au in accessUnits {
             packets.removeAll()
             packetizer.packetize(au, into: &packets)
-            let dueNanoseconds = Double(au.timestamp90kHz) / 90_000 / speed * 1e9
             for i in 0..<packets.count {
-                if !fast {
-                    let offset = packets.count > 1 ? spreadNanoseconds * Double(i) / Double(packets.count) : 0
-                    sleep(until: start + .nanoseconds(Int64(dueNanoseconds + offset)), clock)
+                if let speed {
+                    let spread = packets.count > 1 ? 0.5 * frameSeconds * Double(i) / Double(packets.count) : 0
+                    let due = (Double(au.timestamp90kHz) / 90_000 + spread) / speed
+                    sleep(until: start + .nanoseconds(Int64(due * 1e9)), clock)
                 }
                 try packets[i].withUnsafeBytes { try sender.send($0) }
             }
             packetCount += packets.count
             byteCount += packets.bytes.count
         }
-        // RTCP sender report and BYE to port + 1: receivers end the stream on it. Half a second
-        // later, so that they have taken the last packets out of their jitter buffers.
-        if port < 65535 {
-            sleep(until: clock.now + .milliseconds(500), clock)
-            let elapsed = clock.now - start
-            let lastTimestamp = Double(accessUnits.last?.timestamp90kHz ?? 0) + 90_000 * Double(fpsDen) / Double(fpsNum)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let rtpNow = fast ? lastTimestamp : seconds * 90_000 * speed
-            let unix = Date().timeIntervalSince1970
-            let ntp = UInt64(unix + 2_208_988_800) << 32 | UInt64((unix - unix.rounded(.down)) * 4_294_967_296)
-            let rtcp = try UDPSender(host: sender.numericHost, port: port + 1)
-            let report = RTCP.senderReportAndBye(
-                ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: initialTimestamp &+ UInt32(truncatingIfNeeded: Int64(rtpNow)),
-                packetCount: UInt32(truncatingIfNeeded: packetCount),
-                octetCount: UInt32(truncatingIfNeeded: byteCount - packetCount * RTPHeader.fixedLength))
-            try report.withUnsafeBytes { try rtcp.send($0) }
-        }
-        Output.line("sent \(accessUnits.count) access units in \(packetCount) packets (\(byteCount) bytes) to \(sender.numericHost):\(port) in \(clock.now - start); SDP: \(sdpPath)")
+        return (packetCount, byteCount)
+    }
+
+    /// Half a second after the last packet (so that receivers have emptied their jitter
+    /// buffers), an RTCP sender report and BYE: FFmpeg and GStreamer end the stream on it.
+    static func sendBye(ssrc: UInt32, rtpTimestamp: UInt32, packetCount: Int, payloadBytes: Int, to rtcp: UDPSender,
+                        clock: ContinuousClock) throws {
+        sleep(until: clock.now + .milliseconds(500), clock)
+        let unix = Date().timeIntervalSince1970
+        let ntp = UInt64(unix + 2_208_988_800) << 32 | UInt64((unix - unix.rounded(.down)) * 4_294_967_296)
+        let report = RTCP.senderReportAndBye(ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpTimestamp,
+                                             packetCount: UInt32(truncatingIfNeeded: packetCount),
+                                             octetCount: UInt32(truncatingIfNeeded: payloadBytes))
+        try report.withUnsafeBytes { try rtcp.send($0) }
     }
 
     private static func sleep(until due: ContinuousClock.Instant, _ clock: ContinuousClock) {
