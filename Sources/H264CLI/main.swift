@@ -8,6 +8,7 @@ let commands: [any CLICommand.Type] = [
     BenchCommand.self,
     InspectCommand.self,
     EncodeCommand.self,
+    RTPSendCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))

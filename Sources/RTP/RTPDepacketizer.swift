@@ -4,7 +4,7 @@ import H264
 ///
 /// Packets are pushed as they arrive from the network. A reorder window (a jitter buffer keyed
 /// by extended sequence number, with 16-bit wrap-around arithmetic) puts them back in order and
-/// drops duplicates; a sequence number still missing when the window has moved past it is
+/// drops duplicated packets; a sequence number still missing when the window has moved past it is
 /// declared lost. Single NAL unit packets, STAP-A and FU-A are unpacked; NAL units are grouped
 /// into access units by RTP timestamp and marker bit and handed to a callback.
 ///
@@ -40,6 +40,12 @@ public struct RTPDepacketizer: Sendable {
 
     /// Largest reorder window accepted (a quarter of the sequence-number space).
     public static let maximumReorderWindow = 16_384
+    /// How far behind the next expected sequence number a packet may be and still count as late
+    /// (RFC 3550 A.1 `MAX_MISORDER`); farther, it may start a resynchronisation.
+    public static let maximumMisorder: Int64 = 100
+    /// How far ahead a packet may jump and still count as following a loss (RFC 3550 A.1
+    /// `MAX_DROPOUT`); farther, it may start a resynchronisation.
+    public static let maximumDropout: Int64 = 3000
     /// Events kept until ``takeEvents()``; later ones are only counted.
     public static let maximumPendingEvents = 4_096
 
@@ -64,6 +70,7 @@ public struct RTPDepacketizer: Sendable {
     private var ring: [Slot]
     private let mask: Int64
     private var buffered = 0
+    private var resyncSequence: UInt16?
     private var lossPending = false
 
     // The access unit being built: its NAL units back to back in `auBytes`.
@@ -108,7 +115,8 @@ public struct RTPDepacketizer: Sendable {
     ///
     /// Access units completed by this packet (or by the window moving on) are passed to
     /// `deliver`, in order, before the call returns. The `nalUnits` of an access unit are views
-    /// into a buffer the depacketiser reuses: keep the value (or copy the bytes) to hold on to them.
+    /// into a buffer the depacketiser reuses; they stay valid if kept (copy-on-write), at the
+    /// cost of a new buffer for the depacketiser.
     ///
     /// - Parameters:
     ///   - packet: one UDP datagram.
@@ -123,7 +131,7 @@ public struct RTPDepacketizer: Sendable {
     ///   FU-A interrupted); the packet was processed and the NAL unit dropped before the throw.
     /// - Complexity: O(n) in the packet's bytes, plus the packets it releases from the window.
     public mutating func push(_ packet: ArraySlice<UInt8>, _ deliver: (RTPReceivedAccessUnit) -> Void) throws(H264Error) {
-        violation = nil
+        if violation != nil { violation = nil }
         let parsed = try RTPPacket(parsing: packet)
         let header = parsed.header
         if let pt = configuration.payloadType, header.payloadType != pt {
@@ -131,16 +139,36 @@ public struct RTPDepacketizer: Sendable {
         }
         try Self.validate(parsed.payload)
         let seq = header.sequenceNumber
+        if started {
+            guard header.ssrc == ssrc else {
+                throw H264Error.invalid(.unsupported, "packet from SSRC \(header.ssrc) while receiving SSRC \(ssrc)")
+            }
+            // RFC 3550 A.1: a packet far from the expected sequence number is ignored, unless the
+            // next one follows it: then the sender restarted its numbering and so do we.
+            let ext = extended(seq)
+            let window = Int64(configuration.reorderWindow)
+            if ext < nextExpected - max(window, Self.maximumMisorder) || ext >= nextExpected + max(window, Self.maximumDropout) {
+                guard seq == resyncSequence else {
+                    resyncSequence = seq &+ 1
+                    report.outOfRange += 1
+                    record(.packetIgnored(sequenceNumber: seq, duplicate: false))
+                    return
+                }
+                flush(deliver)
+                started = false
+                lossPending = false
+                report.resynchronizations += 1
+                record(.resynchronized(sequenceNumber: seq))
+            }
+            resyncSequence = nil
+        }
         if !started {
             started = true
             ssrc = header.ssrc
             highest = 1 << 32 | Int64(seq)
             nextExpected = highest
-        } else if header.ssrc != ssrc {
-            throw H264Error.invalid(.unsupported, "packet from SSRC \(header.ssrc) while receiving SSRC \(ssrc)")
         }
-        let delta = Int64(Int16(bitPattern: seq &- UInt16(truncatingIfNeeded: highest)))
-        let ext = highest + delta
+        let ext = extended(seq)
         if ext < nextExpected {
             report.lateOrDuplicate += 1
             record(.packetIgnored(sequenceNumber: seq, duplicate: false))
@@ -156,7 +184,7 @@ public struct RTPDepacketizer: Sendable {
         } else {
             let i = Int(ext & mask)
             if ring[i].sequence == ext {
-                report.duplicates += 1
+                report.duplicatePackets += 1
                 record(.packetIgnored(sequenceNumber: seq, duplicate: true))
                 return
             }
@@ -181,11 +209,17 @@ public struct RTPDepacketizer: Sendable {
     /// declaring the gaps lost, and delivers the access unit in progress.
     public mutating func flush(_ deliver: (RTPReceivedAccessUnit) -> Void) {
         if started { drain(upTo: highest + 1, deliver) }
-        finishAccessUnit(marker: false, fragmentReason: .truncated("the stream ended inside an FU-A NAL unit"), deliver)
+        finishAccessUnit(.flush, deliver)
         violation = nil
     }
 
     // MARK: Reordering
+
+    /// The extended sequence number nearest to the highest one seen (16-bit wrap-around).
+    @inline(__always)
+    private func extended(_ seq: UInt16) -> Int64 {
+        highest + Int64(Int16(bitPattern: seq &- UInt16(truncatingIfNeeded: highest)))
+    }
 
     /// Processes held packets in order up to `limit`, declaring missing ones lost.
     private mutating func drain(upTo limit: Int64, _ deliver: (RTPReceivedAccessUnit) -> Void) {
@@ -251,7 +285,7 @@ public struct RTPDepacketizer: Sendable {
             if auActive { auIncomplete = true }
         }
         if auActive && timestamp != auTimestamp {
-            finishAccessUnit(marker: false, fragmentReason: .invalid(.invalidBitstream, "FU-A fragments with different timestamps"), deliver)
+            finishAccessUnit(.newTimestamp, deliver)
         }
         if !auActive {
             auActive = true
@@ -276,7 +310,7 @@ public struct RTPDepacketizer: Sendable {
             }
         }
         if marker {
-            finishAccessUnit(marker: true, fragmentReason: .invalid(.invalidBitstream, "marker bit on an FU-A fragment without the E bit"), deliver)
+            finishAccessUnit(.marker, deliver)
         }
     }
 
@@ -379,15 +413,24 @@ public struct RTPDepacketizer: Sendable {
                                fragmentsReceived: fuFragments, reason: reason))
     }
 
-    private mutating func finishAccessUnit(marker: Bool, fragmentReason: H264Error, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+    /// What ends an access unit.
+    private enum AccessUnitEnd {
+        case marker, newTimestamp, flush
+    }
+
+    private mutating func finishAccessUnit(_ end: AccessUnitEnd, _ deliver: (RTPReceivedAccessUnit) -> Void) {
         guard auActive else { return }
         if fuStart >= 0 {
-            if fragmentReason.code == .truncated { dropFragments(fragmentReason) } else { dropFragments(flagging: fragmentReason) }
+            switch end {
+            case .marker: dropFragments(flagging: .invalid(.invalidBitstream, "marker bit on an FU-A fragment without the E bit"))
+            case .newTimestamp: dropFragments(flagging: .invalid(.invalidBitstream, "FU-A fragments with different timestamps"))
+            case .flush: dropFragments(.truncated("the stream ended inside an FU-A NAL unit"))
+            }
         }
+        let marker = end == .marker
         discardingFragments = false
         if !auRanges.isEmpty {
-            scratch.removeAll(keepingCapacity: true)
-            for r in auRanges {
+            for r in auRanges {  // `scratch` is empty between access units
                 // Every range holds a NAL unit whose header was checked on arrival.
                 if let unit = try? NALUnit(auBytes[r]) { scratch.append(unit) }
             }
@@ -405,6 +448,14 @@ public struct RTPDepacketizer: Sendable {
 
     // MARK: Validation
 
+    /// The checks of `NALUnit.init` on a header byte whose F bit is known to be 0, without making one.
+    @inline(__always)
+    private static func checkHeader(_ header: UInt8, count: Int) throws(H264Error) {
+        if count < 4 && NALUnitType(rawValue: header).hasHeaderExtension {
+            throw .truncated("NAL unit header extension of type \(header & 0x1F) needs 4 bytes, has \(count)")
+        }
+    }
+
     /// Checks the structure of an RTP payload for H.264 so that unpacking it cannot fail.
     static func validate(_ payload: ArraySlice<UInt8>) throws(H264Error) {
         guard let h = payload.first else { throw .truncated("empty RTP payload") }
@@ -414,7 +465,7 @@ public struct RTPDepacketizer: Sendable {
         case 0:
             throw H264Error.invalid(.invalidBitstream, "payload header with NAL unit type 0")
         case 1...23:
-            _ = try NALUnit(payload)
+            try checkHeader(h, count: payload.count)
         case RTPPayloadStructure.stapA:
             var pos = s + 1
             guard pos < end else { throw .truncated("STAP-A without a NAL unit") }
@@ -426,10 +477,12 @@ public struct RTPDepacketizer: Sendable {
                 guard size <= end - pos else {
                     throw H264Error.invalid(.lengthPastEnd, "STAP-A NAL unit of \(size) bytes, \(end - pos) left")
                 }
-                let unit = try NALUnit(payload[pos..<(pos + size)])
-                guard (1...23).contains(unit.type.rawValue) else {
-                    throw H264Error.invalid(.invalidBitstream, "STAP-A holds a NAL unit of type \(unit.type.rawValue)")
+                let inner = payload[pos]
+                guard inner & 0x80 == 0 else { throw H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1 in a STAP-A") }
+                guard (1...23).contains(inner & 0x1F) else {
+                    throw H264Error.invalid(.invalidBitstream, "STAP-A holds a NAL unit of type \(inner & 0x1F)")
                 }
+                try checkHeader(inner, count: size)
                 pos += size
             }
         case RTPPayloadStructure.fuA:

@@ -2,15 +2,21 @@ import H264
 
 /// Running totals of what an ``RTPDepacketizer`` received, lost and threw away.
 public struct RTPLossReport: Hashable, Sendable {
-    /// Packets accepted (well-formed, in the window, not duplicates).
+    /// Packets accepted (well-formed, in the window, not duplicated).
     public var packetsReceived = 0
     /// Sequence numbers never received: declared lost when the reorder window moved past them.
     public var packetsLost = 0
     /// Packets whose sequence number was already held in the reorder window.
-    public var duplicates = 0
+    public var duplicatePackets = 0
     /// Packets that arrived after their sequence number had been processed or declared lost
-    /// (late arrivals and duplicates of processed packets).
+    /// (late arrivals and copies of processed packets).
     public var lateOrDuplicate = 0
+    /// Packets ignored because their sequence number was far from the expected one (more than
+    /// ``RTPDepacketizer/maximumMisorder`` behind or ``RTPDepacketizer/maximumDropout`` ahead).
+    public var outOfRange = 0
+    /// Times the depacketiser started over at a new sequence number: two consecutive packets
+    /// far from the expected sequence (a sender that restarted).
+    public var resynchronizations = 0
     /// NAL units of which some FU-A fragments arrived and which were dropped because others did not.
     public var nalUnitsDropped = 0
     /// Access units delivered.
@@ -33,4 +39,7 @@ public enum RTPDepacketizerEvent: Hashable, Sendable {
     case nalUnitDropped(timestamp: UInt32, nalUnitType: NALUnitType, fragmentsReceived: Int, reason: H264Error)
     /// A packet whose sequence number had already been received or given up on was ignored.
     case packetIgnored(sequenceNumber: UInt16, duplicate: Bool)
+    /// The sequence numbering restarted at `sequenceNumber` (see ``RTPLossReport/resynchronizations``);
+    /// what was held before was flushed.
+    case resynchronized(sequenceNumber: UInt16)
 }

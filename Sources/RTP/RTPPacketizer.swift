@@ -23,7 +23,8 @@ public struct RTPPacketizer: Sendable {
         /// Send access units as they are.
         case off
         /// Remember the last SPS and PPS of each id seen in the stream and put them in front of
-        /// every IDR access unit that lacks them.
+        /// every IDR access unit that lacks them. The packetiser keeps the NAL units (views
+        /// into the caller's buffers) until they are replaced.
         case fromStream
         /// Put these SPS and PPS NAL units in front of every IDR access unit that lacks them.
         case given([NALUnit])
@@ -187,7 +188,7 @@ public struct RTPPacketizer: Sendable {
         }
     }
 
-    /// The access unit with SPS/PPS inserted (after a leading AUD), or nil when nothing is needed.
+    /// The access unit with SPS/PPS inserted, or nil when nothing is needed.
     private mutating func withParameterSets(_ units: [NALUnit]) -> [NALUnit]? {
         var hasIDR = false, hasSPS = false, hasPPS = false
         for u in units {
@@ -217,8 +218,9 @@ public struct RTPPacketizer: Sendable {
             if !hasPPS { sets += rememberedPPS.sorted { $0.key < $1.key }.map(\.value) }
         }
         guard !sets.isEmpty else { return nil }
+        // After the leading AUD and parameter sets, so that a PPS follows the SPS it refers to.
         var out = units
-        let at = units.first?.type == .accessUnitDelimiter ? 1 : 0
+        let at = units.firstIndex { !($0.type == .accessUnitDelimiter || $0.type.isParameterSet) } ?? units.count
         out.insert(contentsOf: sets, at: at)
         return out
     }

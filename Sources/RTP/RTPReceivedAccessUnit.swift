@@ -5,7 +5,8 @@ import H264
 public struct RTPReceivedAccessUnit: Sendable {
     /// The RTP timestamp (90 kHz clock) shared by the access unit's packets.
     public var timestamp: UInt32
-    /// The NAL units, views into one buffer owned by this value.
+    /// The NAL units: views into the depacketiser's buffer. Keeping them is safe (the buffer is
+    /// copy-on-write) but makes the depacketiser allocate a new one for the next access unit.
     public var nalUnits: [NALUnit]
     /// True when the access unit ended with a packet carrying the marker bit (false when it was
     /// ended by a packet with a new timestamp, or by ``RTPDepacketizer/flush(_:)``).

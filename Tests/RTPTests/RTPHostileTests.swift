@@ -122,3 +122,63 @@ import Testing
         #expect(errors > 0 && delivered > 0)
     }
 }
+
+@Suite struct RTPResynchronizationTests {
+    @Test func senderRestartsItsSequenceNumbers() throws {
+        var d = try RTPDepacketizer()
+        var delivered: [UInt8] = []
+        let sink = { (au: RTPReceivedAccessUnit) in delivered += au.nalUnits.map { $0.bytes[$0.bytes.startIndex + 1] } }
+        for (i, seq) in ([100, 101, 102, 40_000, 40_001, 40_002, 101, 40_003] as [UInt16]).enumerated() {
+            try d.push(RTPHostileTests.rtp([0x41, UInt8(i)], seq: seq)[...], sink)
+        }
+        d.flush(sink)
+        // 40000 alone is out of range; 40001 follows it: start over. The old 101 is then far away.
+        #expect(delivered == [0, 1, 2, 4, 5, 7])
+        #expect(d.report.outOfRange == 2 && d.report.resynchronizations == 1 && d.report.packetsLost == 0)
+        #expect(d.takeEvents().contains(.resynchronized(sequenceNumber: 40_001)))
+    }
+
+    @Test func lateWithinMisorderIsLateNotRestart() throws {
+        var d = try RTPDepacketizer(.init(reorderWindow: 2))
+        var count = 0
+        for seq in [10, 11, 12, 13, 14, 11, 15] as [UInt16] {
+            try d.push(RTPHostileTests.rtp([0x41, 1], seq: seq)[...]) { _ in count += 1 }
+        }
+        #expect(count == 6 && d.report.lateOrDuplicate == 1 && d.report.outOfRange == 0)
+    }
+}
+
+@Suite struct RTPGroupingTests {
+    /// A sender that never sets the marker bit: access units end at a new timestamp and at flush.
+    @Test func accessUnitsWithoutMarker() throws {
+        var d = try RTPDepacketizer()
+        var aus: [RTPReceivedAccessUnit] = []
+        func packet(_ seq: UInt16, _ ts: UInt8, _ nal: [UInt8]) -> [UInt8] {
+            [0x80, 0x60, 0, UInt8(seq), 0, 0, 0, ts, 0, 0, 0, 1] + nal
+        }
+        for p in [packet(1, 1, [0x09, 0x10]), packet(2, 1, [0x65, 1]), packet(3, 2, [0x41, 2]), packet(4, 2, [0x41, 3])] {
+            try d.push(p[...]) { aus.append($0) }
+        }
+        #expect(aus.count == 1)
+        d.flush { aus.append($0) }
+        #expect(aus.map(\.timestamp) == [1, 2])
+        #expect(aus.map { $0.nalUnits.map(\.type) } == [[.accessUnitDelimiter, .idrSlice], [.slice, .slice]])
+        #expect(aus.allSatisfy { !$0.markerReceived && !$0.mayBeIncomplete })
+    }
+
+    /// Every prefix of every packet of a stream: an error or a result, never a trap.
+    @Test func everyPrefixIsSafe() throws {
+        var p = try RTPPacketizer(.init(mtu: 40, ssrc: 9))
+        var buffer = RTPPacketBuffer()
+        let units = try [[0x67, 0x42, 0, 0x1E, 0xAB], [0x68, 0xCE, 0x38], [0x65] + [UInt8](repeating: 7, count: 90)].map { try NALUnit($0) }
+        p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: 0), into: &buffer)
+        for i in 0..<buffer.count {
+            let packet = buffer[i]
+            for n in 0...packet.count {
+                var d = try RTPDepacketizer()
+                do { try d.push(packet.prefix(n)) { _ in } } catch {}
+                d.flush { _ in }
+            }
+        }
+    }
+}

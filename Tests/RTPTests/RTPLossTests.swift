@@ -48,7 +48,7 @@ struct RTPLossTests {
 
         let lastArrived = order.max() ?? 0
         #expect(report.packetsLost == lost.filter { $0 < lastArrived }.count)
-        #expect(report.duplicates + report.lateOrDuplicate == duplicated)
+        #expect(report.duplicatePackets + report.lateOrDuplicate == duplicated)
         let partiallyHit = sent.nalPackets.filter { ps in ps.contains(where: lost.contains) && !ps.allSatisfy(lost.contains) }.count
         #expect(report.nalUnitsDropped <= partiallyHit)
         if partiallyHit > 0 { #expect(report.nalUnitsDropped > 0) }

@@ -60,6 +60,9 @@ import Testing
         let (aus, _, _) = try depacketize(out)
         #expect(aus.first?.nals == [aud, Self.sps, Self.pps, Self.idr(50)])
         // A non-IDR access unit is left alone.
+        // Only the missing PPS, after the SPS the access unit carries.
+        let onlySPS = try packets([aud, Self.sps, Self.idr(50)], sets: .given(sets))
+        #expect(try depacketize(onlySPS).aus.first?.nals == [aud, Self.sps, Self.pps, Self.idr(50)])
         let p = try packets([[0x41, 0x9A, 0x10]], sets: .given(sets))
         #expect(try depacketize(p).aus.first?.nals == [[0x41, 0x9A, 0x10]])
     }
@@ -78,5 +81,14 @@ import Testing
 
     @Test func emptyAccessUnitSendsNothing() throws {
         #expect(try packets([]).isEmpty)
+    }
+}
+
+@Suite struct RTCPTests {
+    @Test func senderReportAndBye() {
+        let bytes = RTCP.senderReportAndBye(ssrc: 0x0102_0304, ntpTimestamp: 0xE000_0001_8000_0000, rtpTimestamp: 90_000,
+                                            packetCount: 3, octetCount: 3000)
+        #expect(bytes == [0x80, 200, 0, 6, 1, 2, 3, 4, 0xE0, 0, 0, 1, 0x80, 0, 0, 0, 0, 1, 0x5F, 0x90, 0, 0, 0, 3,
+                          0, 0, 0x0B, 0xB8, 0x81, 203, 0, 1, 1, 2, 3, 4])
     }
 }
