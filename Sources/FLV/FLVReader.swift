@@ -99,7 +99,7 @@ public struct FLVReader: Sendable {
         case _ where packet.frameType == .videoInfo:
             return nil
         case .sequenceHeader:
-            _ = try DecoderConfigurationBytes(packet.data)
+            _ = try AVCDecoderConfigurationRecord.flvSequenceHeader(packet.data)
             return .decoderConfiguration(packet.data, timestamp: time)
         case .nalu:
             return .sample(FLVVideoSample(dts: time, pts: time &+ Int64(packet.compositionTime),  // 32 + 24 bits

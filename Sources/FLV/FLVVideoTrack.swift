@@ -69,12 +69,11 @@ public struct FLVVideoTrack: Hashable, Sendable {
     /// - Throws: ``H264Error/Code/lengthPastEnd`` and NAL header errors for a malformed sample.
     /// - Complexity: O(total size).
     public func annexB() throws(H264Error) -> [UInt8] {
-        // TODO(integration): switch to the core AVCC -> Annex-B conversion once it exists.
         var out: [UInt8] = []
         for segment in segments {
-            let config = try DecoderConfigurationBytes(segment.decoderConfiguration)
+            let config = try AVCDecoderConfigurationRecord.flvSequenceHeader(segment.decoderConfiguration)
             for sample in segment.samples {
-                let units = try lengthPrefixedUnits(sample.data, lengthSize: config.lengthSize)
+                let units = try AVCC.split(sample.data, lengthSize: config.nalUnitLengthSize)
                 let random = sample.isKeyframe || units.contains { $0.type == .idrSlice }
                 let hasSPS = units.contains { $0.type == .sps }
                 let hasPPS = units.contains { $0.type == .pps }

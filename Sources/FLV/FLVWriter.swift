@@ -48,7 +48,7 @@ public struct FLVWriter: Sendable {
     ///   record, ``H264Error/Code/invalidArgument`` for a time outside 0...2^32-1.
     public mutating func writeDecoderConfiguration(_ avcC: [UInt8], timestamp: Int64) throws(H264Error) {
         guard avcC != decoderConfiguration else { return }
-        _ = try DecoderConfigurationBytes(avcC[...])
+        _ = try AVCDecoderConfigurationRecord.flvSequenceHeader(avcC[...])
         let body = FLVVideoPacket.sequenceHeader(avcC[...]).bytes
         try writeTag(FLVTag(type: .video, timestamp: try Self.tagTime(timestamp), body: body[...]))
         decoderConfiguration = avcC

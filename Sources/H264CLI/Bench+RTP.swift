@@ -54,8 +54,7 @@ enum RTPBench {
     }
 
     private static func accessUnits(_ stream: [UInt8]) throws -> [RTPAccessUnit] {
-        let units = try AnnexB.split(stream[...], leadingData: .skip)
-        return RTPAccessUnit.interimGrouping(units, frameDuration90kHz: 3600)
+        RTPAccessUnit.accessUnits(annexB: stream[...])
     }
 
     /// Runs `body` until `seconds` of this thread's CPU time have passed (at least twice) and

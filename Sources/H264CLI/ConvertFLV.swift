@@ -4,39 +4,22 @@ import H264
 /// FLV conversions for `h264 convert` (in.h264 -> out.flv, in.flv -> out.h264) and the FLV
 /// output of `h264 encode`.
 enum FLVConversion {
-    /// Converts an Annex-B stream to an FLV file.
-    ///
-    /// Access units are found with ``InterimAccessUnits`` and timed at a constant frame rate.
-    /// Presentation times come from `presentationOrder` (the access-unit layer's output order);
-    /// without it PTS equals DTS, right only for streams without reordering.
+    /// Converts an Annex-B stream to an FLV file: access units per 7.4.1.2.4 with their decode
+    /// and presentation times (composition time = PTS - DTS for B-frames), a sequence header
+    /// whenever the parameter sets change, and `onMetaData` from the SPS.
     /// - Parameters:
     ///   - annexB: the stream.
-    ///   - frameRate: frames per second (DTS of access unit `i` is `i * 1000 / frameRate` ms).
-    ///   - width: the `onMetaData` width, when known.
-    ///   - height: the `onMetaData` height, when known.
-    ///   - presentationOrder: for each access unit in decoding order, its index in output order.
+    ///   - timing: frame rate (for streams without VUI timing) and reorder choices.
     /// - Returns: the FLV file.
-    static func annexBToFLV(_ annexB: [UInt8], frameRate: Double = 25, width: Int? = nil, height: Int? = nil,
-                            presentationOrder: [Int]? = nil) throws -> [UInt8] {
-        guard frameRate > 0, frameRate.isFinite else { throw CLIError("frame rate must be positive") }
-        let units = try AnnexB.split(annexB, leadingData: .skip)
-        let accessUnits = InterimAccessUnits.group(units)
-        if let presentationOrder, presentationOrder.count != accessUnits.count {
-            throw CLIError("presentation order has \(presentationOrder.count) entries for \(accessUnits.count) access units")
-        }
-        let order = presentationOrder ?? Array(accessUnits.indices)
-        // Delay every PTS by the largest reordering so that no PTS is before its DTS.
-        let delay = order.enumerated().map { $0.offset - $0.element }.max().map { max($0, 0) } ?? 0
-        let ms = { (i: Int) in Int64((Double(i) * 1000 / frameRate).rounded()) }
+    static func annexBToFLV(_ annexB: [UInt8], timing: TimestampAssigner.Configuration = .init()) throws -> [UInt8] {
+        let (accessUnits, errors) = AccessUnits.assemble(annexB: annexB[...], timing: timing, leadingData: .skip)
+        if accessUnits.isEmpty, let first = errors.first { throw first }
         var builder = FLVSampleBuilder()
         var writer = FLVWriter()
-        let frameCount = Double(accessUnits.count)
-        try writer.writeMetadata(FLVMetadata(width: width, height: height, frameRate: frameRate,
-                                         duration: frameCount / frameRate, encoder: "swift-h264"))
-        for (i, au) in accessUnits.enumerated() {
-            let dts = ms(i)
-            let (avcC, sample) = try builder.sample(au, dts: dts, pts: ms(order[i] + delay))
-            if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: dts) }
+        try writer.writeMetadata(FLVSampleBuilder.metadata(for: accessUnits))
+        for au in accessUnits where !au.flags.hasNoPicture {
+            let (avcC, sample) = try builder.sample(au)
+            if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: sample.dts) }
             try writer.writeSample(sample)
         }
         try writer.writeEndOfSequence()
@@ -56,9 +39,8 @@ enum FLVConversion {
     }
 
     /// File to file: Annex-B in, FLV out (`-` is stdin/stdout).
-    static func annexBToFLV(inputPath: String, outputPath: String, frameRate: Double = 25,
-                            width: Int? = nil, height: Int? = nil) throws {
-        let flv = try annexBToFLV(try Input.readAll(inputPath), frameRate: frameRate, width: width, height: height)
+    static func annexBToFLV(inputPath: String, outputPath: String, timing: TimestampAssigner.Configuration = .init()) throws {
+        let flv = try annexBToFLV(try Input.readAll(inputPath), timing: timing)
         try Output.write(flv, to: outputPath)
     }
 
@@ -68,91 +50,56 @@ enum FLVConversion {
     }
 }
 
-/// Turns access units (lists of NAL units, in-band parameter sets included) into FLV samples,
-/// and notices when the parameter sets change so that a new sequence header can be written.
-///
-/// TODO(integration): build the record with the core `AVCDecoderConfigurationRecord` and the
-/// samples with the AVCC writer once they are merged.
+/// Turns timed access units into FLV samples (AVCC, 4-byte lengths, parameter sets out of band)
+/// and notices when the parameter sets change, so that a new sequence header goes first.
 struct FLVSampleBuilder {
-    private var spsByID: [UInt32: NALUnit] = [:]
-    private var ppsByID: [UInt32: NALUnit] = [:]
+    private var spsByID: [Int: NALUnit] = [:]
+    private var ppsByID: [Int: NALUnit] = [:]
     private var current: [UInt8]?
 
-    /// The sample for one access unit, and the avcC record to send before it when the
-    /// parameter sets are new or changed (nil when the current one still holds).
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when the first access unit brings no
-    ///   SPS and PPS.
-    mutating func sample(_ au: [NALUnit], dts: Int64, pts: Int64) throws(H264Error) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
-        for unit in au where unit.type == .sps || unit.type == .pps {
-            var r = BitReader(unit.rbsp)
-            if unit.type == .sps { try r.skipBits(24) }  // profile_idc, constraint flags, level_idc
-            let id = try r.readUE()
-            if unit.type == .sps { spsByID[id] = unit } else { ppsByID[id] = unit }
+    /// The sample for one access unit (timestamps in milliseconds), and the avcC record to send
+    /// before it when the parameter sets are new or changed (nil when the current one holds).
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when no SPS and PPS came before.
+    mutating func sample(_ au: AccessUnit) throws -> (avcC: [UInt8]?, sample: FLVVideoSample) {
+        for unit in au.nalUnits {
+            guard let id = unit.parameterSetID else { continue }
+            if unit.type == .sps { spsByID[id] = unit } else if unit.type == .pps { ppsByID[id] = unit }
         }
         guard !spsByID.isEmpty, !ppsByID.isEmpty else {
-            throw H264Error.invalid(.missingParameterSet, "no SPS/PPS before the first access unit")
+            throw H264Error.invalid(.missingParameterSet, "no SPS/PPS before access unit \(au.index)")
         }
-        let record = InterimAccessUnits.avcC(sps: spsByID.sorted { $0.key < $1.key }.map(\.value),
-                                             pps: ppsByID.sorted { $0.key < $1.key }.map(\.value))
+        let record = try AVCDecoderConfigurationRecord(
+            parameterSets: spsByID.keys.sorted().compactMap { spsByID[$0] } + ppsByID.keys.sorted().compactMap { ppsByID[$0] })
+            .serialized()
         let changed = record != current
         current = record
-        var data: [UInt8] = []
-        for unit in au {
-            data.writeUInt32(UInt32(unit.count))
-            data.append(contentsOf: unit.bytes)
+        guard let times = au.timestamps(timescale: 1000) else {
+            throw CLIError("access unit \(au.index) has no timestamps")
         }
-        let keyframe = au.contains { $0.type == .idrSlice }
-        return (changed ? record : nil, FLVVideoSample(dts: dts, pts: pts, isKeyframe: keyframe, data: data))
-    }
-}
-
-/// A stand-in for the access-unit layer: groups NAL units into access units by a simple rule.
-///
-/// TODO(integration): replace with the core access-unit assembly (7.4.1.2.4).
-enum InterimAccessUnits {
-    /// Groups NAL units: a new access unit starts at an AUD, SPS, PPS, SEI or types 14...18
-    /// after a slice, or at a slice with `first_mb_in_slice` 0 after a slice.
-    static func group(_ units: [NALUnit]) -> [[NALUnit]] {
-        var out: [[NALUnit]] = []
-        var current: [NALUnit] = []
-        var hasSlice = false
-        for unit in units {
-            let t = unit.type.rawValue
-            let startsAU: Bool
-            if unit.type.isVCL {
-                // first_mb_in_slice is the first ue(v) of the payload: 0 is the single bit '1'.
-                startsAU = hasSlice && (unit.payload.first.map { $0 & 0x80 != 0 } ?? false)
-            } else {
-                startsAU = hasSlice && ((6...9).contains(t) || (14...18).contains(t))
-            }
-            if startsAU {
-                out.append(current)
-                current = []
-                hasSlice = false
-            }
-            current.append(unit)
-            if unit.type.isVCL { hasSlice = true }
-        }
-        if !current.isEmpty { out.append(current) }
-        return out
+        let data = try au.avccSample(lengthSize: .four, includeParameterSets: false)
+        return (changed ? record : nil, FLVVideoSample(dts: times.dts, pts: times.pts, isKeyframe: au.isKeyframe, data: data))
     }
 
-    /// An `AVCDecoderConfigurationRecord` (ISO/IEC 14496-15 5.3.3.1) from parameter sets:
-    /// version 1, profile/compatibility/level from the first SPS, 4-byte lengths, without the
-    /// High-profile extension.
-    static func avcC(sps: [NALUnit], pps: [NALUnit]) -> [UInt8] {
-        let first = sps.first.map { Array($0.bytes) } ?? []
-        let profile = first.count > 3 ? Array(first[1...3]) : [66, 0, 30]
-        var out: [UInt8] = [1] + profile + [0xFF, 0xE0 | UInt8(min(sps.count, 31))]
-        for s in sps.prefix(31) {
-            out.writeUInt16(UInt16(clamping: s.count))
-            out.append(contentsOf: s.bytes.prefix(Int(UInt16.max)))
+    /// `onMetaData` for a stream: size and frame rate from its first SPS, duration from its
+    /// timestamps.
+    static func metadata(for accessUnits: [AccessUnit]) -> FLVMetadata {
+        var store = ParameterSetStore()
+        var sps: SequenceParameterSet?
+        outer: for au in accessUnits {
+            for unit in au.nalUnits where unit.type == .sps {
+                if (try? store.ingest(unit)) != nil, let id = unit.parameterSetID, let s = store.sps(id: id) {
+                    sps = s
+                    break outer
+                }
+            }
         }
-        out.append(UInt8(min(pps.count, 255)))
-        for p in pps.prefix(255) {
-            out.writeUInt16(UInt16(clamping: p.count))
-            out.append(contentsOf: p.bytes.prefix(Int(UInt16.max)))
+        let timeBase = accessUnits.first?.timeBase
+        let frameSeconds = timeBase?.seconds(2)
+        var duration: Double?
+        if let timeBase, let end = accessUnits.compactMap({ au in au.pts.map { $0 + (au.duration ?? 0) } }).max() {
+            duration = timeBase.seconds(end)
         }
-        return out
+        return FLVMetadata(width: sps?.width, height: sps?.height, frameRate: frameSeconds.map { 1 / $0 },
+                           duration: duration, encoder: "swift-h264")
     }
 }

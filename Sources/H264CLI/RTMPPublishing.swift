@@ -18,14 +18,14 @@ final class RTMPPublishing {
         publisher.send(metadata: metadata)
     }
 
-    /// Queues one access unit (its NAL units in decoding order, parameter sets in band); a new
-    /// sequence header goes first whenever the parameter sets change.
+    /// Queues one timed access unit (parameter sets in band are moved to sequence headers,
+    /// sent first whenever they change).
     /// - Returns: false when the overflow policy dropped the frame.
     @discardableResult
-    func send(accessUnit: [NALUnit], dts: Int64, pts: Int64) throws -> Bool {
-        let (avcC, sample) = try builder.sample(accessUnit, dts: dts, pts: pts)
-        if let avcC { try publisher.send(decoderConfiguration: avcC, timestamp: dts) }
-        lastDTS = dts
+    func send(_ accessUnit: AccessUnit) throws -> Bool {
+        let (avcC, sample) = try builder.sample(accessUnit)
+        if let avcC { try publisher.send(decoderConfiguration: avcC, timestamp: sample.dts) }
+        lastDTS = sample.dts
         return try publisher.send(sample)
     }
 
@@ -36,38 +36,29 @@ final class RTMPPublishing {
         return publisher.statistics
     }
 
-    /// Publishes a whole Annex-B stream at a constant frame rate.
+    /// Publishes a whole Annex-B stream: access units per 7.4.1.2.4 with their decode and
+    /// presentation times.
     /// - Parameters:
     ///   - annexB: the stream.
     ///   - url: `rtmp://host[:port]/app/stream`.
-    ///   - frameRate: frames per second.
-    ///   - presentationOrder: each access unit's output index (see ``FLVConversion``); nil for
-    ///     streams without reordering.
+    ///   - timing: frame rate (for streams without VUI timing) and reorder choices.
     ///   - realTime: pace the frames by their DTS (otherwise as fast as the policy allows).
-    ///   - width: the metadata width, when known.
-    ///   - height: the metadata height, when known.
     ///   - options: publisher settings.
-    static func publish(annexB: [UInt8], to url: String, frameRate: Double = 25, presentationOrder: [Int]? = nil,
-                        realTime: Bool = true, width: Int? = nil, height: Int? = nil,
-                        options: RTMPPublisher.Options = .init()) throws -> RTMPPublisher.Statistics {
-        guard frameRate > 0, frameRate.isFinite else { throw CLIError("frame rate must be positive") }
-        let accessUnits = InterimAccessUnits.group(try AnnexB.split(annexB, leadingData: .skip))
-        let order = presentationOrder ?? Array(accessUnits.indices)
-        guard order.count == accessUnits.count else { throw CLIError("presentation order does not match the stream") }
-        let delay = max(order.enumerated().map { $0.offset - $0.element }.max() ?? 0, 0)
-        let ms = { (i: Int) in Int64((Double(i) * 1000 / frameRate).rounded()) }
-        let session = try RTMPPublishing(url: url, metadata: FLVMetadata(width: width, height: height, frameRate: frameRate, encoder: "swift-h264"),
-                                         options: options)
+    static func publish(annexB: [UInt8], to url: String, timing: TimestampAssigner.Configuration = .init(),
+                        realTime: Bool = true, options: RTMPPublisher.Options = .init()) throws -> RTMPPublisher.Statistics {
+        let (accessUnits, errors) = AccessUnits.assemble(annexB: annexB[...], timing: timing, leadingData: .skip)
+        if accessUnits.isEmpty, let first = errors.first { throw first }
+        let session = try RTMPPublishing(url: url, metadata: FLVSampleBuilder.metadata(for: accessUnits), options: options)
         let clock = ContinuousClock()
         let start = clock.now
-        for (i, au) in accessUnits.enumerated() {
-            if realTime {
-                let wait = Duration.milliseconds(ms(i)) - start.duration(to: clock.now)
+        for au in accessUnits where !au.flags.hasNoPicture {
+            if realTime, let dts = au.timestamps(timescale: 1000)?.dts {
+                let wait = Duration.milliseconds(dts) - start.duration(to: clock.now)
                 if wait > .zero {
                     Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
                 }
             }
-            try session.send(accessUnit: au, dts: ms(i), pts: ms(order[i] + delay))
+            try session.send(au)
         }
         return try session.finish()
     }

@@ -22,7 +22,8 @@ enum RTPSendCommand: CLICommand {
       --sdp PATH                where to write the SDP (default FILE.sdp)
       --dry-run                 write the SDP and exit without sending
       --fast                    send as fast as possible instead of in real time
-      --fps N[/D]               frame rate for timestamps and pacing (default 25)
+      --fps N[/D]               frame rate for timestamps and pacing (default: the stream's VUI
+                                timing, else 25)
       --speed X                 pace at X times real time (default 1)
       --payload-type PT         RTP payload type, 96...127 (default 96)
       --repeat-parameter-sets   put the last SPS/PPS before every IDR access unit lacking them
@@ -36,7 +37,7 @@ enum RTPSendCommand: CLICommand {
         let sdpOption = try args.option("--sdp")
         let dryRun = args.flag("--dry-run")
         let fast = args.flag("--fast")
-        let (fpsNum, fpsDen) = try frameRate(try args.option("--fps") ?? "25")
+        let fpsOption = try args.option("--fps").map(frameRate)
         let speed = try args.option("--speed").map { s -> Double in
             guard let v = Double(s), v > 0, v.isFinite else { throw CLIError("--speed: '\(s)' is not a positive number") }
             return v
@@ -58,10 +59,16 @@ enum RTPSendCommand: CLICommand {
         let (host, port) = try hostAndPort(to)
 
         let units = try AnnexB.split(bytes[...], leadingData: .skip)
-        var accessUnits = RTPAccessUnit.interimGrouping(units, frameDuration90kHz: 0)
-        for i in accessUnits.indices {  // exact for any rate: n * 90000 * D / N
-            accessUnits[i].timestamp90kHz = Int64(i) * 90_000 * fpsDen / fpsNum
+        // Access units per 7.4.1.2.4, timed in presentation order on the 90 kHz clock; packets
+        // leave in decoding order, paced by decode time.
+        let timing = TimestampAssigner.Configuration(frameRate: fpsOption.map { ($0.0, $0.1) } ?? (25, 1),
+                                                     overridesStreamTiming: fpsOption != nil)
+        let assembled = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: .skip).accessUnits
+        let timed = assembled.compactMap { au in
+            RTPAccessUnit(au).map { (unit: $0, decodeSeconds: Double(au.timestamps(timescale: 90_000)?.dts ?? 0) / 90_000) }
         }
+        let accessUnits = timed.map(\.unit)
+        let frameSeconds = assembled.first?.timeBase.map { $0.seconds(2) } ?? 0.04
 
         var rng = SystemRandomNumberGenerator()
         let ssrc: UInt32 = rng.next(), initialTimestamp: UInt32 = rng.next()
@@ -71,7 +78,7 @@ enum RTPSendCommand: CLICommand {
         let sender = try UDPSender(host: host, port: port)
         let format = try H264FormatParameters(parameterSets: firstParameterSets(units))
         let sdp = RTPSessionDescription(connectionAddress: sender.numericHost, port: port, payloadType: UInt8(payloadType),
-                                        format: format, frameRate: Double(fpsNum) / Double(fpsDen))
+                                        format: format, frameRate: 1 / frameSeconds)
         let sdpPath = sdpOption ?? path + ".sdp"
         try Output.write(Array(sdp.text.utf8), to: sdpPath)
         if dryRun {
@@ -81,8 +88,7 @@ enum RTPSendCommand: CLICommand {
 
         let clock = ContinuousClock()
         let began = clock.now
-        let frameSeconds = Double(fpsDen) / Double(fpsNum)
-        let (packetCount, byteCount) = try send(accessUnits, with: &packetizer, to: sender, pacing: fast ? nil : speed,
+        let (packetCount, byteCount) = try send(timed, with: &packetizer, to: sender, pacing: fast ? nil : speed,
                                                 frameSeconds: frameSeconds, clock: clock)
         if port < 65535 {
             // RTP time at the end: the stream's duration, or the time paced so far.
@@ -100,18 +106,18 @@ enum RTPSendCommand: CLICommand {
     /// its packets spread over half its frame interval so that a large picture does not arrive
     /// as one burst that overflows the receiver's socket buffer.
     /// - Returns: packets and bytes sent.
-    static func send(_ accessUnits: [RTPAccessUnit], with packetizer: inout RTPPacketizer, to sender: UDPSender,
-                     pacing speed: Double?, frameSeconds: Double, clock: ContinuousClock) throws -> (Int, Int) {
+    static func send(_ accessUnits: [(unit: RTPAccessUnit, decodeSeconds: Double)], with packetizer: inout RTPPacketizer,
+                     to sender: UDPSender, pacing speed: Double?, frameSeconds: Double, clock: ContinuousClock) throws -> (Int, Int) {
         var packets = RTPPacketBuffer()
         var packetCount = 0, byteCount = 0
         let start = clock.now
-        for au in accessUnits {
+        for (au, decodeSeconds) in accessUnits {
             packets.removeAll()
             packetizer.packetize(au, into: &packets)
             for i in 0..<packets.count {
                 if let speed {
                     let spread = packets.count > 1 ? 0.5 * frameSeconds * Double(i) / Double(packets.count) : 0
-                    let due = (Double(au.timestamp90kHz) / 90_000 + spread) / speed
+                    let due = (decodeSeconds + spread) / speed
                     sleep(until: start + .nanoseconds(Int64(due * 1e9)), clock)
                 }
                 try packets[i].withUnsafeBytes { try sender.send($0) }

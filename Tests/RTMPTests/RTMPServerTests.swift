@@ -21,11 +21,11 @@ import TestSupport
         let path = Support.corpusFile(Self.stream)
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let order = try Support.presentationOrder(path)
-        let accessUnits = InterimAccessUnits.group(try AnnexB.split(annexB, leadingData: .skip))
+        let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         #expect(accessUnits.count == 250)  // 10 s at 25 fps
         let options = RTMPPublisher.Options(queueCapacity: 16, overflowPolicy: .block(maximumWaitMilliseconds: 5000))
         let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/test",
-                                               frameRate: 25, presentationOrder: order, realTime: false, options: options)
+                                               realTime: false, options: options)
         #expect(stats.framesSent == 250 && stats.framesDropped == 0)
         // nginx closes the recording when the stream is deleted; give it a moment, then stop.
         for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
@@ -37,7 +37,7 @@ import TestSupport
         let probe = try Support.probePackets(recording)
         #expect(probe.errors.isEmpty, "\(probe.errors)")
         #expect(probe.packets.count == 250)
-        let idrs = accessUnits.map { au in au.contains { $0.type == .idrSlice } }
+        let idrs = accessUnits.map(\.flags.isSync)
         #expect(zip(probe.packets, idrs).allSatisfy { $0.key || !$1 })
         #expect(probe.packets.map(\.dts) == (0..<250).map { Int64($0 * 40) })
         let decode = try Support.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
@@ -47,12 +47,12 @@ import TestSupport
         let recorded = try FLVVideoTrack(reading: [UInt8](try Data(contentsOf: URL(fileURLWithPath: recording))))
         var sent: [FLVVideoSample] = []
         var builder = FLVSampleBuilder()
-        let delay = max(order.enumerated().map { $0.offset - $0.element }.max() ?? 0, 0)
-        for (i, au) in accessUnits.enumerated() {
-            sent.append(try builder.sample(au, dts: Int64(i * 40), pts: Int64((order[i] + delay) * 40)).sample)
-        }
+        for au in accessUnits { sent.append(try builder.sample(au).sample) }
         #expect(recorded.samples.count == 250)
         #expect(recorded.samples == sent)
+        // Presentation times agree with FFmpeg's output order.
+        let delay = max(order.enumerated().map { $0.offset - $0.element }.max() ?? 0, 0)
+        #expect(recorded.samples.map(\.pts) == order.map { Int64(($0 + delay) * 40) })
         #expect(recorded.samples.map(\.isKeyframe) == idrs)
     }
 
@@ -75,15 +75,15 @@ import TestSupport
     func serverClosingMidStream() throws {
         let server = try NginxServer()
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(Self.stream))))
-        let accessUnits = InterimAccessUnits.group(try AnnexB.split(annexB, leadingData: .skip))
+        let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         let options = RTMPPublisher.Options(queueCapacity: 4, overflowPolicy: .block(maximumWaitMilliseconds: 2000))
         let session = try RTMPPublishing(url: "rtmp://127.0.0.1:\(server.port)/live/gone", metadata: FLVMetadata(), options: options)
-        for (i, au) in accessUnits.prefix(10).enumerated() { try session.send(accessUnit: au, dts: Int64(i * 40), pts: Int64(i * 40)) }
+        for au in accessUnits.prefix(10) { try session.send(au) }
         server.kill()
         var caught: H264Error?
         do {
-            for (i, au) in accessUnits.enumerated().dropFirst(10) {
-                try session.send(accessUnit: au, dts: Int64(i * 40), pts: Int64(i * 40))
+            for au in accessUnits.dropFirst(10) {
+                try session.send(au)
                 usleep(2000)
             }
             try session.finish()
@@ -99,7 +99,7 @@ import TestSupport
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(Self.stream))))
         let options = RTMPPublisher.Options(queueCapacity: 1, overflowPolicy: .dropUntilKeyframe)
         let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/drops",
-                                               frameRate: 25, realTime: false, options: options)
+                                               realTime: false, options: options)
         #expect(stats.framesSent + stats.framesDropped == 250)
         #expect(stats.framesSent == stats.framesQueued)
         for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
@@ -153,8 +153,8 @@ import TestSupport
         let path = Support.corpusFile("cros-codecs/64x64-I-P-B-P.h264")
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let order = try Support.presentationOrder(path)
-        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/paced", frameRate: 25,
-                                               presentationOrder: order, realTime: true, width: 64, height: 64)
+        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/paced",
+                                               timing: .init(frameRate: (25, 1), overridesStreamTiming: true), realTime: true)
         #expect(stats.framesSent == order.count && stats.framesDropped == 0)
         for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
         server.stop()

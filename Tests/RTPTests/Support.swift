@@ -44,8 +44,7 @@ enum Corpus {
     }
 
     static func accessUnits(_ name: String) throws -> [RTPAccessUnit] {
-        let units = try AnnexB.split(try read(name), leadingData: .skip)
-        return RTPAccessUnit.interimGrouping(units, frameDuration90kHz: 3600)
+        RTPAccessUnit.accessUnits(annexB: try read(name)[...])
     }
 }
 

@@ -285,7 +285,7 @@ public struct AccessUnitAssembler: Sendable {
             picture.diagnostics.append(error)
             return
         }
-        guard let id = ParameterSetID.read(unit) else { return }
+        guard let id = unit.parameterSetID else { return }
         let bytes = unit.payload
         if type == .sps {
             if let old = spsBytes[id], old != bytes { formatChanged = true }
@@ -295,18 +295,5 @@ public struct AccessUnitAssembler: Sendable {
             ppsBytes[id] = bytes
             ppsUnits[id] = unit
         }
-    }
-}
-
-/// Reads the id of an SPS (after `profile_idc`, the constraint flags and `level_idc`) or a PPS
-/// (its first element).
-enum ParameterSetID {
-    static func read(_ unit: NALUnit) -> Int? {
-        var reader = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(16)))
-        if unit.type == .sps {
-            guard (try? reader.skipBits(24)) != nil else { return nil }
-        }
-        guard let id = try? reader.readUE(), id < 256 else { return nil }
-        return Int(id)
     }
 }
