@@ -166,13 +166,29 @@ enum EncodeCommand: CLICommand {
             if interactive { Output.progress(stats.progressLine(elapsed: ContinuousClock.now - started)) }
         }
 
-        try source.start { (frame: VideoFrame) throws(H264Error) in
-            if let limit = frameLimit, index >= limit { source.stop(); return }
+        // Frames are read and parsed on a second thread, ahead of the encoder (as the x264 CLI
+        // does), so input parsing overlaps encoding.
+        let pipe = FramePipe(capacity: 4)
+        nonisolated(unsafe) let producerSource = source
+        let producer = Thread {
+            do {
+                try producerSource.start { (frame: VideoFrame) throws(H264Error) in
+                    if !pipe.put(frame) { producerSource.stop() }
+                }
+                pipe.finish(nil)
+            } catch {
+                pipe.finish(error)
+            }
+        }
+        producer.start()
+        defer { pipe.cancel() }
+        while frameLimit.map({ index < $0 }) ?? true, let frame = try pipe.take() {
             let options = FrameEncodeOptions(forceKeyframe: forcedFrames.contains(index))
             try write(try encoder.encode(frame, options: options))
             index += 1
             stats.submitted = index
         }
+        pipe.cancel()
         try write(try encoder.flush())
         try sink.close()
         if interactive { Output.progress(nil) }
@@ -283,5 +299,60 @@ extension Output {
     /// One line on stderr without the `h264:` prefix.
     static func note(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// A bounded queue of frames from a producer thread to the encoding thread.
+private final class FramePipe: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var frames: [VideoFrame] = []
+    private var finished = false
+    private var cancelled = false
+    private var failure: (any Error)?
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Adds a frame, waiting while the queue is full; false once the consumer has cancelled.
+    func put(_ frame: VideoFrame) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while frames.count >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        frames.append(frame)
+        condition.broadcast()
+        return true
+    }
+
+    /// The producer has no more frames (or failed).
+    func finish(_ error: (any Error)?) {
+        condition.lock()
+        finished = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The consumer wants no more frames.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        frames.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next frame, waiting for the producer; nil at the end; the producer's error.
+    func take() throws -> VideoFrame? {
+        condition.lock()
+        defer { condition.unlock() }
+        while frames.isEmpty && !finished { condition.wait() }
+        if !frames.isEmpty {
+            let frame = frames.removeFirst()
+            condition.broadcast()
+            return frame
+        }
+        if let failure { throw failure }
+        return nil
     }
 }
