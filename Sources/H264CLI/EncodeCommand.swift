@@ -45,6 +45,10 @@ enum EncodeCommand: CLICommand {
 
     static func run(_ args: inout Arguments) throws {
         guard let out = try args.option("-o") ?? args.option("--output") else { throw CLIError("encode needs -o OUT") }
+        let avcc = out.hasSuffix(".avcc")
+        guard avcc || out == "-" || out.hasSuffix(".h264") || out.hasSuffix(".264") else {
+            throw CLIError("output must end in .h264, .264 or .avcc (or be -)")
+        }
         let raw = try args.option("--raw")
         let pixFmt = try args.option("--pix-fmt")
         let fpsText = try args.option("--fps")
@@ -147,10 +151,6 @@ enum EncodeCommand: CLICommand {
         if let threads { config.threads = threads }
 
         let encoder = try X264Encoder(configuration: config)
-        let avcc = out.hasSuffix(".avcc")
-        guard avcc || out == "-" || out.hasSuffix(".h264") || out.hasSuffix(".264") else {
-            throw CLIError("output must end in .h264, .264 or .avcc (or be -)")
-        }
         let sink = try OutputSink(out)
         var stats = Stats(frameRate: rate, expected: frameLimit ?? (positionals.isEmpty ? 300 : nil))
         let interactive = isatty(2) != 0
