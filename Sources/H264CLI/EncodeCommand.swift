@@ -85,7 +85,7 @@ enum EncodeCommand: CLICommand {
         if let input = positionals.first {
             let handle = try Input.open(input)
             let read: () throws(H264Error) -> [UInt8]? = { () throws(H264Error) -> [UInt8]? in
-                do { return try Input.readChunk(handle, 1 << 20) } catch { throw H264Error(.io, "cannot read '\(input)': \(error)") }
+                try readChunk(handle.fileDescriptor, 4 << 20, input)
             }
             if let raw {
                 (width, height) = try parseSize(raw, "--raw")
@@ -193,6 +193,24 @@ enum EncodeCommand: CLICommand {
         try sink.close()
         if interactive { Output.progress(nil) }
         Output.note(stats.summary(elapsed: ContinuousClock.now - started))
+    }
+
+    /// Reads up to `size` bytes straight into a new array (one copy from the kernel); nil at
+    /// the end of the input.
+    static func readChunk(_ fd: Int32, _ size: Int, _ name: String) throws(H264Error) -> [UInt8]? {
+        var failed: Int32 = 0
+        let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let n = Foundation.read(fd, buffer.baseAddress! + count, size - count)
+                if n > 0 { count += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failed = errno }
+                break
+            }
+        }
+        if failed != 0 { throw H264Error(.io, "cannot read '\(name)': \(String(cString: strerror(failed)))") }
+        return chunk.isEmpty ? nil : chunk
     }
 
     /// `512k`, `2M`, `1.5m`, `800000` -> bits per second.

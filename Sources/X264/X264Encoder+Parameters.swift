@@ -93,7 +93,7 @@ extension X264Encoder.Configuration {
     /// in plain ABR it would change the VBV and keep the old target. So an average bitrate
     /// always becomes ABR with `vbv-maxrate` = bitrate: the target is the bitrate, or the
     /// tightest limit's rate when that is lower; the buffer is the tightest limit's bytes, or
-    /// one second of the bitrate without limits. In the quality modes a limit becomes the VBV
+    /// half a second of the bitrate without limits. In the quality modes a limit becomes the VBV
     /// directly (rate and buffer of the tightest limit), and no limit means no VBV.
     static func rateSettings(bitrate: Int?, limits: [DataRateLimit]) -> RateSettings? {
         let tightest = limits.min(by: { $0.bitsPerSecond < $1.bitsPerSecond })
@@ -103,7 +103,7 @@ extension X264Encoder.Configuration {
             var rate = Int32(clamping: bitrate / 1000)
             if let limitRate { rate = Swift.min(rate, limitRate) }
             rate = Swift.max(1, rate)
-            return RateSettings(bitrate: rate, maxRate: rate, bufferSize: Swift.max(1, limitBuffer ?? rate))
+            return RateSettings(bitrate: rate, maxRate: rate, bufferSize: Swift.max(1, limitBuffer ?? rate / 2))
         }
         guard let limitRate, let limitBuffer else { return nil }
         return RateSettings(bitrate: 0, maxRate: Swift.max(1, limitRate), bufferSize: Swift.max(1, limitBuffer))
