@@ -82,6 +82,7 @@ enum EncodeCommand: CLICommand {
         // The source and its frame geometry.
         let source: any FrameSource
         var width: Int, height: Int, format: PixelFormat, rate: Double
+        var y4mHeader: Y4MHeader?
         if let input = positionals.first {
             let handle = try Input.open(input)
             let read: () throws(H264Error) -> [UInt8]? = { () throws(H264Error) -> [UInt8]? in
@@ -99,6 +100,7 @@ enum EncodeCommand: CLICommand {
                 let y4m = Y4MSource(read: read)
                 let header = try y4m.readHeader()
                 (width, height, format) = (header.width, header.height, header.pixelFormat)
+                y4mHeader = header
                 let r = header.frameRate
                 rate = fpsText != nil || r.numerator <= 0 || r.denominator <= 0 ? Double(fps.0) / Double(fps.1)
                     : Double(r.numerator) / Double(r.denominator)
@@ -114,6 +116,14 @@ enum EncodeCommand: CLICommand {
 
         var config = X264Encoder.Configuration(width: width, height: height)
         config.pixelFormat = format
+        if let h = y4mHeader {  // aspect, field order and range from the Y4M header, as the x264 CLI takes them
+            if h.pixelAspect.numerator > 0, h.pixelAspect.denominator > 0 {
+                config.pixelAspectRatio = (h.pixelAspect.numerator, h.pixelAspect.denominator)
+            }
+            if h.interlacing == .topFieldFirst { config.fieldOrder = .topFieldFirst }
+            if h.interlacing == .bottomFieldFirst { config.fieldOrder = .bottomFieldFirst }
+            if h.colorRange == .full { config.color = .init(primaries: 2, transfer: 2, matrix: 2, fullRange: true) }
+        }
         config.expectedFrameRate = rate
         if let crf {
             guard let q = Double(crf) else { throw CLIError("--crf: '\(crf)' is not a number") }

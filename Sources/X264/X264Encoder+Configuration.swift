@@ -48,6 +48,10 @@ extension X264Encoder {
         /// SPS and PPS before every IDR picture (needed for Annex-B streams that are joined or
         /// cut; an MP4 writer can turn it off and use the avcC).
         public var repeatParameterSets = true
+        /// Pixel aspect ratio written in the VUI (`sar_width`:`sar_height`); nil for unspecified.
+        public var pixelAspectRatio: (width: Int, height: Int)?
+        /// Interlaced coding (PAFF/MBAFF) with this field order; nil for progressive frames.
+        public var fieldOrder: FieldOrder?
         /// Colour description written in the VUI, and used for BGRA/ARGB conversion.
         public var color: ColorDescription?
         /// Where x264's log messages go; nil drops them (errors are still kept for the
@@ -61,6 +65,14 @@ extension X264Encoder {
             self.width = width
             self.height = height
         }
+    }
+
+    /// Which field of an interlaced frame comes first in time.
+    public enum FieldOrder: Hashable, Sendable {
+        /// Top field first.
+        case topFieldFirst
+        /// Bottom field first.
+        case bottomFieldFirst
     }
 
     /// A bitrate or quality target.

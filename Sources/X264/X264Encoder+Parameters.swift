@@ -64,6 +64,17 @@ extension X264Encoder.Configuration {
                 throw bad("colour description values must be 0...255")
             }
         }
+        if let sar = pixelAspectRatio {
+            guard (1...65535).contains(sar.width), (1...65535).contains(sar.height) else {
+                throw bad("pixel aspect ratio \(sar.width):\(sar.height) must be 1...65535 each")
+            }
+        }
+        if fieldOrder != nil {
+            guard height % 4 == 0 || chromaFormat != .yuv420 else { throw bad("interlaced 4:2:0 needs a height divisible by 4") }
+            guard profile != .baseline else {
+                throw H264Error.invalid(.unsupported, "profile baseline does not support interlaced coding")
+            }
+        }
         if case .idc(let l) = level {
             guard (9...62).contains(l) else { throw bad("level_idc \(l) must be 9...62") }
         }
@@ -172,6 +183,14 @@ extension X264Encoder.Configuration {
             p.rc.i_qp_constant = Int32(q)
         }
         if let r = Self.rateSettings(bitrate: averageBitrate, limits: dataRateLimits) { r.apply(to: &p) }
+        if let sar = pixelAspectRatio {
+            p.vui.i_sar_width = Int32(sar.width)
+            p.vui.i_sar_height = Int32(sar.height)
+        }
+        if let order = fieldOrder {
+            p.b_interlaced = 1
+            p.b_tff = order == .topFieldFirst ? 1 : 0
+        }
         let vuiColor = color ?? (pixelFormat.isRGB ? .bt601 : nil)
         if let c = vuiColor {
             p.vui.i_colorprim = Int32(c.primaries)

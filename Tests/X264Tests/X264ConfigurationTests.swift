@@ -37,6 +37,8 @@ import H264
         Bad(name: "high422 with 4:4:4", code: .unsupported) { $0.pixelFormat = .i444; $0.profile = .high422 },
         Bad(name: "baseline with 4:2:2", code: .unsupported) { $0.pixelFormat = .i422; $0.profile = .baseline },
         Bad(name: "lossless in high", code: .unsupported) { $0.rateControl = .constantQP(0) },
+        Bad(name: "interlaced baseline", code: .unsupported) { $0.profile = .baseline; $0.fieldOrder = .topFieldFirst },
+        Bad(name: "zero pixel aspect", code: .invalidArgument) { $0.pixelAspectRatio = (0, 1) },
         Bad(name: "x264_encoder_open fails (width > 16384)", code: .encoderFailure) { $0.width = 16386; $0.height = 16 },
     ]
 
