@@ -33,7 +33,7 @@ enum EncodeCommand: CLICommand {
       --tune T              film, animation, grain, stillimage, psnr, ssim, fastdecode, zerolatency
       --keyint N            at most N frames between keyframes
       --keyint-seconds S    at most S seconds between keyframes
-      --bframes N           0 disables B-frames (frame reordering); any other value allows them
+      --bframes N           at most N consecutive B-frames; 0 disables frame reordering
       --realtime            low latency (zerolatency)
       --force-keyframes L   IDR pictures exactly at these frame numbers, e.g. 0,90,180
       --slice-max-size N    at most N bytes per slice
@@ -155,7 +155,10 @@ enum EncodeCommand: CLICommand {
             guard let s = Double(keyintSeconds) else { throw CLIError("--keyint-seconds: '\(keyintSeconds)' is not a number") }
             config.maxKeyframeIntervalDuration = s
         }
-        if let bframes { config.allowFrameReordering = bframes > 0 }
+        if let bframes {
+            config.allowFrameReordering = bframes > 0
+            config.maxConsecutiveBFrames = bframes
+        }
         config.realTime = realtime
         config.maxSliceSize = sliceMax
         if let threads { config.threads = threads }

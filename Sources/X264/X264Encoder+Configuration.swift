@@ -26,6 +26,8 @@ extension X264Encoder {
         public var realTime = false
         /// B-frames (`AllowFrameReordering`).
         public var allowFrameReordering = true
+        /// Most consecutive B-frames when reordering is allowed (0...16); nil: the preset's.
+        public var maxConsecutiveBFrames: Int?
         /// Most frames from one keyframe to the next (`MaxKeyFrameInterval`); nil: x264's 250.
         public var maxKeyframeInterval: Int?
         /// Most seconds from one keyframe to the next (`MaxKeyFrameIntervalDuration`). With

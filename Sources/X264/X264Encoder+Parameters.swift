@@ -56,6 +56,7 @@ extension X264Encoder.Configuration {
         if let s = maxKeyframeIntervalDuration {
             guard s.isFinite, s > 0 else { throw bad("max keyframe interval duration \(s) s must be positive") }
         }
+        if let b = maxConsecutiveBFrames { guard (0...16).contains(b) else { throw bad("B-frames \(b) must be 0...16") } }
         guard threads >= 0, threads <= 128 else { throw bad("threads \(threads) must be 0...128") }
         guard slices >= 0, slices <= 256 else { throw bad("slices \(slices) must be 0...256") }
         if let m = maxSliceSize { guard m > 0 else { throw bad("max slice size \(m) must be positive") } }
@@ -161,6 +162,7 @@ extension X264Encoder.Configuration {
         if slices > 0 { p.i_slice_count = Int32(slices) }
         if let m = maxSliceSize { p.i_slice_max_size = Int32(clamping: m) }
         p.b_intra_refresh = periodicIntraRefresh ? 1 : 0
+        if let b = maxConsecutiveBFrames { p.i_bframe = Int32(b) }
         if !allowFrameReordering { p.i_bframe = 0 }
         var keyint: Int? = maxKeyframeInterval
         if let s = maxKeyframeIntervalDuration {

@@ -30,6 +30,7 @@ import H264
         Bad(name: "zero keyframe interval", code: .invalidArgument) { $0.maxKeyframeInterval = 0 },
         Bad(name: "negative keyframe duration", code: .invalidArgument) { $0.maxKeyframeIntervalDuration = -2 },
         Bad(name: "negative threads", code: .invalidArgument) { $0.threads = -1 },
+        Bad(name: "too many B-frames", code: .invalidArgument) { $0.maxConsecutiveBFrames = 17 },
         Bad(name: "zero max slice size", code: .invalidArgument) { $0.maxSliceSize = 0 },
         Bad(name: "bad level", code: .invalidArgument) { $0.level = .idc(70) },
         Bad(name: "main with 4:4:4", code: .unsupported) { $0.pixelFormat = .i444; $0.profile = .main },

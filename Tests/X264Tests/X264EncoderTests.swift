@@ -61,6 +61,15 @@ import H264
         #expect(out.first?.flags.hasParameterSets == true)
     }
 
+    @Test func bFramesAreDisposableAndReordered() throws {
+        let encoder = try X264Encoder(configuration: Support.config { $0.maxConsecutiveBFrames = 2; $0.rateControl = .constantQP(30) })
+        let out = try Support.encode(encoder, count: 20)
+        #expect(out.count == 20)
+        #expect(out.map(\.pts) != out.map(\.pts).sorted(), "decoding order differs from presentation order")
+        #expect(out.contains { !$0.flags.isDependedOnByOthers }, "some B-frames are disposable")
+        for au in out where !au.flags.isDependedOnByOthers { #expect(au.nalUnits.allSatisfy { !$0.type.isVCL || $0.nalRefIdc == 0 }) }
+    }
+
     @Test func bitrateChangeMovesTheOutputBitrate() throws {
         // White noise needs every bit it gets, so the output rate follows the target.
         let encoder = try X264Encoder(configuration: Support.config { $0.rateControl = .averageBitrate(400_000); $0.allowFrameReordering = false })
