@@ -61,6 +61,22 @@ import H264
         #expect(out.first?.flags.hasParameterSets == true)
     }
 
+    @Test func streamStructureOptions() throws {
+        let aud = try Support.encode(X264Encoder(configuration: Support.config { $0.accessUnitDelimiters = true }), count: 3)
+        #expect(aud.allSatisfy { $0.nalUnits.first?.type == .accessUnitDelimiter })
+        let sliced = try Support.encode(X264Encoder(configuration: Support.config { $0.slices = 3 }), count: 3)
+        #expect(sliced.allSatisfy { $0.nalUnits.filter(\.type.isVCL).count == 3 })
+        let small = try Support.encode(X264Encoder(configuration: Support.config { $0.maxSliceSize = 1200; $0.rateControl = .constantQP(20) }),
+                                       count: 3, pattern: .noise)
+        #expect(small.allSatisfy { au in au.nalUnits.filter(\.type.isVCL).allSatisfy { $0.count <= 1200 } })
+        #expect(small.contains { $0.nalUnits.filter(\.type.isVCL).count > 1 })
+        let noHeaders = try X264Encoder(configuration: Support.config { $0.repeatParameterSets = false })
+        #expect(try Support.encode(noHeaders, count: 3).allSatisfy { !$0.flags.hasParameterSets })
+        #expect(noHeaders.parameterSets.count == 2)
+        let refresh = try Support.encode(X264Encoder(configuration: Support.config { $0.periodicIntraRefresh = true; $0.maxKeyframeInterval = 10 }), count: 30)
+        #expect(refresh.filter(\.isKeyframe).count == 1, "intra refresh instead of IDR pictures")
+    }
+
     @Test func bFramesAreDisposableAndReordered() throws {
         let encoder = try X264Encoder(configuration: Support.config { $0.maxConsecutiveBFrames = 2; $0.rateControl = .constantQP(30) })
         let out = try Support.encode(encoder, count: 20)
