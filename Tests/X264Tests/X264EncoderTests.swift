@@ -152,6 +152,27 @@ import H264
         #expect(results.count == 4 && results.allSatisfy { $0 == reference })
     }
 
+    @Test(.enabled(if: Support.ffprobe != nil, "needs ffprobe"))
+    func colourDescriptionInTheVUI() throws {
+        let cases: [(X264Encoder.ColorDescription?, PixelFormat, String)] = [
+            (.bt709, .i420, "tv|bt709|bt709|bt709"),
+            (nil, .bgra, "tv|smpte170m|smpte170m|smpte170m"),
+            (.init(primaries: 1, transfer: 13, matrix: 1, fullRange: true), .i420, "pc|bt709|bt709|iec61966-2-1"),
+        ]
+        for (color, format, expected) in cases {
+            let encoder = try X264Encoder(configuration: Support.config { $0.color = color; $0.pixelFormat = format })
+            var out: [EncodedFrame] = []
+            for i in 0..<2 { out += try encoder.encode(try VideoFrame(width: 160, height: 96, format: format, pts: Int64(i), timescale: 30)) }
+            out += try encoder.flush()
+            let path = try Support.temporaryFile(out.flatMap { $0.annexB() }, suffix: ".h264")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let probe = try Support.run(Support.ffprobe!, ["-v", "error", "-show_entries",
+                "stream=color_range,color_space,color_primaries,color_transfer", "-of", "csv=p=0:s=|", path])
+            let fields = Set(probe.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init))
+            #expect(fields == Set(expected.split(separator: "|").map(String.init)), "\(probe.out)")
+        }
+    }
+
     @Test(.enabled(if: Support.ffmpeg != nil && Support.ffprobe != nil, "needs ffmpeg and ffprobe"))
     func defaultEncodeDecodesCleanly() throws {
         let encoder = try X264Encoder(configuration: X264Encoder.Configuration(width: 160, height: 96))
