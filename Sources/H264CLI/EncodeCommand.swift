@@ -33,7 +33,7 @@ enum EncodeCommand: CLICommand {
       --tune T              film, animation, grain, stillimage, psnr, ssim, fastdecode, zerolatency
       --keyint N            at most N frames between keyframes
       --keyint-seconds S    at most S seconds between keyframes
-      --bframes N           0 disables B-frames (frame reordering); any other value allows them
+      --bframes N           at most N consecutive B-frames; 0 disables frame reordering
       --realtime            low latency (zerolatency)
       --force-keyframes L   IDR pictures exactly at these frame numbers, e.g. 0,90,180
       --slice-max-size N    at most N bytes per slice
@@ -45,6 +45,10 @@ enum EncodeCommand: CLICommand {
 
     static func run(_ args: inout Arguments) throws {
         guard let out = try args.option("-o") ?? args.option("--output") else { throw CLIError("encode needs -o OUT") }
+        let avcc = out.hasSuffix(".avcc")
+        guard avcc || out == "-" || out.hasSuffix(".h264") || out.hasSuffix(".264") else {
+            throw CLIError("output must end in .h264, .264 or .avcc (or be -)")
+        }
         let raw = try args.option("--raw")
         let pixFmt = try args.option("--pix-fmt")
         let fpsText = try args.option("--fps")
@@ -78,10 +82,11 @@ enum EncodeCommand: CLICommand {
         // The source and its frame geometry.
         let source: any FrameSource
         var width: Int, height: Int, format: PixelFormat, rate: Double
+        var y4mHeader: Y4MHeader?
         if let input = positionals.first {
             let handle = try Input.open(input)
             let read: () throws(H264Error) -> [UInt8]? = { () throws(H264Error) -> [UInt8]? in
-                do { return try Input.readChunk(handle, 1 << 20) } catch { throw H264Error(.io, "cannot read '\(input)': \(error)") }
+                try readChunk(handle.fileDescriptor, 4 << 20, input)
             }
             if let raw {
                 (width, height) = try parseSize(raw, "--raw")
@@ -95,6 +100,7 @@ enum EncodeCommand: CLICommand {
                 let y4m = Y4MSource(read: read)
                 let header = try y4m.readHeader()
                 (width, height, format) = (header.width, header.height, header.pixelFormat)
+                y4mHeader = header
                 let r = header.frameRate
                 rate = fpsText != nil || r.numerator <= 0 || r.denominator <= 0 ? Double(fps.0) / Double(fps.1)
                     : Double(r.numerator) / Double(r.denominator)
@@ -110,6 +116,14 @@ enum EncodeCommand: CLICommand {
 
         var config = X264Encoder.Configuration(width: width, height: height)
         config.pixelFormat = format
+        if let h = y4mHeader {  // aspect, field order and range from the Y4M header, as the x264 CLI takes them
+            if h.pixelAspect.numerator > 0, h.pixelAspect.denominator > 0 {
+                config.pixelAspectRatio = (h.pixelAspect.numerator, h.pixelAspect.denominator)
+            }
+            if h.interlacing == .topFieldFirst { config.fieldOrder = .topFieldFirst }
+            if h.interlacing == .bottomFieldFirst { config.fieldOrder = .bottomFieldFirst }
+            if h.colorRange == .full { config.color = .init(primaries: 2, transfer: 2, matrix: 2, fullRange: true) }
+        }
         config.expectedFrameRate = rate
         if let crf {
             guard let q = Double(crf) else { throw CLIError("--crf: '\(crf)' is not a number") }
@@ -141,16 +155,15 @@ enum EncodeCommand: CLICommand {
             guard let s = Double(keyintSeconds) else { throw CLIError("--keyint-seconds: '\(keyintSeconds)' is not a number") }
             config.maxKeyframeIntervalDuration = s
         }
-        if let bframes { config.allowFrameReordering = bframes > 0 }
+        if let bframes {
+            config.allowFrameReordering = bframes > 0
+            config.maxConsecutiveBFrames = bframes
+        }
         config.realTime = realtime
         config.maxSliceSize = sliceMax
         if let threads { config.threads = threads }
 
         let encoder = try X264Encoder(configuration: config)
-        let avcc = out.hasSuffix(".avcc")
-        guard avcc || out == "-" || out.hasSuffix(".h264") || out.hasSuffix(".264") else {
-            throw CLIError("output must end in .h264, .264 or .avcc (or be -)")
-        }
         let sink = try OutputSink(out)
         var stats = Stats(frameRate: rate, expected: frameLimit ?? (positionals.isEmpty ? 300 : nil))
         let interactive = isatty(2) != 0
@@ -166,17 +179,51 @@ enum EncodeCommand: CLICommand {
             if interactive { Output.progress(stats.progressLine(elapsed: ContinuousClock.now - started)) }
         }
 
-        try source.start { (frame: VideoFrame) throws(H264Error) in
-            if let limit = frameLimit, index >= limit { source.stop(); return }
+        // Frames are read and parsed on a second thread, ahead of the encoder (as the x264 CLI
+        // does), so input parsing overlaps encoding.
+        let pipe = FramePipe(capacity: 4)
+        nonisolated(unsafe) let producerSource = source
+        let producer = Thread {
+            do {
+                try producerSource.start { (frame: VideoFrame) throws(H264Error) in
+                    if !pipe.put(frame) { producerSource.stop() }
+                }
+                pipe.finish(nil)
+            } catch {
+                pipe.finish(error)
+            }
+        }
+        producer.start()
+        defer { pipe.cancel() }
+        while frameLimit.map({ index < $0 }) ?? true, let frame = try pipe.take() {
             let options = FrameEncodeOptions(forceKeyframe: forcedFrames.contains(index))
             try write(try encoder.encode(frame, options: options))
             index += 1
             stats.submitted = index
         }
+        pipe.cancel()
         try write(try encoder.flush())
         try sink.close()
         if interactive { Output.progress(nil) }
         Output.note(stats.summary(elapsed: ContinuousClock.now - started))
+    }
+
+    /// Reads up to `size` bytes straight into a new array (one copy from the kernel); nil at
+    /// the end of the input.
+    static func readChunk(_ fd: Int32, _ size: Int, _ name: String) throws(H264Error) -> [UInt8]? {
+        var failed: Int32 = 0
+        let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let n = Foundation.read(fd, buffer.baseAddress! + count, size - count)
+                if n > 0 { count += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failed = errno }
+                break
+            }
+        }
+        if failed != 0 { throw H264Error(.io, "cannot read '\(name)': \(String(cString: strerror(failed)))") }
+        return chunk.isEmpty ? nil : chunk
     }
 
     /// `512k`, `2M`, `1.5m`, `800000` -> bits per second.
@@ -283,5 +330,60 @@ extension Output {
     /// One line on stderr without the `h264:` prefix.
     static func note(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// A bounded queue of frames from a producer thread to the encoding thread.
+private final class FramePipe: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var frames: [VideoFrame] = []
+    private var finished = false
+    private var cancelled = false
+    private var failure: (any Error)?
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Adds a frame, waiting while the queue is full; false once the consumer has cancelled.
+    func put(_ frame: VideoFrame) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while frames.count >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        frames.append(frame)
+        condition.broadcast()
+        return true
+    }
+
+    /// The producer has no more frames (or failed).
+    func finish(_ error: (any Error)?) {
+        condition.lock()
+        finished = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The consumer wants no more frames.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        frames.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next frame, waiting for the producer; nil at the end; the producer's error.
+    func take() throws -> VideoFrame? {
+        condition.lock()
+        defer { condition.unlock() }
+        while frames.isEmpty && !finished { condition.wait() }
+        if !frames.isEmpty {
+            let frame = frames.removeFirst()
+            condition.broadcast()
+            return frame
+        }
+        if let failure { throw failure }
+        return nil
     }
 }

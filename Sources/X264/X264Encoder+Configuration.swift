@@ -26,6 +26,8 @@ extension X264Encoder {
         public var realTime = false
         /// B-frames (`AllowFrameReordering`).
         public var allowFrameReordering = true
+        /// Most consecutive B-frames when reordering is allowed (0...16); nil: the preset's.
+        public var maxConsecutiveBFrames: Int?
         /// Most frames from one keyframe to the next (`MaxKeyFrameInterval`); nil: x264's 250.
         public var maxKeyframeInterval: Int?
         /// Most seconds from one keyframe to the next (`MaxKeyFrameIntervalDuration`). With
@@ -48,6 +50,10 @@ extension X264Encoder {
         /// SPS and PPS before every IDR picture (needed for Annex-B streams that are joined or
         /// cut; an MP4 writer can turn it off and use the avcC).
         public var repeatParameterSets = true
+        /// Pixel aspect ratio written in the VUI (`sar_width`:`sar_height`); nil for unspecified.
+        public var pixelAspectRatio: (width: Int, height: Int)?
+        /// Interlaced coding (PAFF/MBAFF) with this field order; nil for progressive frames.
+        public var fieldOrder: FieldOrder?
         /// Colour description written in the VUI, and used for BGRA/ARGB conversion.
         public var color: ColorDescription?
         /// Where x264's log messages go; nil drops them (errors are still kept for the
@@ -61,6 +67,14 @@ extension X264Encoder {
             self.width = width
             self.height = height
         }
+    }
+
+    /// Which field of an interlaced frame comes first in time.
+    public enum FieldOrder: Hashable, Sendable {
+        /// Top field first.
+        case topFieldFirst
+        /// Bottom field first.
+        case bottomFieldFirst
     }
 
     /// A bitrate or quality target.
@@ -118,15 +132,45 @@ extension X264Encoder {
 
     /// x264's presets, fastest to slowest.
     public enum Preset: String, Hashable, Sendable, CaseIterable {
-        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo
+        /// Fastest: no CABAC, no B-frames, no deblocking; large files.
+        case ultrafast
+        /// Very fast, few analysis options.
+        case superfast
+        /// A common choice for live encoding.
+        case veryfast
+        /// Faster than the default.
+        case faster
+        /// Slightly faster than the default.
+        case fast
+        /// x264's default.
+        case medium
+        /// Better compression, slower.
+        case slow
+        /// Better still, slower still.
+        case slower
+        /// Close to the best compression.
+        case veryslow
+        /// Exhaustive search; for tests, not production.
+        case placebo
     }
 
     /// x264's tunes.
     public enum Tune: String, Hashable, Sendable, CaseIterable {
-        case film, animation, grain
+        /// Live-action film.
+        case film
+        /// Cartoons and flat animation.
+        case animation
+        /// Keeps film grain.
+        case grain
+        /// Slideshows and still pictures.
         case stillImage = "stillimage"
-        case psnr, ssim
+        /// Optimises for PSNR (no psychovisual tweaks).
+        case psnr
+        /// Optimises for SSIM.
+        case ssim
+        /// Easier decoding: no CABAC, no deblocking, no weighted prediction.
         case fastDecode = "fastdecode"
+        /// No lookahead and no frame delay (what ``Configuration/realTime`` selects).
         case zeroLatency = "zerolatency"
     }
 
@@ -162,7 +206,14 @@ extension X264Encoder {
 
     /// Severity of an x264 log message.
     public enum LogLevel: Int, Comparable, Hashable, Sendable {
-        case error = 0, warning = 1, info = 2, debug = 3
+        /// The encoder cannot go on (`X264_LOG_ERROR`).
+        case error = 0
+        /// Something was adjusted or looks wrong (`X264_LOG_WARNING`).
+        case warning = 1
+        /// Settings and statistics (`X264_LOG_INFO`).
+        case info = 2
+        /// Per-frame details (`X264_LOG_DEBUG`).
+        case debug = 3
         public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
     }
 }

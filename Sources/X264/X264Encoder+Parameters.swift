@@ -56,12 +56,24 @@ extension X264Encoder.Configuration {
         if let s = maxKeyframeIntervalDuration {
             guard s.isFinite, s > 0 else { throw bad("max keyframe interval duration \(s) s must be positive") }
         }
+        if let b = maxConsecutiveBFrames { guard (0...16).contains(b) else { throw bad("B-frames \(b) must be 0...16") } }
         guard threads >= 0, threads <= 128 else { throw bad("threads \(threads) must be 0...128") }
         guard slices >= 0, slices <= 256 else { throw bad("slices \(slices) must be 0...256") }
         if let m = maxSliceSize { guard m > 0 else { throw bad("max slice size \(m) must be positive") } }
         if let c = color {
             guard (0...255).contains(c.primaries), (0...255).contains(c.transfer), (0...255).contains(c.matrix) else {
                 throw bad("colour description values must be 0...255")
+            }
+        }
+        if let sar = pixelAspectRatio {
+            guard (1...65535).contains(sar.width), (1...65535).contains(sar.height) else {
+                throw bad("pixel aspect ratio \(sar.width):\(sar.height) must be 1...65535 each")
+            }
+        }
+        if fieldOrder != nil {
+            guard height % 4 == 0 || chromaFormat != .yuv420 else { throw bad("interlaced 4:2:0 needs a height divisible by 4") }
+            guard profile != .baseline else {
+                throw H264Error.invalid(.unsupported, "profile baseline does not support interlaced coding")
             }
         }
         if case .idc(let l) = level {
@@ -93,7 +105,7 @@ extension X264Encoder.Configuration {
     /// in plain ABR it would change the VBV and keep the old target. So an average bitrate
     /// always becomes ABR with `vbv-maxrate` = bitrate: the target is the bitrate, or the
     /// tightest limit's rate when that is lower; the buffer is the tightest limit's bytes, or
-    /// one second of the bitrate without limits. In the quality modes a limit becomes the VBV
+    /// half a second of the bitrate without limits. In the quality modes a limit becomes the VBV
     /// directly (rate and buffer of the tightest limit), and no limit means no VBV.
     static func rateSettings(bitrate: Int?, limits: [DataRateLimit]) -> RateSettings? {
         let tightest = limits.min(by: { $0.bitsPerSecond < $1.bitsPerSecond })
@@ -103,7 +115,7 @@ extension X264Encoder.Configuration {
             var rate = Int32(clamping: bitrate / 1000)
             if let limitRate { rate = Swift.min(rate, limitRate) }
             rate = Swift.max(1, rate)
-            return RateSettings(bitrate: rate, maxRate: rate, bufferSize: Swift.max(1, limitBuffer ?? rate))
+            return RateSettings(bitrate: rate, maxRate: rate, bufferSize: Swift.max(1, limitBuffer ?? rate / 2))
         }
         guard let limitRate, let limitBuffer else { return nil }
         return RateSettings(bitrate: 0, maxRate: Swift.max(1, limitRate), bufferSize: Swift.max(1, limitBuffer))
@@ -150,6 +162,7 @@ extension X264Encoder.Configuration {
         if slices > 0 { p.i_slice_count = Int32(slices) }
         if let m = maxSliceSize { p.i_slice_max_size = Int32(clamping: m) }
         p.b_intra_refresh = periodicIntraRefresh ? 1 : 0
+        if let b = maxConsecutiveBFrames { p.i_bframe = Int32(b) }
         if !allowFrameReordering { p.i_bframe = 0 }
         var keyint: Int? = maxKeyframeInterval
         if let s = maxKeyframeIntervalDuration {
@@ -172,6 +185,14 @@ extension X264Encoder.Configuration {
             p.rc.i_qp_constant = Int32(q)
         }
         if let r = Self.rateSettings(bitrate: averageBitrate, limits: dataRateLimits) { r.apply(to: &p) }
+        if let sar = pixelAspectRatio {
+            p.vui.i_sar_width = Int32(sar.width)
+            p.vui.i_sar_height = Int32(sar.height)
+        }
+        if let order = fieldOrder {
+            p.b_interlaced = 1
+            p.b_tff = order == .topFieldFirst ? 1 : 0
+        }
         let vuiColor = color ?? (pixelFormat.isRGB ? .bt601 : nil)
         if let c = vuiColor {
             p.vui.i_colorprim = Int32(c.primaries)

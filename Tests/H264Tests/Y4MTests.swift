@@ -34,6 +34,7 @@ import Testing
         #expect(throws: H264Error(.unsupported, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8 H2 C420p10".utf8)) }
         #expect(throws: H264Error(.unsupported, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8 H2 Cmono".utf8)) }
         #expect(throws: H264Error(.limitExceeded, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W99999 H2".utf8)) }
+        #expect(throws: H264Error(.limitExceeded, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W65536 H65536".utf8)) }
         #expect(throws: H264Error(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W999999999999 H2".utf8)) }
     }
 

@@ -30,6 +30,7 @@ import H264
         Bad(name: "zero keyframe interval", code: .invalidArgument) { $0.maxKeyframeInterval = 0 },
         Bad(name: "negative keyframe duration", code: .invalidArgument) { $0.maxKeyframeIntervalDuration = -2 },
         Bad(name: "negative threads", code: .invalidArgument) { $0.threads = -1 },
+        Bad(name: "too many B-frames", code: .invalidArgument) { $0.maxConsecutiveBFrames = 17 },
         Bad(name: "zero max slice size", code: .invalidArgument) { $0.maxSliceSize = 0 },
         Bad(name: "bad level", code: .invalidArgument) { $0.level = .idc(70) },
         Bad(name: "main with 4:4:4", code: .unsupported) { $0.pixelFormat = .i444; $0.profile = .main },
@@ -37,6 +38,8 @@ import H264
         Bad(name: "high422 with 4:4:4", code: .unsupported) { $0.pixelFormat = .i444; $0.profile = .high422 },
         Bad(name: "baseline with 4:2:2", code: .unsupported) { $0.pixelFormat = .i422; $0.profile = .baseline },
         Bad(name: "lossless in high", code: .unsupported) { $0.rateControl = .constantQP(0) },
+        Bad(name: "interlaced baseline", code: .unsupported) { $0.profile = .baseline; $0.fieldOrder = .topFieldFirst },
+        Bad(name: "zero pixel aspect", code: .invalidArgument) { $0.pixelAspectRatio = (0, 1) },
         Bad(name: "x264_encoder_open fails (width > 16384)", code: .encoderFailure) { $0.width = 16386; $0.height = 16 },
     ]
 

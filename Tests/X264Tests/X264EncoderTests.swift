@@ -61,6 +61,31 @@ import H264
         #expect(out.first?.flags.hasParameterSets == true)
     }
 
+    @Test func streamStructureOptions() throws {
+        let aud = try Support.encode(X264Encoder(configuration: Support.config { $0.accessUnitDelimiters = true }), count: 3)
+        #expect(aud.allSatisfy { $0.nalUnits.first?.type == .accessUnitDelimiter })
+        let sliced = try Support.encode(X264Encoder(configuration: Support.config { $0.slices = 3 }), count: 3)
+        #expect(sliced.allSatisfy { $0.nalUnits.filter(\.type.isVCL).count == 3 })
+        let small = try Support.encode(X264Encoder(configuration: Support.config { $0.maxSliceSize = 1200; $0.rateControl = .constantQP(20) }),
+                                       count: 3, pattern: .noise)
+        #expect(small.allSatisfy { au in au.nalUnits.filter(\.type.isVCL).allSatisfy { $0.count <= 1200 } })
+        #expect(small.contains { $0.nalUnits.filter(\.type.isVCL).count > 1 })
+        let noHeaders = try X264Encoder(configuration: Support.config { $0.repeatParameterSets = false })
+        #expect(try Support.encode(noHeaders, count: 3).allSatisfy { !$0.flags.hasParameterSets })
+        #expect(noHeaders.parameterSets.count == 2)
+        let refresh = try Support.encode(X264Encoder(configuration: Support.config { $0.periodicIntraRefresh = true; $0.maxKeyframeInterval = 10 }), count: 30)
+        #expect(refresh.filter(\.isKeyframe).count == 1, "intra refresh instead of IDR pictures")
+    }
+
+    @Test func bFramesAreDisposableAndReordered() throws {
+        let encoder = try X264Encoder(configuration: Support.config { $0.maxConsecutiveBFrames = 2; $0.rateControl = .constantQP(30) })
+        let out = try Support.encode(encoder, count: 20)
+        #expect(out.count == 20)
+        #expect(out.map(\.pts) != out.map(\.pts).sorted(), "decoding order differs from presentation order")
+        #expect(out.contains { !$0.flags.isDependedOnByOthers }, "some B-frames are disposable")
+        for au in out where !au.flags.isDependedOnByOthers { #expect(au.nalUnits.allSatisfy { !$0.type.isVCL || $0.nalRefIdc == 0 }) }
+    }
+
     @Test func bitrateChangeMovesTheOutputBitrate() throws {
         // White noise needs every bit it gets, so the output rate follows the target.
         let encoder = try X264Encoder(configuration: Support.config { $0.rateControl = .averageBitrate(400_000); $0.allowFrameReordering = false })
@@ -125,6 +150,27 @@ import H264
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.count == 4 && results.allSatisfy { $0 == reference })
+    }
+
+    @Test(.enabled(if: Support.ffprobe != nil, "needs ffprobe"))
+    func colourDescriptionInTheVUI() throws {
+        let cases: [(X264Encoder.ColorDescription?, PixelFormat, String)] = [
+            (.bt709, .i420, "tv|bt709|bt709|bt709"),
+            (nil, .bgra, "tv|smpte170m|smpte170m|smpte170m"),
+            (.init(primaries: 1, transfer: 13, matrix: 1, fullRange: true), .i420, "pc|bt709|bt709|iec61966-2-1"),
+        ]
+        for (color, format, expected) in cases {
+            let encoder = try X264Encoder(configuration: Support.config { $0.color = color; $0.pixelFormat = format })
+            var out: [EncodedFrame] = []
+            for i in 0..<2 { out += try encoder.encode(try VideoFrame(width: 160, height: 96, format: format, pts: Int64(i), timescale: 30)) }
+            out += try encoder.flush()
+            let path = try Support.temporaryFile(out.flatMap { $0.annexB() }, suffix: ".h264")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let probe = try Support.run(Support.ffprobe!, ["-v", "error", "-show_entries",
+                "stream=color_range,color_space,color_primaries,color_transfer", "-of", "csv=p=0:s=|", path])
+            let fields = Set(probe.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init))
+            #expect(fields == Set(expected.split(separator: "|").map(String.init)), "\(probe.out)")
+        }
     }
 
     @Test(.enabled(if: Support.ffmpeg != nil && Support.ffprobe != nil, "needs ffmpeg and ffprobe"))

@@ -1,22 +1,28 @@
 /// Conversion of packed RGB frames (BGRA, ARGB) to the 4:2:0 YCbCr layouts encoders take
 /// (I420, NV12), for BT.601 or BT.709, limited or full range.
 ///
-/// The arithmetic is fixed point with 16 fractional bits, 16 pixels of two rows at a time in
-/// SIMD lanes: each pair of rows yields two luma rows and one chroma row, whose samples are
-/// computed from the sum of the four RGB pixels they cover (the average, rounded once). The
-/// result is within one code value of the same conversion in floating point.
-///
-/// Odd widths and heights are accepted: the last column or row is paired with itself.
+/// The arithmetic is 16-bit fixed point, 16 pixels of two rows at a time in SIMD lanes, built
+/// on "multiply and keep the high half" (one instruction on every SIMD ISA):
+/// - luma: `(R << 8) * cR >> 16` with `cR` the coefficient scaled by 2^16 gives R * cR in
+///   1/256 code values; three such terms, the offset and a rounding constant, shifted by 8;
+/// - chroma: each pair of rows yields one chroma row, from the sums of the four RGB pixels of
+///   each 2x2 block (0...1020), `(sum << 5) * c >> 16` with `c` signed and scaled by 2^15
+///   gives the average times c in 1/64 code values.
+/// Each term truncates by less than 1/64 of a code value, so the result is within one code
+/// value of the same conversion in floating point (the tests check every 17th RGB value and
+/// random images). Odd widths and heights are accepted: the last column or row is paired with
+/// itself.
 public struct ColorConversion: Sendable, Hashable {
     /// The colour matrix.
     public let matrix: ColorMatrix
     /// The output range.
     public let range: ColorRange
 
-    // Coefficients scaled by 2^16 (rounded). Luma: Y = (yR*R + yG*G + yB*B + yBias) >> 16.
-    // Chroma on the sum of four pixels: C = (cR*sR + cG*sG + cB*sB + cBias) >> 18.
-    @usableFromInline let yR, yG, yB, yBias: Int32
-    @usableFromInline let uR, uG, uB, vR, vG, vB, cBias: Int32
+    // Luma coefficients scaled by 2^16 (all below 1), and the offset in 1/256 code values plus
+    // the rounding half: 16 * 256 + 128 for limited range.
+    @usableFromInline let yR, yG, yB, yBias: UInt16
+    // Chroma coefficients scaled by 2^15 (|c| <= 0.5).
+    @usableFromInline let uR, uG, uB, vR, vG, vB: Int16
 
     /// Creates a conversion.
     public init(matrix: ColorMatrix = .bt601, range: ColorRange = .limited) {
@@ -25,13 +31,16 @@ public struct ColorConversion: Sendable, Hashable {
         let kr = matrix.kr, kb = matrix.kb, kg = 1 - kr - kb
         let ys = range == .limited ? 219.0 / 255.0 : 1.0
         let cs = range == .limited ? 224.0 / 255.0 : 1.0
-        func fx(_ x: Double) -> Int32 { Int32((x * 65536).rounded()) }
-        yR = fx(ys * kr); yG = fx(ys * kg); yB = fx(ys * kb)
-        yBias = (range == .limited ? 16 << 16 : 0) + (1 << 15)
-        uR = fx(-cs * kr / (2 * (1 - kb))); uG = fx(-cs * kg / (2 * (1 - kb))); uB = fx(cs / 2)
-        vR = fx(cs / 2); vG = fx(-cs * kg / (2 * (1 - kr))); vB = fx(-cs * kb / (2 * (1 - kr)))
-        cBias = (128 << 18) + (1 << 17)
+        func y16(_ x: Double) -> UInt16 { UInt16((x * 65536).rounded()) }
+        func c15(_ x: Double) -> Int16 { Int16((x * 32768).rounded()) }
+        yR = y16(ys * kr); yG = y16(ys * kg); yB = y16(ys * kb)
+        yBias = (range == .limited ? 16 << 8 : 0) + 128
+        uR = c15(-cs * kr / (2 * (1 - kb))); uG = c15(-cs * kg / (2 * (1 - kb))); uB = c15(cs / 2)
+        vR = c15(cs / 2); vG = c15(-cs * kg / (2 * (1 - kr))); vB = c15(-cs * kb / (2 * (1 - kr)))
     }
+
+    /// Chroma offset and rounding in 1/64 code values: 128 * 64 + 32.
+    @usableFromInline static let cBias: Int16 = 128 * 64 + 32
 
     /// Converts a BGRA or ARGB frame to a new I420 or NV12 frame (tightly packed planes).
     ///
@@ -128,33 +137,71 @@ public struct ColorConversion: Sendable, Hashable {
         }
     }
 
+    // The helpers work on 8 lanes (128 bits): LLVM turns "extend, multiply, shift right 16,
+    // truncate" into one pmulhuw/pmulhw (umulh/smulh) at that width, not at 16 lanes.
+
+    /// High half of 8 x 16-bit unsigned products.
+    @inline(__always)
+    private static func mulHigh(_ a: SIMD8<UInt16>, _ b: UInt16) -> SIMD8<UInt16> {
+        SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a)
+            &* SIMD8<UInt32>(truncatingIfNeeded: SIMD8<UInt16>(repeating: b))) &>> 16)
+    }
+
+    /// High half of 8 x 16-bit signed products.
+    @inline(__always)
+    private static func mulHigh(_ a: SIMD8<Int16>, _ b: Int16) -> SIMD8<Int16> {
+        SIMD8<Int16>(truncatingIfNeeded: (SIMD8<Int32>(truncatingIfNeeded: a)
+            &* SIMD8<Int32>(truncatingIfNeeded: SIMD8<Int16>(repeating: b))) &>> 16)
+    }
+
+    /// Components of 8 pixels, each 0...255 in a 32-bit lane.
+    @inline(__always)
+    private static func components(_ p: UnsafeRawPointer, _ l: Layout) -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
+        let v = p.loadUnaligned(as: SIMD8<UInt32>.self)
+        let mask = SIMD8<UInt32>(repeating: 0xFF)
+        return ((v &>> l.shifts.r) & mask, (v &>> l.shifts.g) & mask, (v &>> l.shifts.b) & mask)
+    }
+
+    /// Luma of 8 pixels. Each term is <= 255 * 256 * c and the c sum to at most 1, so the sum
+    /// with the bias stays below 65280 + 4096 + 128 < 2^16.
+    @inline(__always)
+    private func luma(_ c: (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>)) -> SIMD8<UInt8> {
+        let y = Self.mulHigh(SIMD8<UInt16>(truncatingIfNeeded: c.0 &<< 8), yR)
+            &+ Self.mulHigh(SIMD8<UInt16>(truncatingIfNeeded: c.1 &<< 8), yG)
+            &+ Self.mulHigh(SIMD8<UInt16>(truncatingIfNeeded: c.2 &<< 8), yB) &+ yBias
+        return SIMD8<UInt8>(truncatingIfNeeded: y &>> 8)
+    }
+
+    /// Sums of the horizontal pairs of two rows' components, times 32: 2x2 block sums
+    /// (<= 1020) * 32 <= 32640, which fits Int16.
+    @inline(__always)
+    private static func blockSums(_ a0: SIMD8<UInt32>, _ a1: SIMD8<UInt32>, _ b0: SIMD8<UInt32>, _ b1: SIMD8<UInt32>) -> SIMD8<Int16> {
+        let a = a0 &+ a1, b = b0 &+ b1
+        let sums = SIMD8<UInt32>(lowHalf: a.evenHalf &+ a.oddHalf, highHalf: b.evenHalf &+ b.oddHalf)
+        return SIMD8<Int16>(truncatingIfNeeded: sums &<< 5)
+    }
+
     @inline(__always)
     private func block16(_ s0: UnsafeRawPointer, _ s1: UnsafeRawPointer,
                          _ y0: UnsafeMutableRawPointer, _ y1: UnsafeMutableRawPointer,
                          _ l: Layout, _ uRow: UnsafeMutableRawPointer, _ vRow: UnsafeMutableRawPointer, _ cx: Int) {
-        let p0 = s0.loadUnaligned(as: SIMD16<UInt32>.self)
-        let p1 = s1.loadUnaligned(as: SIMD16<UInt32>.self)
-        let mask = SIMD16<UInt32>(repeating: 0xFF)
-        let r0 = SIMD16<Int32>(truncatingIfNeeded: (p0 &>> l.shifts.r) & mask)
-        let g0 = SIMD16<Int32>(truncatingIfNeeded: (p0 &>> l.shifts.g) & mask)
-        let b0 = SIMD16<Int32>(truncatingIfNeeded: (p0 &>> l.shifts.b) & mask)
-        let r1 = SIMD16<Int32>(truncatingIfNeeded: (p1 &>> l.shifts.r) & mask)
-        let g1 = SIMD16<Int32>(truncatingIfNeeded: (p1 &>> l.shifts.g) & mask)
-        let b1 = SIMD16<Int32>(truncatingIfNeeded: (p1 &>> l.shifts.b) & mask)
-        // Luma of both rows: at most 255 * 65536 + bias < 2^31, never negative.
-        let luma0 = (r0 &* yR &+ g0 &* yG &+ b0 &* yB &+ yBias) &>> 16
-        let luma1 = (r1 &* yR &+ g1 &* yG &+ b1 &* yB &+ yBias) &>> 16
-        y0.storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: luma0), as: SIMD16<UInt8>.self)
-        y1.storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: luma1), as: SIMD16<UInt8>.self)
-        // Sums of 2x2 blocks: at most 1020 per component.
-        let rs = r0 &+ r1, gs = g0 &+ g1, bs = b0 &+ b1
-        let sr = rs.evenHalf &+ rs.oddHalf, sg = gs.evenHalf &+ gs.oddHalf, sb = bs.evenHalf &+ bs.oddHalf
-        let lo = SIMD8<Int32>(repeating: 0), hi = SIMD8<Int32>(repeating: 255)
-        // |coefficient| <= 0.5 * 2^16, so each sum is within +-3 * 1020 * 2^15 + bias < 2^31.
-        let cu = ((sr &* uR &+ sg &* uG &+ sb &* uB &+ cBias) &>> 18).clamped(lowerBound: lo, upperBound: hi)
-        let cv = ((sr &* vR &+ sg &* vG &+ sb &* vB &+ cBias) &>> 18).clamped(lowerBound: lo, upperBound: hi)
+        // Pixels 0-7 and 8-15 of both rows.
+        let a0 = Self.components(s0, l), b0 = Self.components(s0 + 32, l)
+        let a1 = Self.components(s1, l), b1 = Self.components(s1 + 32, l)
+        y0.storeBytes(of: SIMD16<UInt8>(lowHalf: luma(a0), highHalf: luma(b0)), as: SIMD16<UInt8>.self)
+        y1.storeBytes(of: SIMD16<UInt8>(lowHalf: luma(a1), highHalf: luma(b1)), as: SIMD16<UInt8>.self)
+        let sr = Self.blockSums(a0.0, a1.0, b0.0, b1.0)
+        let sg = Self.blockSums(a0.1, a1.1, b0.1, b1.1)
+        let sb = Self.blockSums(a0.2, a1.2, b0.2, b1.2)
+        // Chroma in 1/64 code values: each term within +-255 * 0.5 * 64 = +-8160, so the sum
+        // with the bias stays within -16320 ... 24544 + 8192: no Int16 overflow.
+        let lo = SIMD8<Int16>(repeating: 0), hi = SIMD8<Int16>(repeating: 255)
+        let cu = ((Self.mulHigh(sr, uR) &+ Self.mulHigh(sg, uG) &+ Self.mulHigh(sb, uB) &+ Self.cBias) &>> 6)
+            .clamped(lowerBound: lo, upperBound: hi)
+        let cv = ((Self.mulHigh(sr, vR) &+ Self.mulHigh(sg, vG) &+ Self.mulHigh(sb, vB) &+ Self.cBias) &>> 6)
+            .clamped(lowerBound: lo, upperBound: hi)
         if l.nv12 {
-            let pairs = SIMD8<UInt16>(truncatingIfNeeded: cu | (cv &<< 8))
+            let pairs = SIMD8<UInt16>(truncatingIfNeeded: cu) | (SIMD8<UInt16>(truncatingIfNeeded: cv) &<< 8)
             (uRow + cx &* 2).storeBytes(of: pairs, as: SIMD8<UInt16>.self)
         } else {
             (uRow + cx).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: cu), as: SIMD8<UInt8>.self)
@@ -171,17 +218,23 @@ public struct ColorConversion: Sendable, Hashable {
             let v = p.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self)
             return (Int32((v >> l.shifts.r) & 0xFF), Int32((v >> l.shifts.g) & 0xFF), Int32((v >> l.shifts.b) & 0xFF))
         }
+        // (x << 8) <= 65280 and c < 2^16: the product fits UInt32, as in the SIMD lanes.
         func luma(_ c: (Int32, Int32, Int32)) -> UInt8 {
-            UInt8(truncatingIfNeeded: (c.0 &* yR &+ c.1 &* yG &+ c.2 &* yB &+ yBias) >> 16)
+            func t(_ v: Int32, _ k: UInt16) -> UInt32 { (UInt32(v) << 8 &* UInt32(k)) >> 16 }
+            return UInt8(truncatingIfNeeded: (t(c.0, yR) &+ t(c.1, yG) &+ t(c.2, yB) &+ UInt32(yBias)) >> 8)
         }
         let a = rgb(s0, x), b = rgb(s0, x1), c = rgb(s1, x), d = rgb(s1, x1)
         y0.storeBytes(of: luma(a), toByteOffset: x, as: UInt8.self)
         y0.storeBytes(of: luma(b), toByteOffset: x1, as: UInt8.self)
         y1.storeBytes(of: luma(c), toByteOffset: x, as: UInt8.self)
         y1.storeBytes(of: luma(d), toByteOffset: x1, as: UInt8.self)
-        let sr = a.0 &+ b.0 &+ c.0 &+ d.0, sg = a.1 &+ b.1 &+ c.1 &+ d.1, sb = a.2 &+ b.2 &+ c.2 &+ d.2
-        let cu = UInt8(Swift.min(Swift.max((sr &* uR &+ sg &* uG &+ sb &* uB &+ cBias) >> 18, 0), 255))
-        let cv = UInt8(Swift.min(Swift.max((sr &* vR &+ sg &* vG &+ sb &* vB &+ cBias) >> 18, 0), 255))
+        let sr = (a.0 &+ b.0 &+ c.0 &+ d.0) << 5, sg = (a.1 &+ b.1 &+ c.1 &+ d.1) << 5, sb = (a.2 &+ b.2 &+ c.2 &+ d.2) << 5
+        func chroma(_ kr: Int16, _ kg: Int16, _ kb: Int16) -> UInt8 {
+            // |s| <= 32640 and |k| <= 2^14: each product fits Int32; >> is arithmetic (floor), like pmulhw.
+            let v = ((sr &* Int32(kr)) >> 16) &+ ((sg &* Int32(kg)) >> 16) &+ ((sb &* Int32(kb)) >> 16) &+ Int32(Self.cBias)
+            return UInt8(Swift.min(Swift.max(v >> 6, 0), 255))
+        }
+        let cu = chroma(uR, uG, uB), cv = chroma(vR, vG, vB)
         let cx = x >> 1
         if l.nv12 {
             uRow.storeBytes(of: cu, toByteOffset: cx &* 2, as: UInt8.self)

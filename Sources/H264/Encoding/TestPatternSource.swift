@@ -118,12 +118,17 @@ public final class TestPatternSource: FrameSource {
         [7, 4, 7, 1, 7], [7, 4, 7, 5, 7], [7, 1, 1, 1, 1], [7, 5, 7, 5, 7], [7, 5, 7, 1, 7],
     ]
 
-    /// Draws the frame number in white on a black box in the top-left corner of the luma plane.
+    /// Draws the frame number in white on a black box in the top-left corner (neutral chroma).
     private func drawCounter(_ frame: inout VideoFrame, _ index: Int) {
         let digits = Array(String(index).utf8).map { Int($0 &- 48) }
         let scale = Swift.max(1, height / 60)
         let boxW = (digits.count &* 4 &+ 1) &* scale, boxH = 7 &* scale
         guard boxW <= width, boxH <= height else { return }
+        for plane in 1...2 {
+            frame.withMutablePlane(plane) { p, stride in
+                for y in 0..<((boxH &+ 1) / 2) { for x in 0..<((boxW &+ 1) / 2) { p[y &* stride &+ x] = 128 } }
+            }
+        }
         frame.withMutablePlane(0) { p, stride in
             for y in 0..<boxH { for x in 0..<boxW { p[y &* stride &+ x] = 16 } }
             for (n, d) in digits.enumerated() {

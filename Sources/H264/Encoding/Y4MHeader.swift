@@ -45,6 +45,10 @@ public struct Y4MHeader: Hashable, Sendable {
     }
     public func hash(into h: inout Hasher) { h.combine(width); h.combine(height); h.combine(colorspace) }
 
+    /// The most pixels a frame may have (2^26, e.g. 8192 x 8192): a hostile header cannot make
+    /// the reader buffer more than 192 MiB for one frame.
+    public static let maxPixels = 1 << 26
+
     /// The size in bytes of one frame's samples (without the `FRAME` line).
     public var frameByteCount: Int {
         var total = 0
@@ -94,7 +98,8 @@ public struct Y4MHeader: Hashable, Sendable {
             }
         }
         guard width > 0, height > 0 else { throw H264Error.invalid(.invalidArgument, "Y4M header needs positive W and H") }
-        guard width <= PixelFormat.maxDimension, height <= PixelFormat.maxDimension else {
+        // Both <= 2^30 after number(): the product fits in Int.
+        guard width <= PixelFormat.maxDimension, height <= PixelFormat.maxDimension, width &* height <= Y4MHeader.maxPixels else {
             throw H264Error.invalid(.limitExceeded, "Y4M frame \(width)x\(height) is too large")
         }
         switch colorspace {

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import H264
+@testable import H264CLI
+
+@Suite struct EncodeCommandTests {
+    @Test func rates() throws {
+        #expect(try EncodeCommand.parseRate("512k") == 512_000)
+        #expect(try EncodeCommand.parseRate("2M") == 2_000_000)
+        #expect(try EncodeCommand.parseRate("1.5m") == 1_500_000)
+        #expect(try EncodeCommand.parseRate("800000") == 800_000)
+        #expect(throws: CLIError.self) { try EncodeCommand.parseRate("-1k") }
+        #expect(throws: CLIError.self) { try EncodeCommand.parseRate("fast") }
+        #expect(try EncodeCommand.parseFrameRate("29.97") == (30000, 1001))
+        #expect(try EncodeCommand.parseFrameRate("25/1") == (25, 1))
+        #expect(throws: CLIError.self) { try EncodeCommand.parseFrameRate("0") }
+        #expect(try EncodeCommand.parseSize("160x96", "--size") == (160, 96))
+        #expect(throws: CLIError.self) { try EncodeCommand.parseSize("160", "--size") }
+    }
+
+    static func temp(_ suffix: String) -> String { NSTemporaryDirectory() + "h264cli-\(UUID().uuidString)\(suffix)" }
+
+    static func run(_ args: [String]) throws {
+        var a = Arguments(args)
+        try EncodeCommand.run(&a)
+    }
+
+    /// The access units of an Annex-B stream: the IDR flags, one per picture (single-slice pictures).
+    static func idrFlags(_ path: String) throws -> [Bool] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        return try AnnexB.split(bytes).filter { $0.type.isVCL }.map { $0.type == .idrSlice }
+    }
+
+    @Test func testPatternToAnnexB() throws {
+        let out = Self.temp(".h264")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try Self.run(["-o", out, "--size", "160x96", "--frames", "12", "--preset", "ultrafast", "--bframes", "0",
+                      "--force-keyframes", "0,5,9", "--threads", "1"])
+        // Without B-frames, decoding order is presentation order.
+        let idr = try Self.idrFlags(out)
+        #expect(idr.count == 12)
+        #expect(idr.enumerated().filter(\.element).map(\.offset) == [0, 5, 9])
+    }
+
+    @Test func y4mAndRawInputs() throws {
+        // A two-frame 4:2:0 Y4M file and the same as raw NV12 frames.
+        let (w, h) = (64, 32)
+        var y4m = Array("YUV4MPEG2 W\(w) H\(h) F25:1 Ip A1:1 C420jpeg\n".utf8)
+        var raw: [UInt8] = []
+        for i in 0..<2 {
+            let frame = (0..<(w * h * 3 / 2)).map { UInt8(truncatingIfNeeded: $0 &+ i) }
+            y4m += Array("FRAME\n".utf8) + frame
+            raw += frame
+        }
+        let inY4M = Self.temp(".y4m"), inRaw = Self.temp(".nv12"), out = Self.temp(".avcc")
+        defer { for p in [inY4M, inRaw, out] { try? FileManager.default.removeItem(atPath: p) } }
+        try Data(y4m).write(to: URL(fileURLWithPath: inY4M))
+        try Data(raw).write(to: URL(fileURLWithPath: inRaw))
+        try Self.run([inY4M, "-o", out, "--preset", "ultrafast", "--crf", "30"])
+        // AVCC: 4-byte big-endian lengths that tile the file.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        var i = 0, slices = 0
+        while i + 4 <= bytes.count {
+            let n = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            if (1...5).contains(bytes[i + 4] & 0x1F) { slices += 1 }
+            i += 4 + n
+        }
+        #expect(i == bytes.count && slices == 2)
+        let out2 = Self.temp(".264")
+        defer { try? FileManager.default.removeItem(atPath: out2) }
+        try Self.run([inRaw, "--raw", "\(w)x\(h)", "--pix-fmt", "nv12", "-o", out2, "--preset", "ultrafast"])
+        #expect(try Self.idrFlags(out2).count == 2)
+        #expect(throws: CLIError.self) { try Self.run([inRaw, "--raw", "\(w)x\(h)", "--pix-fmt", "yuyv", "-o", out2]) }
+        #expect(throws: CLIError.self) { try Self.run([inRaw, "-o", Self.temp(".mp4")]) }
+    }
+}
