@@ -110,8 +110,12 @@ enum BenchCommand: CLICommand {
         return n
     }
 
+    nonisolated(unsafe) private static var avccTarget: [UInt8] = []
+
     static func annexBToAVCC(_ stream: ArraySlice<UInt8>) throws -> Int {
-        try FormatConversion.annexBToAVCC(stream, leadingData: .skip).bytes.count
+        avccTarget.removeAll(keepingCapacity: true)  // the output buffer is reused, like memcpy's
+        _ = try FormatConversion.annexBToAVCC(stream, appendingTo: &avccTarget, leadingData: .skip)
+        return avccTarget.count
     }
 
     static func rbspExtraction(_ stream: ArraySlice<UInt8>) throws -> Int {

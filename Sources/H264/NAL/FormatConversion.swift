@@ -36,9 +36,23 @@ public enum FormatConversion {
     public static func annexBToAVCC(_ stream: ArraySlice<UInt8>, lengthSize: AVCC.LengthSize = .four,
                                     placement: ParameterSetPlacement = .outOfBand,
                                     leadingData: AnnexB.LeadingDataPolicy = .reject) throws(H264Error) -> AVCCStream {
-        var splitter = AnnexB.Splitter(stream, leadingData: leadingData)
         var out: [UInt8] = []
-        out.reserveCapacity(stream.count)
+        let configuration = try annexBToAVCC(stream, appendingTo: &out, lengthSize: lengthSize, placement: placement,
+                                             leadingData: leadingData)
+        return AVCCStream(bytes: out, configuration: configuration)
+    }
+
+    /// Converts an Annex-B stream to length-prefixed NAL units appended to `out` (reuse one
+    /// buffer across calls to avoid allocating), and returns the avcC record.
+    ///
+    /// See ``annexBToAVCC(_:lengthSize:placement:leadingData:)``. On error, `out` holds the NAL
+    /// units converted before it.
+    public static func annexBToAVCC(_ stream: ArraySlice<UInt8>, appendingTo out: inout [UInt8],
+                                    lengthSize: AVCC.LengthSize = .four, placement: ParameterSetPlacement = .outOfBand,
+                                    leadingData: AnnexB.LeadingDataPolicy = .reject) throws(H264Error) -> AVCDecoderConfigurationRecord {
+        var splitter = AnnexB.Splitter(stream, leadingData: leadingData)
+        // Start codes take at least 3 bytes, length fields at most 4: a 1/3 margin covers the worst case.
+        out.reserveCapacity(out.count &+ stream.count &+ stream.count / 3 &+ 16)
         var collector = ParameterSetCollector()
         while let unit = try splitter.next() {
             if unit.type.isParameterSet || unit.type.isVCL {
@@ -46,8 +60,7 @@ public enum FormatConversion {
             }
             try AVCC.append(unit, lengthSize: lengthSize, to: &out)
         }
-        let configuration = try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
-        return AVCCStream(bytes: out, configuration: configuration)
+        return try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
     }
 
     /// Chooses the record's parameter sets while the stream goes by.
