@@ -46,34 +46,37 @@ enum BenchCommand: CLICommand {
         let stream = try paths.first.map(Input.readAll) ?? SyntheticStream.make(bytes: sizeMB << 20)
         var object = JSONObject()
         if !json { Output.line("input: \(stream.count) bytes, best of \(repetitions)") }
-        var memcpyRate = 0.0
-        for m in measurements {
-            let rate = try measure(m, stream[...], repetitions: repetitions)
-            if m.key == "memcpy_gbps" { memcpyRate = rate }
-            object.add(m.key, (rate * 1000).rounded() / 1000)
+        // Rounds interleave the measurements, so that a change in machine load affects all alike.
+        var best = [Double](repeating: .infinity, count: measurements.count)
+        var sink = 0
+        for _ in 0..<repetitions {
+            for (k, m) in measurements.enumerated() {
+                let (seconds, result) = try time { () throws -> Int in try m.run(stream[...]) }
+                sink &+= result
+                best[k] = min(best[k], seconds)
+            }
+        }
+        if sink == 42 { Output.line("") }  // keeps the results alive
+        let rates = best.map { $0 > 0 ? Double(stream.count) / $0 / 1e9 : .infinity }
+        let memcpyRate = measurements.firstIndex { $0.key == "memcpy_gbps" }.map { rates[$0] } ?? 0
+        for (k, m) in measurements.enumerated() {
+            object.add(m.key, (rates[k] * 1000).rounded() / 1000)
             if !json {
-                let ratio = memcpyRate > 0 ? String(format: "%.2fx memcpy", rate / memcpyRate) : ""
-                Output.line("\(m.label.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", rate)) GB/s  \(ratio)")
+                let ratio = memcpyRate > 0 ? String(format: "%.2fx memcpy", rates[k] / memcpyRate) : ""
+                Output.line("\(m.label.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", rates[k])) GB/s  \(ratio)")
             }
         }
         object.add("input_bytes", stream.count)
         if json { Output.line(object.rendered) }
     }
 
-    /// The best throughput of `repetitions` runs, in GB/s (10^9 bytes per second).
-    static func measure(_ m: Measurement, _ stream: ArraySlice<UInt8>, repetitions: Int) throws -> Double {
+    /// Runs `work` once; returns the elapsed seconds (monotonic clock) and its result.
+    static func time(_ work: () throws -> Int) throws -> (Double, Int) {
         let clock = ContinuousClock()
-        var best = Double.infinity
-        var sink = 0
-        for _ in 0..<repetitions {
-            let start = clock.now
-            sink &+= try m.run(stream)
-            let d = clock.now - start
-            let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-            best = min(best, seconds)
-        }
-        if sink == 42 { Output.line("") }  // keeps the results alive
-        return best > 0 ? Double(stream.count) / best / 1e9 : .infinity
+        let start = clock.now
+        let result = try work()
+        let d = clock.now - start
+        return (Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18, result)
     }
 
     // MARK: - The measurements

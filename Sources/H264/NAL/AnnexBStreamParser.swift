@@ -59,6 +59,9 @@ public struct AnnexBStreamParser: Sendable {
     private var atChunkStart = false
     private var finished = false
     private var flushed = false
+    /// The size of the last NAL unit that spanned chunks: the capacity reserved for the next
+    /// one, so that accumulating rarely reallocates.
+    private var capacityHint = 0
 
     /// Creates a parser.
     /// - Parameters:
@@ -166,6 +169,11 @@ public struct AnnexBStreamParser: Sendable {
             phase = .discarding
             throw tooLarge()
         }
+        if pending.capacity < total.partialValue {
+            // First bytes of a NAL unit, or it outgrew the hint: grow geometrically (capped).
+            let wanted = Swift.max(total.partialValue, capacityHint, pending.capacity &* 2)  // capacity <= maximum
+            pending.reserveCapacity(Swift.min(wanted, maximumNALUnitSize))
+        }
     }
 
     // MARK: - The scan inside one chunk
@@ -253,6 +261,7 @@ public struct AnnexBStreamParser: Sendable {
         if partCount > maximumNALUnitSize &- carried.count { throw tooLarge() }  // carried.count <= maximum
         var bytes = carried
         bytes.append(contentsOf: chunk[partStart..<partEnd])
+        capacityHint = bytes.count &+ bytes.count / 8  // <= maximum * 9 / 8: no overflow
         return try NALUnit(bytes[...])
     }
 
