@@ -1,14 +1,14 @@
 /// The start-code search shared by the batch and streaming Annex-B parsers.
 ///
-/// Looks 16 bytes at a time for two consecutive zero bytes: two overlapping unaligned 16-byte
-/// loads (at i and i + 1), OR, compare with zero, and one test of the whole mask (which compiles
-/// to `por`/`pcmpeqb`/`pmovmskb` on x86-64, the same on NEON). Only a block that holds such a
+/// Looks 32 bytes at a time for two consecutive zero bytes: per 16-byte block, two overlapping
+/// unaligned loads (at i and i + 1), OR, compare with zero; the two masks are ORed and tested
+/// as 64-bit words (`por`, `pcmpeqb`, `movmskps` on x86-64: one branch per 32 bytes). Only a block that holds such a
 /// pair is examined byte by byte. In coded data `00 00` is rare (emulation prevention guarantees
 /// it is followed by `03` inside a NAL unit), so the byte loop runs almost only at real start
 /// codes.
 ///
-/// The operations are chosen for the code they compile to: a mask compared with an all-false
-/// mask is one instruction sequence, while `any(_:)` and mask `.|` are, today, scalarised.
+/// The operations are chosen for the code they compile to: `any(_:)`, mask `.|` and mask
+/// equality are, today, scalarised or shuffled lane by lane; the bit cast of the mask is not.
 @usableFromInline
 enum StartCodeScanner {
     /// The index of the first `00` of the first `00 00 01` (or `00 00 third`) at or after
@@ -19,21 +19,26 @@ enum StartCodeScanner {
         var i = from
         let raw = UnsafeRawPointer(base)
         let zero = SIMD16<UInt8>(repeating: 0)
-        let none = SIMDMask<SIMD16<Int8>>(repeating: false)
-        // Loads at i and i + 1 of 16 bytes each, plus the byte at i + 17 for the `01` check of
-        // the last lane, stay inside the buffer while i + 18 <= count.
-        while i &+ 18 <= count {
+        // Two 16-byte blocks per step. Loads at i, i + 1, i + 16 and i + 17 of 16 bytes each,
+        // plus the byte at i + 33 for the `01` check of the last lane, stay inside the buffer
+        // while i + 34 <= count.
+        while i &+ 34 <= count {
             let a = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
             let b = raw.loadUnaligned(fromByteOffset: i &+ 1, as: SIMD16<UInt8>.self)
-            if ((a | b) .== zero) != none {
+            let c = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
+            let d = raw.loadUnaligned(fromByteOffset: i &+ 17, as: SIMD16<UInt8>.self)
+            // The compare masks as 64-bit words: nonzero where a lane of a | b (c | d) is zero.
+            let mask = unsafeBitCast((a | b) .== zero, to: SIMD2<UInt64>.self)
+                | unsafeBitCast((c | d) .== zero, to: SIMD2<UInt64>.self)
+            if mask[0] | mask[1] != 0 {
                 var j = i
-                let end = i &+ 16
+                let end = i &+ 32
                 while j < end {
                     if base[j] == 0 && base[j &+ 1] == 0 && base[j &+ 2] == third { return j }
                     j &+= 1
                 }
             }
-            i &+= 16
+            i &+= 32
         }
         while i &+ 3 <= count {
             let c = base[i &+ 2]
