@@ -18,6 +18,7 @@ enum BenchCommand: CLICommand {
                         annexb_to_avcc_gbps, rbsp_gbps, memcpy_gbps, input_bytes
       --size-mb N       size of the generated stream (ignored with FILE)
       --repetitions N   runs per measurement (default 5)
+      --only KEYS       only these measurements (comma-separated JSON keys)
     """
 
     /// One measurement: a JSON key, a label, and the work over the whole stream. The work
@@ -41,6 +42,7 @@ enum BenchCommand: CLICommand {
         let json = args.flag("--json")
         let sizeMB = try args.intOption("--size-mb") ?? 150
         let repetitions = max(1, try args.intOption("--repetitions") ?? 5)
+        let only = try args.option("--only").map { Set($0.split(separator: ",").map(String.init)) }
         let paths = try args.positionals(min: 0, max: 1)
         guard sizeMB > 0 && sizeMB <= 4096 else { throw CLIError("--size-mb must be 1...4096") }
         let stream = try paths.first.map(Input.readAll) ?? SyntheticStream.make(bytes: sizeMB << 20)
@@ -50,7 +52,7 @@ enum BenchCommand: CLICommand {
         var best = [Double](repeating: .infinity, count: measurements.count)
         var sink = 0
         for _ in 0..<repetitions {
-            for (k, m) in measurements.enumerated() {
+            for (k, m) in measurements.enumerated() where only?.contains(m.key) ?? true {
                 let (seconds, result) = try time { () throws -> Int in try m.run(stream[...]) }
                 sink &+= result
                 best[k] = min(best[k], seconds)
@@ -59,7 +61,7 @@ enum BenchCommand: CLICommand {
         if sink == 42 { Output.line("") }  // keeps the results alive
         let rates = best.map { $0 > 0 ? Double(stream.count) / $0 / 1e9 : .infinity }
         let memcpyRate = measurements.firstIndex { $0.key == "memcpy_gbps" }.map { rates[$0] } ?? 0
-        for (k, m) in measurements.enumerated() {
+        for (k, m) in measurements.enumerated() where only?.contains(m.key) ?? true {
             object.add(m.key, (rates[k] * 1000).rounded() / 1000)
             if !json {
                 let ratio = memcpyRate > 0 ? String(format: "%.2fx memcpy", rates[k] / memcpyRate) : ""
