@@ -27,15 +27,16 @@ enum StartCodeScanner {
             let b = raw.loadUnaligned(fromByteOffset: i &+ 1, as: SIMD16<UInt8>.self)
             let c = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
             let d = raw.loadUnaligned(fromByteOffset: i &+ 17, as: SIMD16<UInt8>.self)
-            // The compare masks as 64-bit words: nonzero where a lane of a | b (c | d) is zero.
-            let mask = unsafeBitCast((a | b) .== zero, to: SIMD2<UInt64>.self)
-                | unsafeBitCast((c | d) .== zero, to: SIMD2<UInt64>.self)
-            if mask[0] | mask[1] != 0 {
-                var j = i
-                let end = i &+ 32
-                while j < end {
-                    if base[j] == 0 && base[j &+ 1] == 0 && base[j &+ 2] == third { return j }
-                    j &+= 1
+            // The compare masks as 64-bit words: byte lane k of word w is 0xFF where the pair
+            // at i + 8w + k (+ 16 for the second block) is `00 00`.
+            let low = unsafeBitCast((a | b) .== zero, to: SIMD2<UInt64>.self)
+            let high = unsafeBitCast((c | d) .== zero, to: SIMD2<UInt64>.self)
+            let any = low | high
+            if any[0] | any[1] != 0 {
+                // Visit only the candidate lanes, in order.
+                if let j = firstMatch(base, low[0], at: i, third: third) ?? firstMatch(base, low[1], at: i &+ 8, third: third)
+                    ?? firstMatch(base, high[0], at: i &+ 16, third: third) ?? firstMatch(base, high[1], at: i &+ 24, third: third) {
+                    return j
                 }
             }
             i &+= 32
@@ -49,6 +50,25 @@ enum StartCodeScanner {
             } else {
                 i &+= 1
             }
+        }
+        return nil
+    }
+
+    /// The first lane of an 8-lane `00 00` mask word whose pair is followed by `third`.
+    /// `offset` is the index of lane 0; the caller guarantees `offset + 9 < count`.
+    @inlinable @inline(__always)
+    static func firstMatch(_ base: UnsafePointer<UInt8>, _ mask: UInt64, at offset: Int, third: UInt8) -> Int? {
+        var m = mask
+        while m != 0 {
+            #if _endian(big)
+            let lane = m.leadingZeroBitCount &>> 3  // 0...7: lane 0 is the most significant byte
+            m &= ~(0xFF00_0000_0000_0000 &>> UInt64(lane &<< 3))
+            #else
+            let lane = m.trailingZeroBitCount &>> 3  // 0...7: lane 0 is the least significant byte
+            m &= ~(0xFF &<< UInt64(lane &<< 3))
+            #endif
+            let j = offset &+ lane
+            if base[j &+ 2] == third { return j }
         }
         return nil
     }
