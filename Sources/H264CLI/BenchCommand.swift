@@ -115,12 +115,17 @@ enum BenchCommand: CLICommand {
         return n
     }
 
-    nonisolated(unsafe) private static var avccTarget: [UInt8] = []
+    nonisolated(unsafe) private static var avccTarget = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     static func annexBToAVCC(_ stream: ArraySlice<UInt8>) throws -> Int {
-        avccTarget.removeAll(keepingCapacity: true)  // the output buffer is reused, like memcpy's
-        _ = try FormatConversion.annexBToAVCC(stream, appendingTo: &avccTarget, leadingData: .skip)
-        return avccTarget.count
+        let needed = FormatConversion.avccCapacity(forAnnexBByteCount: stream.count)
+        if avccTarget.count < needed {
+            avccTarget.deallocate()
+            avccTarget = .allocate(byteCount: needed, alignment: 64)
+            avccTarget.initializeMemory(as: UInt8.self, repeating: 1)  // touched once, like memcpy's target
+        }
+        // The output buffer is reused across runs, like memcpy's.
+        return try FormatConversion.annexBToAVCC(stream, into: avccTarget, leadingData: .skip).byteCount
     }
 
     static func rbspExtraction(_ stream: ArraySlice<UInt8>) throws -> Int {

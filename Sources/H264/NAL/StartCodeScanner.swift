@@ -14,8 +14,21 @@ enum StartCodeScanner {
     /// The index of the first `00` of the first `00 00 01` (or `00 00 third`) at or after
     /// `from`, considering only `base[0..<count]`. `third` must not be 0; the emulation-prevention
     /// search uses 3.
-    @inlinable
+    @inlinable @inline(__always)
     static func find(_ base: UnsafePointer<UInt8>, from: Int, count: Int, third: UInt8 = 1) -> Int? {
+        scan(base, from: from, count: count, third: third, copyingTo: nil).match
+    }
+
+    /// ``find(_:from:count:third:)`` that also copies the bytes it scans to `destination`
+    /// (byte `k` goes to `destination[k - from]`), so that a NAL unit is read from memory once
+    /// when it is both framed and copied (Annex-B -> AVCC).
+    ///
+    /// - Returns: the match, and `copiedEnd`: bytes `from..<copiedEnd` have been copied (whole
+    ///   32-byte blocks, so possibly some past the match; never past `count`). The caller copies
+    ///   any rest it needs. `destination` must have room for `count - from` bytes.
+    @inlinable @inline(__always)
+    static func scan(_ base: UnsafePointer<UInt8>, from: Int, count: Int, third: UInt8,
+                     copyingTo destination: UnsafeMutableRawPointer?) -> (match: Int?, copiedEnd: Int) {
         var i = from
         let raw = UnsafeRawPointer(base)
         let zero = SIMD16<UInt8>(repeating: 0)
@@ -27,6 +40,11 @@ enum StartCodeScanner {
             let b = raw.loadUnaligned(fromByteOffset: i &+ 1, as: SIMD16<UInt8>.self)
             let c = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
             let d = raw.loadUnaligned(fromByteOffset: i &+ 17, as: SIMD16<UInt8>.self)
+            if let destination {
+                // i - from >= 0; the caller sized destination for count - from >= i + 32 - from bytes.
+                destination.storeBytes(of: a, toByteOffset: i &- from, as: SIMD16<UInt8>.self)
+                destination.storeBytes(of: c, toByteOffset: i &- from &+ 16, as: SIMD16<UInt8>.self)
+            }
             // The compare masks as 64-bit words: byte lane k of word w is 0xFF where the pair
             // at i + 8w + k (+ 16 for the second block) is `00 00`.
             let low = unsafeBitCast((a | b) .== zero, to: SIMD2<UInt64>.self)
@@ -36,22 +54,23 @@ enum StartCodeScanner {
                 // Visit only the candidate lanes, in order.
                 if let j = firstMatch(base, low[0], at: i, third: third) ?? firstMatch(base, low[1], at: i &+ 8, third: third)
                     ?? firstMatch(base, high[0], at: i &+ 16, third: third) ?? firstMatch(base, high[1], at: i &+ 24, third: third) {
-                    return j
+                    return (j, i &+ 32)
                 }
             }
             i &+= 32
         }
+        let copiedEnd = i
         while i &+ 3 <= count {
             let c = base[i &+ 2]
             if c != 0 && c != third {
                 i &+= 3  // no match can start at i, i + 1 or i + 2
             } else if base[i] == 0 && base[i &+ 1] == 0 && c == third {
-                return i
+                return (i, copiedEnd)
             } else {
                 i &+= 1
             }
         }
-        return nil
+        return (nil, copiedEnd)
     }
 
     /// The first lane of an 8-lane `00 00` mask word whose pair is followed by `third`.
