@@ -18,6 +18,7 @@ enum BenchCommand: CLICommand {
                         annexb_to_avcc_gbps, rbsp_gbps, memcpy_gbps, input_bytes
       --size-mb N       size of the generated stream (ignored with FILE)
       --repetitions N   runs per measurement (default 5)
+      --only KEYS       only these measurements (comma-separated JSON keys)
     """
 
     /// One measurement: a JSON key, a label, and the work over the whole stream. The work
@@ -41,39 +42,43 @@ enum BenchCommand: CLICommand {
         let json = args.flag("--json")
         let sizeMB = try args.intOption("--size-mb") ?? 150
         let repetitions = max(1, try args.intOption("--repetitions") ?? 5)
+        let only = try args.option("--only").map { Set($0.split(separator: ",").map(String.init)) }
         let paths = try args.positionals(min: 0, max: 1)
         guard sizeMB > 0 && sizeMB <= 4096 else { throw CLIError("--size-mb must be 1...4096") }
         let stream = try paths.first.map(Input.readAll) ?? SyntheticStream.make(bytes: sizeMB << 20)
         var object = JSONObject()
         if !json { Output.line("input: \(stream.count) bytes, best of \(repetitions)") }
-        var memcpyRate = 0.0
-        for m in measurements {
-            let rate = try measure(m, stream[...], repetitions: repetitions)
-            if m.key == "memcpy_gbps" { memcpyRate = rate }
-            object.add(m.key, (rate * 1000).rounded() / 1000)
+        // Rounds interleave the measurements, so that a change in machine load affects all alike.
+        var best = [Double](repeating: .infinity, count: measurements.count)
+        var sink = 0
+        for _ in 0..<repetitions {
+            for (k, m) in measurements.enumerated() where only?.contains(m.key) ?? true {
+                let (seconds, result) = try time { () throws -> Int in try m.run(stream[...]) }
+                sink &+= result
+                best[k] = min(best[k], seconds)
+            }
+        }
+        if sink == 42 { Output.line("") }  // keeps the results alive
+        let rates = best.map { $0 > 0 ? Double(stream.count) / $0 / 1e9 : .infinity }
+        let memcpyRate = measurements.firstIndex { $0.key == "memcpy_gbps" }.map { rates[$0] } ?? 0
+        for (k, m) in measurements.enumerated() where only?.contains(m.key) ?? true {
+            object.add(m.key, (rates[k] * 1000).rounded() / 1000)
             if !json {
-                let ratio = memcpyRate > 0 ? String(format: "%.2fx memcpy", rate / memcpyRate) : ""
-                Output.line("\(m.label.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", rate)) GB/s  \(ratio)")
+                let ratio = memcpyRate > 0 ? String(format: "%.2fx memcpy", rates[k] / memcpyRate) : ""
+                Output.line("\(m.label.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", rates[k])) GB/s  \(ratio)")
             }
         }
         object.add("input_bytes", stream.count)
         if json { Output.line(object.rendered) }
     }
 
-    /// The best throughput of `repetitions` runs, in GB/s (10^9 bytes per second).
-    static func measure(_ m: Measurement, _ stream: ArraySlice<UInt8>, repetitions: Int) throws -> Double {
+    /// Runs `work` once; returns the elapsed seconds (monotonic clock) and its result.
+    static func time(_ work: () throws -> Int) throws -> (Double, Int) {
         let clock = ContinuousClock()
-        var best = Double.infinity
-        var sink = 0
-        for _ in 0..<repetitions {
-            let start = clock.now
-            sink &+= try m.run(stream)
-            let d = clock.now - start
-            let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-            best = min(best, seconds)
-        }
-        if sink == 42 { Output.line("") }  // keeps the results alive
-        return best > 0 ? Double(stream.count) / best / 1e9 : .infinity
+        let start = clock.now
+        let result = try work()
+        let d = clock.now - start
+        return (Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18, result)
     }
 
     // MARK: - The measurements
@@ -110,8 +115,17 @@ enum BenchCommand: CLICommand {
         return n
     }
 
+    nonisolated(unsafe) private static var avccTarget = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
     static func annexBToAVCC(_ stream: ArraySlice<UInt8>) throws -> Int {
-        try FormatConversion.annexBToAVCC(stream, leadingData: .skip).bytes.count
+        let needed = FormatConversion.avccCapacity(forAnnexBByteCount: stream.count)
+        if avccTarget.count < needed {
+            avccTarget.deallocate()
+            avccTarget = .allocate(byteCount: needed, alignment: 64)
+            avccTarget.initializeMemory(as: UInt8.self, repeating: 1)  // touched once, like memcpy's target
+        }
+        // The output buffer is reused across runs, like memcpy's.
+        return try FormatConversion.annexBToAVCC(stream, into: avccTarget, leadingData: .skip).byteCount
     }
 
     static func rbspExtraction(_ stream: ArraySlice<UInt8>) throws -> Int {

@@ -96,6 +96,24 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
         #expect(try parser.next() == nil)
     }
 
+    /// Units kept by the caller across calls keep their bytes (the parser reuses its buffer only
+    /// when the caller has let go of the last unit).
+    @Test func retainedUnitsStayValid() throws {
+        var stream: [UInt8] = []
+        for i in 0..<50 { stream += [0, 0, 1, 0x41] + [UInt8](repeating: UInt8(i + 1), count: 40 + i) }
+        var parser = AnnexBStreamParser()
+        var kept: [NALUnit] = []
+        var i = 0
+        while i < stream.count {
+            parser.append(stream[i..<min(i + 13, stream.count)])
+            while let u = try parser.next() { kept.append(u) }
+            i += 13
+        }
+        parser.finish()
+        while let u = try parser.next() { kept.append(u) }
+        #expect(kept == (try AnnexB.split(stream)))
+    }
+
     @Test func maximumSize() {
         var bytes: [UInt8] = [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100) + [0, 0, 1, 0x41, 1]
         bytes += [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100)

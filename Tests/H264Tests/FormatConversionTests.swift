@@ -37,6 +37,59 @@ import Testing
         ])
     }
 
+    /// The one-pass conversion (scan and copy together) equals the two-pass one: same bytes and
+    /// record, or the same error.
+    static func onePassAgrees(_ stream: ArraySlice<UInt8>, _ lengthSize: AVCC.LengthSize, _ placement: FormatConversion.ParameterSetPlacement,
+                              _ leadingData: AnnexB.LeadingDataPolicy) -> Bool {
+        var twoPass: [UInt8] = []
+        let a: Result<AVCDecoderConfigurationRecord, H264Error> = Result { () throws(H264Error) in
+            try FormatConversion.annexBToAVCC(stream, appendingTo: &twoPass, lengthSize: lengthSize, placement: placement, leadingData: leadingData)
+        }
+        let b: Result<FormatConversion.AVCCStream, H264Error> = Result { () throws(H264Error) in
+            try FormatConversion.annexBToAVCC(stream, lengthSize: lengthSize, placement: placement, leadingData: leadingData)
+        }
+        switch (a, b) {
+        case (.success(let ra), .success(let rb)): return ra == rb.configuration && sameBytes(twoPass[...], rb.bytes[...])
+        case (.failure(let ea), .failure(let eb)): return ea.code == eb.code
+        default: return false
+        }
+    }
+
+    @Test func onePassEqualsTwoPassOnRandomStreams() throws {
+        var rng = SplitMix(seed: 11)
+        let pieces: [[UInt8]] = [Self.aud, Self.sps, Self.pps, Self.sei, Self.idr, Self.idr2, Self.p, [0x41] + [UInt8](repeating: 0x77, count: 70),
+                                 [0x65, 0x88] + [UInt8](repeating: 0x99, count: 300), [0x80, 1], [0x61, 0, 0, 3, 1]]
+        for _ in 0..<400 {
+            var stream: [UInt8] = rng.next() % 5 == 0 ? [0x12] : []
+            for _ in 0..<Int(rng.next() % 12) {
+                stream += rng.next() % 2 == 0 ? [0, 0, 1] : [0, 0, 0, 1]
+                stream += pieces[Int(rng.next() % UInt64(pieces.count))]
+                if rng.next() % 4 == 0 { stream += [0, 0] }
+            }
+            for size in [AVCC.LengthSize.one, .two, .four] {
+                for placement in [FormatConversion.ParameterSetPlacement.outOfBand, .inBand] {
+                    #expect(Self.onePassAgrees(stream[...], size, placement, rng.next() % 2 == 0 ? .reject : .skip))
+                }
+            }
+        }
+    }
+
+    @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"))
+    func onePassEqualsTwoPassOnCorpus() throws {
+        for path in CorpusFiles.annexBStreams where (try? CorpusFiles.read(path).count) ?? 0 < 700_000 {
+            let bytes = try CorpusFiles.read(path)
+            #expect(Self.onePassAgrees(bytes[...], .four, .outOfBand, .skip), "\(path)")
+            #expect(Self.onePassAgrees(bytes[...], .two, .inBand, .reject), "\(path)")
+        }
+    }
+
+    @Test func onePassNeedsRoom() {
+        let stream = Self.annexB([Self.sps, Self.pps, Self.idr])
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: stream.count, alignment: 1)
+        defer { buffer.deallocate() }
+        #expect(throws: H264Error(.invalidArgument, "")) { try FormatConversion.annexBToAVCC(stream[...], into: buffer) }
+    }
+
     @Test func noSPSIsAnError() {
         #expect(throws: H264Error(.missingParameterSet, "")) {
             try FormatConversion.annexBToAVCC(Self.annexB([Self.aud, Self.p])[...])

@@ -14,25 +14,26 @@ public enum EmulationPrevention {
         guard let first = firstEmulationPreventionByte(in: ebsp) else { return ebsp }
         var out = [UInt8]()
         out.reserveCapacity(ebsp.count)
-        out.append(contentsOf: ebsp[ebsp.startIndex..<first])
-        var zeros = 0
-        var i = first &+ 1  // skip the first 03
-        let end = ebsp.endIndex
-        while i < end {
-            let b = ebsp[i]
-            if zeros >= 2 && b == 3 {
-                zeros = 0
-            } else {
-                out.append(b)
-                zeros = b == 0 ? zeros &+ 1 : 0
+        let count = ebsp.count
+        ebsp.withUnsafeBufferPointer { buf in
+            guard let base = buf.baseAddress else { return }
+            // Copy the runs between emulation-prevention bytes; each next one is found by the
+            // same SIMD scan as start codes, looking for `00 00 03` after the previous `03`.
+            var runStart = 0
+            var ep = first &- ebsp.startIndex
+            while true {
+                out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: ep &- runStart))
+                runStart = ep &+ 1  // <= count: ep is an index in the buffer
+                guard let next = StartCodeScanner.find(base, from: runStart, count: count, third: 3) else { break }
+                ep = next &+ 2  // the scanner saw base[next + 2]
             }
-            i &+= 1
+            out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count &- runStart))
         }
         return out[...]
     }
 
     /// The index of the first emulation-prevention byte (`03` after `00 00`), if any.
-    /// - Complexity: O(n).
+    /// - Complexity: O(n), a SIMD scan.
     @inlinable
     public static func firstEmulationPreventionByte(in ebsp: ArraySlice<UInt8>) -> Int? {
         let start = ebsp.startIndex
@@ -40,16 +41,7 @@ public enum EmulationPrevention {
         if count < 3 { return nil }
         return ebsp.withUnsafeBufferPointer { buf -> Int? in
             guard let base = buf.baseAddress else { return nil }
-            var zeros = 0
-            var i = 0
-            // A fast skip over bytes that cannot be part of `00 00 03`: look at every second byte.
-            while i < count {
-                let b = base[i]
-                if b == 3 && zeros >= 2 { return start &+ i }
-                zeros = b == 0 ? zeros &+ 1 : 0
-                i &+= 1
-            }
-            return nil
+            return StartCodeScanner.find(base, from: 0, count: count, third: 3).map { start &+ $0 &+ 2 }
         }
     }
 
@@ -65,6 +57,7 @@ public enum EmulationPrevention {
     }
 
     /// Appends the EBSP form of `rbsp` to `out` (see ``ebsp(from:)``).
+    @inlinable
     public static func appendEBSP<C: Collection>(of rbsp: C, to out: inout [UInt8]) where C.Element == UInt8 {
         var zeros = 0
         for b in rbsp {

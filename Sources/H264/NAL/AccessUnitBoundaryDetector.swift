@@ -6,6 +6,9 @@
 /// Provisional: the access-unit layer replaces it with the full first-slice detection of
 /// 7.4.1.2.4 (frame_num, pic_parameter_set_id, field flags, idr_pic_id, POC changes), which
 /// also separates pictures whose slices all start at macroblock 0 (arbitrary slice order).
+/// Known gaps until then: arbitrary slice order (a picture whose first slice in decoding order
+/// is not macroblock 0 is not separated), and a prefix NAL unit (type 14) before a slice other
+/// than the first of its picture is taken as the start of a new access unit.
 struct AccessUnitBoundaryDetector: Sendable {
     /// True once the current access unit holds a VCL NAL unit.
     private var sawSlice = false

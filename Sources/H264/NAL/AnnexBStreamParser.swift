@@ -46,6 +46,11 @@ public struct AnnexBStreamParser: Sendable {
     /// The bytes of the current NAL unit carried over from earlier chunks, without its trailing
     /// zero bytes (those are counted in `pendingZeros`).
     private var pending: [UInt8] = []
+    /// True when `pending` holds the NAL unit last yielded (its bytes are shared with the
+    /// caller's ``NALUnit``): it is emptied at the next call. If the caller has let go of the
+    /// unit by then, the buffer is reused without allocating; otherwise copy-on-write gives the
+    /// parser a fresh one.
+    private var pendingYielded = false
     /// The number of zero bytes after the last byte of `pending` (or since the start code, when
     /// `pending` is empty). They are part of the NAL unit only if a byte other than the `01` of a
     /// start code follows them.
@@ -59,6 +64,9 @@ public struct AnnexBStreamParser: Sendable {
     private var atChunkStart = false
     private var finished = false
     private var flushed = false
+    /// The size of the last NAL unit that spanned chunks: the capacity reserved for the next
+    /// one, so that accumulating rarely reallocates.
+    private var capacityHint = 0
 
     /// Creates a parser.
     /// - Parameters:
@@ -75,7 +83,7 @@ public struct AnnexBStreamParser: Sendable {
     public var needsInput: Bool { position >= chunk.endIndex && !atChunkStart }
 
     /// The number of bytes held for a NAL unit that spans chunks.
-    public var bufferedByteCount: Int { pending.count }
+    public var bufferedByteCount: Int { pendingYielded ? 0 : pending.count }
 
     /// Hands over the next chunk of the stream. The parser keeps a reference to it (no copy)
     /// until ``next()`` returns nil.
@@ -104,6 +112,10 @@ public struct AnnexBStreamParser: Sendable {
     /// - Complexity: amortised O(n) over the whole stream: a SIMD scan, plus one copy of the
     ///   NAL units that span chunks.
     public mutating func next() throws(H264Error) -> NALUnit? {
+        if pendingYielded {
+            pendingYielded = false
+            pending.removeAll(keepingCapacity: true)
+        }
         if atChunkStart {
             atChunkStart = false
             if let unit = try matchCarriedZeros() { return unit }
@@ -161,10 +173,15 @@ public struct AnnexBStreamParser: Sendable {
     private mutating func reserve(_ extra: Int) throws(H264Error) {
         let total = pending.count.addingReportingOverflow(extra)
         if total.overflow || total.partialValue > maximumNALUnitSize {
-            pending = []
+            pending.removeAll(keepingCapacity: true)
             pendingZeros = 0
             phase = .discarding
             throw tooLarge()
+        }
+        if pending.capacity < total.partialValue {
+            // First bytes of a NAL unit, or it outgrew the hint: grow geometrically (capped).
+            let wanted = Swift.max(total.partialValue, capacityHint, pending.capacity &* 2)  // capacity <= maximum
+            pending.reserveCapacity(Swift.min(wanted, maximumNALUnitSize))
         }
     }
 
@@ -225,35 +242,37 @@ public struct AnnexBStreamParser: Sendable {
         phase = .nal
         var partEnd = partEnd
         while partEnd > partStart && chunk[partEnd &- 1] == 0 { partEnd &-= 1 }  // trailing_zero_8bits
-        let carried = pending
-        pending = []
+        let carriedCount = pending.count
         pendingZeros = 0
         switch previous {
         case .leading(let nonZero):
+            pending.removeAll(keepingCapacity: true)
             if leadingData == .reject && (nonZero || partEnd > partStart) {
                 throw H264Error.invalid(.missingStartCode, "bytes before the first start code")
             }
             return nil
         case .discarding:
+            pending.removeAll(keepingCapacity: true)
             return nil
         case .nal:
             break
         }
-        if partEnd == partStart {
-            // Only carried bytes (any zeros after them are trailing zeros).
-            return carried.isEmpty ? nil : try NALUnit(carried[...])
-        }
         let partCount = partEnd &- partStart
-        if carried.isEmpty {
+        if carriedCount == 0 {
             // Wholly inside this chunk: a view, nothing copied.
+            guard partCount > 0 else { return nil }
             if partCount > maximumNALUnitSize { throw tooLarge() }
             return try NALUnit(chunk[partStart..<partEnd])
         }
-        // Spans chunks: the carried bytes, then this chunk's part.
-        if partCount > maximumNALUnitSize &- carried.count { throw tooLarge() }  // carried.count <= maximum
-        var bytes = carried
-        bytes.append(contentsOf: chunk[partStart..<partEnd])
-        return try NALUnit(bytes[...])
+        // Spans chunks: the carried bytes, then this chunk's part (any zeros after the carried
+        // bytes were settled at the chunk start, or are trailing zeros when the part is empty).
+        pendingYielded = true
+        if partCount > 0 {
+            if partCount > maximumNALUnitSize &- carriedCount { throw tooLarge() }  // carriedCount <= maximum
+            pending.append(contentsOf: chunk[partStart..<partEnd])
+        }
+        capacityHint = pending.count &+ pending.count / 8  // <= maximum * 9 / 8: no overflow
+        return try NALUnit(pending[...])
     }
 
     @inline(never)
@@ -263,10 +282,7 @@ public struct AnnexBStreamParser: Sendable {
 
     /// The end of the stream: the last NAL unit, or the leading-data error.
     private mutating func flush() throws(H264Error) -> NALUnit? {
-        defer {
-            pending = []
-            pendingZeros = 0
-        }
+        pendingZeros = 0
         switch phase {
         case .leading(let nonZero):
             if leadingData == .reject && nonZero {
@@ -277,8 +293,8 @@ public struct AnnexBStreamParser: Sendable {
             return nil
         case .nal:
             guard !pending.isEmpty else { return nil }
-            let bytes = pending
-            return try NALUnit(bytes[...])
+            pendingYielded = true
+            return try NALUnit(pending[...])
         }
     }
 }

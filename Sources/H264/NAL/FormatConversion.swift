@@ -32,13 +32,117 @@ public enum FormatConversion {
     /// - Throws: the splitter's errors, ``H264Error/Code/nalUnitTooLarge`` for a NAL unit the
     ///   length size cannot hold, ``H264Error/Code/missingParameterSet`` when the stream has no
     ///   SPS, and the record's errors.
-    /// - Complexity: O(n): one scan and one copy.
+    /// - Complexity: O(n): one pass that scans and copies.
     public static func annexBToAVCC(_ stream: ArraySlice<UInt8>, lengthSize: AVCC.LengthSize = .four,
                                     placement: ParameterSetPlacement = .outOfBand,
                                     leadingData: AnnexB.LeadingDataPolicy = .reject) throws(H264Error) -> AVCCStream {
+        var failure: H264Error?
+        var configuration: AVCDecoderConfigurationRecord?
+        let bytes = [UInt8](unsafeUninitializedCapacity: avccCapacity(forAnnexBByteCount: stream.count)) { buffer, count in
+            do throws(H264Error) {
+                let result = try annexBToAVCC(stream, into: UnsafeMutableRawBufferPointer(buffer), lengthSize: lengthSize,
+                                              placement: placement, leadingData: leadingData)
+                count = result.byteCount
+                configuration = result.configuration
+            } catch {
+                count = 0
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        guard let configuration else { throw H264Error.invalid(.missingParameterSet, "no configuration") }
+        return AVCCStream(bytes: bytes, configuration: configuration)
+    }
+
+    /// The room ``annexBToAVCC(_:into:lengthSize:placement:leadingData:)`` needs for an Annex-B
+    /// stream of `count` bytes: the output is at most 5/4 of the input (a NAL unit with a 3-byte
+    /// start code and a 4-byte length), plus a margin.
+    public static func avccCapacity(forAnnexBByteCount count: Int) -> Int {
+        count &+ count / 3 &+ 64  // an in-memory byte count is far below Int.max / 2
+    }
+
+    /// Converts an Annex-B stream to length-prefixed NAL units written into `buffer`, in one
+    /// pass: each NAL unit is copied by the same SIMD scan that finds its end, so the input is
+    /// read from memory once. Reuse one buffer across calls to avoid allocating.
+    ///
+    /// See ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` for the parameters, the record
+    /// and the errors.
+    /// - Parameter buffer: at least ``avccCapacity(forAnnexBByteCount:)`` bytes, else
+    ///   ``H264Error/Code/invalidArgument``. Bytes past `byteCount` are scratch.
+    /// - Returns: the number of bytes written and the avcC record.
+    /// - Complexity: O(n), one pass.
+    public static func annexBToAVCC(_ stream: ArraySlice<UInt8>, into buffer: UnsafeMutableRawBufferPointer,
+                                    lengthSize: AVCC.LengthSize = .four, placement: ParameterSetPlacement = .outOfBand,
+                                    leadingData: AnnexB.LeadingDataPolicy = .reject)
+    throws(H264Error) -> (byteCount: Int, configuration: AVCDecoderConfigurationRecord) {
+        let n = stream.count
+        guard buffer.count >= avccCapacity(forAnnexBByteCount: n), let out = buffer.baseAddress else {
+            throw H264Error.invalid(.invalidArgument, "output buffer of \(buffer.count) bytes; \(avccCapacity(forAnnexBByteCount: n)) needed")
+        }
+        var collector = ParameterSetCollector()
+        let fieldSize = lengthSize.byteCount
+        let maximum = lengthSize.maximumNALUnitSize
+        let base = stream.startIndex
+        var written = 0
+        try stream.withUnsafeBufferPointer { (src: UnsafeBufferPointer<UInt8>) throws(H264Error) in
+            guard let p = src.baseAddress else { return }
+            // Bytes before the first start code, as AnnexB.Splitter treats them.
+            let first = StartCodeScanner.find(p, from: 0, count: n)
+            if leadingData == .reject {
+                var k = 0
+                let leadEnd = first ?? n
+                while k < leadEnd {
+                    if p[k] != 0 { throw H264Error.invalid(.missingStartCode, "bytes before the first start code") }
+                    k &+= 1
+                }
+            }
+            guard let first else { return }
+            var pos = first &+ 3
+            while pos < n {
+                // Room: every NAL unit written so far took at least 4 input bytes (start code and
+                // header) and grew by at most 1, so written <= pos * 5 / 4, and
+                // written + fieldSize + (n - pos) <= n * 5 / 4 + 4 <= the capacity checked above.
+                let payload = out + (written &+ fieldSize)
+                let (match, copiedEnd) = StartCodeScanner.scan(p, from: pos, count: n, third: 1, copyingTo: payload)
+                var end = match ?? n
+                while end > pos && p[end &- 1] == 0 { end &-= 1 }  // trailing_zero_8bits
+                let start = pos
+                pos = match.map { $0 &+ 3 } ?? n  // match + 3 <= n
+                guard end > start else { continue }
+                if copiedEnd < end {
+                    (payload + (copiedEnd &- start)).copyMemory(from: p + copiedEnd, byteCount: end &- copiedEnd)
+                }
+                let unit = try NALUnit(stream[(base &+ start)..<(base &+ end)])
+                if unit.type.isParameterSet || unit.type.isVCL {
+                    if collector.offer(unit) && placement == .outOfBand { continue }
+                }
+                let length = end &- start
+                guard length <= maximum else {
+                    throw H264Error.invalid(.nalUnitTooLarge, "NAL unit of \(length) bytes does not fit a \(fieldSize)-byte length")
+                }
+                var shift = (fieldSize &- 1) &* 8
+                for k in 0..<fieldSize {
+                    out.storeBytes(of: UInt8(truncatingIfNeeded: length &>> shift), toByteOffset: written &+ k, as: UInt8.self)
+                    shift &-= 8
+                }
+                written &+= fieldSize &+ length
+            }
+        }
+        return (written, try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize))
+    }
+
+    /// Converts an Annex-B stream to length-prefixed NAL units appended to `out`, and returns
+    /// the avcC record: the two-pass form (split, then copy each NAL unit) for callers that
+    /// build an array.
+    ///
+    /// See ``annexBToAVCC(_:lengthSize:placement:leadingData:)``. On error, `out` holds the NAL
+    /// units converted before it.
+    public static func annexBToAVCC(_ stream: ArraySlice<UInt8>, appendingTo out: inout [UInt8],
+                                    lengthSize: AVCC.LengthSize = .four, placement: ParameterSetPlacement = .outOfBand,
+                                    leadingData: AnnexB.LeadingDataPolicy = .reject) throws(H264Error) -> AVCDecoderConfigurationRecord {
         var splitter = AnnexB.Splitter(stream, leadingData: leadingData)
-        var out: [UInt8] = []
-        out.reserveCapacity(stream.count)
+        // Start codes take at least 3 bytes, length fields at most 4: a 1/3 margin covers the worst case.
+        out.reserveCapacity(out.count &+ stream.count &+ stream.count / 3 &+ 16)
         var collector = ParameterSetCollector()
         while let unit = try splitter.next() {
             if unit.type.isParameterSet || unit.type.isVCL {
@@ -46,8 +150,7 @@ public enum FormatConversion {
             }
             try AVCC.append(unit, lengthSize: lengthSize, to: &out)
         }
-        let configuration = try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
-        return AVCCStream(bytes: out, configuration: configuration)
+        return try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
     }
 
     /// Chooses the record's parameter sets while the stream goes by.
