@@ -172,7 +172,7 @@ enum EncodeCommand: CLICommand {
 
         func write(_ units: [EncodedFrame]) throws(H264Error) {
             for au in units {
-                let bytes = avcc ? try au.avcc(lengthSize: 4) : au.annexB()
+                let bytes = avcc ? try au.avcc(lengthSize: .four) : au.annexB()
                 try sink.write(bytes)
                 stats.add(au)
             }

@@ -130,12 +130,6 @@ import Testing
 
     /// NAL units grouped into access units, each as a sorted list of byte arrays.
     static func accessUnits(_ units: [NALUnit]) -> [[[UInt8]]] {
-        var detector = AccessUnitBoundaryDetector()
-        var out: [[[UInt8]]] = []
-        for unit in units {
-            if detector.startsAccessUnit(unit) || out.isEmpty { out.append([]) }
-            out[out.count - 1].append(Array(unit.bytes))
-        }
-        return out.map { $0.sorted { $0.lexicographicallyPrecedes($1) } }
+        groupedAccessUnits(units).map { $0.map { Array($0.bytes) }.sorted { $0.lexicographicallyPrecedes($1) } }
     }
 }

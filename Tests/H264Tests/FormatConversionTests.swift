@@ -96,13 +96,6 @@ import Testing
         }
     }
 
-    @Test func accessUnitBoundaries() throws {
-        var d = AccessUnitBoundaryDetector()
-        let seq = [Self.aud, Self.sps, Self.idr, Self.idr2, Self.p, Self.sei, Self.p, Self.idr]
-        let starts = try seq.map { d.startsAccessUnit(try NALUnit($0)) }
-        #expect(starts == [false, false, false, false, true, true, false, true])
-    }
-
     /// Annex-B -> AVCC -> Annex-B keeps every NAL unit that is not a parameter set, in order;
     /// every IDR access unit gets an SPS and a PPS before its first slice.
     @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"), arguments: CorpusFiles.annexBStreams)
@@ -122,17 +115,22 @@ import Testing
                 for unit in back where i < original.count && sameBytes(unit.bytes, original[i].bytes) { i += 1 }
                 #expect(i == original.count)
             }
-            var d = AccessUnitBoundaryDetector()
-            var seenSPS = false, seenPPS = false, checkedAU = false
-            for unit in back {
-                if d.startsAccessUnit(unit) { seenSPS = false; seenPPS = false; checkedAU = false }
-                if unit.type == .sps { seenSPS = true }
-                if unit.type == .pps { seenPPS = true }
-                if unit.type == .idrSlice && !checkedAU {
-                    #expect(seenSPS || seenPPS, "IDR access unit without parameter sets")
-                    checkedAU = true
-                }
+            for au in groupedAccessUnits(back) where au.contains(where: { $0.type == .idrSlice }) {
+                let firstIDR = au.firstIndex { $0.type == .idrSlice }!
+                #expect(au[..<firstIDR].contains { $0.type == .sps || $0.type == .pps },
+                        "IDR access unit without parameter sets")
             }
         }
     }
+}
+
+/// NAL units grouped into access units by the access-unit layer.
+func groupedAccessUnits(_ units: [NALUnit]) -> [[NALUnit]] {
+    var assembler = AccessUnitAssembler()
+    var out: [[NALUnit]] = []
+    for unit in units {
+        if let au = try? assembler.push(unit) { out.append(au.nalUnits) }
+    }
+    if let au = assembler.finish() { out.append(au.nalUnits) }
+    return out
 }

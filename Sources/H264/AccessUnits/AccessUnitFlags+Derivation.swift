@@ -37,3 +37,35 @@ extension AccessUnitFlags {
             && !sliceTypes.isEmpty && !predicted
     }
 }
+
+extension AccessUnitFlags {
+    /// Derives the flags of one access unit from its NAL units alone, without parameter sets:
+    /// for an encoder's output, or any access unit met out of context.
+    ///
+    /// Only NAL unit headers, the first two elements of each slice header (`first_mb_in_slice`,
+    /// `slice_type`) and recovery point SEI messages are read. A slice header too damaged to
+    /// read counts as predicted, the safe answer. The single-reference intra rule needs the SPS
+    /// and is not applied.
+    /// - Complexity: O(number of NAL units), plus the SEI NAL units' sizes.
+    public init<C: Collection>(accessUnit units: C) where C.Element == NALUnit {
+        var sliceTypes: [UInt8] = []
+        var allParsed = true
+        var recovery: Int?
+        for unit in units {
+            if unit.type.isVCL {
+                if let t = Self.sliceType(unit) { sliceTypes.append(t) } else { allParsed = false }
+            } else if unit.type == .sei, recovery == nil {
+                recovery = RecoveryPointLookup.recoveryFrameCount(in: unit, context: NoSEIContext())
+            }
+        }
+        self.init(units: Array(units), sliceTypes: sliceTypes, allSlicesParsed: allParsed, recoveryFrameCount: recovery)
+    }
+
+    /// `slice_type % 5` of a slice, read from the first bytes of its header.
+    static func sliceType(_ unit: NALUnit) -> UInt8? {
+        // Two ue(v) of at most 63 bits each fit in 16 bytes, even with emulation prevention.
+        var reader = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(16)))
+        guard (try? reader.readUE()) != nil, let t = try? reader.readUE(), t <= 9 else { return nil }
+        return UInt8(t % 5)
+    }
+}

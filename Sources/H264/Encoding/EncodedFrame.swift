@@ -10,10 +10,10 @@ public struct EncodedFrame: Sendable {
     public var dts: Int64
     /// Units per second of ``pts`` and ``dts``.
     public var timescale: Int32
-    /// Flags derived from the NAL units (see ``SampleFlags/init(accessUnit:)``).
-    public let flags: SampleFlags
+    /// Flags derived from the NAL units (see ``AccessUnitFlags/init(accessUnit:)``).
+    public let flags: AccessUnitFlags
 
-    /// True when the access unit holds an IDR picture.
+    /// True when the access unit holds an IDR picture (VideoToolbox's sync sample).
     @inlinable public var isKeyframe: Bool { flags.isSync }
 
     /// Creates an access unit by copying `units` into one buffer.
@@ -53,7 +53,7 @@ public struct EncodedFrame: Sendable {
         self.pts = pts
         self.dts = dts
         self.timescale = timescale
-        self.flags = SampleFlags(accessUnit: units)
+        self.flags = AccessUnitFlags(accessUnit: units)
     }
 
     /// Total size of the NAL units in bytes (no framing).
@@ -68,32 +68,10 @@ public struct EncodedFrame: Sendable {
     }
 
     /// The access unit as an AVCC sample: each NAL unit after a big-endian length of
-    /// `lengthSize` bytes (1, 2 or 4, the avcC's `lengthSizeMinusOne` + 1).
+    /// `lengthSize` bytes (the avcC's `lengthSizeMinusOne` + 1).
     ///
-    /// - Throws: ``H264Error/Code/invalidLengthSize`` for another size,
-    ///   ``H264Error/Code/nalUnitTooLarge`` when a NAL unit does not fit the length field.
-    public func avcc(lengthSize: Int = 4) throws(H264Error) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(byteCount &+ lengthSize &* nalUnits.count)
-        for unit in nalUnits { try appendLengthPrefixed(unit, lengthSize: lengthSize, to: &out) }
-        return out
+    /// - Throws: ``H264Error/Code/nalUnitTooLarge`` when a NAL unit does not fit the length field.
+    public func avcc(lengthSize: AVCC.LengthSize = .four) throws(H264Error) -> [UInt8] {
+        try AVCC.write(nalUnits, lengthSize: lengthSize)
     }
-}
-
-/// Appends `unit` after a big-endian length of `lengthSize` bytes (1, 2 or 4).
-/// Kept minimal and internal: the AVCC module owns the public framing API.
-func appendLengthPrefixed(_ unit: NALUnit, lengthSize: Int, to out: inout [UInt8]) throws(H264Error) {
-    guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
-        throw H264Error.invalid(.invalidLengthSize, "NAL length size must be 1, 2 or 4, is \(lengthSize)")
-    }
-    let count = unit.count
-    guard UInt64(count) >> UInt64(lengthSize &* 8) == 0 else {
-        throw H264Error.invalid(.nalUnitTooLarge, "NAL unit of \(count) bytes does not fit a \(lengthSize)-byte length")
-    }
-    var shift = (lengthSize &- 1) &* 8
-    while shift >= 0 {
-        out.append(UInt8(truncatingIfNeeded: count >> shift))
-        shift &-= 8
-    }
-    out.append(contentsOf: unit.bytes)
 }

@@ -189,7 +189,8 @@ public enum FormatConversion {
     ///   - bytes: the length-prefixed NAL units.
     ///   - configuration: the avcC record.
     ///   - lengthSize: the size of the length prefixes; by default the record's.
-    /// - Throws: the errors of ``AVCC/Reader/next()``.
+    /// - Throws: the errors of ``AVCC/Reader/next()``, and
+    ///   ``H264Error/Code/limitExceeded`` for an access unit past ``AccessUnitAssembler/Limits``.
     /// - Complexity: O(n).
     public static func avccToAnnexB(_ bytes: ArraySlice<UInt8>, configuration: AVCDecoderConfigurationRecord,
                                     lengthSize: AVCC.LengthSize? = nil) throws(H264Error) -> [UInt8] {
@@ -197,29 +198,32 @@ public enum FormatConversion {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count &+ bytes.count / 64 &+ 64)
         var writer = AnnexBAccessUnitWriter(configuration: configuration)
-        while let unit = try reader.next() { writer.add(unit, to: &out) }
+        while let unit = try reader.next() { try writer.add(unit, to: &out) }
         writer.finish(to: &out)
         return out
     }
 
-    /// Writes NAL units as Annex-B, one access unit at a time, inserting the record's parameter
-    /// sets into IDR access units that lack them.
+    /// Writes NAL units as Annex-B, one access unit at a time (found by the access-unit layer,
+    /// 7.4.1.2.4, with the record's parameter sets known from the start), inserting the
+    /// record's parameter sets into IDR access units that lack them.
     struct AnnexBAccessUnitWriter {
         let configuration: AVCDecoderConfigurationRecord
-        private var boundaries = AccessUnitBoundaryDetector()
-        private var accessUnit: [NALUnit] = []
+        private var assembler: AccessUnitAssembler
 
-        init(configuration: AVCDecoderConfigurationRecord) { self.configuration = configuration }
-
-        mutating func add(_ unit: NALUnit, to out: inout [UInt8]) {
-            if boundaries.startsAccessUnit(unit) { flush(to: &out) }
-            accessUnit.append(unit)
+        init(configuration: AVCDecoderConfigurationRecord) {
+            self.configuration = configuration
+            assembler = AccessUnitAssembler(parameterSets: configuration.parameterSets)
         }
 
-        mutating func finish(to out: inout [UInt8]) { flush(to: &out) }
+        mutating func add(_ unit: NALUnit, to out: inout [UInt8]) throws(H264Error) {
+            if let au = try assembler.push(unit) { write(au.nalUnits, to: &out) }
+        }
 
-        private mutating func flush(to out: inout [UInt8]) {
-            defer { accessUnit.removeAll(keepingCapacity: true) }
+        mutating func finish(to out: inout [UInt8]) {
+            if let au = assembler.finish() { write(au.nalUnits, to: &out) }
+        }
+
+        private func write(_ accessUnit: [NALUnit], to out: inout [UInt8]) {
             var hasIDR = false, hasSPS = false, hasPPS = false
             for unit in accessUnit {
                 switch unit.type {

@@ -109,19 +109,21 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
         guard pps.count <= 255, ext.count <= 255 else {
             throw H264Error.invalid(.limitExceeded, "\(pps.count) PPSs, \(ext.count) SPS extensions; avcC holds 255")
         }
-        let essentials = try SPSEssentials(first)
-        profileIndication = essentials.profileIDC
-        profileCompatibility = essentials.constraintFlags
-        levelIndication = essentials.levelIDC
+        let parsed = try SequenceParameterSet(rbsp: first.rbsp)
+        profileIndication = parsed.profileIDC
+        // The byte after profile_idc: constraint_set0..5_flag, then reserved_zero_2bits.
+        var compatibility = parsed.reservedZero2Bits & 3
+        for (i, flag) in parsed.constraintSetFlags.prefix(6).enumerated() where flag { compatibility |= 0x80 >> UInt8(i) }
+        profileCompatibility = compatibility
+        levelIndication = parsed.levelIDC
         nalUnitLengthSize = lengthSize
         sequenceParameterSets = sps
         pictureParameterSets = pps
-        if Self.profileHasExtension(essentials.profileIDC) {
-            // The essentials' ranges (<= 3, <= 6) make these conversions exact.
+        if Self.profileHasExtension(parsed.profileIDC) {
             highProfileExtension = HighProfileExtension(
-                chromaFormat: UInt8(truncatingIfNeeded: essentials.chromaFormatIDC),
-                bitDepthLumaMinus8: UInt8(truncatingIfNeeded: essentials.bitDepthLumaMinus8),
-                bitDepthChromaMinus8: UInt8(truncatingIfNeeded: essentials.bitDepthChromaMinus8),
+                chromaFormat: parsed.chromaFormatIDC & 3,
+                bitDepthLumaMinus8: parsed.bitDepthLumaMinus8 & 7,
+                bitDepthChromaMinus8: parsed.bitDepthChromaMinus8 & 7,
                 sequenceParameterSetExtensions: ext)
         } else {
             highProfileExtension = nil
