@@ -23,22 +23,83 @@ enum InspectCommand: CLICommand {
         var timing = TimestampAssigner.Configuration()
         if let fps = try args.option("--fps") { timing.frameRate = try parseRate(fps) }
         let path = try args.positionals(min: 1, max: 1)[0]
-        let bytes = try Input.readAll(path)
-        let (units, errors) = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: lenient ? .skip : .reject)
-        if let first = errors.first, units.isEmpty { throw first }
-        let offsets = accessUnitOffsets(units, in: bytes)
-        var stats = StreamStatistics()
-        let store = lastStore(bytes, lenient: lenient)
-        if !json {
-            Output.line("  index     offset     size  type  key idr  frame_num       poc       dts       pts  slices")
+        var report = Report(json: json)
+        if path == "-" {
+            // Streaming: memory stays flat whatever the input size.
+            var parser = AccessUnitParser(timing: timing, leadingData: lenient ? .skip : .reject)
+            let input = try Input.open(path)
+            var total = 0
+            var warnings: [H264Error] = []
+            func drain() {
+                while true {
+                    do {
+                        guard let au = try parser.next() else { return }
+                        report.add(au)
+                    } catch {
+                        if warnings.count < 5 { warnings.append(error) }
+                    }
+                }
+            }
+            while let chunk = try Input.readChunk(input, 1 << 20) {
+                total += chunk.count
+                parser.append(chunk)
+                drain()
+            }
+            parser.finish()
+            drain()
+            report.finish(totalBytes: total, sps: parser.store.activeSPS ?? firstSPS(parser.store), timeBase: parser.timeBase)
+            for e in warnings { Output.error("warning: \(e.code): \(e.reason)") }
+        } else {
+            let bytes = try Input.readAll(path)
+            let (units, errors) = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: lenient ? .skip : .reject)
+            if let first = errors.first, units.isEmpty { throw first }
+            for au in units { report.add(au) }
+            report.finish(totalBytes: bytes.count, sps: lastStore(bytes, lenient: lenient).activeSPS, timeBase: units.first?.timeBase)
+            for e in errors.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
         }
-        for (i, au) in units.enumerated() {
-            let size = (i + 1 < offsets.count ? offsets[i + 1] : bytes.count) - offsets[i]
+    }
+
+    /// Prints access units as they come, one behind (an access unit's size is known when the
+    /// next one begins), and the summary at the end.
+    struct Report {
+        let json: Bool
+        var held: AccessUnit?
+        var stats = StreamStatistics()
+
+        init(json: Bool) {
+            self.json = json
+            if !json {
+                Output.line("  index     offset     size  type  key idr  frame_num       poc       dts       pts  slices")
+            }
+        }
+
+        mutating func add(_ au: AccessUnit) {
+            if let previous = held { emit(previous, end: au.byteOffset) }
+            held = au
+        }
+
+        mutating func finish(totalBytes: Int, sps: SequenceParameterSet?, timeBase: TimeBase?) {
+            if let last = held { emit(last, end: totalBytes) }
+            held = nil
+            let summary = stats.summary(sps: sps, timeBase: timeBase, totalBytes: totalBytes)
+            if json {
+                var o = JSONObject()
+                o.add("summary", summary.json)
+                Output.line(o.rendered)
+            } else {
+                Output.line("")
+                for line in summary.lines { Output.line(line) }
+            }
+        }
+
+        private mutating func emit(_ au: AccessUnit, end: Int?) {
+            let offset = au.byteOffset ?? 0
+            let size = max((end ?? offset) - offset, 0)
             stats.add(au, size: size)
             if json {
                 var o = JSONObject()
                 o.add("index", au.index)
-                o.add("offset", offsets[i])
+                o.add("offset", offset)
                 o.add("size", size)
                 o.add("keyframe", au.isKeyframe)
                 o.add("idr", au.flags.isSync)
@@ -55,7 +116,7 @@ enum InspectCommand: CLICommand {
             } else {
                 let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
                 let cols: [String] = [
-                    pad(au.index, 7), pad(offsets[i], 11), pad(size, 9), pad(kind, 6),
+                    pad(au.index, 7), pad(offset, 11), pad(size, 9), pad(kind, 6),
                     pad(au.isKeyframe ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
                     pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
                     pad(au.dts.map(String.init) ?? "-", 10), pad(au.pts.map(String.init) ?? "-", 10),
@@ -63,30 +124,6 @@ enum InspectCommand: CLICommand {
                 Output.line(cols.joined() + "  " + au.sliceTypeLetters.joined(separator: ","))
             }
         }
-        let summary = stats.summary(sps: store.activeSPS ?? firstSPS(store), timeBase: units.first?.timeBase,
-                                    totalBytes: bytes.count)
-        if json {
-            var o = JSONObject()
-            o.add("summary", summary.json)
-            Output.line(o.rendered)
-        } else {
-            Output.line("")
-            for line in summary.lines { Output.line(line) }
-        }
-        for e in errors.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
-    }
-
-    /// Offset of each access unit's first byte, start code included: the zero byte of a
-    /// four-byte start code belongs to the access unit, and the first access unit starts at 0.
-    static func accessUnitOffsets(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
-        var offsets: [Int] = []
-        for (i, au) in units.enumerated() {
-            guard i > 0, let first = au.nalUnits.first else { offsets.append(i == 0 ? 0 : offsets.last ?? 0); continue }
-            var start = first.bytes.startIndex - 3
-            if start > 0 && bytes[start - 1] == 0 { start -= 1 }
-            offsets.append(max(start, 0))
-        }
-        return offsets
     }
 
     private static func lastStore(_ bytes: [UInt8], lenient: Bool) -> ParameterSetStore {
@@ -120,8 +157,8 @@ enum InspectCommand: CLICommand {
         return (n, d)
     }
 
-    private static func pad(_ v: Int, _ w: Int) -> String { pad(String(v), w) }
-    private static func pad(_ s: String, _ w: Int) -> String {
+    static func pad(_ v: Int, _ w: Int) -> String { pad(String(v), w) }
+    static func pad(_ s: String, _ w: Int) -> String {
         s.count >= w ? s + " " : String(repeating: " ", count: w - s.count) + s
     }
 }

@@ -65,6 +65,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
             #expect(streamed.map { $0.nalUnits.map { Array($0.bytes) } } == batch.map { $0.nalUnits.map { Array($0.bytes) } },
                     "\(fixture) chunk \(chunkSize)")
             #expect(streamed.map(\.poc) == batch.map(\.poc))
+            #expect(streamed.map(\.byteOffset) == batch.map(\.byteOffset), "\(fixture) chunk \(chunkSize)")
             // Same presentation order as the batch derivation.
             let order = { (u: [AccessUnit]) in u.filter { !$0.flags.hasNoPicture }.sorted { $0.pts! < $1.pts! }.map(\.index) }
             #expect(order(streamed) == order(batch), "\(fixture) chunk \(chunkSize)")

@@ -5,6 +5,10 @@ public struct AccessUnit: Sendable {
     public var nalUnits: [NALUnit]
     /// Index in decoding order, from 0.
     public var index: Int
+    /// Byte offset in the input of the access unit's first byte: the start code (with its
+    /// `zero_byte`) before its first NAL unit; 0 for the first access unit, so that leading
+    /// zero bytes count with it. Nil when the input had no offsets (NAL units pushed one by one).
+    public var byteOffset: Int?
     /// What a container needs to know: sync, random access, dependencies.
     public var flags: AccessUnitFlags
     /// Slice types of the primary coded picture's slices, in order (`slice_type % 5`: 0 P,

@@ -49,6 +49,9 @@ public struct AccessUnitAssembler: Sendable {
     private var spsUnits: [Int: NALUnit] = [:]
     private var ppsUnits: [Int: NALUnit] = [:]
     private var formatChanged = false
+    private var incomingOffset: Int?
+    private var currentOffset: Int?
+    private var pendingOffset: Int?
 
     /// What the first slice of the current primary picture said.
     private struct PictureInfo: Sendable {
@@ -77,10 +80,15 @@ public struct AccessUnitAssembler: Sendable {
     }
 
     /// Adds the next NAL unit in decoding order.
+    /// - Parameters:
+    ///   - unit: the NAL unit.
+    ///   - offset: where its framing (start code or length) begins in the input, if known; the
+    ///     access unit it begins gets it as ``AccessUnit/byteOffset``.
     /// - Returns: the access unit that `unit` completed, if any (it never contains `unit`).
     /// - Throws: ``H264Error/Code/limitExceeded`` when the access unit being built passes a
     ///   limit; it is dropped and assembly continues with the next NAL unit.
-    public mutating func push(_ unit: NALUnit) throws(H264Error) -> AccessUnit? {
+    public mutating func push(_ unit: NALUnit, offset: Int? = nil) throws(H264Error) -> AccessUnit? {
+        incomingOffset = offset
         let type = unit.type.rawValue
         switch type {
         case 6, 9:
@@ -107,6 +115,7 @@ public struct AccessUnitAssembler: Sendable {
 
     /// Ends the stream: returns the last access unit, if any.
     public mutating func finish() -> AccessUnit? {
+        if current.isEmpty { currentOffset = pendingOffset }
         current += pending
         currentBytes &+= pendingBytes  // both bounded by the limit checks
         pending.removeAll()
@@ -210,8 +219,9 @@ public struct AccessUnitAssembler: Sendable {
 
     // MARK: - Building
 
-    private mutating func append(_ unit: NALUnit) throws(H264Error) {
+    private mutating func append(_ unit: NALUnit, offset: Int? = nil) throws(H264Error) {
         try check(adding: unit, toCount: current.count, bytes: currentBytes)
+        if current.isEmpty { currentOffset = offset ?? incomingOffset }
         current.append(unit)
         currentBytes &+= unit.count  // checked against the limit just above
     }
@@ -220,13 +230,15 @@ public struct AccessUnitAssembler: Sendable {
     private mutating func takePending() throws(H264Error) {
         guard !pending.isEmpty else { return }
         let held = pending
+        let heldOffset = pendingOffset
         pending.removeAll(keepingCapacity: true)
         pendingBytes = 0
-        for u in held { try append(u) }
+        for (i, u) in held.enumerated() { try append(u, offset: i == 0 ? heldOffset : nil) }
     }
 
     private mutating func hold(_ unit: NALUnit) throws(H264Error) {
         try check(adding: unit, toCount: current.count &+ pending.count, bytes: currentBytes &+ pendingBytes)
+        if pending.isEmpty { pendingOffset = incomingOffset }
         pending.append(unit)
         pendingBytes &+= unit.count  // checked against the limit just above
     }
@@ -248,6 +260,7 @@ public struct AccessUnitAssembler: Sendable {
 
     private mutating func close() -> AccessUnit {
         var au = AccessUnit(nalUnits: current, index: nextIndex)
+        au.byteOffset = nextIndex == 0 ? (currentOffset.map { _ in 0 }) : currentOffset
         nextIndex &+= 1  // one per access unit
         au.sliceTypes = picture.sliceTypes
         au.frameNum = picture.frameNum

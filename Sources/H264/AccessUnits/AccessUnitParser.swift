@@ -76,7 +76,8 @@ public struct AccessUnitParser: Sendable {
                 return au
             }
             if let unit = try splitter.next() {
-                if let au = try assembler.push(unit) { enqueue(au) }
+                let offset = splitter.lastNALUnitOffset &- splitter.lastStartCodeLength
+                if let au = try assembler.push(unit, offset: offset) { enqueue(au) }
                 continue
             }
             if finished && !drained {
@@ -114,7 +115,9 @@ public enum AccessUnits {
         while true {
             do throws(H264Error) {
                 guard let unit = try splitter.next() else { break }
-                if let au = try assembler.push(unit) {
+                var start = unit.bytes.startIndex &- 3  // after a start code: >= startIndex + 3
+                if start > bytes.startIndex && bytes[start &- 1] == 0 { start &-= 1 }
+                if let au = try assembler.push(unit, offset: start &- bytes.startIndex) {
                     units.append(au)
                     spsForAU.append(assembler.store.activeSPS)
                 }

@@ -8,8 +8,9 @@
 /// reorder delay, so that `PTS >= DTS` for every access unit and DTS strictly increases.
 ///
 /// Streaming use (``push(_:sps:)``) must fix the delay before it sees the stream: it takes the
-/// reorder depth from the caller, else the SPS's `max_num_reorder_frames`, else 0 for
-/// `pic_order_cnt_type` 2 (no reordering possible), else `max_dec_frame_buffering`, else 16.
+/// reorder depth from the caller, else from the SPS (``SequenceParameterSet/reorderDepth``:
+/// `max_num_reorder_frames`, 0 for `pic_order_cnt_type` 2, else `MaxDpbFrames` of the level as
+/// E.2.1 infers it).
 /// Batch use (``assign(_:spsLookup:configuration:)``) measures the delay the stream really
 /// needs, and no more.
 ///
@@ -115,12 +116,7 @@ public struct TimestampAssigner: Sendable {
         } else {
             timeBase = TimeBase(numerator: 1, denominator: 50)
         }
-        var depth: Int
-        if let d = configuration.reorderDepth { depth = d }
-        else if let vui, vui.bitstreamRestrictionFlag { depth = Int(Swift.min(vui.maxNumReorderFrames, 16)) }
-        else if sps?.picOrderCntType == 2 { depth = 0 }
-        else if let vui, vui.bitstreamRestrictionFlag { depth = Int(Swift.min(vui.maxDecFrameBuffering, 16)) }
-        else { depth = 16 }
+        var depth: Int = configuration.reorderDepth ?? sps?.reorderDepth ?? 16
         depth = Swift.max(0, Swift.min(depth, 16))
         reorderDepth = depth
         let fields = sps.map { !$0.frameMbsOnlyFlag } ?? false

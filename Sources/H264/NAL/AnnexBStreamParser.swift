@@ -64,6 +64,19 @@ public struct AnnexBStreamParser: Sendable {
     private var atChunkStart = false
     private var finished = false
     private var flushed = false
+    /// Stream offsets: bytes handed over before the current chunk, and where the NAL unit being
+    /// read began (its header byte) with the length of the start code before it.
+    private var chunkStreamOffset = 0
+    private var appendedByteCount = 0
+    private var currentNALOffset = 0
+    private var currentStartCodeLength = 3
+
+    /// Stream offset (from the first byte ever appended) of the header byte of the NAL unit
+    /// that ``next()`` returned last.
+    public private(set) var lastNALUnitOffset = 0
+    /// Length of the start code before that NAL unit: 4 when a `zero_byte` precedes `00 00 01`,
+    /// else 3. `lastNALUnitOffset - lastStartCodeLength` is where its start code begins.
+    public private(set) var lastStartCodeLength = 3
     /// The size of the last NAL unit that spanned chunks: the capacity reserved for the next
     /// one, so that accumulating rarely reallocates.
     private var capacityHint = 0
@@ -93,6 +106,8 @@ public struct AnnexBStreamParser: Sendable {
     public mutating func append(_ chunk: ArraySlice<UInt8>) {
         precondition(needsInput && !finished, "AnnexBStreamParser.append: drain next() first")
         guard !chunk.isEmpty else { return }
+        chunkStreamOffset = appendedByteCount
+        appendedByteCount &+= chunk.count  // total input size: bounded by memory handed over
         self.chunk = chunk
         position = chunk.startIndex
         nalStart = chunk.startIndex
@@ -154,6 +169,8 @@ public struct AnnexBStreamParser: Sendable {
             // that spans the boundary (i < end, so i + 1 <= endIndex).
             position = i &+ 1
             nalStart = position
+            let zeros = pendingZeros.addingReportingOverflow(i &- start)
+            beginNAL(at: position, startCodeLength: zeros.overflow || zeros.partialValue >= 3 ? 4 : 3)
             return try endOfNALUnit(partStart: position, partEnd: position)
         }
         try materializeCarriedZeros()
@@ -201,6 +218,7 @@ public struct AnnexBStreamParser: Sendable {
             let unitStart = nalStart
             position = scIndex &+ 3  // sc + 3 <= count: the scanner found all three bytes
             nalStart = position
+            beginNAL(at: position, startCodeLength: scIndex > chunk.startIndex && chunk[scIndex &- 1] == 0 ? 4 : 3)
             return try endOfNALUnit(partStart: unitStart, partEnd: nalEnd)
         }
         // No start code in the rest of the chunk: carry the tail over.
@@ -237,6 +255,15 @@ public struct AnnexBStreamParser: Sendable {
     /// Called at a start code that ends the current NAL unit: the NAL unit is `pending` plus
     /// `chunk[partStart..<partEnd]`, without trailing zero bytes. Yields it (or throws the
     /// leading-data error at the first start code).
+    /// Notes that a NAL unit begins at chunk index `index`, after a start code; the one that
+    /// ended there is the one about to be returned.
+    private mutating func beginNAL(at index: Int, startCodeLength: Int) {
+        lastNALUnitOffset = currentNALOffset
+        lastStartCodeLength = currentStartCodeLength
+        currentNALOffset = chunkStreamOffset &+ (index &- chunk.startIndex)  // within the input size
+        currentStartCodeLength = startCodeLength
+    }
+
     private mutating func endOfNALUnit(partStart: Int, partEnd: Int) throws(H264Error) -> NALUnit? {
         let previous = phase
         phase = .nal
@@ -283,6 +310,8 @@ public struct AnnexBStreamParser: Sendable {
     /// The end of the stream: the last NAL unit, or the leading-data error.
     private mutating func flush() throws(H264Error) -> NALUnit? {
         pendingZeros = 0
+        lastNALUnitOffset = currentNALOffset
+        lastStartCodeLength = currentStartCodeLength
         switch phase {
         case .leading(let nonZero):
             if leadingData == .reject && nonZero {
