@@ -36,6 +36,12 @@ public struct BitReader: Sendable {
     public func peekBits(_ count: Int) -> UInt64 {
         precondition(count >= 0 && count <= 64, "peekBits takes 0 to 64 bits")
         if count == 0 { return 0 }
+        // Fast path: one unaligned 8-byte load covers up to 57 bits from any bit offset.
+        let first = bitPosition >> 3
+        if count <= 57 && first <= bytes.count &- 8 {
+            let word = bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: first, as: UInt64.self)) }
+            return (word << UInt64(bitPosition & 7)) >> UInt64(64 &- count)  // 1 <= count <= 57
+        }
         var result: UInt64 = 0
         var have = 0
         var byteIndex = bitPosition >> 3
@@ -99,6 +105,14 @@ public struct BitReader: Sendable {
     /// ``H264Error/Code/invalidExpGolomb``.
     @inlinable
     public mutating func readUE() throws(H264Error) -> UInt32 {
+        // Fast path: codes with at most 28 leading zeros fit one 57-bit look.
+        let wide = peekBits(57)
+        if wide >> 28 != 0 {
+            let length = (wide.leadingZeroBitCount &- 7) &* 2 &+ 1  // zeros <= 28: length <= 57
+            guard length <= bitsRemaining else { throw .truncated("ue(v) at bit \(bitPosition) runs past the end") }
+            position &+= length
+            return UInt32(truncatingIfNeeded: (wide >> UInt64(57 &- length)) &- 1)  // the code is >= 1
+        }
         let window = peekBits(32)
         if window != 0 {
             let zeros = window.leadingZeroBitCount &- 32  // 0...31

@@ -2,7 +2,7 @@
 extension SliceHeader {
     /// How many payload bytes are unescaped first: enough for almost every slice header, so
     /// that parsing does not copy a whole slice to strip its emulation-prevention bytes.
-    public static let headerPrefixBytes = 96
+    public static let headerPrefixBytes = 32
 
     /// `IdrPicFlag` of a slice NAL unit: type 5, or type 20 with `non_idr_flag` 0.
     @inlinable
