@@ -17,8 +17,10 @@ extension SliceHeader {
     /// Parses the slice header of a NAL unit of type 1, 5 or (MVC) 20, making its PPS and SPS
     /// active in `store`.
     ///
-    /// Only a bounded prefix of the payload (``headerPrefixBytes``) is unescaped; the whole
-    /// payload only when the header is longer than that.
+    /// The header is first read straight from the escaped payload and kept when no
+    /// emulation-prevention byte lies within it; otherwise a bounded prefix of the payload
+    /// (``headerPrefixBytes``) is unescaped, and the whole payload only when the header is
+    /// longer than that. No slice is copied whole to read its header.
     /// - Returns: the header and its length in bits, counted from the start of the RBSP after
     ///   the NAL unit header (for CABAC, alignment bits included: slice data starts there).
     /// - Throws: ``H264Error/Code/unsupported`` for other NAL unit types and SVC slices,
@@ -34,6 +36,14 @@ extension SliceHeader {
         let payload = nal.payload
         let idr = idrPicFlag(nal)
         let nalRefIdc = nal.nalRefIdc
+        // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
+        // byte lies within the bytes the header used (checked afterwards, on those bytes only).
+        if let parsed = try? parse(rbsp: payload, nalUnitType: type, nalRefIdc: nalRefIdc, idrPicFlag: idr, store: &store) {
+            let used = payload.startIndex &+ ((parsed.bitLength &+ 7) >> 3)  // <= endIndex
+            if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<used]) == nil {
+                return parsed
+            }
+        }
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {
