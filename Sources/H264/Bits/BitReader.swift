@@ -32,16 +32,22 @@ public struct BitReader: Sendable {
     @inlinable public var byteAligned: Bool { bitPosition & 7 == 0 }
 
     /// Looks at the next `count` bits (0...64) without consuming them. Bits past the end read as 0.
-    @inlinable
+    @inlinable @inline(__always)
     public func peekBits(_ count: Int) -> UInt64 {
-        precondition(count >= 0 && count <= 64, "peekBits takes 0 to 64 bits")
-        if count == 0 { return 0 }
         // Fast path: one unaligned 8-byte load covers up to 57 bits from any bit offset.
         let first = bitPosition >> 3
-        if count <= 57 && first <= bytes.count &- 8 {
+        if count > 0 && count <= 57 && first <= bytes.count &- 8 {
             let word = bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: first, as: UInt64.self)) }
             return (word << UInt64(bitPosition & 7)) >> UInt64(64 &- count)  // 1 <= count <= 57
         }
+        return peekBitsSlowly(count)
+    }
+
+    /// ``peekBits(_:)`` near the end of the buffer or for more than 57 bits.
+    @usableFromInline @inline(never)
+    func peekBitsSlowly(_ count: Int) -> UInt64 {
+        precondition(count >= 0 && count <= 64, "peekBits takes 0 to 64 bits")
+        if count == 0 { return 0 }
         var result: UInt64 = 0
         var have = 0
         var byteIndex = bitPosition >> 3
