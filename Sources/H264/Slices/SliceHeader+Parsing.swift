@@ -36,13 +36,18 @@ extension SliceHeader {
         let payload = nal.payload
         let idr = idrPicFlag(nal)
         let nalRefIdc = nal.nalRefIdc
+        var header = SliceHeader()
         // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
         // byte lies within the bytes the header used (checked afterwards, on those bytes only).
-        if let parsed = try? parse(rbsp: payload, nalUnitType: type, nalRefIdc: nalRefIdc, idrPicFlag: idr, store: &store) {
-            let used = payload.startIndex &+ ((parsed.bitLength &+ 7) >> 3)  // <= endIndex
+        do throws(H264Error) {
+            var r = SyntaxReader(payload)
+            try header.code(&r, nalUnitType: type, nalRefIdc: nalRefIdc, idrPicFlag: idr, store: &store)
+            let used = payload.startIndex &+ ((r.bitPosition &+ 7) >> 3)  // <= endIndex
             if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<used]) == nil {
-                return parsed
+                return (header, r.bitPosition)
             }
+        } catch {
+            // Retried below on unescaped bytes, which give the real error if there is one.
         }
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
