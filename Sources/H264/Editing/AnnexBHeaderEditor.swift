@@ -32,7 +32,7 @@ public enum AnnexBHeaderEditor {
                 var starts = false
                 var sliceType: UInt8?
                 switch t {
-                case 6, 7, 8, 9, 14, 15, 16, 17, 18:
+                case 6, 7, 8, 9, 15, 16, 17, 18:
                     starts = sawVCL || current < 0 || t == 9
                     if t == 7 || t == 8 || t == 15 { _ = try? scan.ingest(nal) }
                 case 1, 5:
@@ -50,9 +50,11 @@ public enum AnnexBHeaderEditor {
                 }
                 if starts && t != 1 && t != 5 { sawVCL = false }
                 if starts {
-                    current = i
-                    auStart[i] = []
-                    if t == 9 { auHasAUD.insert(i) }
+                    // A prefix NAL unit (14) goes with the base-view slice after it.
+                    let at = (t == 1 || t == 5) && i > 0 && units[i &- 1].type.rawValue == 14 && auStart[i &- 1] == nil ? i &- 1 : i
+                    current = at
+                    auStart[at] = []
+                    if t == 9 { auHasAUD.insert(at) }
                 }
                 if let sliceType { auStart[current, default: []].append(sliceType) }
             }
