@@ -6,6 +6,10 @@ let package = Package(
     products: [
         .library(name: "H264", targets: ["H264"]),
         .library(name: "X264", targets: ["X264"]),
+        .library(name: "H264Fixtures", targets: ["H264Fixtures"]),
+        .library(name: "RTP", targets: ["RTP"]),
+        .library(name: "FLV", targets: ["FLV"]),
+        .library(name: "RTMP", targets: ["RTMP"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
     targets: [
@@ -18,9 +22,29 @@ let package = Package(
             providers: [.apt(["libx264-dev"])]
         ),
         .target(name: "X264", dependencies: ["H264", "CX264"]),
-        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264"]),
-        .testTarget(name: "H264Tests", dependencies: ["H264"]),
+        // RTP payload format for H.264 (RFC 6184) and SDP helpers: pure Swift over the core.
+        .target(name: "RTP", dependencies: ["H264"]),
+        // FLV files and AMF0: the H264 core only, no Foundation.
+        .target(name: "FLV", dependencies: ["H264"]),
+        // RTMP publishing over Glibc sockets: FLV and the core, no Foundation.
+        .target(name: "RTMP", dependencies: ["FLV", "H264"]),
+        // Small streams the project owns, with their known facts; Foundation only, not H264.
+        // The target lives in Fixtures/ beside the script that regenerates the streams.
+        .target(
+            name: "H264Fixtures",
+            path: "Fixtures",
+            exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
+            sources: ["Sources"],
+            resources: [.copy("Streams"), .copy("manifest.json")]
+        ),
+        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP"]),
+        // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264"]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "H264"]),
+        .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI", "TestSupport"]),
+        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI", "TestSupport"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI"]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,12 +2,18 @@
 #define CX264_H
 #include <stdint.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <x264.h>
 
 /// x264_encoder_open is a macro over a versioned symbol (x264_encoder_open_<build>); Swift
 /// cannot call a macro, so this wraps it.
 static inline x264_t *cx264_encoder_open(x264_param_t *param) {
     return x264_encoder_open(param);
+}
+
+/// Formats an x264 log message (param.pf_log receives a va_list, which Swift cannot expand).
+static inline int cx264_vformat(char *buffer, size_t size, const char *format, va_list args) {
+    return vsnprintf(buffer, size, format, args);
 }
 
 #endif

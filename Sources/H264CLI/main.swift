@@ -5,6 +5,11 @@ let commands: [any CLICommand.Type] = [
     NalsCommand.self,
     TraceCommand.self,
     EditCommand.self,
+    ConvertCommand.self,
+    BenchCommand.self,
+    InspectCommand.self,
+    EncodeCommand.self,
+    RTPSendCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))

@@ -31,12 +31,21 @@ public struct SEITimingInfo: Sendable, Hashable {
     public var vclHRD: HRDFieldLengths?
     /// `pic_struct_present_flag` of the VUI.
     public var picStructPresent: Bool
+    /// `frame_mbs_only_flag` of the SPS: dec_ref_pic_marking_repetition (D.1.9) carries
+    /// `original_field_pic_flag` only when it is 0. True unless set.
+    public var frameMBsOnly: Bool = true
 
     /// Creates the info.
     public init(nalHRD: HRDFieldLengths?, vclHRD: HRDFieldLengths?, picStructPresent: Bool) {
         self.nalHRD = nalHRD
         self.vclHRD = vclHRD
         self.picStructPresent = picStructPresent
+    }
+
+    /// Creates the info, with `frame_mbs_only_flag`.
+    public init(nalHRD: HRDFieldLengths?, vclHRD: HRDFieldLengths?, picStructPresent: Bool, frameMBsOnly: Bool) {
+        self.init(nalHRD: nalHRD, vclHRD: vclHRD, picStructPresent: picStructPresent)
+        self.frameMBsOnly = frameMBsOnly
     }
 
     /// `CpbDpbDelaysPresentFlag` (D.2.3): either HRD is present.
@@ -49,5 +58,8 @@ public protocol SEIContext {
     /// The timing info of the SPS with `seq_parameter_set_id` `id`, if known.
     func seiTimingInfo(forSPS id: Int) -> SEITimingInfo?
     /// The timing info of the active SPS (the one of the last buffering period or slice), if known.
+    ///
+    /// FFmpeg, when no SPS is active yet but exactly one SPS has been seen, uses that one for
+    /// pic_timing; a context that wants the same traces should answer likewise.
     var activeSEITimingInfo: SEITimingInfo? { get }
 }

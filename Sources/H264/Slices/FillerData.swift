@@ -18,7 +18,7 @@ public struct FillerData: Sendable, Hashable {
     public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         if c.isReading {
             var n = 0
-            while c.peekBits(8) == 0xFF && !c.isAtEnd {
+            while !c.isAtEnd, try c.peekBits(8) == 0xFF {
                 try c.fixed(8, 0xFF, "ff_byte")
                 n &+= 1  // bounded by the input size
             }

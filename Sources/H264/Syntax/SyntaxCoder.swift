@@ -63,6 +63,11 @@ public protocol SyntaxCoder {
     /// `se(v)` with a range check.
     mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error)
 
+    /// `i(n)`: `bits` bits (1...32) as a two's-complement signed integer (SEI `time_offset`).
+    /// A default implementation over ``u(_:_:_:)`` is provided; tracers override it to record
+    /// the signed value.
+    mutating func i<T: FixedWidthInteger & SignedInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error)
+
     /// A one-bit flag.
     mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error)
 
@@ -80,9 +85,6 @@ public protocol SyntaxCoder {
     /// True when the coder is reading and has no bits left.
     var isAtEnd: Bool { get }
 
-    /// When reading, the next `count` bits (0...32) without consuming them (bits past the end
-    /// read as 0); nil when writing. Needed by loops such as filler data's `ff_byte`s.
-    func peekBits(_ count: Int) -> UInt64?
 }
 
 /// Reads syntax elements from an RBSP.
@@ -98,7 +100,6 @@ public struct SyntaxReader: SyntaxCoder {
     @inlinable public var isReading: Bool { true }
     @inlinable public var bitPosition: Int { reader.bitPosition }
     @inlinable public var isAtEnd: Bool { reader.bitsRemaining == 0 }
-    @inlinable public func peekBits(_ count: Int) -> UInt64? { reader.peekBits(count) }
 
     @inlinable
     public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
@@ -157,7 +158,6 @@ public struct SyntaxWriter: SyntaxCoder {
     public var isReading: Bool { false }
     public var bitPosition: Int { writer.bitCount }
     public var isAtEnd: Bool { false }
-    public func peekBits(_ count: Int) -> UInt64? { nil }
 
     public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
         guard value >= 0, bits >= 64 || UInt64(value) >> UInt64(bits) == 0 else {
@@ -243,7 +243,6 @@ public struct SyntaxTracer: SyntaxCoder {
     public var isReading: Bool { true }
     public var bitPosition: Int { inner.bitPosition }
     public var isAtEnd: Bool { inner.isAtEnd }
-    public func peekBits(_ count: Int) -> UInt64? { inner.peekBits(count) }
 
     public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
         let p = inner.bitPosition

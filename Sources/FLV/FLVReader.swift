@@ -1,0 +1,113 @@
+import H264
+
+/// What the video layer of an FLV file holds, tag by tag.
+public enum FLVVideoEvent: Hashable, Sendable {
+    /// An `onMetaData` script tag.
+    case metadata(FLVMetadata)
+    /// An AVC sequence header: the avcC record (a view into the file), at a tag time.
+    case decoderConfiguration(ArraySlice<UInt8>, timestamp: Int64)
+    /// A NALU tag: one access unit.
+    case sample(FLVVideoSample)
+    /// An end-of-sequence tag.
+    case endOfSequence(timestamp: Int64)
+}
+
+/// Reads an FLV file held in memory: the header, then tag by tag (``nextTag()``) or, for the
+/// H.264 video, event by event (``nextVideoEvent()``). Nothing is copied: tag bodies and
+/// samples are views into the caller's bytes.
+public struct FLVReader: Sendable {
+    /// Limits and strictness.
+    public struct Options: Sendable, Hashable {
+        /// The largest tag body accepted (at most ``FLVTag/maximumBodySize``).
+        public var maximumTagSize: Int
+        /// Throw when a `PreviousTagSize` does not match the tag before it.
+        public var checkPreviousTagSize: Bool
+
+        /// Creates options; by default any tag the format allows, and checked tag sizes.
+        public init(maximumTagSize: Int = FLVTag.maximumBodySize, checkPreviousTagSize: Bool = true) {
+            self.maximumTagSize = maximumTagSize
+            self.checkPreviousTagSize = checkPreviousTagSize
+        }
+    }
+
+    /// The file header.
+    public let header: FLVHeader
+    /// The options in force.
+    public let options: Options
+    private var cursor: ByteCursor
+
+    /// Reads the header of `bytes`.
+    /// - Throws: ``H264Error/Code/invalidContainer`` without an FLV signature,
+    ///   ``H264Error/Code/truncated`` when the header is cut.
+    public init(_ bytes: ArraySlice<UInt8>, options: Options = Options()) throws(H264Error) {
+        var c = ByteCursor(bytes)
+        header = try FLVHeader.read(&c)
+        cursor = c
+        self.options = options
+    }
+
+    /// Reads the header of an array of bytes.
+    public init(_ bytes: [UInt8], options: Options = Options()) throws(H264Error) {
+        try self.init(bytes[...], options: options)
+    }
+
+    /// Offset of the next tag in the caller's buffer.
+    public var position: Int { cursor.position }
+
+    /// The next tag, or nil at the end of the file.
+    /// - Throws: ``H264Error/Code/truncated`` for a cut tag, ``H264Error/Code/limitExceeded``
+    ///   for a body above the limit, ``H264Error/Code/invalidContainer`` for reserved bits or
+    ///   a wrong `PreviousTagSize`. The reader does not move past a tag that throws.
+    public mutating func nextTag() throws(H264Error) -> FLVTag? {
+        guard !cursor.isAtEnd else { return nil }
+        var c = cursor
+        let tag = try FLVTag.read(&c, maximumBodySize: min(options.maximumTagSize, FLVTag.maximumBodySize),
+                                  checkPreviousTagSize: options.checkPreviousTagSize)
+        cursor = c
+        return tag
+    }
+
+    /// The next video event: metadata, a sequence header, a sample or an end of sequence.
+    /// Audio tags, other script data and video info frames are skipped.
+    /// - Throws: the errors of ``nextTag()``; ``H264Error/Code/invalidDecoderConfiguration``
+    ///   for a sequence header that is not an avcC record (e.g. Annex-B bytes);
+    ///   ``H264Error/Code/unsupported`` for a non-AVC or encrypted video tag;
+    ///   ``H264Error/Code/invalidContainer`` for a malformed video or script tag.
+    public mutating func nextVideoEvent() throws(H264Error) -> FLVVideoEvent? {
+        while let tag = try nextTag() {
+            switch tag.type {
+            case .script:
+                var body = tag.body
+                guard case .string("onMetaData") = try AMF0.decode(from: &body) else { continue }
+                return .metadata(FLVMetadata(try AMF0.decode(from: &body)))
+            case .video:
+                if let event = try Self.videoEvent(tag) { return event }
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    static func videoEvent(_ tag: FLVTag) throws(H264Error) -> FLVVideoEvent? {
+        guard !tag.isFiltered else {
+            throw H264Error.invalid(.unsupported, "encrypted FLV video tag at \(tag.timestamp) ms")
+        }
+        let packet = try FLVVideoPacket(parsing: tag.body)
+        let time = Int64(tag.timestamp)
+        switch packet.packetType {
+        case _ where packet.frameType == .videoInfo:
+            return nil
+        case .sequenceHeader:
+            _ = try DecoderConfigurationBytes(packet.data)
+            return .decoderConfiguration(packet.data, timestamp: time)
+        case .nalu:
+            return .sample(FLVVideoSample(dts: time, pts: time &+ Int64(packet.compositionTime),  // 32 + 24 bits
+                                          isKeyframe: packet.frameType == .keyframe, data: packet.data))
+        case .endOfSequence:
+            return .endOfSequence(timestamp: time)
+        default:
+            throw H264Error.invalid(.invalidContainer, "AVCPacketType \(packet.packetType.rawValue) at \(time) ms")
+        }
+    }
+}

@@ -1,0 +1,312 @@
+/// Groups NAL units into access units (7.4.1.2.3) as they arrive, in any chunking.
+///
+/// A new access unit begins at the first of these after the last VCL NAL unit of a primary
+/// coded picture: an access unit delimiter, SPS, PPS, SEI, a NAL unit of type 14 to 18, or the
+/// first VCL NAL unit of a new primary coded picture (7.4.1.2.4, see
+/// ``SlicePictureFields/startsNewPicture(after:)``). AUD and SEI can never sit between the
+/// slices of one picture, so they close the picture at once; SPS, PPS and types 14 to 18 may,
+/// so they are held until the next VCL NAL unit says whether a new picture begins.
+///
+/// Parameter sets are followed through the stream in ``store``; a slice header is parsed with
+/// the SPS and PPS in force, picture order counts are decoded (8.2.1) and the flags a muxer
+/// needs are derived from the bitstream.
+///
+/// Memory is bounded by ``Limits``: an access unit larger than `maxAccessUnitBytes` or with
+/// more than `maxNALUnitsPerAccessUnit` NAL units fails with ``H264Error/Code/limitExceeded``
+/// and is dropped, and assembly goes on with the next NAL unit.
+public struct AccessUnitAssembler: Sendable {
+    /// Bounds on one access unit.
+    public struct Limits: Sendable, Hashable {
+        /// Largest access unit in bytes (default 128 MiB: several 8K intra frames).
+        public var maxAccessUnitBytes: Int
+        /// Most NAL units in one access unit (default 16,384: one slice per macroblock row of
+        /// an 8K picture, and per-macroblock slices of smaller ones).
+        public var maxNALUnitsPerAccessUnit: Int
+
+        /// Creates limits.
+        public init(maxAccessUnitBytes: Int = 128 << 20, maxNALUnitsPerAccessUnit: Int = 16_384) {
+            self.maxAccessUnitBytes = maxAccessUnitBytes
+            self.maxNALUnitsPerAccessUnit = maxNALUnitsPerAccessUnit
+        }
+    }
+
+    /// The parameter sets seen so far.
+    public private(set) var store = ParameterSetStore()
+    /// The limits in force.
+    public let limits: Limits
+
+    private var current: [NALUnit] = []
+    private var currentBytes = 0
+    private var currentHasVCL = false
+    private var pending: [NALUnit] = []
+    private var pendingBytes = 0
+    private var previousPrimary: SlicePictureFields?
+    private var picture = PictureInfo()
+    private var pocCounter = PictureOrderCounter()
+    private var nextIndex = 0
+    private var spsBytes: [Int: ArraySlice<UInt8>] = [:]
+    private var ppsBytes: [Int: ArraySlice<UInt8>] = [:]
+    private var spsUnits: [Int: NALUnit] = [:]
+    private var ppsUnits: [Int: NALUnit] = [:]
+    private var formatChanged = false
+
+    /// What the first slice of the current primary picture said.
+    private struct PictureInfo: Sendable {
+        var sliceTypes: [UInt8] = []
+        var frameNum = 0
+        var structure = PictureStructure.frame
+        var poc: Int64?
+        var startsPOCPeriod = false
+        var allSlicesParsed = true
+        var recoveryFrameCount: Int?
+        var maxNumRefFrames: Int?
+        var diagnostics: [H264Error] = []
+    }
+
+    /// Creates an assembler.
+    /// - Parameter limits: bounds on one access unit.
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// Creates an assembler whose parameter sets come from out of band (an avcC record).
+    public init(parameterSets: [NALUnit], limits: Limits = Limits()) {
+        self.limits = limits
+        for unit in parameterSets { noteParameterSet(unit) }
+        formatChanged = false
+    }
+
+    /// Adds the next NAL unit in decoding order.
+    /// - Returns: the access unit that `unit` completed, if any (it never contains `unit`).
+    /// - Throws: ``H264Error/Code/limitExceeded`` when the access unit being built passes a
+    ///   limit; it is dropped and assembly continues with the next NAL unit.
+    public mutating func push(_ unit: NALUnit) throws(H264Error) -> AccessUnit? {
+        let type = unit.type.rawValue
+        switch type {
+        case 6, 9:
+            // SEI and AUD precede the first VCL NAL unit of their picture.
+            var done: AccessUnit? = nil
+            if currentHasVCL { done = close() }
+            try takePending()
+            try append(unit)
+            if type == 6, picture.recoveryFrameCount == nil {
+                picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
+            }
+            return done
+        case 7, 8, 14...18:
+            noteParameterSet(unit)
+            if currentHasVCL { try hold(unit) } else { try append(unit) }
+            return nil
+        case 1...5:
+            return try pushSlice(unit)
+        default:
+            if !pending.isEmpty { try hold(unit) } else { try append(unit) }
+            return nil
+        }
+    }
+
+    /// Ends the stream: returns the last access unit, if any.
+    public mutating func finish() -> AccessUnit? {
+        current += pending
+        currentBytes &+= pendingBytes  // both bounded by the limit checks
+        pending.removeAll()
+        pendingBytes = 0
+        guard !current.isEmpty else { return nil }
+        return close()
+    }
+
+    // MARK: - Slices
+
+    private mutating func pushSlice(_ unit: NALUnit) throws(H264Error) -> AccessUnit? {
+        let parsed = parseSlice(unit)
+        var done: AccessUnit? = nil
+        let newPicture: Bool
+        if currentHasVCL {
+            if let fields = parsed.fields, let previous = previousPrimary {
+                newPicture = fields.startsNewPicture(after: previous)
+            } else {
+                // Unparseable header: fall back to first_mb_in_slice == 0, as FFmpeg does.
+                newPicture = parsed.firstMbInSlice == 0 && (parsed.fields?.redundantPicCnt ?? 0) == 0
+            }
+        } else {
+            newPicture = false
+        }
+        if newPicture {
+            done = close()
+        }
+        try takePending()
+        let firstSliceOfPicture = !currentHasVCL
+        try append(unit)
+        currentHasVCL = true
+        if let fields = parsed.fields, fields.redundantPicCnt == 0 {
+            previousPrimary = fields
+            if let header = parsed.header {
+                picture.sliceTypes.append(header.sliceType % 5)
+            }
+            if firstSliceOfPicture, let header = parsed.header, let sps = parsed.sps {
+                startPicture(header, sps: sps, unit: unit)
+            }
+        } else if parsed.fields == nil {
+            picture.allSlicesParsed = false
+            if let error = parsed.error { picture.diagnostics.append(error) }
+        }
+        return done
+    }
+
+    private struct ParsedSlice {
+        var header: SliceHeader?
+        var sps: SequenceParameterSet?
+        var fields: SlicePictureFields?
+        var firstMbInSlice: UInt32?
+        var error: H264Error?
+    }
+
+    private mutating func parseSlice(_ unit: NALUnit) -> ParsedSlice {
+        var result = ParsedSlice()
+        do throws(H264Error) {
+            let (header, _) = try SliceHeader.parse(unit, store: &store)
+            guard let sps = store.activeSPS else { throw H264Error.invalid(.missingParameterSet, "no active SPS") }
+            result.header = header
+            result.sps = sps
+            result.firstMbInSlice = header.firstMbInSlice
+            var fields = SlicePictureFields(isIDR: unit.type == .idrSlice, nalRefIdc: unit.nalRefIdc,
+                                            picParameterSetId: Int(header.ppsID), frameNum: Int64(header.frameNum))
+            fields.fieldPic = header.fieldPicFlag
+            fields.bottomField = header.bottomFieldFlag
+            fields.idrPicId = Int64(header.idrPicID)
+            fields.picOrderCntType = Int(sps.picOrderCntType)
+            fields.picOrderCntLsb = Int64(header.picOrderCntLsb)
+            fields.deltaPicOrderCntBottom = Int64(header.deltaPicOrderCntBottom)
+            fields.deltaPicOrderCnt0 = Int64(header.deltaPicOrderCnt0)
+            fields.deltaPicOrderCnt1 = Int64(header.deltaPicOrderCnt1)
+            fields.redundantPicCnt = Int(header.redundantPicCnt)
+            fields.firstMbInSlice = Int(header.firstMbInSlice)
+            result.fields = fields
+        } catch {
+            result.error = error
+            var reader = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(8)))
+            result.firstMbInSlice = try? reader.readUE()
+        }
+        return result
+    }
+
+    private mutating func startPicture(_ header: SliceHeader, sps: SequenceParameterSet, unit: NALUnit) {
+        picture.frameNum = Int(header.frameNum)
+        picture.maxNumRefFrames = Int(sps.maxNumRefFrames)
+        picture.structure = !header.fieldPicFlag ? .frame : (header.bottomFieldFlag ? .bottomField : .topField)
+        let mmco5 = header.decRefPicMarking?.operations.contains { $0.operation == 5 } ?? false
+        let inputs = POCInputs(
+            isIDR: unit.type == .idrSlice, isReference: unit.nalRefIdc != 0, frameNum: Int64(header.frameNum),
+            fieldPic: header.fieldPicFlag, bottomField: header.bottomFieldFlag,
+            picOrderCntLsb: Int64(header.picOrderCntLsb), deltaPicOrderCntBottom: Int64(header.deltaPicOrderCntBottom),
+            deltaPicOrderCnt0: Int64(header.deltaPicOrderCnt0), deltaPicOrderCnt1: Int64(header.deltaPicOrderCnt1),
+            hasMMCO5: mmco5)
+        let count = pocCounter.next(inputs, sps.pocParameters)
+        // After mmco 5 the picture's own count is taken relative to itself (8.2.1): it opens
+        // a new POC period in which it is 0.
+        picture.poc = mmco5 ? 0 : count.value
+        picture.startsPOCPeriod = unit.type == .idrSlice || mmco5
+    }
+
+    // MARK: - Building
+
+    private mutating func append(_ unit: NALUnit) throws(H264Error) {
+        try check(adding: unit, toCount: current.count, bytes: currentBytes)
+        current.append(unit)
+        currentBytes &+= unit.count  // checked against the limit just above
+    }
+
+    /// Moves the held NAL units into the access unit being built.
+    private mutating func takePending() throws(H264Error) {
+        guard !pending.isEmpty else { return }
+        let held = pending
+        pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
+        for u in held { try append(u) }
+    }
+
+    private mutating func hold(_ unit: NALUnit) throws(H264Error) {
+        try check(adding: unit, toCount: current.count &+ pending.count, bytes: currentBytes &+ pendingBytes)
+        pending.append(unit)
+        pendingBytes &+= unit.count  // checked against the limit just above
+    }
+
+    private mutating func check(adding unit: NALUnit, toCount count: Int, bytes: Int) throws(H264Error) {
+        if count >= limits.maxNALUnitsPerAccessUnit || unit.count > limits.maxAccessUnitBytes &- bytes {
+            let reason = count >= limits.maxNALUnitsPerAccessUnit
+                ? "access unit has more than \(limits.maxNALUnitsPerAccessUnit) NAL units"
+                : "access unit is larger than \(limits.maxAccessUnitBytes) bytes"
+            current.removeAll()
+            currentBytes = 0
+            currentHasVCL = false
+            pending.removeAll()
+            pendingBytes = 0
+            picture = PictureInfo()
+            throw H264Error.invalid(.limitExceeded, reason)
+        }
+    }
+
+    private mutating func close() -> AccessUnit {
+        var au = AccessUnit(nalUnits: current, index: nextIndex)
+        nextIndex &+= 1  // one per access unit
+        au.sliceTypes = picture.sliceTypes
+        au.frameNum = picture.frameNum
+        au.structure = picture.structure
+        au.poc = picture.poc
+        au.diagnostics = picture.diagnostics
+        au.startsPOCPeriod = picture.startsPOCPeriod
+        au.flags = AccessUnitFlags(units: current, sliceTypes: picture.sliceTypes, allSlicesParsed: picture.allSlicesParsed,
+                                    recoveryFrameCount: picture.recoveryFrameCount,
+                                    maxNumRefFrames: picture.maxNumRefFrames)
+        if formatChanged && current.contains(where: { $0.type == .sps }) {
+            au.formatChange = FormatChange(
+                sequenceParameterSets: spsUnits.keys.sorted().compactMap { spsUnits[$0] },
+                pictureParameterSets: ppsUnits.keys.sorted().compactMap { ppsUnits[$0] })
+            formatChanged = false
+        }
+        current.removeAll(keepingCapacity: true)
+        currentBytes = 0
+        currentHasVCL = false
+        picture = PictureInfo()
+        return au
+    }
+
+    // MARK: - Parameter sets
+
+    private mutating func noteParameterSet(_ unit: NALUnit) {
+        let type = unit.type
+        guard type == .sps || type == .pps else {
+            _ = try? store.ingest(unit)
+            return
+        }
+        do throws(H264Error) {
+            _ = try store.ingest(unit)
+        } catch {
+            picture.diagnostics.append(error)
+            return
+        }
+        guard let id = ParameterSetID.read(unit) else { return }
+        let bytes = unit.payload
+        if type == .sps {
+            if let old = spsBytes[id], old != bytes { formatChanged = true }
+            spsBytes[id] = bytes
+            spsUnits[id] = unit
+        } else {
+            ppsBytes[id] = bytes
+            ppsUnits[id] = unit
+        }
+    }
+}
+
+/// Reads the id of an SPS (after `profile_idc`, the constraint flags and `level_idc`) or a PPS
+/// (its first element).
+enum ParameterSetID {
+    static func read(_ unit: NALUnit) -> Int? {
+        var reader = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(16)))
+        if unit.type == .sps {
+            guard (try? reader.skipBits(24)) != nil else { return nil }
+        }
+        guard let id = try? reader.readUE(), id < 256 else { return nil }
+        return Int(id)
+    }
+}

@@ -1,0 +1,133 @@
+/// The whole pipeline from bytes to timed access units, for input that arrives in chunks:
+/// Annex-B splitting (``AnnexBStreamParser``), access-unit assembly
+/// (``AccessUnitAssembler``) and timestamps (``TimestampAssigner``).
+///
+/// ```swift
+/// var parser = AccessUnitParser()
+/// for chunk in chunks {
+///     parser.append(chunk)
+///     while let au = try parser.next() { mux(au) }
+/// }
+/// parser.finish()
+/// while let au = try parser.next() { mux(au) }
+/// ```
+///
+/// It yields the same access units for any chunking. Memory is bounded by one incomplete NAL
+/// unit, one access unit being assembled and the access units waiting for their presentation
+/// time (the reorder depth).
+///
+/// Errors from a NAL unit (a bad header, a limit) are thrown by ``next()``; the parser has
+/// moved past the problem and `next()` may be called again.
+public struct AccessUnitParser: Sendable {
+    private var splitter: AnnexBStreamParser
+    private var assembler: AccessUnitAssembler
+    private var timing: TimestampAssigner
+    private var ready: [AccessUnit] = []
+    private var readyHead = 0
+    private var finished = false
+    private var drained = false
+
+    /// Creates a parser.
+    /// - Parameters:
+    ///   - timing: frame rate and reorder-depth choices.
+    ///   - limits: bounds on one access unit.
+    ///   - maximumNALUnitSize: bound on one NAL unit.
+    ///   - leadingData: the policy for bytes before the first start code.
+    public init(timing: TimestampAssigner.Configuration = .init(), limits: AccessUnitAssembler.Limits = .init(),
+                maximumNALUnitSize: Int = AnnexBStreamParser.defaultMaximumNALUnitSize,
+                leadingData: AnnexB.LeadingDataPolicy = .reject) {
+        splitter = AnnexBStreamParser(maximumNALUnitSize: maximumNALUnitSize, leadingData: leadingData)
+        assembler = AccessUnitAssembler(limits: limits)
+        self.timing = TimestampAssigner(configuration: timing)
+    }
+
+    /// The parameter sets seen so far.
+    public var store: ParameterSetStore { assembler.store }
+
+    /// The time base of the timestamps, once known.
+    public var timeBase: TimeBase? { timing.timeBase }
+
+    /// The reorder depth in force, once known.
+    public var reorderDepth: Int? { timing.reorderDepth }
+
+    /// True when the current chunk has been consumed and ``append(_:)`` may be called.
+    public var needsInput: Bool { readyHead >= ready.count && splitter.needsInput }
+
+    /// Hands over the next chunk (kept by reference until consumed).
+    public mutating func append(_ chunk: ArraySlice<UInt8>) { splitter.append(chunk) }
+
+    /// Hands over the next chunk held in an array.
+    public mutating func append(_ chunk: [UInt8]) { splitter.append(chunk[...]) }
+
+    /// Marks the end of the input.
+    public mutating func finish() {
+        splitter.finish()
+        finished = true
+    }
+
+    /// The next access unit with its timestamps, or nil when more input is needed (or the
+    /// stream has ended).
+    public mutating func next() throws(H264Error) -> AccessUnit? {
+        while true {
+            if readyHead < ready.count {
+                let au = ready[readyHead]
+                readyHead &+= 1
+                if readyHead == ready.count { ready.removeAll(keepingCapacity: true); readyHead = 0 }
+                return au
+            }
+            if let unit = try splitter.next() {
+                if let au = try assembler.push(unit) { enqueue(au) }
+                continue
+            }
+            if finished && !drained {
+                drained = true
+                if let au = assembler.finish() { enqueue(au) }
+                ready += timing.finish()
+                continue
+            }
+            return nil
+        }
+    }
+
+    private mutating func enqueue(_ au: AccessUnit) {
+        ready += timing.push(au, sps: assembler.store.activeSPS)
+    }
+}
+
+/// Whole-stream conveniences.
+public enum AccessUnits {
+    /// Splits an Annex-B stream and assembles its access units, with timestamps using the
+    /// smallest reorder delay the stream needs.
+    /// - Parameters:
+    ///   - bytes: the stream.
+    ///   - timing: frame rate and reorder-depth choices.
+    ///   - leadingData: the policy for bytes before the first start code.
+    /// - Returns: the access units and the problems met (bad NAL units are skipped).
+    /// - Complexity: O(n) in the stream size.
+    public static func assemble(annexB bytes: ArraySlice<UInt8>, timing: TimestampAssigner.Configuration = .init(),
+                                leadingData: AnnexB.LeadingDataPolicy = .reject) -> (accessUnits: [AccessUnit], errors: [H264Error]) {
+        var splitter = AnnexB.Splitter(bytes, leadingData: leadingData)
+        var errors: [H264Error] = []
+        var assembler = AccessUnitAssembler()
+        var units: [AccessUnit] = []
+        var spsForAU: [SequenceParameterSet?] = []
+        while true {
+            do throws(H264Error) {
+                guard let unit = try splitter.next() else { break }
+                if let au = try assembler.push(unit) {
+                    units.append(au)
+                    spsForAU.append(assembler.store.activeSPS)
+                }
+            } catch {
+                errors.append(error)
+            }
+        }
+        if let au = assembler.finish() {
+            units.append(au)
+            spsForAU.append(assembler.store.activeSPS)
+        }
+        TimestampAssigner.assign(&units, spsLookup: { spsForAU.indices.contains($0.index) ? spsForAU[$0.index] : nil },
+                                 configuration: timing)
+        return (units, errors)
+    }
+}

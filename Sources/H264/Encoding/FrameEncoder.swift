@@ -1,0 +1,61 @@
+/// Options for one frame passed to ``FrameEncoder/encode(_:options:)``.
+public struct FrameEncodeOptions: Hashable, Sendable {
+    /// Code this frame as an IDR picture (VideoToolbox's `ForceKeyFrame`).
+    public var forceKeyframe: Bool
+
+    /// Creates options.
+    public init(forceKeyframe: Bool = false) { self.forceKeyframe = forceKeyframe }
+
+    /// No per-frame options.
+    public static let none = FrameEncodeOptions()
+}
+
+/// A limit on the bytes produced in any window of a given duration (VideoToolbox's
+/// `DataRateLimits` pair: bytes, seconds).
+public struct DataRateLimit: Hashable, Sendable {
+    /// The most bytes allowed in the window.
+    public var bytes: Int
+    /// The window's length in seconds.
+    public var seconds: Double
+
+    /// Creates a limit of `bytes` per `seconds`.
+    public init(bytes: Int, seconds: Double) {
+        self.bytes = bytes
+        self.seconds = seconds
+    }
+
+    /// The limit's average rate in bits per second (0 for a degenerate limit).
+    public var bitsPerSecond: Double { seconds > 0 ? Double(bytes) * 8 / seconds : 0 }
+}
+
+/// Something that turns ``VideoFrame``s into H.264 access units: the library's equivalent of
+/// a `VTCompressionSession`.
+///
+/// An encoder may hold frames back (lookahead, frame reordering): ``encode(_:options:)``
+/// returns zero or more access units, in decoding order, and ``flush()`` returns the rest at
+/// the end. Output is made of core types only, so any encoder (libx264, a hardware codec, a
+/// test double) can conform.
+public protocol FrameEncoder: AnyObject {
+    /// Submits one frame; returns the access units that became ready, in decoding order.
+    func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(H264Error) -> [EncodedFrame]
+
+    /// Returns every access unit still held back, in decoding order (VideoToolbox's
+    /// `CompleteFrames`). The encoder may not be used for more frames afterwards.
+    func flush() throws(H264Error) -> [EncodedFrame]
+
+    /// Changes the target average bitrate, in bits per second, for the frames that follow.
+    func setAverageBitrate(_ bitsPerSecond: Int) throws(H264Error)
+
+    /// Changes the hard limits on the data rate for the frames that follow.
+    func setDataRateLimits(_ limits: [DataRateLimit]) throws(H264Error)
+
+    /// The current sequence and picture parameter sets (the decoder configuration).
+    var parameterSets: [NALUnit] { get }
+}
+
+extension FrameEncoder {
+    /// Submits one frame with no per-frame options.
+    public func encode(_ frame: VideoFrame) throws(H264Error) -> [EncodedFrame] {
+        try encode(frame, options: .none)
+    }
+}

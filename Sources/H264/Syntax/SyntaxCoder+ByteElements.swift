@@ -1,0 +1,27 @@
+extension SyntaxCoder {
+    /// Codes `count` bytes one element each, named `name(i)` (`payload_byte[3]`): reads them
+    /// into `bytes`, or writes `bytes` (whose count must be `count`).
+    ///
+    /// Unlike ``bytes(_:count:_:)`` every byte is a traced element, as FFmpeg prints user data.
+    /// Callers check `count` against the bits available first (it sizes an allocation).
+    /// - Complexity: O(count).
+    public mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error) {
+        if isReading {
+            guard count >= 0 else { throw .outOfRange("\(name(0)) count", Int64(count)) }
+            var out = [UInt8]()
+            out.reserveCapacity(count)
+            for i in 0..<count {
+                var b: UInt8 = 0
+                try u(8, &b, name(i))
+                out.append(b)
+            }
+            bytes = out
+        } else {
+            guard bytes.count == count else { throw .outOfRange("\(name(0)) count", Int64(bytes.count)) }
+            for i in bytes.indices {
+                var b = bytes[i]
+                try u(8, &b, name(i &- bytes.startIndex))
+            }
+        }
+    }
+}

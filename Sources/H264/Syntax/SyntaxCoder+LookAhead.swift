@@ -1,0 +1,67 @@
+/// Coders that can look ahead without copying themselves: a reader copies its position, a
+/// tracer looks through its reader (copying its element list would cost O(elements) a peek).
+protocol SyntaxLookAhead {
+    /// The `count` bits (0...32) after the next `skip` bits, nothing consumed.
+    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32
+}
+
+extension SyntaxReader: SyntaxLookAhead {
+    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+        guard (0...32).contains(count) else { throw .outOfRange("look-ahead bit count", Int64(count)) }
+        var r = reader
+        try r.skipBits(skip)
+        return UInt32(truncatingIfNeeded: try r.readBits(count))
+    }
+}
+
+extension SyntaxTracer: SyntaxLookAhead {
+    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+        try inner.lookAhead(count, skipping: skip)
+    }
+}
+
+extension BoundedSyntaxCoder: SyntaxLookAhead where Inner: SyntaxLookAhead {
+    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+        guard skip >= 0, count >= 0, !isReading || (skip <= bitsRemaining && count <= bitsRemaining &- skip) else {
+            throw .truncated("look-ahead of \(count) bits after \(skip) runs past the payload (\(bitsRemaining) bits left)")
+        }
+        return try inner.lookAhead(count, skipping: skip)
+    }
+}
+
+extension SyntaxCoder {
+    /// Reads `count` bits (0...32) that follow the next `skip` bits, without consuming anything.
+    /// Only meaningful when ``isReading``.
+    ///
+    /// Syntax tables that branch on bits not yet read (the 0xFF runs of SEI message headers,
+    /// `show_bits` in FFmpeg) use this, so that the element is then read under its right name.
+    /// The library's coders look through their reader; any other coder is probed by reading
+    /// from a copy of it.
+    /// - Throws: ``H264Error/Code/truncated`` when the bits are not there.
+    /// - Complexity: O(1 + skip / 32).
+    public func peekBits(_ count: Int, skipping skip: Int = 0) throws(H264Error) -> UInt32 {
+        if let la = self as? any SyntaxLookAhead { return try la.lookAhead(count, skipping: skip) }
+        var probe = self
+        var left = skip
+        var value: UInt32 = 0
+        while left > 0 {
+            let n = Swift.min(left, 32)
+            try probe.u(n, &value, "look_ahead")
+            left &-= n  // n <= left
+        }
+        try probe.u(count, &value, "look_ahead")
+        return value
+    }
+
+    /// Checks, without consuming anything, that `count` more bits can be read.
+    /// - Throws: ``H264Error/Code/truncated`` when they cannot.
+    /// - Complexity: O(1) for the library's coders, O(count / 32) for others.
+    public func requireBits(_ count: Int, _ name: SyntaxName) throws(H264Error) {
+        guard count >= 0 else { throw .truncated("\(name): negative bit count \(count)") }
+        do {
+            _ = try peekBits(0, skipping: count)
+        } catch {
+            throw .truncated("\(name): \(count) bits needed at bit \(bitPosition), the input ends first")
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Glibc
+import H264
+import RTP
+
+/// Throughput of the RTP packetiser and depacketiser, for `h264 bench` (keys
+/// `rtp_packetize_gbps`, `rtp_depacketize_gbps`). Measure in a release build.
+enum RTPBench {
+    /// GB/s (10^9 bytes of NAL units per second) of packetising `stream` (Annex-B) at `mtu`,
+    /// repeated for at least `seconds`.
+    static func packetizeGBps(stream: [UInt8], mtu: Int = 1200, seconds: Double = 0.5) throws -> Double {
+        let aus = try accessUnits(stream)
+        let nalBytes = aus.reduce(0) { $0 + $1.nalUnits.reduce(0) { $0 + $1.count } }
+        var packetizer = try RTPPacketizer(.init(mtu: mtu, ssrc: 1))
+        var packets = RTPPacketBuffer()
+        var sink = 0
+        let gbps = measure(bytesPerPass: nalBytes, seconds: seconds) {
+            for au in aus {
+                packets.removeAll()
+                packetizer.packetize(au, into: &packets)
+                sink &+= packets.count
+            }
+        }
+        return sink > 0 ? gbps : 0
+    }
+
+    /// GB/s of NAL unit bytes rebuilt by depacketising the packets of `stream` at `mtu`.
+    static func depacketizeGBps(stream: [UInt8], mtu: Int = 1200, seconds: Double = 0.5) throws -> Double {
+        let aus = try accessUnits(stream)
+        let nalBytes = aus.reduce(0) { $0 + $1.nalUnits.reduce(0) { $0 + $1.count } }
+        var packetizer = try RTPPacketizer(.init(mtu: mtu, ssrc: 1))
+        var packets = RTPPacketBuffer()
+        for au in aus { packetizer.packetize(au, into: &packets) }
+        var rebuilt = 0
+        var failure: (any Error)?
+        let gbps = measure(bytesPerPass: nalBytes, seconds: seconds) {
+            do {
+                var depacketizer = try RTPDepacketizer()
+                for i in 0..<packets.count {
+                    try depacketizer.push(packets[i]) { au in for u in au.nalUnits { rebuilt &+= u.count } }
+                }
+                depacketizer.flush { au in for u in au.nalUnits { rebuilt &+= u.count } }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return rebuilt > 0 ? gbps : 0
+    }
+
+    /// Both measurements under their `h264 bench --json` keys.
+    static func results(stream: [UInt8], mtu: Int = 1200, seconds: Double = 0.5) throws -> [(key: String, gbps: Double)] {
+        [("rtp_packetize_gbps", try packetizeGBps(stream: stream, mtu: mtu, seconds: seconds)),
+         ("rtp_depacketize_gbps", try depacketizeGBps(stream: stream, mtu: mtu, seconds: seconds))]
+    }
+
+    private static func accessUnits(_ stream: [UInt8]) throws -> [RTPAccessUnit] {
+        let units = try AnnexB.split(stream[...], leadingData: .skip)
+        return RTPAccessUnit.interimGrouping(units, frameDuration90kHz: 3600)
+    }
+
+    /// Runs `body` until `seconds` of this thread's CPU time have passed (at least twice) and
+    /// returns bytes per nanosecond. CPU time, not wall time: on a loaded machine the figure
+    /// stays what one free core achieves.
+    private static func measure(bytesPerPass: Int, seconds: Double, _ body: () -> Void) -> Double {
+        body()  // warm up
+        var passes = 0
+        let start = threadCPUNanoseconds()
+        var elapsed = 0.0
+        repeat {
+            body()
+            passes += 1
+            elapsed = threadCPUNanoseconds() - start
+        } while passes < 2 || elapsed < seconds * 1e9
+        return Double(bytesPerPass) * Double(passes) / elapsed
+    }
+
+    private static func threadCPUNanoseconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) * 1e9 + Double(ts.tv_nsec)
+    }
+}

@@ -1,0 +1,215 @@
+import H264
+
+/// `h264 inspect`: stream summary and access units.
+enum InspectCommand: CLICommand {
+    static let name = "inspect"
+    static let summary = "summarise a stream and list its access units"
+    static let usage = """
+    usage: h264 inspect FILE|- [--json] [--fps N/D] [--lenient]
+
+    A stream summary (profile, level, size after cropping, chroma format, bit depth,
+    frame/field/MBAFF, frame rate, SAR, colour, access units, keyframes, GOP lengths,
+    bitrate) and a table of access units in decoding order with their POC, DTS and PTS.
+
+      --json      JSON Lines: one object per access unit (index, offset, size, keyframe, idr,
+                  nal_types, slice_types, frame_num, poc, dts, pts), then {"summary": {...}}
+      --fps N/D   frame rate for timestamps when the stream has no VUI timing (default 25)
+      --lenient   skip bytes before the first start code instead of failing
+    """
+
+    static func run(_ args: inout Arguments) throws {
+        let json = args.flag("--json")
+        let lenient = args.flag("--lenient")
+        var timing = TimestampAssigner.Configuration()
+        if let fps = try args.option("--fps") { timing.frameRate = try parseRate(fps) }
+        let path = try args.positionals(min: 1, max: 1)[0]
+        let bytes = try Input.readAll(path)
+        let (units, errors) = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: lenient ? .skip : .reject)
+        if let first = errors.first, units.isEmpty { throw first }
+        let offsets = accessUnitOffsets(units, in: bytes)
+        var stats = StreamStatistics()
+        let store = lastStore(bytes, lenient: lenient)
+        if !json {
+            Output.line("  index     offset     size  type  key idr  frame_num       poc       dts       pts  slices")
+        }
+        for (i, au) in units.enumerated() {
+            let size = (i + 1 < offsets.count ? offsets[i + 1] : bytes.count) - offsets[i]
+            stats.add(au, size: size)
+            if json {
+                var o = JSONObject()
+                o.add("index", au.index)
+                o.add("offset", offsets[i])
+                o.add("size", size)
+                o.add("keyframe", au.isKeyframe)
+                o.add("idr", au.flags.isSync)
+                o.add("nal_types", au.nalUnits.map { Int($0.type.rawValue) })
+                o.add("slice_types", au.sliceTypeLetters)
+                o.add("frame_num", au.frameNum)
+                if let poc = au.poc { o.add("poc", poc) } else { o.addNull("poc") }
+                if let dts = au.dts { o.add("dts", dts) } else { o.addNull("dts") }
+                if let pts = au.pts { o.add("pts", pts) } else { o.addNull("pts") }
+                if let r = au.flags.recoveryFrameCount { o.add("recovery_frame_cnt", r) }
+                if au.flags.isIntraOnlyWithoutIDR { o.add("intra_only_non_idr", true) }
+                if au.formatChange != nil { o.add("format_change", true) }
+                Output.line(o.rendered)
+            } else {
+                let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
+                let cols: [String] = [
+                    pad(au.index, 7), pad(offsets[i], 11), pad(size, 9), pad(kind, 6),
+                    pad(au.isKeyframe ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
+                    pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
+                    pad(au.dts.map(String.init) ?? "-", 10), pad(au.pts.map(String.init) ?? "-", 10),
+                ]
+                Output.line(cols.joined() + "  " + au.sliceTypeLetters.joined(separator: ","))
+            }
+        }
+        let summary = stats.summary(sps: store.activeSPS ?? firstSPS(store), timeBase: units.first?.timeBase,
+                                    totalBytes: bytes.count)
+        if json {
+            var o = JSONObject()
+            o.add("summary", summary.json)
+            Output.line(o.rendered)
+        } else {
+            Output.line("")
+            for line in summary.lines { Output.line(line) }
+        }
+        for e in errors.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
+    }
+
+    /// Offset of each access unit's first byte, start code included: the zero byte of a
+    /// four-byte start code belongs to the access unit, and the first access unit starts at 0.
+    static func accessUnitOffsets(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
+        var offsets: [Int] = []
+        for (i, au) in units.enumerated() {
+            guard i > 0, let first = au.nalUnits.first else { offsets.append(i == 0 ? 0 : offsets.last ?? 0); continue }
+            var start = first.bytes.startIndex - 3
+            if start > 0 && bytes[start - 1] == 0 { start -= 1 }
+            offsets.append(max(start, 0))
+        }
+        return offsets
+    }
+
+    private static func lastStore(_ bytes: [UInt8], lenient: Bool) -> ParameterSetStore {
+        var store = ParameterSetStore()
+        var splitter = AnnexB.Splitter(bytes[...], leadingData: lenient ? .skip : .reject)
+        while true {
+            do {
+                guard let unit = try splitter.next() else { break }
+                if unit.type == .sps || unit.type == .pps { _ = try? store.ingest(unit) }
+                if unit.type == .sps, store.activeSPS == nil, let id = try? firstSPSID(unit) { try? store.activateSPS(id: id) }
+            } catch { continue }
+        }
+        return store
+    }
+
+    private static func firstSPSID(_ unit: NALUnit) throws -> Int {
+        var r = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(16)))
+        try r.skipBits(24)
+        return Int(try r.readUE())
+    }
+
+    private static func firstSPS(_ store: ParameterSetStore) -> SequenceParameterSet? {
+        (0..<32).lazy.compactMap { store.sps(id: $0) }.first
+    }
+
+    static func parseRate(_ s: String) throws -> (numerator: Int64, denominator: Int64) {
+        let parts = s.split(separator: "/")
+        guard let n = Int64(parts[0]), n > 0, n < 1_000_000 else { throw CLIError("--fps: '\(s)' is not a frame rate") }
+        if parts.count == 1 { return (n, 1) }
+        guard parts.count == 2, let d = Int64(parts[1]), d > 0, d < 1_000_000 else { throw CLIError("--fps: '\(s)' is not a frame rate") }
+        return (n, d)
+    }
+
+    private static func pad(_ v: Int, _ w: Int) -> String { pad(String(v), w) }
+    private static func pad(_ s: String, _ w: Int) -> String {
+        s.count >= w ? s + " " : String(repeating: " ", count: w - s.count) + s
+    }
+}
+
+/// Counts and summary of `h264 inspect`.
+struct StreamStatistics {
+    var accessUnits = 0
+    var pictures = 0
+    var keyframes = 0
+    var idrs = 0
+    var gopLengths: [Int] = []
+    var sinceKeyframe: Int?
+    var fields = 0
+    var formatChanges = 0
+    var lastPTSEnd: Int64 = 0
+    var firstPTS: Int64?
+
+    mutating func add(_ au: AccessUnit, size: Int) {
+        accessUnits += 1
+        if !au.flags.hasNoPicture { pictures += 1 }
+        if au.structure != .frame { fields += 1 }
+        if au.formatChange != nil { formatChanges += 1 }
+        if au.flags.isSync { idrs += 1 }
+        if au.isKeyframe {
+            keyframes += 1
+            if let n = sinceKeyframe { gopLengths.append(n) }
+            sinceKeyframe = 0
+        }
+        if !au.flags.hasNoPicture, sinceKeyframe != nil { sinceKeyframe! += 1 }
+        if let pts = au.pts {
+            firstPTS = min(firstPTS ?? pts, pts)
+            lastPTSEnd = max(lastPTSEnd, pts + (au.duration ?? 0))
+        }
+    }
+
+    struct Summary {
+        var lines: [String]
+        var json: JSONObject
+    }
+
+    func summary(sps: SequenceParameterSet?, timeBase: TimeBase?, totalBytes: Int) -> Summary {
+        var lines: [String] = []
+        var o = JSONObject()
+        var gops = gopLengths
+        if let n = sinceKeyframe, n > 0 { gops.append(n) }
+        let seconds = timeBase.map { $0.seconds(lastPTSEnd - (firstPTS ?? 0)) } ?? 0
+        if let sps {
+            let structure = sps.frameMbsOnlyFlag ? "frames" : (sps.mbAdaptiveFrameFieldFlag ? (fields > 0 ? "fields+MBAFF" : "MBAFF") : (fields > 0 ? "fields" : "frames (field-capable)"))
+            lines.append("profile        \(sps.profileName) (profile_idc \(sps.profileIDC)), level \(sps.levelName) (level_idc \(sps.levelIDC))")
+            lines.append("size           \(sps.width)x\(sps.height) (coded \(sps.codedWidth)x\(sps.codedHeight))")
+            lines.append("chroma         chroma_format_idc \(sps.chromaFormatIDC), bit depth \(Int(sps.bitDepthLumaMinus8) + 8)/\(Int(sps.bitDepthChromaMinus8) + 8)")
+            lines.append("structure      \(structure)")
+            if let r = sps.frameRate { lines.append("frame rate     \(r.numerator)/\(r.denominator) (VUI)") }
+            if let sar = sps.sampleAspectRatio { lines.append("SAR            \(sar.width):\(sar.height)") }
+            if sps.vuiParametersPresentFlag && sps.vui.colourDescriptionPresentFlag {
+                let v = sps.vui
+                lines.append("colour         primaries \(v.colourPrimaries), transfer \(v.transferCharacteristics), matrix \(v.matrixCoefficients), full range \(v.videoFullRangeFlag ? 1 : 0)")
+            }
+            o.add("profile_idc", Int(sps.profileIDC))
+            o.add("level_idc", Int(sps.levelIDC))
+            o.add("width", sps.width)
+            o.add("height", sps.height)
+            o.add("chroma_format_idc", Int(sps.chromaFormatIDC))
+            o.add("bit_depth_luma", Int(sps.bitDepthLumaMinus8) + 8)
+            o.add("frame_mbs_only", sps.frameMbsOnlyFlag)
+            if let r = sps.frameRate { o.add("frame_rate", "\(r.numerator)/\(r.denominator)") } else { o.addNull("frame_rate") }
+        }
+        lines.append("access units   \(accessUnits) (\(pictures) pictures, \(fields) fields)")
+        lines.append("keyframes      \(keyframes) (\(idrs) IDR)")
+        if !gops.isEmpty {
+            lines.append("GOP lengths    min \(gops.min()!), max \(gops.max()!), mean \(String(format1(Double(gops.reduce(0, +)) / Double(gops.count))))")
+        }
+        if seconds > 0 {
+            lines.append("duration       \(format1(seconds)) s, bitrate \(format1(Double(totalBytes) * 8 / seconds / 1000)) kb/s")
+            o.add("bitrate", Double(totalBytes) * 8 / seconds)
+            o.add("duration", seconds)
+        }
+        if formatChanges > 0 { lines.append("format changes \(formatChanges)") }
+        o.add("access_units", accessUnits)
+        o.add("keyframes", keyframes)
+        o.add("idr_frames", idrs)
+        o.add("gop_lengths", gops)
+        if let tb = timeBase { o.add("time_base", tb.description) }
+        return Summary(lines: lines, json: o)
+    }
+
+    private func format1(_ v: Double) -> String {
+        let r = (v * 10).rounded() / 10
+        return String(r)
+    }
+}

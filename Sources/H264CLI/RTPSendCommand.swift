@@ -1,0 +1,186 @@
+import Foundation
+import H264
+import RTP
+
+/// `h264 rtp-send`: sends an Annex-B stream as RTP (RFC 6184) over UDP and writes its SDP.
+enum RTPSendCommand: CLICommand {
+    static let name = "rtp-send"
+    static let summary = "send an Annex-B stream as RTP over UDP and write an SDP file"
+    static let usage = """
+    usage: h264 rtp-send FILE --to HOST:PORT [--mtu 1200] [--sdp PATH] [--dry-run] [--fast]
+                         [--fps N[/D]] [--speed X] [--payload-type PT] [--repeat-parameter-sets]
+           h264 rtp-send FILE --bench [--mtu 1200]
+
+    Packetises the stream (RFC 6184 packetization-mode 1: single NAL unit, STAP-A, FU-A) and
+    sends it to HOST:PORT ([ADDR]:PORT for IPv6), paced in real time from the frame rate.
+    Writes an SDP file that FFmpeg and GStreamer receive from, e.g.
+    ffmpeg -protocol_whitelist file,udp,rtp -i FILE.sdp ...
+    At the end an RTCP sender report and BYE go to PORT + 1, on which receivers stop.
+
+      --to HOST:PORT            destination (the SDP names it as c= address and m= port)
+      --mtu N                   largest RTP packet in bytes, header included (default 1200)
+      --sdp PATH                where to write the SDP (default FILE.sdp)
+      --dry-run                 write the SDP and exit without sending
+      --fast                    send as fast as possible instead of in real time
+      --fps N[/D]               frame rate for timestamps and pacing (default 25)
+      --speed X                 pace at X times real time (default 1)
+      --payload-type PT         RTP payload type, 96...127 (default 96)
+      --repeat-parameter-sets   put the last SPS/PPS before every IDR access unit lacking them
+      --bench                   measure packetising and depacketising speed of FILE in memory
+                                and print JSON (rtp_packetize_gbps, rtp_depacketize_gbps)
+    """
+
+    static func run(_ args: inout Arguments) throws {
+        let to = try args.option("--to")
+        let mtu = try args.intOption("--mtu") ?? 1200
+        let sdpOption = try args.option("--sdp")
+        let dryRun = args.flag("--dry-run")
+        let fast = args.flag("--fast")
+        let (fpsNum, fpsDen) = try frameRate(try args.option("--fps") ?? "25")
+        let speed = try args.option("--speed").map { s -> Double in
+            guard let v = Double(s), v > 0, v.isFinite else { throw CLIError("--speed: '\(s)' is not a positive number") }
+            return v
+        } ?? 1
+        let payloadType = try args.intOption("--payload-type") ?? 96
+        guard (96...127).contains(payloadType) else { throw CLIError("--payload-type must be 96...127") }
+        let repeatSets = args.flag("--repeat-parameter-sets")
+        let bench = args.flag("--bench")
+        let path = try args.positionals(min: 1, max: 1)[0]
+
+        let bytes = try Input.readAll(path)
+        if bench {
+            var o = JSONObject()
+            for (key, gbps) in try RTPBench.results(stream: bytes, mtu: mtu) { o.add(key, gbps) }
+            Output.line(o.rendered)
+            return
+        }
+        guard let to else { throw CLIError("--to HOST:PORT is required") }
+        let (host, port) = try hostAndPort(to)
+
+        let units = try AnnexB.split(bytes[...], leadingData: .skip)
+        var accessUnits = RTPAccessUnit.interimGrouping(units, frameDuration90kHz: 0)
+        for i in accessUnits.indices {  // exact for any rate: n * 90000 * D / N
+            accessUnits[i].timestamp90kHz = Int64(i) * 90_000 * fpsDen / fpsNum
+        }
+
+        var rng = SystemRandomNumberGenerator()
+        let ssrc: UInt32 = rng.next(), initialTimestamp: UInt32 = rng.next()
+        var packetizer = try RTPPacketizer(.init(
+            mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
+            initialTimestamp: initialTimestamp, parameterSets: repeatSets ? .fromStream : .off))
+        let sender = try UDPSender(host: host, port: port)
+        let format = try H264FormatParameters(parameterSets: firstParameterSets(units))
+        let sdp = RTPSessionDescription(connectionAddress: sender.numericHost, port: port, payloadType: UInt8(payloadType),
+                                        format: format, frameRate: Double(fpsNum) / Double(fpsDen))
+        let sdpPath = sdpOption ?? path + ".sdp"
+        try Output.write(Array(sdp.text.utf8), to: sdpPath)
+        if dryRun {
+            Output.line("wrote \(sdpPath)")
+            return
+        }
+
+        let clock = ContinuousClock()
+        let began = clock.now
+        let frameSeconds = Double(fpsDen) / Double(fpsNum)
+        let (packetCount, byteCount) = try send(accessUnits, with: &packetizer, to: sender, pacing: fast ? nil : speed,
+                                                frameSeconds: frameSeconds, clock: clock)
+        if port < 65535 {
+            // RTP time at the end: the stream's duration, or the time paced so far.
+            let elapsed = clock.now - began + .milliseconds(500)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let streamSeconds = fast ? Double(accessUnits.count) * frameSeconds : seconds * speed
+            try sendBye(ssrc: ssrc, rtpTimestamp: initialTimestamp &+ UInt32(truncatingIfNeeded: Int64(streamSeconds * 90_000)),
+                        packetCount: packetCount, payloadBytes: byteCount - packetCount * RTPHeader.fixedLength,
+                        to: UDPSender(host: sender.numericHost, port: port + 1), clock: clock)
+        }
+        Output.line("sent \(accessUnits.count) access units in \(packetCount) packets (\(byteCount) bytes) to \(sender.numericHost):\(port) in \(clock.now - began); SDP: \(sdpPath)")
+    }
+
+    /// Packetises and sends the access units; with `pacing` (a speed factor), each at its time,
+    /// its packets spread over half its frame interval so that a large picture does not arrive
+    /// as one burst that overflows the receiver's socket buffer.
+    /// - Returns: packets and bytes sent.
+    static func send(_ accessUnits: [RTPAccessUnit], with packetizer: inout RTPPacketizer, to sender: UDPSender,
+                     pacing speed: Double?, frameSeconds: Double, clock: ContinuousClock) throws -> (Int, Int) {
+        var packets = RTPPacketBuffer()
+        var packetCount = 0, byteCount = 0
+        let start = clock.now
+        for au in accessUnits {
+            packets.removeAll()
+            packetizer.packetize(au, into: &packets)
+            for i in 0..<packets.count {
+                if let speed {
+                    let spread = packets.count > 1 ? 0.5 * frameSeconds * Double(i) / Double(packets.count) : 0
+                    let due = (Double(au.timestamp90kHz) / 90_000 + spread) / speed
+                    sleep(until: start + .nanoseconds(Int64(due * 1e9)), clock)
+                }
+                try packets[i].withUnsafeBytes { try sender.send($0) }
+            }
+            packetCount += packets.count
+            byteCount += packets.bytes.count
+        }
+        return (packetCount, byteCount)
+    }
+
+    /// Half a second after the last packet (so that receivers have emptied their jitter
+    /// buffers), an RTCP sender report and BYE: FFmpeg and GStreamer end the stream on it.
+    static func sendBye(ssrc: UInt32, rtpTimestamp: UInt32, packetCount: Int, payloadBytes: Int, to rtcp: UDPSender,
+                        clock: ContinuousClock) throws {
+        sleep(until: clock.now + .milliseconds(500), clock)
+        let unix = Date().timeIntervalSince1970
+        let ntp = UInt64(unix + 2_208_988_800) << 32 | UInt64((unix - unix.rounded(.down)) * 4_294_967_296)
+        let report = RTCP.senderReportAndBye(ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpTimestamp,
+                                             packetCount: UInt32(truncatingIfNeeded: packetCount),
+                                             octetCount: UInt32(truncatingIfNeeded: payloadBytes))
+        try report.withUnsafeBytes { try rtcp.send($0) }
+    }
+
+    private static func sleep(until due: ContinuousClock.Instant, _ clock: ContinuousClock) {
+        while true {
+            let (s, atto) = clock.now.duration(to: due).components
+            guard s > 0 || (s == 0 && atto > 0) else { return }
+            usleep(UInt32(min(s, 1)) * 1_000_000 + UInt32(s >= 1 ? 0 : atto / 1_000_000_000_000))
+        }
+    }
+
+    /// The SPS and PPS a receiver needs first: the first SPS, and the PPSs (distinct) before
+    /// the first slice, or the first PPS anywhere.
+    static func firstParameterSets(_ units: [NALUnit]) -> [NALUnit] {
+        var sets: [NALUnit] = []
+        for u in units {
+            if u.type.isVCL && sets.contains(where: { $0.type == .pps }) { break }
+            if u.type == .sps, sets.contains(where: { $0.type == .sps }) { continue }
+            if (u.type == .sps || u.type == .pps) && !sets.contains(u) { sets.append(u) }
+            if sets.count >= H264FormatParameters.maximumParameterSets { break }
+        }
+        return sets
+    }
+
+    static func frameRate(_ s: String) throws -> (Int64, Int64) {
+        let parts = s.split(separator: "/")
+        guard (1...2).contains(parts.count), let n = Int64(parts[0]), n > 0, n <= 1_000_000 else {
+            throw CLIError("--fps: '\(s)' is not N or N/D")
+        }
+        guard parts.count == 2 else { return (n, 1) }
+        guard let d = Int64(parts[1]), d > 0, d <= 1_000_000 else { throw CLIError("--fps: '\(s)' is not N or N/D") }
+        return (n, d)
+    }
+
+    static func hostAndPort(_ s: String) throws -> (String, Int) {
+        var host: Substring, portText: Substring
+        if s.hasPrefix("["), let close = s.firstIndex(of: "]") {
+            host = s[s.index(after: s.startIndex)..<close]
+            let rest = s[s.index(after: close)...]
+            guard rest.hasPrefix(":") else { throw CLIError("--to: '\(s)' has no :PORT") }
+            portText = rest.dropFirst()
+        } else {
+            guard let colon = s.lastIndex(of: ":") else { throw CLIError("--to: '\(s)' has no :PORT") }
+            host = s[..<colon]
+            portText = s[s.index(after: colon)...]
+        }
+        guard let port = Int(portText), (1...65535).contains(port), !host.isEmpty else {
+            throw CLIError("--to: '\(s)' is not HOST:PORT")
+        }
+        return (String(host), port)
+    }
+}

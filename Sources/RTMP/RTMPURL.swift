@@ -1,0 +1,63 @@
+import H264
+
+/// An `rtmp://host[:port]/app/stream` address.
+///
+/// The stream name is the last path segment (with any query string); the application is
+/// everything between the host and it, so `rtmp://h/app/instance/name` has application
+/// `app/instance`. IPv6 hosts are written in brackets: `rtmp://[::1]:1935/live/x`.
+public struct RTMPURL: Hashable, Sendable, CustomStringConvertible {
+    /// The default RTMP port.
+    public static let defaultPort: UInt16 = 1935
+
+    /// The host name or address (without brackets).
+    public var host: String
+    /// The TCP port.
+    public var port: UInt16
+    /// The application (`app` of `connect`).
+    public var application: String
+    /// The stream name (`publish` argument).
+    public var streamName: String
+
+    /// Parses a URL.
+    /// - Throws: ``H264Error/Code/invalidArgument`` for another scheme, a missing host,
+    ///   application or stream name, or a bad port.
+    public init(_ string: String) throws(H264Error) {
+        func bad(_ why: String) -> H264Error { H264Error.invalid(.invalidArgument, "RTMP URL '\(string)': \(why)") }
+        let prefix = "rtmp://"
+        guard string.lowercased().hasPrefix(prefix) else { throw bad("the scheme must be rtmp://") }
+        let rest = string.dropFirst(prefix.count)
+        let authority = rest.prefix { $0 != "/" }
+        let path = rest.dropFirst(authority.count).drop { $0 == "/" }
+        var hostPart = Substring(authority)
+        var portPart: Substring?
+        if hostPart.hasPrefix("[") {
+            guard let close = hostPart.firstIndex(of: "]") else { throw bad("unclosed '['") }
+            let after = hostPart[hostPart.index(after: close)...]
+            if after.hasPrefix(":") { portPart = after.dropFirst() } else if !after.isEmpty { throw bad("junk after ']'") }
+            hostPart = hostPart[hostPart.index(after: hostPart.startIndex)..<close]
+        } else if let colon = hostPart.lastIndex(of: ":") {
+            portPart = hostPart[hostPart.index(after: colon)...]
+            hostPart = hostPart[..<colon]
+        }
+        guard !hostPart.isEmpty else { throw bad("no host") }
+        host = String(hostPart)
+        if let portPart {
+            guard let p = UInt16(portPart), p > 0 else { throw bad("bad port '\(portPart)'") }
+            port = p
+        } else {
+            port = Self.defaultPort
+        }
+        var segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard segments.count >= 2, let last = segments.popLast() else { throw bad("needs /application/stream") }
+        application = segments.joined(separator: "/")
+        streamName = String(last)
+    }
+
+    /// The `tcUrl` of `connect`: the URL without the stream name.
+    public var tcURL: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return "rtmp://\(h):\(port)/\(application)"
+    }
+
+    public var description: String { tcURL + "/" + streamName }
+}

@@ -1,0 +1,179 @@
+import Glibc
+import H264
+
+/// A non-blocking TCP client socket with deadlines on every operation.
+///
+/// Used by one thread at a time. `SIGPIPE` is never raised (`MSG_NOSIGNAL`).
+final class TCPSocket {
+    private var fd: Int32
+
+    /// Connects to `host:port`, trying each address the name resolves to.
+    /// - Throws: ``H264Error/Code/connectionRefused`` when the host answers that nothing
+    ///   listens, ``H264Error/Code/timedOut`` past `timeoutMilliseconds`,
+    ///   ``H264Error/Code/io`` when the name does not resolve or another socket error occurs.
+    init(host: String, port: UInt16, timeoutMilliseconds: Int) throws(H264Error) {
+        let deadline = Deadline(milliseconds: timeoutMilliseconds)
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let first = list else {
+            throw H264Error.invalid(.io, "cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(list) }
+        var lastError = H264Error.invalid(.io, "no address for '\(host)'")
+        var node: UnsafeMutablePointer<addrinfo>? = first
+        while let ai = node {
+            node = ai.pointee.ai_next
+            let s = socket(ai.pointee.ai_family, ai.pointee.ai_socktype, ai.pointee.ai_protocol)
+            guard s >= 0 else { lastError = Self.errnoError("socket"); continue }
+            _ = fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK)
+            var one: Int32 = 1
+            _ = setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            if Glibc.connect(s, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 {
+                fd = s
+                return
+            }
+            guard errno == EINPROGRESS else {
+                lastError = Self.connectError(errno, host, port)
+                Glibc.close(s)
+                continue
+            }
+            do {
+                try Self.wait(s, events: Int16(POLLOUT), deadline: deadline, what: "connect to \(host):\(port)")
+            } catch {
+                Glibc.close(s)
+                throw error
+            }
+            var err: Int32 = 0
+            var len = socklen_t(MemoryLayout<Int32>.size)
+            _ = getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len)
+            if err == 0 {
+                fd = s
+                return
+            }
+            lastError = Self.connectError(err, host, port)
+            Glibc.close(s)
+        }
+        throw lastError
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Closes the socket (idempotent).
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    /// Half-closes the connection and reads (and discards) what the peer still sends until it
+    /// closes too or `deadline` passes, so that closing does not reset the connection while the
+    /// peer's last replies are unread.
+    func shutdownAndDrain(deadline: Deadline) {
+        guard fd >= 0 else { return }
+        _ = shutdown(fd, Int32(SHUT_WR))
+        while deadline.remainingMilliseconds > 0 {
+            do { _ = try receive(maximum: 4096, deadline: deadline) } catch { break }
+        }
+    }
+
+    /// Sends all of `bytes` before `deadline`.
+    /// - Throws: ``H264Error/Code/timedOut``, ``H264Error/Code/connectionClosed`` when the peer
+    ///   has gone (`EPIPE`, `ECONNRESET`), ``H264Error/Code/io`` otherwise.
+    func send(_ bytes: [UInt8], deadline: Deadline) throws(H264Error) {
+        guard fd >= 0 else { throw H264Error.invalid(.connectionClosed, "socket is closed") }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { p in
+                Glibc.send(fd, p.baseAddress! + offset, p.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                try Self.wait(fd, events: Int16(POLLOUT), deadline: deadline, what: "send")
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                throw Self.transferError("send")
+            }
+        }
+    }
+
+    /// Receives at most `maximum` bytes, waiting until `deadline` for the first.
+    /// - Returns: the bytes (never empty).
+    /// - Throws: ``H264Error/Code/connectionClosed`` when the peer closed,
+    ///   ``H264Error/Code/timedOut`` when nothing arrived in time.
+    func receive(maximum: Int, deadline: Deadline) throws(H264Error) -> [UInt8] {
+        guard fd >= 0 else { throw H264Error.invalid(.connectionClosed, "socket is closed") }
+        var buffer = [UInt8](repeating: 0, count: maximum)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { p in recv(fd, p.baseAddress!, p.count, 0) }
+            if n > 0 { return Array(buffer[..<n]) }
+            if n == 0 { throw H264Error.invalid(.connectionClosed, "the server closed the connection") }
+            if errno == EAGAIN || errno == EWOULDBLOCK {
+                try Self.wait(fd, events: Int16(POLLIN), deadline: deadline, what: "receive")
+            } else if errno != EINTR {
+                throw Self.transferError("receive")
+            }
+        }
+    }
+
+    /// True when bytes (or an end of stream) are waiting to be received.
+    func isReadable() -> Bool {
+        guard fd >= 0 else { return false }
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) > 0
+    }
+
+    private static func wait(_ fd: Int32, events: Int16, deadline: Deadline, what: String) throws(H264Error) {
+        while true {
+            let ms = deadline.remainingMilliseconds
+            guard ms > 0 else { throw H264Error.invalid(.timedOut, "\(what) timed out") }
+            var p = pollfd(fd: fd, events: events, revents: 0)
+            let r = poll(&p, 1, Int32(clamping: ms))
+            if r > 0 { return }
+            if r < 0 && errno != EINTR { throw errnoError("poll") }
+        }
+    }
+
+    private static func connectError(_ code: Int32, _ host: String, _ port: UInt16) -> H264Error {
+        if code == ECONNREFUSED {
+            return H264Error.invalid(.connectionRefused, "connection to \(host):\(port) refused")
+        }
+        if code == ETIMEDOUT {
+            return H264Error.invalid(.timedOut, "connect to \(host):\(port) timed out")
+        }
+        return H264Error.invalid(.io, "connect to \(host):\(port): \(String(cString: strerror(code)))")
+    }
+
+    private static func transferError(_ what: String) -> H264Error {
+        let code = errno
+        if code == EPIPE || code == ECONNRESET || code == ENOTCONN {
+            return H264Error.invalid(.connectionClosed, "\(what): the server closed the connection")
+        }
+        return H264Error.invalid(.io, "\(what): \(String(cString: strerror(code)))")
+    }
+
+    private static func errnoError(_ what: String) -> H264Error {
+        H264Error.invalid(.io, "\(what): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// A point in time on the monotonic clock, for operation timeouts.
+struct Deadline: Sendable {
+    let instant: ContinuousClock.Instant
+
+    /// `milliseconds` from now (negative values are treated as 0).
+    init(milliseconds: Int) {
+        instant = ContinuousClock.now.advanced(by: .milliseconds(max(milliseconds, 0)))
+    }
+
+    /// Milliseconds left, rounded up; 0 when past.
+    var remainingMilliseconds: Int {
+        let d = ContinuousClock.now.duration(to: instant)
+        let (s, atto) = d.components
+        guard s >= 0, d > .zero else { return 0 }
+        return Int(clamping: s) &* 1000 &+ Int(atto / 1_000_000_000_000_000) &+ 1  // s bounded by the caller's Int ms
+    }
+}

@@ -1,0 +1,116 @@
+import H264
+
+/// The H.264 format parameters of an SDP `a=fmtp` line (RFC 6184 8.1):
+/// `packetization-mode`, `profile-level-id` and `sprop-parameter-sets`.
+public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible {
+    /// `packetization-mode`: 0 single NAL unit, 1 non-interleaved (what ``RTPPacketizer`` sends),
+    /// 2 interleaved.
+    public var packetizationMode: Int
+    /// `profile-level-id`, when present.
+    public var profileLevelID: ProfileLevelID?
+    /// `sprop-parameter-sets`: the SPS and PPS NAL units (header included, as carried).
+    public var parameterSets: [[UInt8]]
+    /// Other parameters as `name=value`, kept in order.
+    public var otherParameters: [String]
+
+    /// Largest number of parameter sets accepted from `sprop-parameter-sets`.
+    public static let maximumParameterSets = 64
+
+    /// Creates format parameters.
+    public init(packetizationMode: Int = 1, profileLevelID: ProfileLevelID? = nil, parameterSets: [[UInt8]] = [],
+                otherParameters: [String] = []) {
+        self.packetizationMode = packetizationMode
+        self.profileLevelID = profileLevelID
+        self.parameterSets = parameterSets
+        self.otherParameters = otherParameters
+    }
+
+    /// Format parameters for packetization-mode 1 describing a stream's parameter sets:
+    /// `profile-level-id` from the first SPS, `sprop-parameter-sets` from every SPS and PPS given.
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when no SPS is given; errors of
+    ///   ``ProfileLevelID/init(sps:)``.
+    public init(parameterSets units: [NALUnit]) throws(H264Error) {
+        guard let sps = units.first(where: { $0.type == .sps }) else {
+            throw H264Error.invalid(.missingParameterSet, "no SPS for profile-level-id")
+        }
+        self.init(profileLevelID: try ProfileLevelID(sps: sps),
+                  parameterSets: units.filter { $0.type == .sps || $0.type == .pps }.map { Array($0.bytes) })
+    }
+
+    /// Parses the parameters of an fmtp line: `a=fmtp:96 name=value;...` or just `name=value;...`.
+    /// - Throws: ``H264Error/Code/invalidArgument`` for a malformed parameter, a bad
+    ///   `profile-level-id` or Base64; ``H264Error/Code/limitExceeded`` for more than
+    ///   ``maximumParameterSets`` parameter sets; NAL unit header errors of the parameter sets.
+    public init<S: StringProtocol>(parsing text: S) throws(H264Error) {
+        self.init(packetizationMode: 0)  // RFC 6184 8.1: absent means 0
+        var body = Substring(text)
+        if body.hasPrefix("a=fmtp:") || body.hasPrefix("fmtp:") {
+            guard let space = body.firstIndex(of: " ") else { return }
+            body = body[body.index(after: space)...]
+        }
+        for item in body.split(separator: ";") {
+            let field = Self.trimmed(item)
+            if field.isEmpty { continue }
+            guard let eq = field.firstIndex(of: "=") else {
+                throw H264Error.invalid(.invalidArgument, "fmtp parameter '\(field)' has no '='")
+            }
+            let name = Self.trimmed(field[..<eq]), value = Self.trimmed(field[field.index(after: eq)...])
+            switch name.lowercased() {
+            case "packetization-mode":
+                guard let mode = Int(value), (0...2).contains(mode) else {
+                    throw H264Error.invalid(.invalidArgument, "packetization-mode '\(value)'")
+                }
+                packetizationMode = mode
+            case "profile-level-id":
+                profileLevelID = try ProfileLevelID(parsing: value)
+            case "sprop-parameter-sets":
+                parameterSets = try Self.parseParameterSets(value)
+            default:
+                otherParameters.append(String(field))
+            }
+        }
+    }
+
+    /// The parameters as they go after `a=fmtp:PT `.
+    public var description: String {
+        var fields = ["packetization-mode=\(packetizationMode)"]
+        if let id = profileLevelID { fields.append("profile-level-id=\(id)") }
+        if !parameterSets.isEmpty { fields.append("sprop-parameter-sets=\(Self.spropParameterSets(parameterSets))") }
+        return (fields + otherParameters).joined(separator: ";")
+    }
+
+    /// The parameter sets as NAL units (views into ``parameterSets``).
+    /// - Throws: NAL unit header errors (``H264Error/Code/emptyNALUnit``, ...).
+    public func parameterSetNALUnits() throws(H264Error) -> [NALUnit] {
+        var units: [NALUnit] = []
+        for bytes in parameterSets { units.append(try NALUnit(bytes)) }
+        return units
+    }
+
+    /// `sprop-parameter-sets`: each NAL unit in Base64, separated by commas.
+    public static func spropParameterSets(_ parameterSets: [[UInt8]]) -> String {
+        parameterSets.map { Base64.encode($0) }.joined(separator: ",")
+    }
+
+    /// Parses a `sprop-parameter-sets` value back into NAL units' bytes.
+    /// - Throws: see ``init(parsing:)``.
+    public static func parseParameterSets<S: StringProtocol>(_ value: S) throws(H264Error) -> [[UInt8]] {
+        var sets: [[UInt8]] = []
+        for part in Substring(value).split(separator: ",") {
+            guard sets.count < maximumParameterSets else {
+                throw H264Error.invalid(.limitExceeded, "more than \(maximumParameterSets) sprop-parameter-sets")
+            }
+            let bytes = try Base64.decode(trimmed(part))
+            _ = try NALUnit(bytes)
+            sets.append(bytes)
+        }
+        return sets
+    }
+
+    static func trimmed(_ s: Substring) -> Substring {
+        var t = s
+        while let f = t.first, f == " " || f == "\t" || f == "\r" || f == "\n" { t = t.dropFirst() }
+        while let l = t.last, l == " " || l == "\t" || l == "\r" || l == "\n" { t = t.dropLast() }
+        return t
+    }
+}

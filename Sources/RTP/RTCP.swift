@@ -1,0 +1,41 @@
+/// The RTCP packets a sender needs (RFC 3550 section 6): a sender report and, on leaving, BYE.
+///
+/// Receivers such as FFmpeg and GStreamer end the stream when they receive a BYE, so a sender
+/// that is done sends ``senderReportAndBye(ssrc:ntpTimestamp:rtpTimestamp:packetCount:octetCount:)``
+/// to the RTCP port (the RTP port + 1).
+public enum RTCP {
+    /// RTCP packet type of a sender report.
+    public static let senderReportType: UInt8 = 200
+    /// RTCP packet type of a BYE.
+    public static let byeType: UInt8 = 203
+
+    /// A compound RTCP packet: a sender report with no reception report blocks, then a BYE for
+    /// the same SSRC (a compound packet must begin with a report, RFC 3550 6.1).
+    ///
+    /// - Parameters:
+    ///   - ssrc: the sender's SSRC.
+    ///   - ntpTimestamp: wall-clock time in NTP format (seconds since 1900 in the high 32 bits,
+    ///     the fraction in the low 32).
+    ///   - rtpTimestamp: the RTP timestamp that corresponds to `ntpTimestamp`.
+    ///   - packetCount: RTP packets sent (modulo 2^32).
+    ///   - octetCount: RTP payload bytes sent, headers excluded (modulo 2^32).
+    /// - Returns: 36 bytes.
+    public static func senderReportAndBye(ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32,
+                                          packetCount: UInt32, octetCount: UInt32) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        func u32(_ v: UInt32) { out.append(contentsOf: [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]) }
+        // Sender report: V=2, P=0, RC=0; length 6 (32-bit words after the first, RFC 3550 6.4.1).
+        out += [0x80, senderReportType, 0, 6]
+        u32(ssrc)
+        u32(UInt32(truncatingIfNeeded: ntpTimestamp >> 32))
+        u32(UInt32(truncatingIfNeeded: ntpTimestamp))
+        u32(rtpTimestamp)
+        u32(packetCount)
+        u32(octetCount)
+        // BYE: V=2, P=0, SC=1; length 1 (RFC 3550 6.6).
+        out += [0x81, byeType, 0, 1]
+        u32(ssrc)
+        return out
+    }
+}

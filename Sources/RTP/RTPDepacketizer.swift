@@ -1,0 +1,503 @@
+import H264
+
+/// Rebuilds NAL units and access units from RTP packets, RFC 6184 packetization-modes 0 and 1.
+///
+/// Packets are pushed as they arrive from the network. A reorder window (a jitter buffer keyed
+/// by extended sequence number, with 16-bit wrap-around arithmetic) puts them back in order and
+/// drops duplicated packets; a sequence number still missing when the window has moved past it is
+/// declared lost. Single NAL unit packets, STAP-A and FU-A are unpacked; NAL units are grouped
+/// into access units by RTP timestamp and marker bit and handed to a callback.
+///
+/// Loss never stops the stream: a NAL unit with a missing FU-A fragment is dropped, the others
+/// go through, and what was lost or dropped is counted in ``report`` and listed as
+/// ``RTPDepacketizerEvent``s (see ``takeEvents()``).
+///
+/// ```swift
+/// var depacketizer = try RTPDepacketizer()
+/// for datagram in socket {
+///     try depacketizer.push(datagram[...]) { accessUnit in decode(accessUnit.nalUnits) }
+/// }
+/// depacketizer.flush { accessUnit in decode(accessUnit.nalUnits) }
+/// ```
+public struct RTPDepacketizer: Sendable {
+    /// Depacketiser settings.
+    public struct Configuration: Sendable {
+        /// How many sequence numbers ahead of the next expected one a packet may arrive before
+        /// the missing ones are declared lost (1: no reordering).
+        public var reorderWindow: Int
+        /// When set, packets with another payload type are rejected.
+        public var payloadType: UInt8?
+        /// Largest access unit in bytes; NAL units beyond it are dropped.
+        public var maximumAccessUnitSize: Int
+
+        /// Creates a configuration.
+        public init(reorderWindow: Int = 64, payloadType: UInt8? = nil, maximumAccessUnitSize: Int = 32 << 20) {
+            self.reorderWindow = reorderWindow
+            self.payloadType = payloadType
+            self.maximumAccessUnitSize = maximumAccessUnitSize
+        }
+    }
+
+    /// Largest reorder window accepted (a quarter of the sequence-number space).
+    public static let maximumReorderWindow = 16_384
+    /// How far behind the next expected sequence number a packet may be and still count as late
+    /// (RFC 3550 A.1 `MAX_MISORDER`); farther, it may start a resynchronisation.
+    public static let maximumMisorder: Int64 = 100
+    /// How far ahead a packet may jump and still count as following a loss (RFC 3550 A.1
+    /// `MAX_DROPOUT`); farther, it may start a resynchronisation.
+    public static let maximumDropout: Int64 = 3000
+    /// Events kept until ``takeEvents()``; later ones are only counted.
+    public static let maximumPendingEvents = 4_096
+
+    /// The settings.
+    public let configuration: Configuration
+    /// What was received, lost and dropped so far.
+    public private(set) var report = RTPLossReport()
+    private var events: [RTPDepacketizerEvent] = []
+
+    // Sequencing. Extended sequence numbers start at 2^32 + the first one, so they stay positive;
+    // they grow by at most 2^15 per packet, so Int64 cannot overflow in any realistic session.
+    private struct Slot: Sendable {
+        var sequence: Int64 = -1
+        var marker = false
+        var timestamp: UInt32 = 0
+        var payload: [UInt8] = []
+    }
+    private var started = false
+    private var ssrc: UInt32 = 0
+    private var nextExpected: Int64 = 0
+    private var highest: Int64 = 0
+    private var ring: [Slot]
+    private let mask: Int64
+    private var buffered = 0
+    private var resyncSequence: UInt16?
+    private var lossPending = false
+
+    // The access unit being built: its NAL units back to back in `auBytes`.
+    private var auBytes: [UInt8] = []
+    private var auRanges: [Range<Int>] = []
+    private var auActive = false
+    private var auTimestamp: UInt32 = 0
+    private var auIncomplete = false
+    private var scratch: [NALUnit] = []
+
+    // FU-A reassembly, in place at the end of `auBytes`.
+    private var fuStart = -1
+    private var fuType: UInt8 = 0
+    private var fuFragments = 0
+    private var discardingFragments = false
+    private var violation: H264Error?
+
+    /// Creates a depacketiser.
+    /// - Throws: ``H264Error/Code/invalidArgument`` for a reorder window outside
+    ///   1...``maximumReorderWindow`` or a maximum access unit size below 1.
+    public init(_ configuration: Configuration = Configuration()) throws(H264Error) {
+        guard (1...Self.maximumReorderWindow).contains(configuration.reorderWindow) else {
+            throw H264Error.invalid(.invalidArgument, "reorder window \(configuration.reorderWindow) is outside 1...\(Self.maximumReorderWindow)")
+        }
+        guard configuration.maximumAccessUnitSize >= 1 else {
+            throw H264Error.invalid(.invalidArgument, "maximum access unit size must be positive")
+        }
+        self.configuration = configuration
+        var size = 1
+        while size < configuration.reorderWindow { size <<= 1 }
+        ring = Array(repeating: Slot(), count: size)
+        mask = Int64(size - 1)
+    }
+
+    /// The events since the last call, oldest first.
+    public mutating func takeEvents() -> [RTPDepacketizerEvent] {
+        defer { events.removeAll() }
+        return events
+    }
+
+    /// Takes one received packet.
+    ///
+    /// Access units completed by this packet (or by the window moving on) are passed to
+    /// `deliver`, in order, before the call returns. The `nalUnits` of an access unit are views
+    /// into a buffer the depacketiser reuses; they stay valid if kept (copy-on-write), at the
+    /// cost of a new buffer for the depacketiser.
+    ///
+    /// - Parameters:
+    ///   - packet: one UDP datagram.
+    ///   - deliver: called with each completed access unit.
+    /// - Throws: for a malformed packet, which is then ignored: ``H264Error/Code/truncated``
+    ///   (short header, payload, STAP-A or FU-A), ``H264Error/Code/invalidBitstream`` (RTP
+    ///   version, padding, NAL unit type 0, S and E both set), ``H264Error/Code/lengthPastEnd``
+    ///   (a STAP-A size past the end), ``H264Error/Code/forbiddenBitSet``,
+    ///   ``H264Error/Code/unsupported`` (STAP-B, MTAP16, MTAP24, FU-B, types 30 and 31, another
+    ///   SSRC or payload type). ``H264Error/Code/invalidBitstream`` also reports a packet
+    ///   sequence that breaks RFC 6184 with no packet lost (an FU-A fragment without a start, an
+    ///   FU-A interrupted); the packet was processed and the NAL unit dropped before the throw.
+    /// - Complexity: O(n) in the packet's bytes, plus the packets it releases from the window.
+    public mutating func push(_ packet: ArraySlice<UInt8>, _ deliver: (RTPReceivedAccessUnit) -> Void) throws(H264Error) {
+        if violation != nil { violation = nil }
+        let parsed = try RTPPacket(parsing: packet)
+        let header = parsed.header
+        if let pt = configuration.payloadType, header.payloadType != pt {
+            throw H264Error.invalid(.unsupported, "payload type \(header.payloadType), expected \(pt)")
+        }
+        try Self.validate(parsed.payload)
+        let seq = header.sequenceNumber
+        if started {
+            guard header.ssrc == ssrc else {
+                throw H264Error.invalid(.unsupported, "packet from SSRC \(header.ssrc) while receiving SSRC \(ssrc)")
+            }
+            // RFC 3550 A.1: a packet far from the expected sequence number is ignored, unless the
+            // next one follows it: then the sender restarted its numbering and so do we.
+            let ext = extended(seq)
+            let window = Int64(configuration.reorderWindow)
+            if ext < nextExpected - max(window, Self.maximumMisorder) || ext >= nextExpected + max(window, Self.maximumDropout) {
+                guard seq == resyncSequence else {
+                    resyncSequence = seq &+ 1
+                    report.outOfRange += 1
+                    record(.packetIgnored(sequenceNumber: seq, duplicate: false))
+                    return
+                }
+                flush(deliver)
+                started = false
+                lossPending = false
+                report.resynchronizations += 1
+                record(.resynchronized(sequenceNumber: seq))
+            }
+            resyncSequence = nil
+        }
+        if !started {
+            started = true
+            ssrc = header.ssrc
+            highest = 1 << 32 | Int64(seq)
+            nextExpected = highest
+        }
+        let ext = extended(seq)
+        if ext < nextExpected {
+            report.lateOrDuplicate += 1
+            record(.packetIgnored(sequenceNumber: seq, duplicate: false))
+            return
+        }
+        let window = Int64(configuration.reorderWindow)
+        if ext - nextExpected >= window { drain(upTo: ext - window + 1, deliver) }
+        if ext > highest { highest = ext }
+        if ext == nextExpected && buffered == 0 {
+            report.packetsReceived += 1
+            process(marker: header.marker, timestamp: header.timestamp, payload: parsed.payload, deliver)
+            nextExpected += 1
+        } else {
+            let i = Int(ext & mask)
+            if ring[i].sequence == ext {
+                report.duplicatePackets += 1
+                record(.packetIgnored(sequenceNumber: seq, duplicate: true))
+                return
+            }
+            // Every held sequence number lies in nextExpected..<nextExpected + window and the ring
+            // is at least `window` long, so slot i is free.
+            report.packetsReceived += 1
+            ring[i].sequence = ext
+            ring[i].marker = header.marker
+            ring[i].timestamp = header.timestamp
+            ring[i].payload.removeAll(keepingCapacity: true)
+            ring[i].payload.append(contentsOf: parsed.payload)
+            buffered += 1
+            releaseReady(deliver)
+        }
+        if let v = violation {
+            violation = nil
+            throw v
+        }
+    }
+
+    /// Ends the stream (or a pause in it): releases every packet held in the reorder window,
+    /// declaring the gaps lost, and delivers the access unit in progress.
+    public mutating func flush(_ deliver: (RTPReceivedAccessUnit) -> Void) {
+        if started { drain(upTo: highest + 1, deliver) }
+        finishAccessUnit(.flush, deliver)
+        violation = nil
+    }
+
+    // MARK: Reordering
+
+    /// The extended sequence number nearest to the highest one seen (16-bit wrap-around).
+    @inline(__always)
+    private func extended(_ seq: UInt16) -> Int64 {
+        highest + Int64(Int16(bitPattern: seq &- UInt16(truncatingIfNeeded: highest)))
+    }
+
+    /// Processes held packets in order up to `limit`, declaring missing ones lost.
+    private mutating func drain(upTo limit: Int64, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        while nextExpected < limit {
+            if buffered == 0 {
+                declareLost(limit - nextExpected)
+                nextExpected = limit
+                break
+            }
+            let i = Int(nextExpected & mask)
+            if ring[i].sequence == nextExpected { processSlot(i, deliver) } else { declareLost(1) }
+            nextExpected += 1
+        }
+        releaseReady(deliver)
+    }
+
+    /// Processes held packets while the next expected one is there.
+    private mutating func releaseReady(_ deliver: (RTPReceivedAccessUnit) -> Void) {
+        while buffered > 0 {
+            let i = Int(nextExpected & mask)
+            guard ring[i].sequence == nextExpected else { return }
+            processSlot(i, deliver)
+            nextExpected += 1
+        }
+    }
+
+    private mutating func processSlot(_ i: Int, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        let payload = ring[i].payload[...]
+        ring[i].sequence = -1
+        buffered -= 1
+        process(marker: ring[i].marker, timestamp: ring[i].timestamp, payload: payload, deliver)
+    }
+
+    private mutating func declareLost(_ count: Int64) {
+        let n = Int(count)
+        report.packetsLost += n
+        lossPending = true
+        let first = UInt16(truncatingIfNeeded: nextExpected)
+        if case .packetsLost(let f, let c)? = events.last, f &+ UInt16(truncatingIfNeeded: c) == first {
+            events[events.count - 1] = .packetsLost(firstSequenceNumber: f, count: c + n)
+        } else {
+            record(.packetsLost(firstSequenceNumber: first, count: n))
+        }
+    }
+
+    private mutating func record(_ event: RTPDepacketizerEvent) {
+        if events.count < Self.maximumPendingEvents { events.append(event) } else { report.eventsDiscarded += 1 }
+    }
+
+    // MARK: Unpacking (the payload was validated on arrival)
+
+    private mutating func process(marker: Bool, timestamp: UInt32, payload: ArraySlice<UInt8>,
+                                  _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        let loss = lossPending
+        lossPending = false
+        if loss {
+            if fuStart >= 0 {
+                dropFragments(.truncated("an FU-A fragment was lost"))
+                // Fragments that follow without a start are the rest of this NAL unit (or of one
+                // whose start was lost with the gap): dropped without a second report.
+                discardingFragments = true
+            }
+            if auActive { auIncomplete = true }
+        }
+        if auActive && timestamp != auTimestamp {
+            finishAccessUnit(.newTimestamp, deliver)
+        }
+        if !auActive {
+            auActive = true
+            auTimestamp = timestamp
+            auIncomplete = loss
+        }
+        let s = payload.startIndex
+        let type = payload[s] & 0x1F
+        if type == RTPPayloadStructure.fuA {
+            fragment(payload, afterLoss: loss)
+        } else {
+            endFragments()
+            if type == RTPPayloadStructure.stapA {
+                var pos = s + 1  // sizes were checked on arrival
+                while pos < payload.endIndex {
+                    let size = Int(payload[pos]) << 8 | Int(payload[pos + 1])
+                    appendNALUnit(payload[(pos + 2)..<(pos + 2 + size)])
+                    pos += 2 + size
+                }
+            } else {
+                appendNALUnit(payload)
+            }
+        }
+        if marker {
+            finishAccessUnit(.marker, deliver)
+        }
+    }
+
+    private mutating func appendNALUnit(_ bytes: ArraySlice<UInt8>) {
+        guard bytes.count <= configuration.maximumAccessUnitSize - auBytes.count else {
+            auIncomplete = true
+            report.nalUnitsDropped += 1
+            record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: bytes[bytes.startIndex]),
+                                   fragmentsReceived: 0, reason: .invalid(.limitExceeded, "access unit larger than the maximum")))
+            return
+        }
+        let start = auBytes.count
+        auBytes.append(contentsOf: bytes)
+        auRanges.append(start..<auBytes.count)
+    }
+
+    /// A non-FU packet arrived: an FU-A still open was interrupted.
+    private mutating func endFragments() {
+        discardingFragments = false
+        if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidBitstream, "FU-A interrupted before its E bit")) }
+    }
+
+    private mutating func fragment(_ payload: ArraySlice<UInt8>, afterLoss loss: Bool) {
+        let s = payload.startIndex
+        let indicator = payload[s], fuHeader = payload[s + 1]
+        let data = payload[(s + 2)...]
+        let isStart = fuHeader & 0x80 != 0, isEnd = fuHeader & 0x40 != 0
+        let type = fuHeader & 0x1F
+        if isStart {
+            discardingFragments = false
+            if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidBitstream, "FU-A start before the previous one ended")) }
+            guard data.count < configuration.maximumAccessUnitSize - auBytes.count else {
+                fuType = type
+                fuFragments = 1
+                dropLimit()
+                discardingFragments = true
+                return
+            }
+            fuStart = auBytes.count
+            fuType = type
+            fuFragments = 1
+            auBytes.append(indicator & 0xE0 | type)
+            auBytes.append(contentsOf: data)
+        } else if fuStart >= 0 {
+            fuFragments += 1
+            guard type == fuType else {
+                dropFragments(flagging: .invalid(.invalidBitstream, "FU-A fragment of type \(type) continues type \(fuType)"))
+                discardingFragments = !isEnd
+                return
+            }
+            guard data.count <= configuration.maximumAccessUnitSize - auBytes.count else {
+                dropLimit()
+                discardingFragments = !isEnd
+                return
+            }
+            auBytes.append(contentsOf: data)
+            if isEnd {
+                if NALUnitType(rawValue: type).hasHeaderExtension && auBytes.count - fuStart < 4 {
+                    dropFragments(flagging: .truncated("FU-A NAL unit too short for its header extension"))
+                } else {
+                    auRanges.append(fuStart..<auBytes.count)
+                    fuStart = -1
+                }
+            }
+        } else {
+            if !discardingFragments {
+                fuType = type
+                fuFragments = 1
+                let reason: H264Error = loss ? .truncated("the first FU-A fragment was lost")
+                    : .invalid(.invalidBitstream, "FU-A fragment without a start")
+                if !loss, violation == nil { violation = reason }
+                noteDropped(reason)
+            }
+            discardingFragments = !isEnd
+        }
+    }
+
+    private mutating func dropLimit() {
+        dropFragments(.invalid(.limitExceeded, "access unit larger than the maximum"))
+    }
+
+    /// Drops the NAL unit being reassembled, remembering a protocol violation to throw.
+    private mutating func dropFragments(flagging reason: H264Error) {
+        if violation == nil { violation = reason }
+        dropFragments(reason)
+    }
+
+    private mutating func dropFragments(_ reason: H264Error) {
+        if fuStart >= 0 {
+            auBytes.removeLast(auBytes.count - fuStart)
+            fuStart = -1
+        }
+        noteDropped(reason)
+    }
+
+    private mutating func noteDropped(_ reason: H264Error) {
+        auIncomplete = true
+        report.nalUnitsDropped += 1
+        record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: fuType),
+                               fragmentsReceived: fuFragments, reason: reason))
+    }
+
+    /// What ends an access unit.
+    private enum AccessUnitEnd {
+        case marker, newTimestamp, flush
+    }
+
+    private mutating func finishAccessUnit(_ end: AccessUnitEnd, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        guard auActive else { return }
+        if fuStart >= 0 {
+            switch end {
+            case .marker: dropFragments(flagging: .invalid(.invalidBitstream, "marker bit on an FU-A fragment without the E bit"))
+            case .newTimestamp: dropFragments(flagging: .invalid(.invalidBitstream, "FU-A fragments with different timestamps"))
+            case .flush: dropFragments(.truncated("the stream ended inside an FU-A NAL unit"))
+            }
+        }
+        let marker = end == .marker
+        discardingFragments = false
+        if !auRanges.isEmpty {
+            for r in auRanges {  // `scratch` is empty between access units
+                // Every range holds a NAL unit whose header was checked on arrival.
+                if let unit = try? NALUnit(auBytes[r]) { scratch.append(unit) }
+            }
+            report.accessUnitsDelivered += 1
+            if auIncomplete { report.incompleteAccessUnits += 1 }
+            deliver(RTPReceivedAccessUnit(timestamp: auTimestamp, nalUnits: scratch, markerReceived: marker,
+                                          mayBeIncomplete: auIncomplete))
+            scratch.removeAll(keepingCapacity: true)
+        }
+        auBytes.removeAll(keepingCapacity: true)
+        auRanges.removeAll(keepingCapacity: true)
+        auActive = false
+        auIncomplete = false
+    }
+
+    // MARK: Validation
+
+    /// The checks of `NALUnit.init` on a header byte whose F bit is known to be 0, without making one.
+    @inline(__always)
+    private static func checkHeader(_ header: UInt8, count: Int) throws(H264Error) {
+        if count < 4 && NALUnitType(rawValue: header).hasHeaderExtension {
+            throw .truncated("NAL unit header extension of type \(header & 0x1F) needs 4 bytes, has \(count)")
+        }
+    }
+
+    /// Checks the structure of an RTP payload for H.264 so that unpacking it cannot fail.
+    static func validate(_ payload: ArraySlice<UInt8>) throws(H264Error) {
+        guard let h = payload.first else { throw .truncated("empty RTP payload") }
+        guard h & 0x80 == 0 else { throw H264Error.invalid(.forbiddenBitSet, "F bit set in the payload header") }
+        let s = payload.startIndex, end = payload.endIndex
+        switch h & 0x1F {
+        case 0:
+            throw H264Error.invalid(.invalidBitstream, "payload header with NAL unit type 0")
+        case 1...23:
+            try checkHeader(h, count: payload.count)
+        case RTPPayloadStructure.stapA:
+            var pos = s + 1
+            guard pos < end else { throw .truncated("STAP-A without a NAL unit") }
+            while pos < end {  // pos grows by at least 3 per pass
+                guard end - pos >= 2 else { throw .truncated("STAP-A NAL unit size cut at the end") }
+                let size = Int(payload[pos]) << 8 | Int(payload[pos + 1])
+                pos += 2
+                guard size > 0 else { throw H264Error.invalid(.emptyNALUnit, "STAP-A with a NAL unit of size 0") }
+                guard size <= end - pos else {
+                    throw H264Error.invalid(.lengthPastEnd, "STAP-A NAL unit of \(size) bytes, \(end - pos) left")
+                }
+                let inner = payload[pos]
+                guard inner & 0x80 == 0 else { throw H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1 in a STAP-A") }
+                guard (1...23).contains(inner & 0x1F) else {
+                    throw H264Error.invalid(.invalidBitstream, "STAP-A holds a NAL unit of type \(inner & 0x1F)")
+                }
+                try checkHeader(inner, count: size)
+                pos += size
+            }
+        case RTPPayloadStructure.fuA:
+            guard payload.count >= 2 else { throw .truncated("FU-A without an FU header") }
+            let fuHeader = payload[s + 1]
+            guard fuHeader & 0xC0 != 0xC0 else {
+                throw H264Error.invalid(.invalidBitstream, "FU-A with both the S and E bits set")
+            }
+            guard (1...23).contains(fuHeader & 0x1F) else {
+                throw H264Error.invalid(.invalidBitstream, "FU-A carrying NAL unit type \(fuHeader & 0x1F)")
+            }
+        case RTPPayloadStructure.stapB, RTPPayloadStructure.mtap16, RTPPayloadStructure.mtap24, RTPPayloadStructure.fuB:
+            throw H264Error.invalid(.unsupported, "payload structure \(h & 0x1F) (STAP-B, MTAP or FU-B) needs the interleaved packetization-mode 2")
+        default:
+            throw H264Error.invalid(.unsupported, "payload structure \(h & 0x1F) is undefined in RFC 6184")
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import H264
+
+/// An access unit rebuilt by the ``RTPDepacketizer``: the NAL units that arrived whole, in
+/// decoding order, under one RTP timestamp.
+public struct RTPReceivedAccessUnit: Sendable {
+    /// The RTP timestamp (90 kHz clock) shared by the access unit's packets.
+    public var timestamp: UInt32
+    /// The NAL units: views into the depacketiser's buffer. Keeping them is safe (the buffer is
+    /// copy-on-write) but makes the depacketiser allocate a new one for the next access unit.
+    public var nalUnits: [NALUnit]
+    /// True when the access unit ended with a packet carrying the marker bit (false when it was
+    /// ended by a packet with a new timestamp, or by ``RTPDepacketizer/flush(_:)``).
+    public var markerReceived: Bool
+    /// True when packets may be missing from this access unit (a gap in sequence numbers was
+    /// seen inside it or right before or after it) or a NAL unit of it was dropped.
+    public var mayBeIncomplete: Bool
+
+    /// Creates a received access unit.
+    public init(timestamp: UInt32, nalUnits: [NALUnit], markerReceived: Bool, mayBeIncomplete: Bool) {
+        self.timestamp = timestamp
+        self.nalUnits = nalUnits
+        self.markerReceived = markerReceived
+        self.mayBeIncomplete = mayBeIncomplete
+    }
+}

@@ -1,0 +1,165 @@
+import Testing
+@testable import H264
+
+/// One thing a splitter produced: a NAL unit's bytes, or an error code.
+enum SplitEvent: Equatable, CustomStringConvertible {
+    case unit([UInt8])
+    case error(H264Error.Code)
+
+    var description: String {
+        switch self {
+        case .unit(let b): return "unit(\(b.count) bytes, type \(b.first.map { $0 & 0x1F } ?? 0))"
+        case .error(let c): return "error(\(c))"
+        }
+    }
+}
+
+/// The events of the batch splitter over `bytes`.
+func batchEvents(_ bytes: ArraySlice<UInt8>, leadingData: AnnexB.LeadingDataPolicy = .reject) -> [SplitEvent] {
+    var s = AnnexB.Splitter(bytes, leadingData: leadingData)
+    var out: [SplitEvent] = []
+    while out.count <= bytes.count + 2 {
+        do {
+            guard let u = try s.next() else { break }
+            out.append(.unit(Array(u.bytes)))
+        } catch { out.append(.error(error.code)) }
+    }
+    return out
+}
+
+/// The events of the streaming parser fed `bytes` in chunks of the given sizes (cycled).
+func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBStreamParser.defaultMaximumNALUnitSize,
+                     leadingData: AnnexB.LeadingDataPolicy = .reject) -> [SplitEvent] {
+    var parser = AnnexBStreamParser(maximumNALUnitSize: maximum, leadingData: leadingData)
+    var out: [SplitEvent] = []
+    func drain() {
+        while true {
+            do {
+                guard let u = try parser.next() else { return }
+                out.append(.unit(Array(u.bytes)))
+            } catch { out.append(.error(error.code)) }
+        }
+    }
+    var i = 0
+    var k = 0
+    while i < bytes.count {
+        let n = min(chunkSizes[k % chunkSizes.count], bytes.count - i)
+        parser.append(bytes[i..<(i + n)])
+        drain()
+        i += n
+        k += 1
+    }
+    parser.finish()
+    drain()
+    return out
+}
+
+@Suite struct AnnexBStreamParserTests {
+    static let edgeCases: [[UInt8]] = [
+        [],
+        [0],
+        [0, 0, 1],
+        [0, 0, 0, 1, 0x67, 1, 2, 0, 0, 1, 0x68, 3, 0, 0, 0, 0, 1, 0x65, 4, 0, 0],
+        [9, 9, 0, 0, 1, 0x09, 0xF0],
+        [9, 9, 0, 0],
+        [0, 0, 1, 0x80, 0, 0, 1, 0x09, 0x10],
+        [0, 0, 1, 0x00, 0x00, 0x00, 0x01, 0x65, 0, 0, 0],
+        [0, 0, 1, 0x00, 0x65, 0, 0, 3, 0, 0, 1, 0x41],
+        [0, 0, 0, 0, 0, 1, 0x41, 0, 0, 2, 0, 0, 0, 0, 1, 0x01, 0, 0, 0],
+        [0, 0, 1, 0x74, 1, 2, 0, 0, 1, 0x54],  // type 20 header extension truncated
+        [0, 0, 1, 0, 0, 1, 0, 0, 1, 0x21, 0, 1, 0, 0, 0, 1, 0x21],
+    ]
+
+    @Test(arguments: 0..<edgeCases.count)
+    func edgeCasesAgreeWithBatch(_ index: Int) {
+        let bytes = Self.edgeCases[index]
+        for policy in [AnnexB.LeadingDataPolicy.reject, .skip] {
+            let expected = batchEvents(bytes[...], leadingData: policy)
+            for size in 1...max(1, bytes.count) {
+                #expect(streamingEvents(bytes, chunkSizes: [size], leadingData: policy) == expected, "chunk \(size)")
+            }
+        }
+    }
+
+    @Test func wholeChunkUnitsAreViews() throws {
+        let chunk: [UInt8] = [0, 0, 1, 0x67, 1, 0, 0, 1, 0x68, 2, 0, 0, 1, 0x65]
+        var parser = AnnexBStreamParser()
+        parser.append(chunk)
+        let first = try #require(try parser.next())
+        #expect(first.bytes.startIndex == 3)
+        #expect(first.bytes.withUnsafeBufferPointer { $0.baseAddress } == chunk.withUnsafeBufferPointer { $0.baseAddress! + 3 })
+        #expect(try parser.next()?.type == .pps)
+        #expect(try parser.next() == nil)
+        #expect(parser.bufferedByteCount == 1)
+        parser.finish()
+        #expect(try parser.next()?.type == .idrSlice)
+        #expect(try parser.next() == nil)
+    }
+
+    @Test func maximumSize() {
+        var bytes: [UInt8] = [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100) + [0, 0, 1, 0x41, 1]
+        bytes += [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100)
+        for size in [1, 7, 50, 1000] {
+            let events = streamingEvents(bytes, chunkSizes: [size], maximum: 64)
+            #expect(events == [.error(.nalUnitTooLarge), .unit([0x41, 1]), .error(.nalUnitTooLarge)], "chunk \(size)")
+        }
+        // Zeros do not grow the buffer, however many.
+        let zeros = [0, 0, 1, 0x41] + [UInt8](repeating: 0, count: 10_000) + [0, 0, 1, 0x41]
+        #expect(streamingEvents(zeros, chunkSizes: [3], maximum: 8) == [.unit([0x41]), .unit([0x41])])
+    }
+
+    @Test func randomChunkingAgrees() {
+        var rng = SplitMix(seed: 42)
+        for round in 0..<200 {
+            // Streams rich in zeros and start codes.
+            let n = Int(rng.next() % 300)
+            var bytes: [UInt8] = []
+            for _ in 0..<n {
+                let r = rng.next() % 10
+                bytes.append(r < 4 ? 0 : r < 6 ? 1 : UInt8(truncatingIfNeeded: rng.next()) & 0x7F)
+            }
+            for policy in [AnnexB.LeadingDataPolicy.reject, .skip] {
+                let expected = batchEvents(bytes[...], leadingData: policy)
+                let sizes = (0..<5).map { _ in Int(rng.next() % 9) + 1 }
+                #expect(streamingEvents(bytes, chunkSizes: sizes, leadingData: policy) == expected, "round \(round)")
+            }
+        }
+    }
+
+    static let corpusChunkSizes = [1, 7, 188, 1500, 65536]
+
+    @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"), arguments: CorpusFiles.annexBStreams)
+    func corpusStreamingEqualsBatch(_ path: String) throws {
+        let bytes = try CorpusFiles.read(path)
+        let expected = batchEvents(bytes[...])
+        #expect(!expected.isEmpty)
+        for size in Self.corpusChunkSizes {
+            if size == 1 && bytes.count > 60_000 { continue }  // byte-by-byte only on the small streams
+            if size == 7 && bytes.count > 400_000 { continue }
+            #expect(streamingEvents(bytes, chunkSizes: [size]) == expected, "chunk size \(size)")
+        }
+    }
+
+    @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"))
+    func corpusRandomChunking() throws {
+        var rng = SplitMix(seed: 7)
+        for path in CorpusFiles.annexBStreams.prefix(12) {
+            let bytes = try CorpusFiles.read(path)
+            let sizes = (0..<16).map { _ in Int(rng.next() % 3000) + 1 }
+            #expect(streamingEvents(bytes, chunkSizes: sizes) == batchEvents(bytes[...]), "\(path)")
+        }
+    }
+}
+
+/// A small deterministic generator for tests.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

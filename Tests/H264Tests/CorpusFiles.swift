@@ -1,0 +1,127 @@
+/// Locating the shared test corpus (`../shared/corpus` from the package root) and the
+/// tools the corpus tests compare against. Everything here is absent on a fresh clone; tests
+/// that use it are enabled only when it is present.
+import Foundation
+import H264
+
+enum CorpusFiles {
+    /// The package root, found from this file's path.
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // Tests/H264Tests/CorpusFiles.swift
+        return url
+    }()
+
+    /// `../shared/corpus` relative to the package root (or to an ancestor of it, for a git
+    /// worktree nested one level deeper), if present.
+    static let root: URL? = {
+        var dir = packageRoot
+        for _ in 0..<3 {
+            dir.deleteLastPathComponent()
+            let url = dir.appendingPathComponent("shared/corpus")
+            if FileManager.default.fileExists(atPath: url.path) { return url }
+        }
+        return nil
+    }()
+
+    static var isPresent: Bool { root != nil }
+
+    /// The Annex-B elementary streams of the corpus (relative paths such as `openh264/BA_MW_D.264`).
+    static let annexBStreams: [String] = {
+        guard let root else { return [] }
+        let folders = ["openh264", "hibernia", "fate-frext", "cros-codecs"]
+        let extensions: Set<String> = ["264", "h264", "jsv", "avc", "26l", "jvt"]
+        var out: [String] = []
+        for folder in folders {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+            for name in names.sorted() where extensions.contains((name as NSString).pathExtension.lowercased()) {
+                out.append(folder + "/" + name)
+            }
+        }
+        return out
+    }()
+
+    /// The MP4 files of the corpus that carry an `avcC` box.
+    static let mp4Files: [String] = {
+        guard let root else { return [] }
+        var out: [String] = []
+        for folder in ["mp4ff", "mp4parse-rust"] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+            for name in names.sorted() where name.hasSuffix(".mp4") {
+                let path = folder + "/" + name
+                if let bytes = try? read(path), AVCCBox.find(in: bytes) != nil { out.append(path) }
+            }
+        }
+        return out
+    }()
+
+    static func url(_ relative: String) -> URL { root!.appendingPathComponent(relative) }
+
+    static func read(_ relative: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: url(relative)))
+    }
+
+    /// The path of an executable on PATH, or nil.
+    static func tool(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+            let path = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    static var hasFFmpeg: Bool { tool("ffmpeg") != nil }
+
+    /// Runs a tool; returns stdout and stderr.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (stdout: [UInt8], stderr: [UInt8]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: self.tool(tool) ?? tool)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes concurrently enough: stderr on a background queue.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return ([UInt8](outData), [UInt8](errData))
+    }
+}
+
+/// Finds the payload of the `avcC` box in an MP4 file by searching for its box header
+/// (a test helper, not an MP4 parser).
+enum AVCCBox {
+    static func find(in bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        let tag: [UInt8] = Array("avcC".utf8)
+        var i = 4
+        while i + 4 <= bytes.count {
+            if bytes[i] == tag[0] && bytes[i + 1] == tag[1] && bytes[i + 2] == tag[2] && bytes[i + 3] == tag[3] {
+                let size = Int(bytes[i - 4]) << 24 | Int(bytes[i - 3]) << 16 | Int(bytes[i - 2]) << 8 | Int(bytes[i - 1])
+                if size >= 8 && i - 4 + size <= bytes.count { return bytes[(i + 4)..<(i - 4 + size)] }
+            }
+            i += 1
+        }
+        return nil
+    }
+}
+
+/// Fast byte comparison for large test data (a debug build compares slices element by element).
+func sameBytes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in
+        pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0
+    } }
+}
+
+/// True when both lists hold the same NAL units, byte for byte, in order.
+func sameNALs(_ a: [NALUnit], _ b: [NALUnit]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { sameBytes($0.bytes, $1.bytes) }
+}

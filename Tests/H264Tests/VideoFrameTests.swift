@@ -1,0 +1,62 @@
+import Testing
+@testable import H264
+
+@Suite struct VideoFrameTests {
+    @Test func planeGeometry() {
+        #expect(PixelFormat.i420.planeGeometry(1, width: 5, height: 3)! == (3, 2))
+        #expect(PixelFormat.nv12.planeGeometry(1, width: 6, height: 4)! == (6, 2))
+        #expect(PixelFormat.i422.planeGeometry(2, width: 6, height: 4)! == (3, 4))
+        #expect(PixelFormat.bgra.planeGeometry(0, width: 6, height: 4)! == (24, 4))
+        #expect(PixelFormat.i420.planeGeometry(3, width: 6, height: 4) == nil)
+        #expect(PixelFormat.i420.planeGeometry(0, width: 0, height: 4) == nil)
+    }
+
+    @Test func stridesLargerThanWidthAreAccepted() throws {
+        let f = try VideoFrame(width: 6, height: 4, format: .nv12, planes: [
+            .init(bytes: .init(repeating: 0, count: 16 * 3 + 6), bytesPerRow: 16),
+            .init(bytes: .init(repeating: 0, count: 16 + 6), bytesPerRow: 16),
+        ])
+        #expect(f.planes[0].bytesPerRow == 16)
+        let aligned = try VideoFrame(width: 100, height: 10, format: .i420, alignment: 64)
+        #expect(aligned.planes[0].bytesPerRow == 128 && aligned.planes[1].bytesPerRow == 64)
+    }
+
+    @Test func badPlanesThrow() {
+        #expect(throws: H264Error(.invalidArgument, "")) {
+            try VideoFrame(width: 4, height: 4, format: .i420, planes: [.init(bytes: [0], bytesPerRow: 4)])
+        }
+        #expect(throws: H264Error(.invalidArgument, "")) {  // stride below the row size
+            try VideoFrame(width: 4, height: 1, format: .bgra, planes: [.init(bytes: .init(repeating: 0, count: 16), bytesPerRow: 8)])
+        }
+        #expect(throws: H264Error(.invalidArgument, "")) {  // last row does not fit
+            try VideoFrame(width: 4, height: 2, format: .bgra, planes: [.init(bytes: .init(repeating: 0, count: 31), bytesPerRow: 16)])
+        }
+        #expect(throws: H264Error(.invalidArgument, "")) { try VideoFrame(width: 0, height: 2, format: .bgra) }
+        #expect(throws: H264Error(.invalidArgument, "")) { try VideoFrame(width: 2, height: 2, format: .bgra, timescale: 0) }
+    }
+
+    @Test func orientationSEIPayload() {
+        // cancel 0, hor_flip 0, ver_flip 0, rotation 0x4000 (90 degrees anticlockwise), period ue(1) = 010, ext 0, align 1.
+        let o = Orientation(rotation: .clockwise270)
+        #expect(o.anticlockwiseRotation == 0x4000)
+        #expect(o.displayOrientationPayload == [0b0000_1000, 0b0000_0000, 0b0000_1001])
+        #expect(Orientation(rotation: .clockwise90, mirrored: true).anticlockwiseRotation == 0xC000)
+        #expect(Orientation.identity.displayOrientationPayload.count == 3)
+    }
+
+    @Test func testPatternFrames() throws {
+        var frames: [VideoFrame] = []
+        let source = try TestPatternSource(width: 64, height: 48, frameRate: (30000, 1001), frameCount: 5)
+        try source.start { frames.append($0) }
+        #expect(frames.count == 5)
+        #expect(frames.map(\.pts) == [0, 1001, 2002, 3003, 4004])
+        #expect(frames[0].timescale == 30000)
+        #expect(frames[0].planes[0].bytes != frames[1].planes[0].bytes)  // bars move, counter changes
+        var stopped: [VideoFrame] = []
+        try source.start { f in stopped.append(f); if stopped.count == 2 { source.stop() } }
+        #expect(stopped.count == 2)
+        let noise = try TestPatternSource(width: 16, height: 16, frameCount: 2, pattern: .noise)
+        #expect(try noise.makeFrame(0).planes[0].bytes != noise.makeFrame(0).planes[0].bytes)
+        #expect(throws: H264Error(.invalidArgument, "")) { try TestPatternSource(width: 15, height: 16) }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Glibc
+import TestSupport
+
+/// An nginx with the RTMP module, run by a test in its own directory on a free loopback port,
+/// recording every published stream there.
+///
+/// Started with `posix_spawn` and an empty signal mask: test threads block SIGTERM, a child
+/// started from one would inherit that, and nginx (single process) would never stop.
+final class NginxServer {
+    static let binary = Support.which("nginx") ?? "/usr/sbin/nginx"
+    static let modulePaths = ["/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so"]
+    static let module = modulePaths.first { FileManager.default.fileExists(atPath: $0) }
+    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: binary) && module != nil }
+
+    let directory: String
+    let port: UInt16
+    private var pid: pid_t = 0
+
+    /// Starts nginx and waits until it accepts connections.
+    /// - Parameter logLevel: the `error_log` level (`debug` shows what the RTMP module parsed).
+    init(logLevel: String = "info") throws {
+        directory = try Support.temporaryDirectory()
+        port = try Self.freePort()
+        let conf = """
+        load_module \(Self.module ?? "");
+        master_process off;
+        error_log \(directory)/error.log \(logLevel);
+        pid \(directory)/nginx.pid;
+        events { worker_connections 64; }
+        rtmp {
+            server {
+                listen 127.0.0.1:\(port);
+                chunk_size 4096;
+                application live { live on; record all; record_path \(directory); }
+            }
+        }
+        """
+        try conf.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        try spawn([Self.binary, "-p", directory + "/", "-c", directory + "/nginx.conf", "-e", directory + "/error.log",
+                   "-g", "daemon off;"])
+        for _ in 0..<100 {
+            if Self.accepts(port) { return }
+            usleep(50_000)
+        }
+        stop()
+        throw NSError(domain: "nginx did not start: \(log)", code: 1)
+    }
+
+    /// The server's log.
+    var log: String { (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "" }
+
+    /// The recording of a stream.
+    func recording(_ stream: String) -> String { directory + "/" + stream + ".flv" }
+
+    private func spawn(_ args: [String]) throws {
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = args.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let rc = posix_spawn(&pid, args[0], &actions, &attr, argv, environ)
+        guard rc == 0 else { throw NSError(domain: "posix_spawn nginx: \(rc)", code: 3) }
+    }
+
+    /// Stops nginx (SIGTERM, then SIGKILL after 5 s) and waits for it.
+    func stop() { signal(SIGTERM) }
+
+    /// Kills nginx at once (SIGKILL), to test a server vanishing mid-stream.
+    func kill() { signal(SIGKILL) }
+
+    private func signal(_ sig: Int32) {
+        guard pid > 0 else { return }
+        Glibc.kill(pid, sig)
+        var status: Int32 = 0
+        for _ in 0..<500 {
+            if waitpid(pid, &status, WNOHANG) == pid { pid = 0; return }
+            usleep(10_000)
+        }
+        Glibc.kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+        pid = 0
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A loopback port nothing listens on right now.
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                bind(fd, sa, len) == 0 && getsockname(fd, sa, &len) == 0
+            }
+        }
+        guard ok else { throw NSError(domain: "cannot bind a loopback port", code: 2) }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+
+    static func accepts(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = port.bigEndian
+        return withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}

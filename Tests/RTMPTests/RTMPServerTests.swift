@@ -1,0 +1,170 @@
+import Foundation
+import Glibc
+import Testing
+import H264
+import FLV
+import TestSupport
+@testable import RTMP
+@testable import H264CLI
+
+/// Publishing to a real nginx-rtmp started by the test, with `record all`, and reading back
+/// what the server received.
+@Suite struct RTMPServerTests {
+    static let stream = "cros-codecs/test-25fps.h264"
+    static var canPublish: Bool {
+        NginxServer.isAvailable && Support.hasFFmpeg && FileManager.default.fileExists(atPath: Support.corpusFile(stream))
+    }
+
+    @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp, ffmpeg and ../shared/corpus"))
+    func publishTenSecondsAndReadTheRecording() throws {
+        let server = try NginxServer()
+        let path = Support.corpusFile(Self.stream)
+        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let order = try Support.presentationOrder(path)
+        let accessUnits = InterimAccessUnits.group(try AnnexB.split(annexB, leadingData: .skip))
+        #expect(accessUnits.count == 250)  // 10 s at 25 fps
+        let options = RTMPPublisher.Options(queueCapacity: 16, overflowPolicy: .block(maximumWaitMilliseconds: 5000))
+        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/test",
+                                               frameRate: 25, presentationOrder: order, realTime: false, options: options)
+        #expect(stats.framesSent == 250 && stats.framesDropped == 0)
+        // nginx closes the recording when the stream is deleted; give it a moment, then stop.
+        for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
+        server.stop()
+        let recording = server.recording("test")
+        #expect(FileManager.default.fileExists(atPath: recording), "\(server.log)")
+
+        // FFmpeg: every frame, keyframes where sent, no decoding errors.
+        let probe = try Support.probePackets(recording)
+        #expect(probe.errors.isEmpty, "\(probe.errors)")
+        #expect(probe.packets.count == 250)
+        let idrs = accessUnits.map { au in au.contains { $0.type == .idrSlice } }
+        #expect(zip(probe.packets, idrs).allSatisfy { $0.key || !$1 })
+        #expect(probe.packets.map(\.dts) == (0..<250).map { Int64($0 * 40) })
+        let decode = try Support.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+
+        // Our reader: the same samples we sent, byte for byte.
+        let recorded = try FLVVideoTrack(reading: [UInt8](try Data(contentsOf: URL(fileURLWithPath: recording))))
+        var sent: [FLVVideoSample] = []
+        var builder = FLVSampleBuilder()
+        let delay = max(order.enumerated().map { $0.offset - $0.element }.max() ?? 0, 0)
+        for (i, au) in accessUnits.enumerated() {
+            sent.append(try builder.sample(au, dts: Int64(i * 40), pts: Int64((order[i] + delay) * 40)).sample)
+        }
+        #expect(recorded.samples.count == 250)
+        #expect(recorded.samples == sent)
+        #expect(recorded.samples.map(\.isKeyframe) == idrs)
+    }
+
+    @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
+    func unknownApplicationIsRejected() throws {
+        let server = try NginxServer()
+        #expect(throws: H264Error(.connectionRejected, "")) {
+            try RTMPPublisher(url: "rtmp://127.0.0.1:\(server.port)/nosuchapp/test")
+        }
+    }
+
+    @Test func closedPortIsRefused() throws {
+        let port = try NginxServer.freePort()
+        #expect(throws: H264Error(.connectionRefused, "")) {
+            try RTMPPublisher(url: "rtmp://127.0.0.1:\(port)/live/test")
+        }
+    }
+
+    @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp and ../shared/corpus"))
+    func serverClosingMidStream() throws {
+        let server = try NginxServer()
+        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(Self.stream))))
+        let accessUnits = InterimAccessUnits.group(try AnnexB.split(annexB, leadingData: .skip))
+        let options = RTMPPublisher.Options(queueCapacity: 4, overflowPolicy: .block(maximumWaitMilliseconds: 2000))
+        let session = try RTMPPublishing(url: "rtmp://127.0.0.1:\(server.port)/live/gone", metadata: FLVMetadata(), options: options)
+        for (i, au) in accessUnits.prefix(10).enumerated() { try session.send(accessUnit: au, dts: Int64(i * 40), pts: Int64(i * 40)) }
+        server.kill()
+        var caught: H264Error?
+        do {
+            for (i, au) in accessUnits.enumerated().dropFirst(10) {
+                try session.send(accessUnit: au, dts: Int64(i * 40), pts: Int64(i * 40))
+                usleep(2000)
+            }
+            try session.finish()
+        } catch let e as H264Error {
+            caught = e
+        }
+        #expect(caught?.code == .connectionClosed, "\(String(describing: caught))")
+    }
+
+    @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp and ../shared/corpus"))
+    func fullQueueDropsUntilKeyframe() throws {
+        let server = try NginxServer()
+        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(Self.stream))))
+        let options = RTMPPublisher.Options(queueCapacity: 1, overflowPolicy: .dropUntilKeyframe)
+        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/drops",
+                                               frameRate: 25, realTime: false, options: options)
+        #expect(stats.framesSent + stats.framesDropped == 250)
+        #expect(stats.framesSent == stats.framesQueued)
+        for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
+        server.stop()
+        // What arrived: after every gap, the next frame is a keyframe.
+        let recorded = try FLVVideoTrack(reading: [UInt8](try Data(contentsOf: URL(fileURLWithPath: server.recording("drops")))))
+        #expect(recorded.samples.count == stats.framesSent)
+        var previous: Int64 = -40
+        for s in recorded.samples {
+            if s.dts != previous + 40 { #expect(s.isKeyframe, "frame at \(s.dts) ms follows a gap") }
+            previous = s.dts
+        }
+    }
+
+    /// A server that accepts the TCP connection but never answers the handshake.
+    @Test func silentServerTimesOut() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                bind(fd, sa, len) == 0 && listen(fd, 4) == 0 && getsockname(fd, sa, &len) == 0
+            }
+        }
+        #expect(ok)
+        let port = UInt16(bigEndian: addr.sin_port)
+        let options = RTMPPublisher.Options(connection: .init(connectTimeoutMilliseconds: 1000, timeoutMilliseconds: 300))
+        #expect(throws: H264Error(.timedOut, "")) {
+            try RTMPPublisher(url: "rtmp://127.0.0.1:\(port)/live/test", options: options)
+        }
+    }
+
+    /// A second publisher of a name already being published gets NetStream.Publish.BadName.
+    @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
+    func nameInUseIsRejected() throws {
+        let server = try NginxServer()
+        let url = "rtmp://127.0.0.1:\(server.port)/live/busy"
+        let first = try RTMPPublisher(url: url)
+        #expect(throws: H264Error(.connectionRejected, "")) { try RTMPPublisher(url: url) }
+        try first.finish()
+    }
+
+    /// Paced publishing (a 3-frame stream, so the test stays short); the server parsed our
+    /// `@setDataFrame` (nginx-rtmp does not record metadata, so its debug log is the witness).
+    @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp, ffmpeg and ../shared/corpus"))
+    func realTimePublishing() throws {
+        let server = try NginxServer(logLevel: "debug")
+        let path = Support.corpusFile("cros-codecs/64x64-I-P-B-P.h264")
+        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let order = try Support.presentationOrder(path)
+        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/paced", frameRate: 25,
+                                               presentationOrder: order, realTime: true, width: 64, height: 64)
+        #expect(stats.framesSent == order.count && stats.framesDropped == 0)
+        for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
+        server.stop()
+        let recording = [UInt8](try Data(contentsOf: URL(fileURLWithPath: server.recording("paced"))))
+        #expect(FLVConversion.isFLV(recording))
+        let track = try FLVVideoTrack(reading: recording)
+        let delay = max(order.enumerated().map { $0.offset - $0.element }.max() ?? 0, 0)
+        #expect(track.samples.map(\.pts) == order.map { Int64(($0 + delay) * 40) })
+        if server.log.contains("[debug]") {  // nginx built --with-debug, as Debian's is
+            #expect(server.log.contains("data frame: width=64 height=64"))
+        }
+    }
+}

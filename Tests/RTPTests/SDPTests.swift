@@ -1,0 +1,80 @@
+import H264
+import RTP
+import Testing
+
+@Suite struct SDPTests {
+    @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="),
+                      ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")])
+    func base64Vectors(plain: String, encoded: String) throws {
+        #expect(Base64.encode(Array(plain.utf8)) == encoded)
+        #expect(try Base64.decode(encoded) == Array(plain.utf8))
+        #expect(try Base64.decode(encoded.filter { $0 != "=" }) == Array(plain.utf8))
+    }
+
+    @Test func base64AllBytes() throws {
+        for n in 0..<70 {
+            let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
+            #expect(try Base64.decode(Base64.encode(bytes)) == bytes)
+        }
+    }
+
+    @Test(arguments: ["Z", "Zg=a", "Zh==", "Zm9=", "Z!==", "=", "Zg===="])
+    func base64Rejects(text: String) {
+        #expect(throws: H264Error(.invalidArgument, "")) { try Base64.decode(text) }
+    }
+
+    @Test func profileLevelID() throws {
+        let sps = try NALUnit([0x67, 0x4D, 0x40, 0x1E, 0x95, 0xA0])
+        let id = try ProfileLevelID(sps: sps)
+        #expect(id == ProfileLevelID(profileIDC: 77, constraintFlags: 0x40, levelIDC: 30))
+        #expect(id.description == "4d401e")
+        #expect(try ProfileLevelID(parsing: "4D401E") == id)
+        #expect(throws: H264Error(.invalidArgument, "")) { try ProfileLevelID(parsing: "4d401") }
+        #expect(throws: H264Error(.invalidArgument, "")) { try ProfileLevelID(parsing: "4d401e0") }
+        #expect(throws: H264Error(.invalidArgument, "")) { try ProfileLevelID(parsing: "4g401e") }
+        #expect(throws: H264Error(.invalidArgument, "")) { try ProfileLevelID(sps: try NALUnit([0x68, 1, 2, 3])) }
+        #expect(throws: H264Error(.truncated, "")) { try ProfileLevelID(sps: try NALUnit([0x67, 0x42])) }
+        // Emulation prevention is removed first: 00 00 03 01 reads as 00 00 01.
+        #expect(try ProfileLevelID(sps: try NALUnit([0x67, 0, 0, 3, 1, 0x55])).description == "000001")
+    }
+
+    @Test func formatParametersRoundTrip() throws {
+        let units = try [[0x67, 0x42, 0xC0, 0x1F, 0xDA, 0x01], [0x68, 0xCE, 0x3C, 0x80], [0x65, 1]].map { try NALUnit($0) }
+        let format = try H264FormatParameters(parameterSets: units)
+        #expect(format.description == "packetization-mode=1;profile-level-id=42c01f;sprop-parameter-sets=Z0LAH9oB,aM48gA==")
+        let parsed = try H264FormatParameters(parsing: "a=fmtp:96 " + format.description)
+        #expect(parsed == format)
+        #expect(try parsed.parameterSetNALUnits().map(\.type) == [.sps, .pps])
+        let other = try H264FormatParameters(parsing: "profile-level-id=42e01f; level-asymmetry-allowed=1")
+        #expect(other.packetizationMode == 0 && other.otherParameters == ["level-asymmetry-allowed=1"])
+        #expect(throws: H264Error(.invalidArgument, "")) { try H264FormatParameters(parsing: "packetization-mode=7") }
+        #expect(throws: H264Error(.invalidArgument, "")) { try H264FormatParameters(parsing: "sprop-parameter-sets=Z0L!") }
+        #expect(throws: H264Error(.forbiddenBitSet, "")) { try H264FormatParameters(parsing: "sprop-parameter-sets=5w==") }
+        #expect(throws: H264Error(.missingParameterSet, "")) { try H264FormatParameters(parameterSets: [units[1]]) }
+    }
+
+    @Test func sessionDescriptionRoundTrip() throws {
+        let format = H264FormatParameters(profileLevelID: ProfileLevelID(profileIDC: 100, constraintFlags: 0, levelIDC: 40),
+                                          parameterSets: [[0x67, 0x64, 0, 0x28], [0x68, 0xEE]])
+        let sdp = RTPSessionDescription(connectionAddress: "127.0.0.1", port: 5004, format: format, frameRate: 25)
+        #expect(sdp.text.hasPrefix("v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=swift-h264\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"))
+        #expect(sdp.text.contains("m=video 5004 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"))
+        #expect(sdp.text.contains("a=fmtp:96 packetization-mode=1;profile-level-id=640028;sprop-parameter-sets=Z2QAKA==,aO4=\r\n"))
+        #expect(try RTPSessionDescription(parsing: sdp.text) == sdp)
+        let v6 = RTPSessionDescription(connectionAddress: "::1", port: 6000, payloadType: 100, format: format)
+        #expect(v6.text.contains("c=IN IP6 ::1"))
+        #expect(try RTPSessionDescription(parsing: v6.text) == v6)
+        #expect(throws: H264Error(.invalidArgument, "")) { try RTPSessionDescription(parsing: "v=0\r\n") }
+        #expect(throws: H264Error(.invalidArgument, "")) {
+            try RTPSessionDescription(parsing: "m=video 5004 RTP/AVP 96\na=rtpmap:96 VP8/90000\n")
+        }
+    }
+
+    @Test(.enabled(if: Corpus.available, "needs ../shared/corpus"))
+    func corpusParameterSets() throws {
+        let units = try AnnexB.split(try Corpus.read("cros-codecs/test-25fps.h264"))
+        let format = try H264FormatParameters(parameterSets: Array(units.prefix(3)))
+        #expect(format.profileLevelID?.profileIDC == 77)
+        #expect(try H264FormatParameters(parsing: format.description) == format)
+    }
+}

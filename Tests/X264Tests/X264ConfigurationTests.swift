@@ -1,0 +1,94 @@
+import Testing
+import H264
+@testable import X264
+
+@Suite struct X264ConfigurationTests {
+    struct Bad: Sendable, CustomTestStringConvertible {
+        let name: String
+        let code: H264Error.Code
+        let edit: @Sendable (inout X264Encoder.Configuration) -> Void
+        var testDescription: String { name }
+    }
+
+    static let bad: [Bad] = [
+        Bad(name: "zero width", code: .invalidArgument) { $0.width = 0 },
+        Bad(name: "negative height", code: .invalidArgument) { $0.height = -96 },
+        Bad(name: "too large", code: .invalidArgument) { $0.width = 1 << 17 },
+        Bad(name: "odd width 4:2:0", code: .invalidArgument) { $0.width = 161 },
+        Bad(name: "odd height NV12", code: .invalidArgument) { $0.height = 95; $0.pixelFormat = .nv12 },
+        Bad(name: "odd height BGRA", code: .invalidArgument) { $0.height = 95; $0.pixelFormat = .bgra },
+        Bad(name: "odd width 4:2:2", code: .invalidArgument) { $0.width = 161; $0.pixelFormat = .i422; $0.profile = .high422 },
+        Bad(name: "zero frame rate", code: .invalidArgument) { $0.expectedFrameRate = 0 },
+        Bad(name: "negative frame rate", code: .invalidArgument) { $0.expectedFrameRate = -30 },
+        Bad(name: "NaN frame rate", code: .invalidArgument) { $0.expectedFrameRate = .nan },
+        Bad(name: "zero bitrate", code: .invalidArgument) { $0.rateControl = .averageBitrate(0) },
+        Bad(name: "negative bitrate", code: .invalidArgument) { $0.rateControl = .averageBitrate(-5) },
+        Bad(name: "CRF out of range", code: .invalidArgument) { $0.rateControl = .constantQuality(60) },
+        Bad(name: "QP out of range", code: .invalidArgument) { $0.rateControl = .constantQP(-1) },
+        Bad(name: "zero data rate limit", code: .invalidArgument) { $0.dataRateLimits = [DataRateLimit(bytes: 0, seconds: 1)] },
+        Bad(name: "negative data rate window", code: .invalidArgument) { $0.dataRateLimits = [DataRateLimit(bytes: 100_000, seconds: -1)] },
+        Bad(name: "zero keyframe interval", code: .invalidArgument) { $0.maxKeyframeInterval = 0 },
+        Bad(name: "negative keyframe duration", code: .invalidArgument) { $0.maxKeyframeIntervalDuration = -2 },
+        Bad(name: "negative threads", code: .invalidArgument) { $0.threads = -1 },
+        Bad(name: "zero max slice size", code: .invalidArgument) { $0.maxSliceSize = 0 },
+        Bad(name: "bad level", code: .invalidArgument) { $0.level = .idc(70) },
+        Bad(name: "main with 4:4:4", code: .unsupported) { $0.pixelFormat = .i444; $0.profile = .main },
+        Bad(name: "high with 4:2:2", code: .unsupported) { $0.pixelFormat = .i422 },
+        Bad(name: "high422 with 4:4:4", code: .unsupported) { $0.pixelFormat = .i444; $0.profile = .high422 },
+        Bad(name: "baseline with 4:2:2", code: .unsupported) { $0.pixelFormat = .i422; $0.profile = .baseline },
+        Bad(name: "lossless in high", code: .unsupported) { $0.rateControl = .constantQP(0) },
+        Bad(name: "x264_encoder_open fails (width > 16384)", code: .encoderFailure) { $0.width = 16386; $0.height = 16 },
+    ]
+
+    @Test(arguments: bad)
+    func badConfigurationThrows(_ b: Bad) {
+        #expect(throws: H264Error(b.code, "")) { try X264Encoder(configuration: Support.config(160, 96, b.edit)) }
+    }
+
+    @Test func openFailureCarriesX264Message() {
+        do {
+            _ = try X264Encoder(configuration: Support.config(16386, 16))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.code == .encoderFailure)
+            #expect(error.reason.contains("x264_encoder_open failed: "))
+        }
+    }
+
+    @Test func mismatchedFramesThrow() throws {
+        let encoder = try X264Encoder(configuration: Support.config())
+        let wrongSize = try VideoFrame(width: 176, height: 96, format: .i420)
+        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(wrongSize) }
+        let wrongFormat = try VideoFrame(width: 160, height: 96, format: .nv12)
+        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(wrongFormat) }
+        _ = try encoder.flush()
+        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(try VideoFrame(width: 160, height: 96, format: .i420)) }
+    }
+
+    @Test func badRateChangesThrow() throws {
+        let abr = try X264Encoder(configuration: Support.config())
+        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setAverageBitrate(0) }
+        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setDataRateLimits([]) }
+        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setDataRateLimits([DataRateLimit(bytes: -1, seconds: 1)]) }
+        let crf = try X264Encoder(configuration: Support.config { $0.rateControl = .constantQuality(23) })
+        #expect(throws: H264Error(.unsupported, "")) { try crf.setAverageBitrate(500_000) }
+        #expect(throws: H264Error(.unsupported, "")) { try crf.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
+    }
+
+    @Test func levelParsing() {
+        #expect(X264Encoder.Level("3.1") == .idc(31))
+        #expect(X264Encoder.Level("4") == .idc(40))
+        #expect(X264Encoder.Level("41") == .idc(41))
+        #expect(X264Encoder.Level("1b") == .idc(9))
+        #expect(X264Encoder.Level("auto") == .auto)
+        #expect(X264Encoder.Level("3.3") == nil)
+    }
+
+    @Test func frameRateFractions() {
+        func f(_ r: Double) -> (UInt32, UInt32) { let v = Support.config { $0.expectedFrameRate = r }.frameRateFraction; return (v.num, v.den) }
+        #expect(f(30) == (30, 1))
+        #expect(f(29.97) == (30000, 1001))
+        #expect(f(59.94) == (60000, 1001))
+        #expect(f(12.5) == (12500, 1000))
+    }
+}
