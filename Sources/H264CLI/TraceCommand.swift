@@ -10,7 +10,8 @@ enum TraceCommand: CLICommand {
     For each NAL unit, a comment line '# NAL <index> at <byte offset>: <type>' then one line
     per syntax element: '<bit position> <name> = <value>'. Bit positions count from the NAL
     unit header in the RBSP (emulation-prevention bytes removed), names and subscripts as
-    FFmpeg's trace_headers prints them. Slices stop after the slice header. A structure that
+    FFmpeg's trace_headers prints them. Slices stop after the slice header. The SPS and PPS
+    before the first slice are known from the start (FFmpeg's extradata). A structure that
     cannot be parsed ends its block with a '# error: ...' line; tracing goes on.
 
       --lenient   skip bytes before the first start code instead of failing
@@ -20,15 +21,14 @@ enum TraceCommand: CLICommand {
         let lenient = args.flag("--lenient")
         let path = try args.positionals(min: 1, max: 1)[0]
         let bytes = try Input.readAll(path)
-        var splitter = AnnexB.Splitter(bytes[...], leadingData: lenient ? .skip : .reject)
+        let units = try AnnexB.split(bytes[...], leadingData: lenient ? .skip : .reject)
         var store = ParameterSetStore()
-        var index = 0
-        while let unit = try splitter.next() {
+        NALUnitTrace.preload(&store, from: units)
+        for (index, unit) in units.enumerated() {
             Output.line("# NAL \(index) at \(unit.bytes.startIndex): \(unit.type)")
             let result = NALUnitTrace.trace(unit, store: &store)
             for e in result.elements { Output.line(e.description) }
             if let error = result.error { Output.line("# error: \(error.code): \(error.reason)") }
-            index += 1
         }
     }
 }
