@@ -50,7 +50,7 @@ enum EditCommand: CLICommand {
                 edits.levelIDC = p[0] * 10 + p[1]
             } else {
                 guard let v = UInt8(s) else { throw CLIError("--level: '\(s)' is not a level") }
-                edits.levelIDC = v < 10 && v > 0 && s.count == 1 ? v * 10 : v
+                edits.levelIDC = v >= 1 && v <= 6 && s.count == 1 ? v * 10 : v  // "4" is level 4 (40); 9 stays 9 (1b)
             }
         }
         if let s = try args.option("--crop") {

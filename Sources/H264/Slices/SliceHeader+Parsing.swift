@@ -39,15 +39,18 @@ extension SliceHeader {
         var header = SliceHeader()
         // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
         // byte lies within the bytes the header used (checked afterwards, on those bytes only).
+        var r = SyntaxReader(payload)
         do throws(H264Error) {
-            var r = SyntaxReader(payload)
             try header.code(&r, nalUnitType: type, nalRefIdc: nalRefIdc, idrPicFlag: idr, store: &store)
             let used = payload.startIndex &+ ((r.bitPosition &+ 7) >> 3)  // <= endIndex
             if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<used]) == nil {
                 return (header, r.bitPosition)
             }
         } catch {
-            // Retried below on unescaped bytes, which give the real error if there is one.
+            // The error is the real one when no emulation-prevention byte lies before the
+            // failing element's end (an element is at most 64 bits: 9 bytes from its start).
+            let end = payload.startIndex &+ Swift.min(payload.count, (r.bitPosition >> 3) &+ 9)
+            if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<end]) == nil { throw error }
         }
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
