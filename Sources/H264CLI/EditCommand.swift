@@ -9,6 +9,8 @@ enum EditCommand: CLICommand {
 
     Parses and re-writes every SPS, PPS, AUD, filler and slice header, copying slice data
     unchanged after the header bits. Without edits the output is byte-identical to the input.
+    A NAL unit that cannot be parsed (a slice naming a missing PPS ...) is copied unchanged,
+    with a warning on standard error.
 
     edits (applied to every SPS):
       --sar W:H              sample aspect ratio (Table E-1 index when one matches)
@@ -67,7 +69,12 @@ enum EditCommand: CLICommand {
         }
         let paths = try args.positionals(min: 2, max: 2)
         let input = try Input.readAll(paths[0])
-        let output = try AnnexBHeaderEditor.edit(input[...], edits: edits)
+        var unparsed: [(index: Int, error: H264Error)] = []
+        let output = try AnnexBHeaderEditor.edit(input[...], edits: edits, unparsed: &unparsed)
+        for u in unparsed.prefix(10) {
+            Output.error("warning: NAL unit \(u.index) copied unchanged: \(u.error.code): \(u.error.reason)")
+        }
+        if unparsed.count > 10 { Output.error("warning: \(unparsed.count) NAL units copied unchanged in all") }
         try Output.write(output, to: paths[1])
     }
 

@@ -63,6 +63,17 @@ struct HeaderEditorTests {
         #expect(throws: H264Error(.invalidArgument, "")) { try AnnexBHeaderEditor.edit(input[...], edits: bad) }
     }
 
+    @Test func unparsableNALUnitsAreCopied() throws {
+        // A slice naming PPS 5, which no stream defines, between two good streams' units.
+        var w = BitWriter()
+        w.writeBits(0x65, 8); w.writeUE(0); w.writeUE(7); w.writeUE(5); w.writeBits(0xFFFF_FFFF, 32)
+        let input = SyntaxTestCorpus.bytes("openh264/BA_MW_D.264") + [0, 0, 0, 1] + w.bytes
+        var unparsed: [(index: Int, error: H264Error)] = []
+        let output = try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits(), unparsed: &unparsed)
+        #expect(output == input)
+        #expect(unparsed.count == 1 && unparsed.first?.error == H264Error(.missingParameterSet, ""))
+    }
+
     @Test func primaryPicTypeFollowsTable7_5() {
         #expect(AnnexBHeaderEditor.primaryPicType([2]) == 0)
         #expect(AnnexBHeaderEditor.primaryPicType([2, 0]) == 1)

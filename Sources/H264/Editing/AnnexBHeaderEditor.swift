@@ -7,13 +7,23 @@
 /// original keeps its original bytes (so even unusual emulation prevention survives). A
 /// NAL unit that changed is re-escaped.
 public enum AnnexBHeaderEditor {
-    /// Edits `stream`.
+    /// Edits `stream`. NAL units that cannot be parsed are copied unchanged (see
+    /// ``edit(_:edits:unparsed:)`` to learn which).
     /// - Returns: the edited stream.
-    /// - Throws: the first parsing or writing error (a slice naming an unknown PPS,
-    ///   a malformed SPS ...), or ``H264Error/Code/missingStartCode`` for data before the first
-    ///   start code.
+    /// - Throws: ``H264Error/Code/invalidArgument`` for edits that cannot be applied.
     /// - Complexity: O(n) in the stream size.
     public static func edit(_ stream: ArraySlice<UInt8>, edits: HeaderEdits) throws(H264Error) -> [UInt8] {
+        var unparsed: [(index: Int, error: H264Error)] = []
+        return try edit(stream, edits: edits, unparsed: &unparsed)
+    }
+
+    /// Edits `stream`, copying every NAL unit that cannot be parsed (a slice naming a missing
+    /// PPS, a malformed header) unchanged instead of failing, and listing them in `unparsed`
+    /// (NAL unit index and error). Edits never change what a slice header depends on, so a
+    /// copied slice stays valid; a copied SPS keeps its old values.
+    /// - Throws: only for edits that cannot be applied (``H264Error/Code/invalidArgument``).
+    public static func edit(_ stream: ArraySlice<UInt8>, edits: HeaderEdits,
+                            unparsed: inout [(index: Int, error: H264Error)]) throws(H264Error) -> [UInt8] {
         let units = try AnnexB.split(stream, leadingData: .skip)  // leading bytes are copied as they are
         var original = ParameterSetStore()
         var out: [UInt8] = []
@@ -75,7 +85,12 @@ public enum AnnexBHeaderEditor {
                 // Keep the original start code of the unit that follows.
             }
             out.append(contentsOf: gap)
-            try appendRewritten(nal, store: &original, edits: edits, to: &out)
+            do throws(H264Error) {
+                try appendRewritten(nal, store: &original, edits: edits, to: &out)
+            } catch where error.code != .invalidArgument {
+                unparsed.append((i, error))
+                out.append(contentsOf: nal.bytes)
+            }
         }
         out.append(contentsOf: stream[previousEnd...])
         return out
