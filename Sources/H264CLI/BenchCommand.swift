@@ -4,18 +4,20 @@ import H264
 /// `h264 bench`: throughput of the framing layer against `memcpy` of the same buffer.
 enum BenchCommand: CLICommand {
     static let name = "bench"
-    static let summary = "measure framing throughput (GB/s) against memcpy"
+    static let summary = "measure framing and header parsing throughput against memcpy"
     static let usage = """
     usage: h264 bench [FILE] [--json] [--size-mb N] [--repetitions N]
 
     Measures, on FILE (an Annex-B stream) or on a generated high-bitrate-like stream of about
     N MB (default 150: random payloads with emulation prevention, NAL units of realistic sizes),
     the throughput in GB/s of: batch Annex-B splitting, streaming splitting in 1,500-byte
-    chunks, Annex-B -> AVCC conversion, RBSP extraction, and memcpy of the same buffer.
+    chunks, Annex-B -> AVCC conversion, RBSP extraction, parsing every SPS, PPS, SEI and
+    slice header, and memcpy of the same buffer; then slice headers parsed per second.
     Each is run several times; the best run counts. Build with -c release to measure.
 
       --json            one JSON object: split_batch_gbps, split_streaming_gbps,
-                        annexb_to_avcc_gbps, rbsp_gbps, memcpy_gbps, input_bytes
+                        annexb_to_avcc_gbps, rbsp_gbps, parse_headers_gbps, memcpy_gbps,
+                        slice_headers_per_s, input_bytes
       --size-mb N       size of the generated stream (ignored with FILE)
       --repetitions N   runs per measurement (default 5)
       --only KEYS       only these measurements (comma-separated JSON keys)
@@ -36,6 +38,7 @@ enum BenchCommand: CLICommand {
         Measurement(key: "split_streaming_gbps", label: "Annex-B split (streaming, 1500 B)", run: splitStreaming),
         Measurement(key: "annexb_to_avcc_gbps", label: "Annex-B -> AVCC", run: annexBToAVCC),
         Measurement(key: "rbsp_gbps", label: "RBSP extraction", run: rbspExtraction),
+        Measurement(key: "parse_headers_gbps", label: "parse headers (SPS/PPS/SEI/slice)", run: parseHeaders),
     ]
 
     static func run(_ args: inout Arguments) throws {
@@ -67,6 +70,11 @@ enum BenchCommand: CLICommand {
                 let ratio = memcpyRate > 0 ? String(format: "%.2fx memcpy", rates[k] / memcpyRate) : ""
                 Output.line("\(m.label.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", rates[k])) GB/s  \(ratio)")
             }
+        }
+        let slicesPerSecond = try measureSliceHeaders(stream[...], repetitions: repetitions)
+        object.add("slice_headers_per_s", Int(slicesPerSecond.rounded()))
+        if !json {
+            Output.line("\("slice headers per second".padding(toLength: 36, withPad: " ", startingAt: 0)) \(Int(slicesPerSecond))")
         }
         object.add("input_bytes", stream.count)
         if json { Output.line(object.rendered) }
@@ -126,6 +134,52 @@ enum BenchCommand: CLICommand {
         }
         // The output buffer is reused across runs, like memcpy's.
         return try FormatConversion.annexBToAVCC(stream, into: avccTarget, leadingData: .skip).byteCount
+    }
+
+    /// Every NAL unit header, SPS, PPS, SEI and slice header of the stream, as a demuxer or
+    /// an access-unit parser needs them.
+    static func parseHeaders(_ stream: ArraySlice<UInt8>) throws -> Int {
+        var splitter = AnnexB.Splitter(stream, leadingData: .skip)
+        var store = ParameterSetStore()
+        var n = 0
+        while let unit = try splitter.next() {
+            switch unit.type.rawValue {
+            case 1, 5:
+                if let (header, bits) = try? SliceHeader.parse(unit, store: &store) { n &+= Int(header.firstMbInSlice) &+ bits }
+            case 6:
+                if let sei = try? SEI.parse(unit, context: store) { n &+= sei.messages.count }
+            case 7, 8, 15:
+                _ = try? store.ingest(unit)
+            default:
+                n &+= Int(unit.nalRefIdc)
+            }
+        }
+        return n
+    }
+
+    /// Slice headers parsed per second (best of `repetitions` passes over every slice of the
+    /// stream, its parameter sets known).
+    static func measureSliceHeaders(_ stream: ArraySlice<UInt8>, repetitions: Int) throws -> Double {
+        var store = ParameterSetStore()
+        var slices: [NALUnit] = []
+        var splitter = AnnexB.Splitter(stream, leadingData: .skip)
+        while let unit = try splitter.next() {
+            if unit.type == .slice || unit.type == .idrSlice { slices.append(unit) } else { _ = try? store.ingest(unit) }
+        }
+        guard !slices.isEmpty else { return 0 }
+        let clock = ContinuousClock()
+        var best = Double.infinity
+        var sink = 0
+        for _ in 0..<repetitions {
+            let start = clock.now
+            for unit in slices {
+                if let (header, bits) = try? SliceHeader.parse(unit, store: &store) { sink &+= Int(header.firstMbInSlice) &+ bits }
+            }
+            let d = clock.now - start
+            best = min(best, Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18)
+        }
+        if sink == 42 { Output.line("") }  // keeps the results alive
+        return best > 0 ? Double(slices.count) / best : .infinity
     }
 
     static func rbspExtraction(_ stream: ArraySlice<UInt8>) throws -> Int {

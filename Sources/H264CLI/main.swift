@@ -4,6 +4,7 @@ import Foundation
 let commands: [any CLICommand.Type] = [
     NalsCommand.self,
     TraceCommand.self,
+    EditCommand.self,
     ConvertCommand.self,
     BenchCommand.self,
     InspectCommand.self,

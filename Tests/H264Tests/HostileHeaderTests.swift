@@ -158,4 +158,34 @@ import Testing
             }
         }
     }
+
+    /// Corpus NAL units with random bits flipped (a fixed seed): parsing, tracing and
+    /// re-writing them throws or succeeds, never traps.
+    @Test func bitFlippedHeadersNeverTrap() throws {
+        guard SyntaxTestCorpus.isPresent else { return }
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed }
+        for stream in ["fate-frext/FRExt1_Panasonic.avc", "openh264/test_scalinglist_jm.264", "openh264/SVA_FM1_E.264",
+                       "hibernia/CVWP1_TOSHIBA_E.264", "openh264/sps_subsetsps_bothVUI.264", "openh264/LS_SVA_D.264"] {
+            var clean = ParameterSetStore()
+            for nal in SyntaxTestCorpus.nalUnits(stream).prefix(120) {
+                _ = NALUnitTrace.trace(nal, store: &clean)
+                for _ in 0..<8 {
+                    var bytes = Array(nal.bytes)
+                    guard bytes.count > 1 else { continue }
+                    for _ in 0..<(1 + Int(next() % 3)) {
+                        let bit = 8 + Int(next() % UInt64((bytes.count - 1) * 8))
+                        bytes[bit / 8] ^= 0x80 >> UInt8(bit % 8)
+                    }
+                    guard let mutated = try? NALUnit(bytes) else { continue }
+                    var store = clean
+                    _ = NALUnitTrace.trace(mutated, store: &store)
+                    _ = try? store.ingest(mutated)
+                    _ = try? SliceHeader.parse(mutated, store: &store)
+                    let framed: [UInt8] = [0, 0, 0, 1] + bytes
+                    _ = try? AnnexBHeaderEditor.edit(framed[...], edits: HeaderEdits())
+                }
+            }
+        }
+    }
 }

@@ -5,9 +5,8 @@ import Testing
 /// `NALUnitTrace` against FFmpeg's `trace_headers` bitstream filter, element by element (bit
 /// position, name, value), as the trace-diff tool compares them.
 ///
-/// SEI NAL units are compared on their NAL unit header only (SEI payloads are described
-/// elsewhere). A representative set of streams runs by default; set `H264_TRACE_ALL=1` to
-/// compare every corpus stream.
+/// A representative set of streams runs by default; set `H264_TRACE_ALL=1` to compare every
+/// corpus stream.
 @Suite(.enabled(if: SyntaxTestCorpus.isPresent && SyntaxTestCorpus.ffmpegPresent, "needs ../shared/corpus and ffmpeg"))
 struct TraceConformanceTests {
     struct Element: Equatable, CustomStringConvertible {
@@ -19,6 +18,7 @@ struct TraceConformanceTests {
 
     static let representative = [
         "cros-codecs/64x64-I-P-B-P-high.h264",      // High, VUI, AUD, SEI, B frames
+        "cros-codecs/test-25fps.h264",              // SEI buffering period / pic timing
         "openh264/test_scalinglist_jm.264",         // scaling lists, 3 PPS
         "openh264/SVA_FM1_E.264",                   // FMO
         "openh264/LS_SVA_D.264",                    // POC type 1
@@ -75,14 +75,14 @@ struct TraceConformanceTests {
         let reference = try Self.ffmpegTrace(path)
         let types = Set(reference.compactMap(Self.type))
         var store = ParameterSetStore()
-        let ours: [[Element]] = SyntaxTestCorpus.nalUnits(stream).map { nal in
+        let units = SyntaxTestCorpus.nalUnits(stream)
+        NALUnitTrace.preload(&store, from: units)
+        let ours: [[Element]] = units.map { nal in
             NALUnitTrace.trace(nal, store: &store).elements.map { Element(position: $0.bitPosition, name: $0.name, value: $0.value) }
         }.filter { Self.type($0).map(types.contains) ?? false }
         #expect(ours.count == reference.count, "NAL unit count in \(stream)")
         for (i, (r, o)) in zip(reference, ours).enumerated() {
-            let sei = Self.type(r) == 6
-            let a = sei ? Array(r.prefix(3)) : r
-            let b = sei ? Array(o.prefix(3)) : o
+            let a = r, b = o
             if a != b {
                 let j = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
                 Issue.record("\(stream) NAL #\(i) element #\(j): ffmpeg \(j < a.count ? "\(a[j])" : "-") ours \(j < b.count ? "\(b[j])" : "-")")

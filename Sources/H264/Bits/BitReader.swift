@@ -32,8 +32,20 @@ public struct BitReader: Sendable {
     @inlinable public var byteAligned: Bool { bitPosition & 7 == 0 }
 
     /// Looks at the next `count` bits (0...64) without consuming them. Bits past the end read as 0.
-    @inlinable
+    @inlinable @inline(__always)
     public func peekBits(_ count: Int) -> UInt64 {
+        // Fast path: one unaligned 8-byte load covers up to 57 bits from any bit offset.
+        let first = bitPosition >> 3
+        if count > 0 && count <= 57 && first <= bytes.count &- 8 {
+            let word = bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: first, as: UInt64.self)) }
+            return (word << UInt64(bitPosition & 7)) >> UInt64(64 &- count)  // 1 <= count <= 57
+        }
+        return peekBitsSlowly(count)
+    }
+
+    /// ``peekBits(_:)`` near the end of the buffer or for more than 57 bits.
+    @usableFromInline @inline(never)
+    func peekBitsSlowly(_ count: Int) -> UInt64 {
         precondition(count >= 0 && count <= 64, "peekBits takes 0 to 64 bits")
         if count == 0 { return 0 }
         var result: UInt64 = 0
@@ -99,6 +111,14 @@ public struct BitReader: Sendable {
     /// ``H264Error/Code/invalidExpGolomb``.
     @inlinable
     public mutating func readUE() throws(H264Error) -> UInt32 {
+        // Fast path: codes with at most 28 leading zeros fit one 57-bit look.
+        let wide = peekBits(57)
+        if wide >> 28 != 0 {
+            let length = (wide.leadingZeroBitCount &- 7) &* 2 &+ 1  // zeros <= 28: length <= 57
+            guard length <= bitsRemaining else { throw .truncated("ue(v) at bit \(bitPosition) runs past the end") }
+            position &+= length
+            return UInt32(truncatingIfNeeded: (wide >> UInt64(57 &- length)) &- 1)  // the code is >= 1
+        }
         let window = peekBits(32)
         if window != 0 {
             let zeros = window.leadingZeroBitCount &- 32  // 0...31

@@ -13,6 +13,10 @@ public struct ParameterSetStore: Sendable {
     private var spsTable: [SequenceParameterSet?] = Array(repeating: nil, count: 32)
     private var subsetSPSTable: [SubsetSequenceParameterSet?] = Array(repeating: nil, count: 32)
     private var ppsTable: [PictureParameterSet?] = Array(repeating: nil, count: 256)
+    // Plain-value summaries for slice headers, kept in step with the tables above.
+    private var spsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
+    private var subsetSPSContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
+    private var ppsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 256)
     /// The SPS id that the last slice header or buffering period activated.
     public private(set) var activeSPSID: Int?
     /// The PPS id that the last slice header activated.
@@ -45,11 +49,51 @@ public struct ParameterSetStore: Sendable {
     public var activeSPS: SequenceParameterSet? { activeSPSID.flatMap { sps(id: $0) } }
 
     /// Stores an SPS under its id (replacing any earlier one).
-    public mutating func insert(_ sps: SequenceParameterSet) { spsTable[Int(sps.id & 31)] = sps }
+    public mutating func insert(_ sps: SequenceParameterSet) {
+        spsTable[Int(sps.id & 31)] = sps
+        var c = SliceHeaderContext()
+        c.setSPS(sps)
+        spsContexts[Int(sps.id & 31)] = c
+    }
     /// Stores a subset SPS under its id.
-    public mutating func insert(_ subset: SubsetSequenceParameterSet) { subsetSPSTable[Int(subset.sps.id & 31)] = subset }
+    public mutating func insert(_ subset: SubsetSequenceParameterSet) {
+        subsetSPSTable[Int(subset.sps.id & 31)] = subset
+        var c = SliceHeaderContext()
+        c.setSPS(subset.sps)
+        subsetSPSContexts[Int(subset.sps.id & 31)] = c
+    }
     /// Stores a PPS under its id.
-    public mutating func insert(_ pps: PictureParameterSet) { ppsTable[Int(pps.id)] = pps }
+    public mutating func insert(_ pps: PictureParameterSet) {
+        ppsTable[Int(pps.id)] = pps
+        var c = SliceHeaderContext()
+        c.setPPS(pps)
+        ppsContexts[Int(pps.id)] = c
+    }
+
+    /// Looks up the PPS `id` and its SPS, makes them active (what a slice header does) and
+    /// returns what the slice header syntax needs from them. Copies no arrays.
+    /// - Parameter subset: take the SPS from the subset SPS table (MVC slices, type 20).
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing.
+    public mutating func activateSliceContext(ppsID id: Int, subset: Bool = false) throws(H264Error) -> SliceHeaderContext {
+        guard var c = ppsContext(id) else { throw H264Error.invalid(.missingParameterSet, "PPS \(id) not available") }
+        guard let s = spsContext(Int(c.spsID), subset: subset) else {
+            throw H264Error.invalid(.missingParameterSet, "SPS \(c.spsID) (of PPS \(id)) not available")
+        }
+        c.setSPS(from: s)
+        activePPSID = id
+        if !subset { activeSPSID = Int(c.spsID) }
+        return c
+    }
+
+    func ppsContext(_ id: Int) -> SliceHeaderContext? {
+        guard id >= 0, id < Self.ppsIDCount else { return nil }
+        return ppsContexts[id]
+    }
+
+    func spsContext(_ id: Int, subset: Bool) -> SliceHeaderContext? {
+        guard id >= 0, id < Self.spsIDCount else { return nil }
+        return subset ? subsetSPSContexts[id] : spsContexts[id]
+    }
 
     /// Makes the SPS `id` the active one (what a buffering_period SEI does).
     /// - Throws: ``H264Error/Code/missingParameterSet`` when no such SPS was seen.

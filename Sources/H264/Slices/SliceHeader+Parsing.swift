@@ -2,7 +2,7 @@
 extension SliceHeader {
     /// How many payload bytes are unescaped first: enough for almost every slice header, so
     /// that parsing does not copy a whole slice to strip its emulation-prevention bytes.
-    public static let headerPrefixBytes = 96
+    public static let headerPrefixBytes = 32
 
     /// `IdrPicFlag` of a slice NAL unit: type 5, or type 20 with `non_idr_flag` 0.
     @inlinable
@@ -17,8 +17,10 @@ extension SliceHeader {
     /// Parses the slice header of a NAL unit of type 1, 5 or (MVC) 20, making its PPS and SPS
     /// active in `store`.
     ///
-    /// Only a bounded prefix of the payload (``headerPrefixBytes``) is unescaped; the whole
-    /// payload only when the header is longer than that.
+    /// The header is first read straight from the escaped payload and kept when no
+    /// emulation-prevention byte lies within it; otherwise a bounded prefix of the payload
+    /// (``headerPrefixBytes``) is unescaped, and the whole payload only when the header is
+    /// longer than that. No slice is copied whole to read its header.
     /// - Returns: the header and its length in bits, counted from the start of the RBSP after
     ///   the NAL unit header (for CABAC, alignment bits included: slice data starts there).
     /// - Throws: ``H264Error/Code/unsupported`` for other NAL unit types and SVC slices,
@@ -34,6 +36,22 @@ extension SliceHeader {
         let payload = nal.payload
         let idr = idrPicFlag(nal)
         let nalRefIdc = nal.nalRefIdc
+        var header = SliceHeader()
+        // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
+        // byte lies within the bytes the header used (checked afterwards, on those bytes only).
+        var r = SyntaxReader(payload)
+        do throws(H264Error) {
+            try header.code(&r, nalUnitType: type, nalRefIdc: nalRefIdc, idrPicFlag: idr, store: &store)
+            let used = payload.startIndex &+ ((r.bitPosition &+ 7) >> 3)  // <= endIndex
+            if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<used]) == nil {
+                return (header, r.bitPosition)
+            }
+        } catch {
+            // The error is the real one when no emulation-prevention byte lies before the
+            // failing element's end (an element is at most 64 bits: 9 bytes from its start).
+            let end = payload.startIndex &+ Swift.min(payload.count, (r.bitPosition >> 3) &+ 9)
+            if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<end]) == nil { throw error }
+        }
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {

@@ -111,16 +111,16 @@ public struct SliceHeader: Sendable, Hashable {
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
         let mvc = nalUnitType == 20
-        let (sps, pps) = try store.activate(ppsID: Int(ppsID), subset: mvc)
-        try codeBody(&c, sps: sps, pps: pps, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, mvc: mvc)
+        let context = try store.activateSliceContext(ppsID: Int(ppsID), subset: mvc)
+        try codeBody(&c, context: context, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, mvc: mvc)
     }
 
-    /// The part of 7.3.3 after `pic_parameter_set_id`.
-    @usableFromInline
-    mutating func codeBody<C: SyntaxCoder>(_ c: inout C, sps: SequenceParameterSet, pps: PictureParameterSet,
-                                          nalRefIdc: UInt8, idrPicFlag: Bool, mvc: Bool) throws(H264Error) {
+    /// The part of 7.3.3 after `pic_parameter_set_id`, given what the SPS and PPS say.
+    public mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext,
+                                                 nalRefIdc: UInt8, idrPicFlag: Bool, mvc: Bool) throws(H264Error) {
+        let sps = context, pps = context
         if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
-        try c.u(Int(sps.log2MaxFrameNumMinus4) &+ 4, &frameNum, "frame_num")
+        try c.u(sps.frameNumBits, &frameNum, "frame_num")
         if !sps.frameMbsOnlyFlag {
             try c.flag(&fieldPicFlag, "field_pic_flag")
             if fieldPicFlag { try c.flag(&bottomFieldFlag, "bottom_field_flag") } else if c.isReading { bottomFieldFlag = false }
@@ -132,7 +132,7 @@ public struct SliceHeader: Sendable, Hashable {
         let bottomPOC = pps.bottomFieldPicOrderInFramePresentFlag && !fieldPicFlag
         let anyInt: ClosedRange<Int32> = (Int32.min &+ 1)...Int32.max
         if sps.picOrderCntType == 0 {
-            try c.u(Int(sps.log2MaxPicOrderCntLsbMinus4) &+ 4, &picOrderCntLsb, "pic_order_cnt_lsb")
+            try c.u(sps.picOrderCntLsbBits, &picOrderCntLsb, "pic_order_cnt_lsb")
             if bottomPOC { try c.se(&deltaPicOrderCntBottom, "delta_pic_order_cnt_bottom", anyInt) }
         } else if sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag {
             try c.se(&deltaPicOrderCnt0, SyntaxName("delta_pic_order_cnt", 0), anyInt)

@@ -4,7 +4,7 @@
 /// Positions count from the first bit of the NAL unit header, in the RBSP (after removing
 /// emulation-prevention bytes). Each trace starts with `forbidden_zero_bit`, `nal_ref_idc`
 /// and `nal_unit_type`. Slices stop after the header (and CABAC alignment bits), as FFmpeg's
-/// does. SEI payloads (type 6) and other types without a structure here yield the header only.
+/// does. SEI NAL units are traced by ``SEI``; types without a structure here yield the header only.
 public enum NALUnitTrace {
     /// The result of tracing one NAL unit.
     public struct Result: Sendable {
@@ -18,6 +18,7 @@ public enum NALUnitTrace {
     /// and PPS slices select.
     /// - Complexity: O(n) in the NAL unit's size (one emulation-prevention pass).
     public static func trace(_ nal: NALUnit, store: inout ParameterSetStore) -> Result {
+        if nal.type == .sei { return traceSEI(nal, store: &store) }
         var t = SyntaxTracer(nal.rbspWithHeader)
         var header = NALUnitHeader()
         do throws(H264Error) {
@@ -27,6 +28,34 @@ public enum NALUnitTrace {
         } catch {
             return Result(elements: t.elements, error: error)
         }
+    }
+
+    /// Stores every SPS and PPS that comes before the first slice of `units`, as FFmpeg does
+    /// when it takes them into its extradata: an SEI buffering_period that precedes its SPS in
+    /// the first access unit then finds it, in traces as in FFmpeg's.
+    /// - Complexity: O(n) up to the first slice.
+    public static func preload(_ store: inout ParameterSetStore, from units: some Sequence<NALUnit>) {
+        for unit in units {
+            if unit.type.isVCL || unit.type == .sliceExtension { return }
+            _ = try? store.ingest(unit)
+        }
+    }
+
+    /// SEI NAL units go through ``SEI/trace(_:context:options:into:)``; a buffering_period
+    /// then makes the SPS it names the active one, as FFmpeg's coded-bitstream layer does.
+    static func traceSEI(_ nal: NALUnit, store: inout ParameterSetStore) -> Result {
+        var elements: [TraceElement] = []
+        do throws(H264Error) {
+            try SEI.trace(nal, context: store, into: &elements)
+        } catch {
+            return Result(elements: elements, error: error)
+        }
+        if let sei = try? SEI.parse(nal, context: store) {
+            for m in sei.messages {
+                if case .bufferingPeriod(let bp) = m.payload { try? store.activateSPS(id: bp.seqParameterSetID) }
+            }
+        }
+        return Result(elements: elements, error: nil)
     }
 
     /// Codes the RBSP of a NAL unit whose header is `header`, storing parameter sets.

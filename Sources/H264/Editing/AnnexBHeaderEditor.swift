@@ -1,0 +1,160 @@
+/// Re-writes an Annex-B stream through the syntax writer: every SPS, PPS, AUD, filler and
+/// slice header is parsed and written again, slice data is copied unchanged after the new
+/// header bits, and ``HeaderEdits`` are applied on the way.
+///
+/// Without edits the output is byte-identical to the input: framing bytes (start codes,
+/// zero bytes) are copied as they were, and a NAL unit whose re-written RBSP equals the
+/// original keeps its original bytes (so even unusual emulation prevention survives). A
+/// NAL unit that changed is re-escaped.
+public enum AnnexBHeaderEditor {
+    /// Edits `stream`. NAL units that cannot be parsed are copied unchanged (see
+    /// ``edit(_:edits:unparsed:)`` to learn which).
+    /// - Returns: the edited stream.
+    /// - Throws: ``H264Error/Code/invalidArgument`` for edits that cannot be applied.
+    /// - Complexity: O(n) in the stream size.
+    public static func edit(_ stream: ArraySlice<UInt8>, edits: HeaderEdits) throws(H264Error) -> [UInt8] {
+        var unparsed: [(index: Int, error: H264Error)] = []
+        return try edit(stream, edits: edits, unparsed: &unparsed)
+    }
+
+    /// Edits `stream`, copying every NAL unit that cannot be parsed (a slice naming a missing
+    /// PPS, a malformed header) unchanged instead of failing, and listing them in `unparsed`
+    /// (NAL unit index and error). Edits never change what a slice header depends on, so a
+    /// copied slice stays valid; a copied SPS keeps its old values.
+    /// - Throws: only for edits that cannot be applied (``H264Error/Code/invalidArgument``).
+    public static func edit(_ stream: ArraySlice<UInt8>, edits: HeaderEdits,
+                            unparsed: inout [(index: Int, error: H264Error)]) throws(H264Error) -> [UInt8] {
+        let units = try AnnexB.split(stream, leadingData: .skip)  // leading bytes are copied as they are
+        var original = ParameterSetStore()
+        var out: [UInt8] = []
+        out.reserveCapacity(stream.count &+ stream.count / 16)
+        var previousEnd = stream.startIndex
+
+        // Access units for AUD insertion: the first NAL unit of each, and its slice types.
+        var auStart: [Int: [UInt8]] = [:]
+        var auHasAUD: Set<Int> = []
+        if edits.accessUnitDelimiters == .insert {
+            var scan = ParameterSetStore()
+            var current = -1
+            var sawVCL = false
+            for (i, nal) in units.enumerated() {
+                let t = nal.type.rawValue
+                var starts = false
+                var sliceType: UInt8?
+                switch t {
+                case 6, 7, 8, 9, 15, 16, 17, 18:
+                    starts = sawVCL || current < 0 || t == 9
+                    if t == 7 || t == 8 || t == 15 { _ = try? scan.ingest(nal) }
+                case 1, 5:
+                    if let (h, _) = try? SliceHeader.parse(nal, store: &scan) {
+                        if h.redundantPicCnt == 0 {
+                            starts = current < 0 || (sawVCL && h.firstMbInSlice == 0)
+                            sliceType = h.sliceKind
+                        }
+                    } else {
+                        starts = current < 0
+                    }
+                    sawVCL = true
+                default:
+                    starts = current < 0
+                }
+                if starts && t != 1 && t != 5 { sawVCL = false }
+                if starts {
+                    // A prefix NAL unit (14) goes with the base-view slice after it.
+                    let at = (t == 1 || t == 5) && i > 0 && units[i &- 1].type.rawValue == 14 && auStart[i &- 1] == nil ? i &- 1 : i
+                    current = at
+                    auStart[at] = []
+                    if t == 9 { auHasAUD.insert(at) }
+                }
+                if let sliceType { auStart[current, default: []].append(sliceType) }
+            }
+        }
+
+        for (i, nal) in units.enumerated() {
+            let start = nal.bytes.startIndex
+            let gap = stream[previousEnd..<start]
+            previousEnd = nal.bytes.endIndex
+            let t = nal.type.rawValue
+            if t == 9 && edits.accessUnitDelimiters == .remove { continue }
+            if let types = auStart[i], !auHasAUD.contains(i) {
+                var aud = AccessUnitDelimiter(primaryPicType: primaryPicType(types))
+                var w = SyntaxWriter()
+                try aud.code(&w)
+                out.append(contentsOf: [0, 0, 0, 1, 0x09])
+                EmulationPrevention.appendEBSP(of: w.writer.bytes, to: &out)
+                // Keep the original start code of the unit that follows.
+            }
+            out.append(contentsOf: gap)
+            do throws(H264Error) {
+                try appendRewritten(nal, store: &original, edits: edits, to: &out)
+            } catch where error.code != .invalidArgument {
+                unparsed.append((i, error))
+                out.append(contentsOf: nal.bytes)
+            }
+        }
+        out.append(contentsOf: stream[previousEnd...])
+        return out
+    }
+
+    /// Table 7-5: the smallest `primary_pic_type` whose slice types include all of `kinds`
+    /// (each `slice_type % 5`).
+    static func primaryPicType(_ kinds: [UInt8]) -> UInt8 {
+        // Bit per kind: P 0, B 1, I 2, SP 3, SI 4.
+        var mask: UInt8 = 0
+        for k in kinds where k < 5 { mask |= 1 << k }
+        let allowed: [UInt8] = [0b00100, 0b00101, 0b00111, 0b10000, 0b11000, 0b10100, 0b11101, 0b11111]
+        for (value, set) in allowed.enumerated() where mask & ~set == 0 { return UInt8(value) }
+        return 7
+    }
+
+    static func appendRewritten(_ nal: NALUnit, store: inout ParameterSetStore, edits: HeaderEdits,
+                                to out: inout [UInt8]) throws(H264Error) {
+        let headerLength = nal.headerLength
+        let rbsp = nal.rbsp
+        var rewritten: [UInt8]
+        switch nal.type.rawValue {
+        case 7:
+            let sps = try SequenceParameterSet(rbsp: rbsp)
+            store.insert(sps)
+            var edited = sps
+            try edits.apply(to: &edited)
+            rewritten = try edited.rbsp()
+        case 8:
+            let pps = try PictureParameterSet(rbsp: rbsp, sps: store.spsLookup)
+            store.insert(pps)
+            rewritten = try pps.rbsp(sps: store.spsLookup)
+        case 9:
+            var aud = try AccessUnitDelimiter(rbsp: rbsp)
+            var w = SyntaxWriter()
+            try aud.code(&w)
+            rewritten = w.writer.bytes
+        case 12:
+            var filler = try FillerData(rbsp: rbsp)
+            var w = SyntaxWriter()
+            try filler.code(&w)
+            rewritten = w.writer.bytes
+        case 15:
+            var subset = try SubsetSequenceParameterSet(rbsp: rbsp)
+            store.insert(subset)
+            var w = SyntaxWriter()
+            try subset.code(&w)
+            rewritten = w.writer.bytes
+        case 1, 5:
+            let (header, bits) = try SliceHeader.parse(rbsp: rbsp, nalUnitType: nal.type.rawValue, nalRefIdc: nal.nalRefIdc,
+                                                       idrPicFlag: nal.type == .idrSlice, store: &store)
+            var w = try header.write(nalUnitType: nal.type.rawValue, nalRefIdc: nal.nalRefIdc,
+                                     idrPicFlag: nal.type == .idrSlice, store: &store)
+            w.appendBits(of: rbsp, from: bits)
+            rewritten = w.bytes
+        default:
+            out.append(contentsOf: nal.bytes)
+            return
+        }
+        if rewritten.elementsEqual(rbsp) {
+            out.append(contentsOf: nal.bytes)
+        } else {
+            out.append(contentsOf: nal.bytes.prefix(headerLength))
+            EmulationPrevention.appendEBSP(of: rewritten, to: &out)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+/// Changes to make to every SPS of a stream: VUI fields, level, cropping.
+///
+/// Each edit changes only the fields it names (and the presence flags they need). Nothing
+/// here changes a field that slice headers depend on, so slices are re-written unchanged.
+public struct HeaderEdits: Sendable, Hashable {
+    /// Sample aspect ratio `width:height` (Table E-1 index when one matches, else Extended_SAR).
+    public var sampleAspectRatio: (width: UInt16, height: UInt16)? {
+        get { sar.map { ($0[0], $0[1]) } }
+        set { sar = newValue.map { [$0.width, $0.height] } }
+    }
+    private var sar: [UInt16]?
+    /// Frame rate `numerator/denominator` frames per second (VUI timing info).
+    public var frameRate: (numerator: UInt32, denominator: UInt32)? {
+        get { rate.map { ($0[0], $0[1]) } }
+        set { rate = newValue.map { [$0.numerator, $0.denominator] } }
+    }
+    private var rate: [UInt32]?
+    /// `colour_primaries`.
+    public var colourPrimaries: UInt8?
+    /// `transfer_characteristics`.
+    public var transferCharacteristics: UInt8?
+    /// `matrix_coefficients`.
+    public var matrixCoefficients: UInt8?
+    /// `video_full_range_flag`.
+    public var fullRange: Bool?
+    /// `level_idc` (level 1b: 9 or 11 with `constraint_set3_flag`, see ``level1b``).
+    public var levelIDC: UInt8?
+    /// Set level 1b the way the profile requires (11 with `constraint_set3_flag` for Baseline,
+    /// Main and Extended, 9 otherwise).
+    public var level1b = false
+    /// Cropping in luma samples: left, right, top, bottom; each must be a multiple of the
+    /// crop unit (2 for 4:2:0 horizontally, and so on).
+    public var crop: [Int]?
+    /// Access unit delimiters: insert one before every access unit that lacks one, or remove all.
+    public var accessUnitDelimiters: AUDEdit = .keep
+
+    /// What to do with access unit delimiters.
+    public enum AUDEdit: Sendable, Hashable {
+        /// Leave them as they are.
+        case keep
+        /// Insert one where an access unit has none.
+        case insert
+        /// Remove every one.
+        case remove
+    }
+
+    /// No edits.
+    public init() {}
+
+    /// True when no SPS field is edited.
+    public var editsSPS: Bool {
+        sar != nil || rate != nil || colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil
+            || fullRange != nil || levelIDC != nil || level1b || crop != nil
+    }
+
+    /// Applies the edits to `sps`.
+    /// - Throws: ``H264Error/Code/invalidArgument`` for a crop that is not a multiple of the
+    ///   crop unit or exceeds the picture, or a zero frame rate term.
+    public func apply(to sps: inout SequenceParameterSet) throws(H264Error) {
+        if let sar {
+            let table: [(UInt16, UInt16)] = [(1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
+                                             (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1)]
+            sps.vuiParametersPresentFlag = true
+            sps.vui.aspectRatioInfoPresentFlag = true
+            if let i = table.firstIndex(where: { $0.0 == sar[0] && $0.1 == sar[1] }) {
+                sps.vui.aspectRatioIDC = UInt8(i &+ 1)  // i < 16
+            } else {
+                sps.vui.aspectRatioIDC = 255
+                sps.vui.sarWidth = sar[0]
+                sps.vui.sarHeight = sar[1]
+            }
+        }
+        if let rate {
+            guard rate[0] > 0, rate[1] > 0, rate[0] <= UInt32.max / 2 else {
+                throw H264Error.invalid(.invalidArgument, "frame rate \(rate[0])/\(rate[1]) cannot be coded")
+            }
+            sps.vuiParametersPresentFlag = true
+            sps.vui.timingInfoPresentFlag = true
+            sps.vui.numUnitsInTick = rate[1]
+            sps.vui.timeScale = rate[0] &* 2  // checked above: no overflow
+            sps.vui.fixedFrameRateFlag = true
+        }
+        if colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil || fullRange != nil {
+            sps.vuiParametersPresentFlag = true
+            sps.vui.videoSignalTypePresentFlag = true
+            if let fullRange { sps.vui.videoFullRangeFlag = fullRange }
+            if colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil {
+                sps.vui.colourDescriptionPresentFlag = true
+                if let v = colourPrimaries { sps.vui.colourPrimaries = v }
+                if let v = transferCharacteristics { sps.vui.transferCharacteristics = v }
+                if let v = matrixCoefficients { sps.vui.matrixCoefficients = v }
+            }
+        }
+        if level1b {
+            let legacy = sps.profileIDC == 66 || sps.profileIDC == 77 || sps.profileIDC == 88
+            sps.levelIDC = legacy ? 11 : 9
+            if legacy { sps.constraintSetFlags[3] = true }
+        } else if let levelIDC {
+            sps.levelIDC = levelIDC
+            if levelIDC == 11, sps.profileIDC == 66 || sps.profileIDC == 77 || sps.profileIDC == 88 {
+                sps.constraintSetFlags[3] = false  // 11 means level 1.1 there only without it
+            }
+        }
+        if let crop {
+            guard crop.count == 4, crop.allSatisfy({ $0 >= 0 && $0 <= 65536 }) else {
+                throw H264Error.invalid(.invalidArgument, "crop needs four values in 0...65536")
+            }
+            let unit = sps.cropUnit
+            guard crop[0] % unit.x == 0, crop[1] % unit.x == 0, crop[2] % unit.y == 0, crop[3] % unit.y == 0 else {
+                throw H264Error.invalid(.invalidArgument, "crop must be a multiple of \(unit.x) horizontally and \(unit.y) vertically")
+            }
+            guard crop[0] &+ crop[1] < sps.codedWidth, crop[2] &+ crop[3] < sps.codedHeight else {
+                throw H264Error.invalid(.invalidArgument, "crop leaves no picture")
+            }
+            sps.frameCroppingFlag = crop.contains { $0 != 0 }
+            sps.frameCropLeftOffset = UInt32(crop[0] / unit.x)
+            sps.frameCropRightOffset = UInt32(crop[1] / unit.x)
+            sps.frameCropTopOffset = UInt32(crop[2] / unit.y)
+            sps.frameCropBottomOffset = UInt32(crop[3] / unit.y)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Testing
+@testable import H264
+
+/// `AnnexBHeaderEditor`: no edits gives the same bytes; edits change only what they name.
+@Suite(.enabled(if: SyntaxTestCorpus.isPresent, "needs ../shared/corpus"))
+struct HeaderEditorTests {
+    @Test(arguments: SyntaxTestCorpus.streams)
+    func noEditsIsByteIdentical(stream: String) throws {
+        let input = SyntaxTestCorpus.bytes(stream)
+        let output = try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits())
+        #expect(output == input)
+    }
+
+    @Test func vuiEditsChangeOnlyTheVUI() throws {
+        let input = SyntaxTestCorpus.bytes("cros-codecs/test-25fps.h264")
+        var edits = HeaderEdits()
+        edits.sampleAspectRatio = (4, 3)
+        edits.frameRate = (30000, 1001)
+        edits.colourPrimaries = 9
+        edits.transferCharacteristics = 16
+        edits.matrixCoefficients = 9
+        edits.fullRange = true
+        edits.levelIDC = 41
+        let output = try AnnexBHeaderEditor.edit(input[...], edits: edits)
+        let before = try AnnexB.split(input[...]), after = try AnnexB.split(output[...])
+        #expect(before.count == after.count)
+        for (a, b) in zip(before, after) {
+            if a.type == .sps {
+                var old = try SequenceParameterSet(rbsp: a.rbsp)
+                let new = try SequenceParameterSet(rbsp: b.rbsp)
+                #expect(new.sampleAspectRatio.map { [$0.width, $0.height] } == [4, 3])
+                #expect(new.frameRate.map { [$0.numerator, $0.denominator] } == [60000, 2002])
+                #expect(new.vui.colourPrimaries == 9 && new.vui.transferCharacteristics == 16 && new.vui.matrixCoefficients == 9)
+                #expect(new.vui.videoFullRangeFlag && new.levelName == "4.1")
+                try edits.apply(to: &old)
+                #expect(old == new)
+            } else {
+                #expect(a.bytes.elementsEqual(b.bytes))
+            }
+        }
+    }
+
+    @Test func cropAndAccessUnitDelimiters() throws {
+        let input = SyntaxTestCorpus.bytes("openh264/BA_MW_D.264")
+        var edits = HeaderEdits()
+        edits.crop = [8, 8, 16, 0]
+        edits.accessUnitDelimiters = .insert
+        let output = try AnnexBHeaderEditor.edit(input[...], edits: edits)
+        let units = try AnnexB.split(output[...])
+        let sps = try SequenceParameterSet(rbsp: #require(units.first { $0.type == .sps }).rbsp)
+        #expect(sps.width == 176 - 16 && sps.height == 144 - 16)
+        let slices = units.filter { $0.type.isVCL }.count
+        #expect(units.filter { $0.type == .accessUnitDelimiter }.count == slices)  // one slice per picture
+        #expect(units.first?.type == .accessUnitDelimiter)
+        var removal = HeaderEdits()
+        removal.accessUnitDelimiters = .remove
+        removal.crop = [0, 0, 0, 0]
+        let back = try AnnexBHeaderEditor.edit(output[...], edits: removal)
+        #expect(back == input)
+
+        var bad = HeaderEdits()
+        bad.crop = [1, 0, 0, 0]  // not a multiple of CropUnitX (2 in 4:2:0)
+        #expect(throws: H264Error(.invalidArgument, "")) { try AnnexBHeaderEditor.edit(input[...], edits: bad) }
+    }
+
+    @Test func unparsableNALUnitsAreCopied() throws {
+        // A slice naming PPS 5, which no stream defines, between two good streams' units.
+        var w = BitWriter()
+        w.writeBits(0x65, 8); w.writeUE(0); w.writeUE(7); w.writeUE(5); w.writeBits(0xFFFF_FFFF, 32)
+        let input = SyntaxTestCorpus.bytes("openh264/BA_MW_D.264") + [0, 0, 0, 1] + w.bytes
+        var unparsed: [(index: Int, error: H264Error)] = []
+        let output = try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits(), unparsed: &unparsed)
+        #expect(output == input)
+        #expect(unparsed.count == 1 && unparsed.first?.error == H264Error(.missingParameterSet, ""))
+    }
+
+    @Test func primaryPicTypeFollowsTable7_5() {
+        #expect(AnnexBHeaderEditor.primaryPicType([2]) == 0)
+        #expect(AnnexBHeaderEditor.primaryPicType([2, 0]) == 1)
+        #expect(AnnexBHeaderEditor.primaryPicType([1, 0]) == 2)
+        #expect(AnnexBHeaderEditor.primaryPicType([4]) == 3)
+        #expect(AnnexBHeaderEditor.primaryPicType([3]) == 4)
+        #expect(AnnexBHeaderEditor.primaryPicType([2, 4]) == 5)
+        #expect(AnnexBHeaderEditor.primaryPicType([3, 0]) == 6)
+        #expect(AnnexBHeaderEditor.primaryPicType([3, 1]) == 7)
+    }
+}
