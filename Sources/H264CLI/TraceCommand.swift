@@ -25,9 +25,21 @@ enum TraceCommand: CLICommand {
         var index = 0
         while let unit = try splitter.next() {
             Output.line("# NAL \(index) at \(unit.bytes.startIndex): \(unit.type)")
-            let result = NALUnitTrace.trace(unit, store: &store)
-            for e in result.elements { Output.line(e.description) }
-            if let error = result.error { Output.line("# error: \(error.code): \(error.reason)") }
+            if unit.type == .sei {
+                // SEI payloads are traced by the SEI layer (NALUnitTrace stops after the header).
+                var elements: [TraceElement] = []
+                do throws(H264Error) {
+                    try SEI.trace(unit, context: store, into: &elements)
+                    for e in elements { Output.line(e.description) }
+                } catch {
+                    for e in elements { Output.line(e.description) }
+                    Output.line("# error: \(error.code): \(error.reason)")
+                }
+            } else {
+                let result = NALUnitTrace.trace(unit, store: &store)
+                for e in result.elements { Output.line(e.description) }
+                if let error = result.error { Output.line("# error: \(error.code): \(error.reason)") }
+            }
             index += 1
         }
     }
