@@ -38,13 +38,19 @@ public struct StreamBuilder: Sendable {
     private let spsUnit: NALUnit
     private let ppsUnit: NALUnit
     private var store = ParameterSetStore()
-    private var counter = PictureOrderCounter()
-    private var nextFrameNum: UInt32 = 0
-    private var idrCount: UInt32 = 0
-    /// Pictures (frames, or field pairs) since the last IDR, for automatic POC.
-    private var outputIndex: Int64 = 0
-    /// The first field of a pair, waiting for its second field.
-    private var firstField: (bottom: Bool, frameNum: UInt32, idrPicID: UInt32?, isIDR: Bool)?
+    private var numbering = Numbering()
+
+    /// The state automatic numbering carries from picture to picture; ``append(_:)`` works on a
+    /// copy and keeps it only when the picture was written, so a failed append changes nothing.
+    private struct Numbering: Sendable {
+        var counter = PictureOrderCounter()
+        var nextFrameNum: UInt32 = 0
+        var idrCount: UInt32 = 0
+        /// Pictures (frames, or field pairs) since the last IDR, for automatic POC.
+        var outputIndex: Int64 = 0
+        /// The first field of a pair, waiting for its second field.
+        var firstField: (bottom: Bool, frameNum: UInt32, idrPicID: UInt32?, isIDR: Bool)?
+    }
 
     /// The cap on slices per picture.
     public static let maxSlicesPerPicture = 256
@@ -99,24 +105,25 @@ public struct StreamBuilder: Sendable {
             throw H264Error.invalid(.invalidArgument, "\(picture.sliceCount) slices for \(units) slice addresses")
         }
 
+        var state = numbering
         // A second field: the opposite parity of a pending first field.
         var second: (bottom: Bool, frameNum: UInt32, idrPicID: UInt32?, isIDR: Bool)?
-        if let pending = firstField {
-            firstField = nil
-            if field && pending.bottom != bottom && !(picture.idr && !pending.isIDR) { second = pending } else { outputIndex &+= 1 }
+        if let pending = state.firstField {
+            state.firstField = nil
+            if field && pending.bottom != bottom && !(picture.idr && !pending.isIDR) { second = pending } else { state.outputIndex &+= 1 }
         }
         if picture.idr && !(second?.isIDR ?? false) {
-            nextFrameNum = 0
-            outputIndex = 0
+            state.nextFrameNum = 0
+            state.outputIndex = 0
         }
         let maxFrameNum = UInt32(sps.maxFrameNum)  // <= 2^16
-        let frameNum = (picture.frameNum ?? second?.frameNum ?? nextFrameNum) % maxFrameNum
-        if nalRefIdc != 0 && second == nil { nextFrameNum = (frameNum &+ 1) % maxFrameNum }
+        let frameNum = (picture.frameNum ?? second?.frameNum ?? state.nextFrameNum) % maxFrameNum
+        if nalRefIdc != 0 && second == nil { state.nextFrameNum = (frameNum &+ 1) % maxFrameNum }
         var idrPicID: UInt32 = 0
         if picture.idr {
             if let id = picture.idrPicID ?? second?.idrPicID { idrPicID = id } else {
-                idrPicID = idrCount % 65536
-                idrCount &+= 1
+                idrPicID = state.idrCount % 65536
+                state.idrCount &+= 1
             }
         }
 
@@ -129,11 +136,11 @@ public struct StreamBuilder: Sendable {
         header.idrPicID = idrPicID
         header.sliceQpDelta = picture.sliceQpDelta
         header.directSpatialMvPredFlag = true
-        try setPOC(&header, picture: picture, isReference: nalRefIdc != 0)
+        try setPOC(&header, picture: picture, isReference: nalRefIdc != 0, state: state)
 
         var inputs = Self.pocInputs(header, idr: picture.idr, isReference: nalRefIdc != 0)
         inputs.hasMMCO5 = false
-        let poc = counter.next(inputs, sps.pocParameters)
+        let poc = state.counter.next(inputs, sps.pocParameters)
 
         var au: [NALUnit] = []
         if accessUnitDelimiters {
@@ -172,26 +179,27 @@ public struct StreamBuilder: Sendable {
             })
             headers.append(h)
         }
-        accessUnits.append(au)
-        pictures.append(BuiltPicture(nalUnitType: type, nalRefIdc: nalRefIdc, sliceHeaders: headers, poc: poc))
 
         if field && second == nil {
-            firstField = (bottom, frameNum, picture.idr ? idrPicID : nil, picture.idr)
+            state.firstField = (bottom, frameNum, picture.idr ? idrPicID : nil, picture.idr)
         } else {
-            outputIndex &+= 1
+            state.outputIndex &+= 1
         }
+        accessUnits.append(au)
+        pictures.append(BuiltPicture(nalUnitType: type, nalRefIdc: nalRefIdc, sliceHeaders: headers, poc: poc))
+        numbering = state
     }
 
     /// Sets `pic_order_cnt_lsb` / `delta_pic_order_cnt[0]` so that a decoder derives the POC
     /// the picture asks for.
-    private func setPOC(_ header: inout SliceHeader, picture: Picture, isReference: Bool) throws(H264Error) {
-        let wanted = picture.poc ?? (2 &* outputIndex &+ (picture.structure == .bottomField ? 1 : 0))
+    private func setPOC(_ header: inout SliceHeader, picture: Picture, isReference: Bool, state: Numbering) throws(H264Error) {
+        let wanted = picture.poc ?? (2 &* state.outputIndex &+ (picture.structure == .bottomField ? 1 : 0))
         switch sps.picOrderCntType {
         case 0:
             let maxLsb = Int64(sps.maxPicOrderCntLsb)
             header.picOrderCntLsb = UInt32(((wanted % maxLsb) + maxLsb) % maxLsb)  // in 0..<2^16
         case 1:
-            var probe = counter
+            var probe = state.counter
             var inputs = Self.pocInputs(header, idr: picture.idr, isReference: isReference)
             inputs.deltaPicOrderCnt0 = 0
             let expected = probe.next(inputs, sps.pocParameters)
@@ -202,7 +210,7 @@ public struct StreamBuilder: Sendable {
             header.deltaPicOrderCnt0 = delta
         default:
             guard picture.poc != nil else { return }
-            var probe = counter
+            var probe = state.counter
             let derived = probe.next(Self.pocInputs(header, idr: picture.idr, isReference: isReference), sps.pocParameters)
             guard derived.value == wanted else {
                 throw H264Error.invalid(.invalidArgument, "POC type 2 derives \(derived.value) from frame_num, not \(wanted)")
