@@ -6,8 +6,9 @@ import PackageDescription
 let package = Package(
     name: "FixturesSample",
     dependencies: [
-        // In your package: .package(url: "https://.../swift-h264.git", from: "...")
-        .package(path: "../.."),
+        // In your package: .package(url: "https://.../swift-h264.git", from: "...").
+        // `name:` because a path dependency is otherwise named after its directory.
+        .package(name: "swift-h264", path: "../.."),
     ],
     targets: [
         .testTarget(
