@@ -11,8 +11,8 @@ enum TraceCommand: CLICommand {
     per syntax element: '<bit position> <name> = <value>'. Bit positions count from the NAL
     unit header in the RBSP (emulation-prevention bytes removed), names and subscripts as
     FFmpeg's trace_headers prints them. Slices stop after the slice header; SEI messages are
-    traced payload by payload. A structure that
-    cannot be parsed ends its block with a '# error: ...' line; tracing goes on.
+    traced payload by payload. A structure that cannot be parsed ends its block with a
+    '# error: ...' line; tracing goes on.
 
       --lenient   skip bytes before the first start code instead of failing
     """
