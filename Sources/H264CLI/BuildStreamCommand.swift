@@ -9,8 +9,9 @@ enum BuildStreamCommand: CLICommand {
     usage: h264 build-stream SCRIPT -o FILE [options]
 
     Builds SPS/PPS from the options and one access unit per picture of SCRIPT, then writes
-    Annex B (or AVCC with --avcc). Slices hold a slice header and rbsp_slice_trailing_bits
-    only: every header parses, but a decoder finds no macroblocks.
+    Annex B (or AVCC with --avcc). Slice data is minimal: CAVLC P/B/SP slices skip every
+    macroblock, CAVLC I/SI slices code them as grey I_PCM (so CAVLC streams decode), CABAC
+    slices hold one filler bit.
 
     SCRIPT: pictures in decoding order, each I, P, B, SP or SI followed by modifiers:
       !  IDR      ~  recovery-point SEI     @N  POC        ^N  nal_ref_idc

@@ -175,8 +175,18 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
 
         // AVCC with every length size: the same NAL units without SPS/PPS, and the record.
         let annexBNoParameterSets = units.filter { $0.type != .sps && $0.type != .pps }.map { Array($0.bytes) }
+        // 1-byte lengths need NAL units under 256 bytes: the same pictures without I_PCM.
+        var small = try StreamBuilder(options)
+        small.accessUnitDelimiters = combination.aud
+        small.pcmIntraSlices = false
+        try small.append(script: combination.script)
+        let smallUnits = try AnnexB.split(small.annexB()).filter { $0.type != .sps && $0.type != .pps }.map { Array($0.bytes) }
+        if annexBNoParameterSets.contains(where: { $0.count > 255 }) {
+            #expect(throws: H264Error(.nalUnitTooLarge, "")) { try builder.avcc(lengthSize: .one) }
+        }
         for lengthSize in [AVCC.LengthSize.one, .two, .four] {
-            let (avcc, sizes, record) = try builder.avcc(lengthSize: lengthSize)
+            let (avcc, sizes, record) = try (lengthSize == .one ? small : builder).avcc(lengthSize: lengthSize)
+            let annexBNoParameterSets = lengthSize == .one ? smallUnits : annexBNoParameterSets
             #expect(try AVCC.split(avcc, lengthSize: lengthSize).map { Array($0.bytes) } == annexBNoParameterSets, "\(combination)")
             #expect(sizes.reduce(0, +) == avcc.count && sizes.count == builder.pictures.count, "\(combination)")
             let parsed = try AVCDecoderConfigurationRecord(parsing: record.serialized())
@@ -214,6 +224,36 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
             Issue.record("\(combinations[owner[i]]) NAL #\(i) element #\(j): ffmpeg \(j < r.count ? "\(r[j])" : "-") ours \(j < o.count ? "\(o[j])" : "-")")
         }
         #expect(mismatches == 0)
+    }
+
+    /// Every CAVLC combination of one profile that starts with an IDR, concatenated, and two that
+    /// start with a recovery point, alone (FFmpeg drops pictures of a sequence that starts
+    /// without an IDR after another sequence): FFmpeg decodes each with `-err_detect explode`
+    /// without a message, one frame per frame or field pair (P/B slices all skipped, I/SI
+    /// slices I_PCM).
+    @Test(.enabled(if: hasFFmpeg, "needs ffmpeg"), arguments: profiles)
+    func cavlcStreamsDecodeInFFmpeg(profile: UInt8) throws {
+        let cavlc = BuilderCombination.all(profile: profile).filter { !$0.cabac }
+        let recovery = cavlc.filter(\.recoveryPointStart)
+        let groups = [cavlc.filter { !$0.recoveryPointStart }] + [recovery.first, recovery.last { $0.structure == .fields }].compactMap { $0.map { [$0] } }
+        for (g, group) in groups.enumerated() {
+            var stream: [UInt8] = []
+            var frames = 0
+            for combination in group {
+                let built = try combination.build().annexB()
+                frames += FixtureFactsTests.frameCount(AccessUnits.assemble(annexB: built[...]).accessUnits, decodable: true)
+                stream += built
+            }
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("builder-decode-\(profile)-\(g)-\(getpid()).264").path
+            try Data(stream).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let (out, err) = try CorpusFiles.run("ffmpeg", ["-nostdin", "-v", "error", "-err_detect", "+explode", "-f", "h264",
+                                                             "-i", path, "-f", "framemd5", "-"])
+            let decoded = String(decoding: out, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+            let what = group.count == 1 ? "\(group[0])" : "profile \(profile), \(group.count) IDR-start streams"
+            #expect(String(decoding: err, as: UTF8.self) == "", "\(what)")
+            #expect(decoded == frames, "\(what)")
+        }
     }
 
     /// Our trace of every NAL unit: `NALUnitTrace`, and `SEI.trace` for SEI payloads.

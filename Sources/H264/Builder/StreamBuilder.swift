@@ -4,11 +4,11 @@
 ///
 /// Every structure is written by the library's own syntax descriptions through
 /// ``SyntaxWriter``: ``SequenceParameterSet``, ``PictureParameterSet``, ``SliceHeader``,
-/// ``SEIRBSP``, ``AccessUnitDelimiter``. Slices carry no real picture data: after the slice
-/// header, a CAVLC P, B or SP slice holds one `mb_skip_run` covering all its macroblocks (a
-/// valid slice: every macroblock skipped), any other slice a single 1 bit; then
-/// `rbsp_slice_trailing_bits()`. So every NAL unit parses to the end of its header exactly as
-/// FFmpeg's `trace_headers` reads it, but I and CABAC slices do not decode to pictures.
+/// ``SEIRBSP``, ``AccessUnitDelimiter``. Slices carry minimal picture data: after the slice
+/// header, a CAVLC P, B or SP slice holds one `mb_skip_run` covering all its macroblocks, a
+/// CAVLC I or SI slice `I_PCM` macroblocks of flat grey (see ``pcmIntraSlices``), so CAVLC
+/// streams decode; a CABAC slice holds a single filler bit and does not decode. Every NAL unit
+/// parses to the end of its header exactly as FFmpeg's `trace_headers` reads it.
 ///
 /// ```swift
 /// var options = StreamBuilder.SequenceOptions(width: 98, height: 50, profileIDC: 100)
@@ -30,6 +30,10 @@ public struct StreamBuilder: Sendable {
     public var accessUnitDelimiters = false
     /// Repeats the SPS and PPS in every IDR access unit, not only the first.
     public var parameterSetsAtEveryIDR = false
+    /// Codes the macroblocks of CAVLC I and SI slices as `I_PCM` (flat samples, 384 bytes per
+    /// 4:2:0 8-bit macroblock), so that CAVLC streams decode; when false they hold one filler
+    /// bit, like CABAC I slices always do.
+    public var pcmIntraSlices = true
     /// The NAL units of every access unit built so far, in decoding order.
     public private(set) var accessUnits: [[NALUnit]] = []
     /// What was written for each picture, in decoding order.
@@ -156,25 +160,18 @@ public struct StreamBuilder: Sendable {
         }
         let type: UInt8 = picture.idr ? 5 : 1
         var headers: [SliceHeader] = []
-        let skippable = !pps.entropyCodingModeFlag && (picture.kind == .p || picture.kind == .b || picture.kind == .sp)
+        let pcm = pcmIntraSlices
         for s in 0..<picture.sliceCount {
             // Both < 256 * 2^25: no overflow.
             let first = s &* units / picture.sliceCount, next = (s &+ 1) &* units / picture.sliceCount
             header.firstMbInSlice = UInt32(first)
             var h = header
-            var skipRun = UInt32((next &- first) &* (mbaffFrame ? 2 : 1))
+            let scale = mbaffFrame ? 2 : 1
             au.append(try Self.nalUnit(nalRefIdc: nalRefIdc, type: type) { [self] (w: inout SyntaxWriter) throws(H264Error) in
                 var store = self.store
                 try h.code(&w, nalUnitType: type, nalRefIdc: nalRefIdc, idrPicFlag: picture.idr, store: &store)
-                // slice_data(): a CAVLC P/B/SP slice whose macroblocks are all skipped (valid and
-                // decodable); any other slice gets a single 1 bit, so that more_rbsp_data() holds
-                // after the header as parsers such as FFmpeg's require.
-                if skippable {
-                    try w.ue(&skipRun, "mb_skip_run", 0...(1 << 26))
-                } else {
-                    var filler = true
-                    try w.flag(&filler, "slice_data_filler")
-                }
+                try Self.codeSliceData(&w, kind: picture.kind, sps: sps, cabac: pps.entropyCodingModeFlag, pcm: pcm,
+                                       macroblocks: (next &- first) &* scale, firstAddress: first &* scale, mbaff: mbaffFrame)
                 try w.trailingBits()  // rbsp_slice_trailing_bits()
             })
             headers.append(h)
