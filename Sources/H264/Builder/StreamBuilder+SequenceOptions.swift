@@ -26,8 +26,8 @@ extension StreamBuilder {
         public var log2MaxFrameNum: UInt8 = 4
         /// `log2_max_pic_order_cnt_lsb_minus4` + 4 (4...16), POC type 0.
         public var log2MaxPicOrderCntLsb: UInt8 = 6
-        /// For POC type 1: `offset_for_ref_frame[]` (the cycle), `offset_for_non_ref_pic`,
-        /// `offset_for_top_to_bottom_field`.
+        /// `offset_for_ref_frame[i]` (POC type 1): the expected POC steps of one cycle of
+        /// reference frames (at most 255 entries).
         public var pocType1Cycle: [Int32] = [2]
         /// `offset_for_non_ref_pic` (POC type 1).
         public var offsetForNonRefPic: Int32 = -1
