@@ -142,9 +142,7 @@ public struct StreamBuilder: Sendable {
         header.directSpatialMvPredFlag = true
         try setPOC(&header, picture: picture, isReference: nalRefIdc != 0, state: state)
 
-        var inputs = Self.pocInputs(header, idr: picture.idr, isReference: nalRefIdc != 0)
-        inputs.hasMMCO5 = false
-        let poc = state.counter.next(inputs, sps.pocParameters)
+        let poc = state.counter.next(Self.pocInputs(header, idr: picture.idr, isReference: nalRefIdc != 0), sps.pocParameters)
 
         var au: [NALUnit] = []
         if accessUnitDelimiters {
