@@ -34,7 +34,6 @@ let package = Package(
             name: "H264Fixtures",
             path: "Fixtures",
             exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
-            sources: ["Sources"],
             resources: [.copy("Streams"), .copy("manifest.json")]
         ),
         .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP"]),

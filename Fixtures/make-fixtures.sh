@@ -2,6 +2,7 @@
 # Regenerates every stream in Fixtures/Streams and Fixtures/manifest.json.
 #
 # Tools: ffmpeg (lavfi test sources -> y4m), the x264 CLI (every encoded stream; options below),
+# swift (builds this package's `h264` tool for the StreamBuilder streams),
 # python3 (Fixtures/fixturetool.py: the derived and deliberately broken streams, the AVCC
 # conversions, the PAFF rewrite, the manifest and the table in README.md; the facts come from
 # ffprobe and FFmpeg's trace_headers).
@@ -20,7 +21,7 @@ trap 'rm -rf "$WORK"' EXIT
 DESC="$WORK/descriptions.tsv"
 : > "$DESC"
 
-for tool in ffmpeg ffprobe x264 python3; do
+for tool in ffmpeg ffprobe x264 python3 swift; do
     command -v "$tool" > /dev/null || { echo "make-fixtures: $tool is required" >&2; exit 1; }
 done
 
@@ -137,6 +138,21 @@ encode "$WORK/fields.264" "testsrc2=rate=25:size=64x64,setfield=tff,separatefiel
 encode "$WORK/tiny.264" "$T=32x32" 6 yuv420p --profile main --bframes 1 \
     --b-adapt 0 --qp 40
 cp "$OUT/main-cabac-bframes.264" "$WORK/avcc-source.264"
+
+# --- Streams no encoder here makes: this package's StreamBuilder (h264 build-stream) ----------------
+# Every SPS/PPS/slice header/SEI is written by the library's own syntax writers; CAVLC P/B/SP
+# slices hold one mb_skip_run over all their macroblocks, I/SI slices I_PCM macroblocks of flat
+# grey, so the streams decode (to flat pictures). Byte-identical on every machine.
+swift build --package-path "$HERE/.." --product h264 > /dev/null
+H264="$(swift build --package-path "$HERE/.." --show-bin-path)/h264"
+"$H264" build-stream 'I! P@6 B@2^0 B@4^0 P@12 B@8^0 B@10^0 I~@18 P@24' --poc-type 1 \
+    --size 64x48 --fps 25/1 --reorder 2 -o "$OUT/poc-type1.264"
+describe poc-type1.264 "StreamBuilder: POC type 1 (offset_for_ref_frame[0] 2, offset_for_non_ref_pic -1, delta_pic_order_cnt[0] per picture), Main, CAVLC, IDR then P and two non-reference B pictures reordered by POC, a non-IDR I with a recovery_point SEI; minimal slice data (P/B all skipped, I slices I_PCM grey), decodes without errors"
+"$H264" build-stream 'I!/t P/b P@8/t P@9/b B@4/t^0 B@5/b^0 P@16/t P@17/b B@12/t^0 B@13/b^0' --interlaced \
+    --size 64x64 --fps 25/1 --reorder 1 -o "$OUT/paff-pb.264"
+describe paff-pb.264 "StreamBuilder: field pictures (PAFF) with inter prediction: Main, CAVLC, POC type 0, top IDR I field + bottom P field, then P field pairs and non-reference B field pairs reordered by POC; minimal slice data (P/B all skipped, I slices I_PCM grey), decodes without errors"
+"$H264" build-stream 'SI! SP SP* SI SP P' --profile 88 --size 48x32 -o "$OUT/sp-si.264"
+describe sp-si.264 "StreamBuilder: Extended profile (88) SP and SI slices (sp_for_switch_flag, slice_qs_delta): an SI IDR, SP and P pictures, a non-IDR SI; minimal slice data (SP/P all skipped, SI slices I_PCM grey; no encoder here writes SP/SI)"
 
 # --- Derived and broken streams, AVCC, and the manifest ----------------------------------------
 python3 "$HERE/fixturetool.py" build "$OUT" "$WORK" "$DESC" "$HERE/manifest.json"

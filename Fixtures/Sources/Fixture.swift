@@ -70,6 +70,13 @@ public enum Fixture: String, CaseIterable, Sendable {
     /// Field pictures (PAFF): every frame coded as a top IDR field and a bottom I field.
     /// Rewritten from an encode of separated fields; valid syntax, scrambled pictures.
     case paffFields = "paff-fields.264"
+    /// Field pictures (PAFF) with P and non-reference B field pairs reordered by POC, made by
+    /// the stream builder (`h264 build-stream`): minimal slice data (P/B macroblocks all
+    /// skipped, I macroblocks I_PCM grey), so it decodes to flat pictures.
+    case paffPB = "paff-pb.264"
+    /// POC type 1 (`delta_pic_order_cnt[0]` per picture) with reordered non-reference B
+    /// pictures and a recovery-point I picture; made by the stream builder (`h264 build-stream`).
+    case pocType1 = "poc-type1.264"
     /// Open GOP: non-IDR I pictures with recovery-point SEIs, B pictures referencing across them.
     case openGOP = "open-gop.264"
     /// Two encodes back to back: 64x48, then 96x64 with a new SPS.
@@ -78,6 +85,8 @@ public enum Fixture: String, CaseIterable, Sendable {
     case seiHRD = "sei-hrd.264"
     /// Four slices per picture.
     case slices4 = "slices-4.264"
+    /// Extended profile (88) SP and SI slices; made by the stream builder (`h264 build-stream`).
+    case spSI = "sp-si.264"
     /// ``baselineCAVLC`` with three zero bytes after every NAL unit (`trailing_zero_8bits`).
     case trailingZeros = "trailing-zeros.264"
     /// Broken: ``baselineCAVLC`` cut in the middle of its second IDR slice.

@@ -10,6 +10,7 @@ let commands: [any CLICommand.Type] = [
     InspectCommand.self,
     EncodeCommand.self,
     RTPSendCommand.self,
+    BuildStreamCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))
