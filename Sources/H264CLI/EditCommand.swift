@@ -22,6 +22,8 @@ enum EditCommand: CLICommand {
       --level N              level_idc: 31 or 3.1 or 1b
       --crop L,R,T,B         cropping in luma samples (multiples of the crop unit)
       --aud insert|remove    insert an access unit delimiter where one is missing, or remove all
+      --remove-sei TYPE      remove SEI messages of a payload type, by name or number
+                             (user_data_unregistered: x264's settings); may be repeated
     """
 
     static func run(_ args: inout Arguments) throws {
@@ -66,6 +68,12 @@ enum EditCommand: CLICommand {
             case "remove": edits.accessUnitDelimiters = .remove
             default: throw CLIError("--aud: expected insert or remove")
             }
+        }
+        while let name = try args.option("--remove-sei") {
+            guard let type = SEIPayloadType(name: name) else {
+                throw CLIError("--remove-sei: '\(name)' is not an SEI payload type name or number")
+            }
+            edits.removedSEIPayloadTypes.insert(type)
         }
         let paths = try args.positionals(min: 2, max: 2)
         let input = try Input.readAll(paths[0])

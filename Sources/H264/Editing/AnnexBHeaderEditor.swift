@@ -30,43 +30,21 @@ public enum AnnexBHeaderEditor {
         out.reserveCapacity(stream.count &+ stream.count / 16)
         var previousEnd = stream.startIndex
 
-        // Access units for AUD insertion: the first NAL unit of each, and its slice types.
+        // Access units for AUD insertion (7.4.1.2.3, found by the access-unit layer): the index
+        // of the first NAL unit of each, and its slice types.
         var auStart: [Int: [UInt8]] = [:]
         var auHasAUD: Set<Int> = []
         if edits.accessUnitDelimiters == .insert {
-            var scan = ParameterSetStore()
-            var current = -1
-            var sawVCL = false
+            var assembler = AccessUnitAssembler()
+            var accessUnits: [AccessUnit] = []
             for (i, nal) in units.enumerated() {
-                let t = nal.type.rawValue
-                var starts = false
-                var sliceType: UInt8?
-                switch t {
-                case 6, 7, 8, 9, 15, 16, 17, 18:
-                    starts = sawVCL || current < 0 || t == 9
-                    if t == 7 || t == 8 || t == 15 { _ = try? scan.ingest(nal) }
-                case 1, 5:
-                    if let (h, _) = try? SliceHeader.parse(nal, store: &scan) {
-                        if h.redundantPicCnt == 0 {
-                            starts = current < 0 || (sawVCL && h.firstMbInSlice == 0)
-                            sliceType = h.sliceKind
-                        }
-                    } else {
-                        starts = current < 0
-                    }
-                    sawVCL = true
-                default:
-                    starts = current < 0
-                }
-                if starts && t != 1 && t != 5 { sawVCL = false }
-                if starts {
-                    // A prefix NAL unit (14) goes with the base-view slice after it.
-                    let at = (t == 1 || t == 5) && i > 0 && units[i &- 1].type.rawValue == 14 && auStart[i &- 1] == nil ? i &- 1 : i
-                    current = at
-                    auStart[at] = []
-                    if t == 9 { auHasAUD.insert(at) }
-                }
-                if let sliceType { auStart[current, default: []].append(sliceType) }
+                if let au = try? assembler.push(nal, offset: i) { accessUnits.append(au) }
+            }
+            if let au = assembler.finish() { accessUnits.append(au) }
+            for au in accessUnits {
+                guard let first = au.byteOffset else { continue }
+                auStart[first] = au.sliceTypes
+                if au.nalUnits.first?.type == .accessUnitDelimiter { auHasAUD.insert(first) }
             }
         }
 
@@ -76,6 +54,20 @@ public enum AnnexBHeaderEditor {
             previousEnd = nal.bytes.endIndex
             let t = nal.type.rawValue
             if t == 9 && edits.accessUnitDelimiters == .remove { continue }
+            var nal = nal
+            if t == 6 && !edits.removedSEIPayloadTypes.isEmpty {
+                // Only the message framing is parsed: the other messages keep their bytes.
+                do throws(H264Error) {
+                    let types = edits.removedSEIPayloadTypes
+                    if let kept = try SEI.removingMessages(from: nal, where: { types.contains($0.payload.payloadType) }) {
+                        nal = try NALUnit(kept[...])
+                    } else {
+                        continue  // every message removed: the NAL unit goes
+                    }
+                } catch {
+                    unparsed.append((i, error))
+                }
+            }
             if let types = auStart[i], !auHasAUD.contains(i) {
                 var aud = AccessUnitDelimiter(primaryPicType: primaryPicType(types))
                 var w = SyntaxWriter()

@@ -33,6 +33,9 @@ public struct HeaderEdits: Sendable, Hashable {
     public var crop: [Int]?
     /// Access unit delimiters: insert one before every access unit that lacks one, or remove all.
     public var accessUnitDelimiters: AUDEdit = .keep
+    /// SEI messages of these payload types are removed (an SEI NAL unit left empty goes too);
+    /// x264, for example, writes its settings in `user_data_unregistered`.
+    public var removedSEIPayloadTypes: Set<SEIPayloadType> = []
 
     /// What to do with access unit delimiters.
     public enum AUDEdit: Sendable, Hashable {
