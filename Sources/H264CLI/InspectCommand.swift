@@ -211,7 +211,10 @@ struct StreamStatistics {
             lines.append("size           \(sps.width)x\(sps.height) (coded \(sps.codedWidth)x\(sps.codedHeight))")
             lines.append("chroma         chroma_format_idc \(sps.chromaFormatIDC), bit depth \(Int(sps.bitDepthLumaMinus8) + 8)/\(Int(sps.bitDepthChromaMinus8) + 8)")
             lines.append("structure      \(structure)")
-            if let r = sps.frameRate { lines.append("frame rate     \(r.numerator)/\(r.denominator) (VUI)") }
+            if let r = sps.frameRate {
+                let g = gcd(r.numerator, r.denominator)
+                lines.append("frame rate     \(r.numerator / g)/\(r.denominator / g) (VUI)")
+            }
             if let sar = sps.sampleAspectRatio { lines.append("SAR            \(sar.width):\(sar.height)") }
             if sps.vuiParametersPresentFlag && sps.vui.colourDescriptionPresentFlag {
                 let v = sps.vui
@@ -224,7 +227,12 @@ struct StreamStatistics {
             o.add("chroma_format_idc", Int(sps.chromaFormatIDC))
             o.add("bit_depth_luma", Int(sps.bitDepthLumaMinus8) + 8)
             o.add("frame_mbs_only", sps.frameMbsOnlyFlag)
-            if let r = sps.frameRate { o.add("frame_rate", "\(r.numerator)/\(r.denominator)") } else { o.addNull("frame_rate") }
+            if let r = sps.frameRate {
+                let g = gcd(r.numerator, r.denominator)
+                o.add("frame_rate", "\(r.numerator / g)/\(r.denominator / g)")
+            } else {
+                o.addNull("frame_rate")
+            }
         }
         lines.append("access units   \(accessUnits) (\(pictures) pictures, \(fields) fields)")
         lines.append("keyframes      \(keyframes) (\(idrs) IDR)")
@@ -243,6 +251,12 @@ struct StreamStatistics {
         o.add("gop_lengths", gops)
         if let tb = timeBase { o.add("time_base", tb.description) }
         return Summary(lines: lines, json: o)
+    }
+
+    private func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        var (x, y) = (a, b)
+        while y != 0 { (x, y) = (y, x % y) }
+        return max(x, 1)
     }
 
     private func format1(_ v: Double) -> String {
