@@ -71,6 +71,23 @@ public struct ParameterSetStore: Sendable {
         return (s, p)
     }
 
+    /// Like ``activate(ppsID:subset:)``, but lends the SPS and PPS to `body` straight from the
+    /// tables instead of returning copies (a copy retains every array the sets hold: the slice
+    /// header parser calls this once per slice).
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing, and `body`'s errors.
+    mutating func withActivated<R>(ppsID id: Int, subset: Bool,
+                                   _ body: (SequenceParameterSet, PictureParameterSet) throws(H264Error) -> R) throws(H264Error) -> R {
+        guard id >= 0, id < Self.ppsIDCount, let spsID = ppsTable[id].map({ Int($0.spsID) }) else {
+            throw H264Error.invalid(.missingParameterSet, "PPS \(id) not available")
+        }
+        let present = spsID < Self.spsIDCount && (subset ? subsetSPSTable[spsID] != nil : spsTable[spsID] != nil)
+        guard present else { throw H264Error.invalid(.missingParameterSet, "SPS \(spsID) (of PPS \(id)) not available") }
+        activePPSID = id
+        if !subset { activeSPSID = spsID }
+        if subset { return try body(subsetSPSTable[spsID]!.sps, ppsTable[id]!) }
+        return try body(spsTable[spsID]!, ppsTable[id]!)
+    }
+
     /// A lookup function for ``PictureParameterSet`` parsing.
     public var spsLookup: (Int) -> SequenceParameterSet? { { [self] id in self.sps(id: id) } }
 }

@@ -111,8 +111,9 @@ public struct SliceHeader: Sendable, Hashable {
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
         let mvc = nalUnitType == 20
-        let (sps, pps) = try store.activate(ppsID: Int(ppsID), subset: mvc)
-        try codeBody(&c, sps: sps, pps: pps, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, mvc: mvc)
+        try store.withActivated(ppsID: Int(ppsID), subset: mvc) { (sps, pps) throws(H264Error) in
+            try codeBody(&c, sps: sps, pps: pps, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, mvc: mvc)
+        }
     }
 
     /// The part of 7.3.3 after `pic_parameter_set_id`.
