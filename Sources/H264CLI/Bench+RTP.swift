@@ -59,8 +59,8 @@ enum RTPBench {
 
     /// Runs `body` until `seconds` of this thread's CPU time have passed (at least twice) and
     /// returns bytes per nanosecond. CPU time, not wall time: on a loaded machine the figure
-    /// stays what one free core achieves.
-    private static func measure(bytesPerPass: Int, seconds: Double, _ body: () -> Void) -> Double {
+    /// stays what one free core achieves. (Also used for other per-item rates.)
+    static func measure(bytesPerPass: Int, seconds: Double, _ body: () -> Void) -> Double {
         body()  // warm up
         var passes = 0
         let start = threadCPUNanoseconds()

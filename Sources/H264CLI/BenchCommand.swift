@@ -4,31 +4,60 @@ import H264
 /// `h264 bench`: throughput of the framing layer against `memcpy` of the same buffer.
 enum BenchCommand: CLICommand {
     static let name = "bench"
-    static let summary = "measure framing and header parsing throughput against memcpy"
+    static let summary = "measure framing, parsing, RTP and conversion throughput against memcpy"
     static let usage = """
-    usage: h264 bench [FILE] [--json] [--size-mb N] [--repetitions N]
+    usage: h264 bench [FILE] [--json] [--size-mb N] [--repetitions N] [--only KEYS] [--slice-file F]
 
     Measures, on FILE (an Annex-B stream) or on a generated high-bitrate-like stream of about
     N MB (default 150: random payloads with emulation prevention, NAL units of realistic sizes),
     the throughput in GB/s of: batch Annex-B splitting, streaming splitting in 1,500-byte
-    chunks, Annex-B -> AVCC conversion, RBSP extraction, parsing every SPS, PPS, SEI and
-    slice header, and memcpy of the same buffer; then slice headers parsed per second.
+    chunks, Annex-B -> AVCC conversion, RBSP extraction, the access-unit layer (boundaries,
+    keyframes, POC, timestamps), parsing every NAL header, SPS, PPS, SEI and slice header,
+    RTP packetising and depacketising (MTU 1200), and memcpy of the same buffer; slice headers
+    parsed per second; BGRA -> I420 conversion in megapixels per second (1280x720, BT.601).
     Each is run several times; the best run counts. Build with -c release to measure.
 
-      --json            one JSON object: split_batch_gbps, split_streaming_gbps,
-                        annexb_to_avcc_gbps, rbsp_gbps, parse_headers_gbps, memcpy_gbps,
-                        slice_headers_per_s, input_bytes
+      --json            one JSON object: memcpy_gbps, split_batch_gbps, split_streaming_gbps,
+                        annexb_to_avcc_gbps, rbsp_gbps, access_units_gbps, parse_headers_gbps,
+                        slice_headers_per_s, rtp_packetize_gbps, rtp_depacketize_gbps,
+                        bgra_to_i420_mpps, input_bytes, slice_file
       --size-mb N       size of the generated stream (ignored with FILE)
       --repetitions N   runs per measurement (default 5)
       --only KEYS       only these measurements (comma-separated JSON keys)
+      --slice-file F    the stream for slice_headers_per_s (default
+                        ../shared/corpus/openh264/jm_1080p_allslice.264 from the current
+                        directory when present, else the measured stream)
     """
 
-    /// One measurement: a JSON key, a label, and the work over the whole stream. The work
-    /// returns a number that depends on its result, so that nothing is optimised away.
+    /// What a measurement is given: the stream and the slice-header stream's NAL units.
+    struct Input: Sendable {
+        let stream: [UInt8]
+        let sliceUnits: [NALUnit]
+    }
+
+    /// One measurement: a JSON key, a label, and either the work over the whole stream (timed
+    /// here; it returns a number that depends on its result, so that nothing is optimised
+    /// away) or a rate the measurement times itself (higher is better) with its unit.
     struct Measurement: Sendable {
+        enum Kind: Sendable {
+            case throughput(@Sendable (ArraySlice<UInt8>) throws -> Int)
+            case rate(unit: String, @Sendable (Input) throws -> Double)
+        }
         let key: String
         let label: String
-        let run: @Sendable (ArraySlice<UInt8>) throws -> Int
+        let kind: Kind
+
+        init(key: String, label: String, run: @escaping @Sendable (ArraySlice<UInt8>) throws -> Int) {
+            self.key = key
+            self.label = label
+            kind = .throughput(run)
+        }
+
+        init(key: String, label: String, unit: String, rate: @escaping @Sendable (Input) throws -> Double) {
+            self.key = key
+            self.label = label
+            kind = .rate(unit: unit, rate)
+        }
     }
 
     /// The measurements, in output order. Adding one is adding one line here.
@@ -38,7 +67,18 @@ enum BenchCommand: CLICommand {
         Measurement(key: "split_streaming_gbps", label: "Annex-B split (streaming, 1500 B)", run: splitStreaming),
         Measurement(key: "annexb_to_avcc_gbps", label: "Annex-B -> AVCC", run: annexBToAVCC),
         Measurement(key: "rbsp_gbps", label: "RBSP extraction", run: rbspExtraction),
-        Measurement(key: "parse_headers_gbps", label: "parse headers (SPS/PPS/SEI/slice)", run: parseHeaders),
+        Measurement(key: "access_units_gbps", label: "access units (POC, timestamps)", run: ParsingBench.accessUnits),
+        Measurement(key: "parse_headers_gbps", label: "parse NAL/SPS/PPS/SEI/slice headers", run: ParsingBench.parseHeaders),
+        Measurement(key: "slice_headers_per_s", label: "slice headers", unit: "/s") { try ParsingBench.sliceHeadersPerSecond($0.sliceUnits) },
+        Measurement(key: "rtp_packetize_gbps", label: "RTP packetise (MTU 1200)", unit: "GB/s") {
+            try RTPBench.packetizeGBps(stream: $0.stream, seconds: 0.3)
+        },
+        Measurement(key: "rtp_depacketize_gbps", label: "RTP depacketise (MTU 1200)", unit: "GB/s") {
+            try RTPBench.depacketizeGBps(stream: $0.stream, seconds: 0.3)
+        },
+        Measurement(key: "bgra_to_i420_mpps", label: "BGRA -> I420 (1280x720)", unit: "Mpx/s") { _ in
+            try EncodingBench.bgraToI420MegapixelsPerSecond(iterations: 100)
+        },
     ]
 
     static func run(_ args: inout Arguments) throws {
@@ -46,29 +86,48 @@ enum BenchCommand: CLICommand {
         let sizeMB = try args.intOption("--size-mb") ?? 150
         let repetitions = max(1, try args.intOption("--repetitions") ?? 5)
         let only = try args.option("--only").map { Set($0.split(separator: ",").map(String.init)) }
+        let sliceFileOption = try args.option("--slice-file")
         let paths = try args.positionals(min: 0, max: 1)
         guard sizeMB > 0 && sizeMB <= 4096 else { throw CLIError("--size-mb must be 1...4096") }
-        let stream = try paths.first.map(Input.readAll) ?? SyntheticStream.make(bytes: sizeMB << 20)
+        let stream = try paths.first.map(H264CLI.Input.readAll) ?? SyntheticStream.make(bytes: sizeMB << 20)
+        let defaultSliceFile = "../shared/corpus/openh264/jm_1080p_allslice.264"
+        let sliceFile = sliceFileOption ?? (FileManager.default.fileExists(atPath: defaultSliceFile) ? defaultSliceFile : nil)
+        let input = Input(stream: stream,
+                          sliceUnits: ParsingBench.headerUnits(try sliceFile.map(H264CLI.Input.readAll) ?? stream))
         var object = JSONObject()
         if !json { Output.line("input: \(stream.count) bytes, best of \(repetitions)") }
         // Rounds interleave the measurements, so that a change in machine load affects all alike.
-        var best = [Double](repeating: .infinity, count: measurements.count)
+        // Throughputs keep the shortest time, rates the highest value.
+        var best = measurements.map { m -> Double in
+            if case .throughput = m.kind { return .infinity } else { return 0 }
+        }
         var sink = 0
         for _ in 0..<repetitions {
             for (k, m) in measurements.enumerated() where only?.contains(m.key) ?? true {
-                let (seconds, result) = try time { () throws -> Int in try m.run(stream[...]) }
-                sink &+= result
-                best[k] = min(best[k], seconds)
+                switch m.kind {
+                case .throughput(let run):
+                    let (seconds, result) = try time { () throws -> Int in try run(stream[...]) }
+                    sink &+= result
+                    best[k] = min(best[k], seconds)
+                case .rate(_, let rate):
+                    best[k] = max(best[k], try rate(input))
+                }
             }
         }
         if sink == 42 { Output.line("") }  // keeps the results alive
-        let rates = best.map { $0 > 0 ? Double(stream.count) / $0 / 1e9 : .infinity }
+        let rates = zip(measurements, best).map { m, b -> Double in
+            if case .throughput = m.kind { return b > 0 ? Double(stream.count) / b / 1e9 : .infinity }
+            return b
+        }
         let memcpyRate = measurements.firstIndex { $0.key == "memcpy_gbps" }.map { rates[$0] } ?? 0
         for (k, m) in measurements.enumerated() where only?.contains(m.key) ?? true {
-            object.add(m.key, (rates[k] * 1000).rounded() / 1000)
+            var unit = "GB/s"
+            if case .rate(let u, _) = m.kind { unit = u }
+            object.add(m.key, unit == "/s" ? rates[k].rounded() : (rates[k] * 1000).rounded() / 1000)
             if !json {
-                let ratio = memcpyRate > 0 ? String(format: "%.2fx memcpy", rates[k] / memcpyRate) : ""
-                Output.line("\(m.label.padding(toLength: 36, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", rates[k])) GB/s  \(ratio)")
+                let ratio = memcpyRate > 0 && unit == "GB/s" ? String(format: "%.2fx memcpy", rates[k] / memcpyRate) : ""
+                let value = unit == "/s" ? String(format: "%11.0f", rates[k]) : String(format: "%11.3f", rates[k])
+                Output.line("\(m.label.padding(toLength: 38, withPad: " ", startingAt: 0)) \(value) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0)) \(ratio)")
             }
         }
         let slicesPerSecond = try measureSliceHeaders(stream[...], repetitions: repetitions)
@@ -77,6 +136,7 @@ enum BenchCommand: CLICommand {
             Output.line("\("slice headers per second".padding(toLength: 36, withPad: " ", startingAt: 0)) \(Int(slicesPerSecond))")
         }
         object.add("input_bytes", stream.count)
+        object.add("slice_file", sliceFile ?? (paths.first ?? "generated"))
         if json { Output.line(object.rendered) }
     }
 
@@ -134,52 +194,6 @@ enum BenchCommand: CLICommand {
         }
         // The output buffer is reused across runs, like memcpy's.
         return try FormatConversion.annexBToAVCC(stream, into: avccTarget, leadingData: .skip).byteCount
-    }
-
-    /// Every NAL unit header, SPS, PPS, SEI and slice header of the stream, as a demuxer or
-    /// an access-unit parser needs them.
-    static func parseHeaders(_ stream: ArraySlice<UInt8>) throws -> Int {
-        var splitter = AnnexB.Splitter(stream, leadingData: .skip)
-        var store = ParameterSetStore()
-        var n = 0
-        while let unit = try splitter.next() {
-            switch unit.type.rawValue {
-            case 1, 5:
-                if let (header, bits) = try? SliceHeader.parse(unit, store: &store) { n &+= Int(header.firstMbInSlice) &+ bits }
-            case 6:
-                if let sei = try? SEI.parse(unit, context: store) { n &+= sei.messages.count }
-            case 7, 8, 15:
-                _ = try? store.ingest(unit)
-            default:
-                n &+= Int(unit.nalRefIdc)
-            }
-        }
-        return n
-    }
-
-    /// Slice headers parsed per second (best of `repetitions` passes over every slice of the
-    /// stream, its parameter sets known).
-    static func measureSliceHeaders(_ stream: ArraySlice<UInt8>, repetitions: Int) throws -> Double {
-        var store = ParameterSetStore()
-        var slices: [NALUnit] = []
-        var splitter = AnnexB.Splitter(stream, leadingData: .skip)
-        while let unit = try splitter.next() {
-            if unit.type == .slice || unit.type == .idrSlice { slices.append(unit) } else { _ = try? store.ingest(unit) }
-        }
-        guard !slices.isEmpty else { return 0 }
-        let clock = ContinuousClock()
-        var best = Double.infinity
-        var sink = 0
-        for _ in 0..<repetitions {
-            let start = clock.now
-            for unit in slices {
-                if let (header, bits) = try? SliceHeader.parse(unit, store: &store) { sink &+= Int(header.firstMbInSlice) &+ bits }
-            }
-            let d = clock.now - start
-            best = min(best, Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18)
-        }
-        if sink == 42 { Output.line("") }  // keeps the results alive
-        return best > 0 ? Double(slices.count) / best : .infinity
     }
 
     static func rbspExtraction(_ stream: ArraySlice<UInt8>) throws -> Int {

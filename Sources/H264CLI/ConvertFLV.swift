@@ -56,28 +56,59 @@ struct FLVSampleBuilder {
     private var spsByID: [Int: NALUnit] = [:]
     private var ppsByID: [Int: NALUnit] = [:]
     private var current: [UInt8]?
+    private var encodedFrameOffset: Int64?
+
+    /// Creates a builder that already knows `parameterSets` (an encoder's SPS and PPS), so
+    /// that samples without parameter sets in band can go first.
+    init(parameterSets: [NALUnit] = []) {
+        remember(parameterSets)
+    }
 
     /// The sample for one access unit (timestamps in milliseconds), and the avcC record to send
     /// before it when the parameter sets are new or changed (nil when the current one holds).
     /// - Throws: ``H264Error/Code/missingParameterSet`` when no SPS and PPS came before.
     mutating func sample(_ au: AccessUnit) throws -> (avcC: [UInt8]?, sample: FLVVideoSample) {
-        for unit in au.nalUnits {
-            guard let id = unit.parameterSetID else { continue }
-            if unit.type == .sps { spsByID[id] = unit } else if unit.type == .pps { ppsByID[id] = unit }
+        guard let times = au.timestamps(timescale: 1000) else {
+            throw CLIError("access unit \(au.index) has no timestamps")
         }
+        return try sample(nalUnits: au.nalUnits, dts: times.dts, pts: times.pts, isKeyframe: au.isKeyframe,
+                          name: "access unit \(au.index)")
+    }
+
+    /// The sample for one encoded frame (timestamps in milliseconds). FLV times cannot be
+    /// negative, and an encoder with frame reordering starts its DTS below 0: when the first
+    /// frame's DTS is negative, every time is moved later by that much.
+    mutating func sample(_ frame: EncodedFrame) throws -> (avcC: [UInt8]?, sample: FLVVideoSample) {
+        let base = TimeBase(numerator: 1, denominator: Int64(frame.timescale))
+        let dts = base.rescale(frame.dts, to: 1000), pts = base.rescale(frame.pts, to: 1000)
+        let offset = encodedFrameOffset ?? max(0, 0 &- dts)  // rescale saturates: no overflow
+        encodedFrameOffset = offset
+        return try sample(nalUnits: frame.nalUnits, dts: dts &+ offset, pts: pts &+ offset, isKeyframe: frame.isKeyframe,
+                          name: "encoded frame at \(frame.pts)")
+    }
+
+    /// The one sample path: parameter sets in band are remembered (and left out of the
+    /// sample), the avcC record is rebuilt and compared, the rest becomes a 4-byte AVCC sample.
+    private mutating func sample(nalUnits: [NALUnit], dts: Int64, pts: Int64, isKeyframe: Bool,
+                                 name: @autoclosure () -> String) throws -> (avcC: [UInt8]?, sample: FLVVideoSample) {
+        remember(nalUnits)
         guard !spsByID.isEmpty, !ppsByID.isEmpty else {
-            throw H264Error.invalid(.missingParameterSet, "no SPS/PPS before access unit \(au.index)")
+            throw H264Error.invalid(.missingParameterSet, "no SPS/PPS before \(name())")
         }
         let record = try AVCDecoderConfigurationRecord(
             parameterSets: spsByID.keys.sorted().compactMap { spsByID[$0] } + ppsByID.keys.sorted().compactMap { ppsByID[$0] })
             .serialized()
         let changed = record != current
         current = record
-        guard let times = au.timestamps(timescale: 1000) else {
-            throw CLIError("access unit \(au.index) has no timestamps")
+        let data = try AccessUnit(nalUnits: nalUnits, index: 0).avccSample(lengthSize: .four, includeParameterSets: false)
+        return (changed ? record : nil, FLVVideoSample(dts: dts, pts: pts, isKeyframe: isKeyframe, data: data))
+    }
+
+    private mutating func remember(_ units: [NALUnit]) {
+        for unit in units {
+            guard let id = unit.parameterSetID else { continue }
+            if unit.type == .sps { spsByID[id] = unit } else if unit.type == .pps { ppsByID[id] = unit }
         }
-        let data = try au.avccSample(lengthSize: .four, includeParameterSets: false)
-        return (changed ? record : nil, FLVVideoSample(dts: times.dts, pts: times.pts, isKeyframe: au.isKeyframe, data: data))
     }
 
     /// `onMetaData` for a stream: size and frame rate from its first SPS, duration from its

@@ -1,5 +1,7 @@
+import FLV
 import Foundation
 import H264
+import RTMP
 import X264
 
 /// `h264 encode`: frames in (Y4M, raw, or a test pattern), H.264 out (Annex-B or AVCC).
@@ -11,8 +13,11 @@ enum EncodeCommand: CLICommand {
 
     INPUT is a .y4m file or - (Y4M on stdin). Without INPUT the built-in test pattern is
     encoded (moving colour bars with a frame counter; 1280x720, 30 fps, 300 frames).
-    OUT ending in .h264 or .264 gets an Annex-B stream; .avcc gets AVCC samples (4-byte
-    lengths, parameter sets in band); - writes Annex-B to stdout.
+    OUT ending in .h264 or .264 gets an Annex-B stream; - writes Annex-B to stdout.
+    OUT ending in .avcc gets AVCC samples (length-prefixed NAL units, SPS/PPS out of band)
+    and the avcC record in OUT-config (e.g. out.avcc-config; --avcc-config to choose).
+    OUT ending in .flv gets an FLV file (onMetaData, AVC sequence header, one tag per frame
+    with composition times for B-frames, end of sequence).
 
     input:
       --raw WxH             INPUT is headerless raw frames of this size
@@ -38,17 +43,29 @@ enum EncodeCommand: CLICommand {
       --force-keyframes L   IDR pictures exactly at these frame numbers, e.g. 0,90,180
       --slice-max-size N    at most N bytes per slice
       --threads N           encoder threads (default: x264 chooses)
+    output:
+      --length-size N       .avcc: NAL unit length size 1, 2 or 4 (default 4)
+      --avcc-config FILE    .avcc: where the avcC record goes (default OUT-config)
+      --rtmp URL            publish live to rtmp://host[:port]/app/stream (with or without -o);
+                            frames go out as they are encoded, paced by the source
+      --rtmp-queue N        frames the RTMP sender may hold (default 60); when full, the
+                            encoder waits up to 5 s, then frames are dropped until a keyframe
 
     A progress line is shown when stderr is a terminal; a summary (frames, keyframes,
     average bitrate, speed) is printed on stderr at the end.
     """
 
     static func run(_ args: inout Arguments) throws {
-        guard let out = try args.option("-o") ?? args.option("--output") else { throw CLIError("encode needs -o OUT") }
-        let avcc = out.hasSuffix(".avcc")
-        guard avcc || out == "-" || out.hasSuffix(".h264") || out.hasSuffix(".264") else {
-            throw CLIError("output must end in .h264, .264 or .avcc (or be -)")
+        let out = try args.option("-o") ?? args.option("--output")
+        let rtmp = try args.option("--rtmp")
+        let lengthSize = try args.intOption("--length-size").map { n throws(H264Error) in try AVCC.LengthSize(byteCount: n) }
+        let configPath = try args.option("--avcc-config")
+        let rtmpQueue = try args.intOption("--rtmp-queue") ?? 60
+        guard out != nil || rtmp != nil else { throw CLIError("encode needs -o OUT or --rtmp URL") }
+        if let out, !EncodeOutputs.isSupported(out) {
+            throw CLIError("output must end in .h264, .264, .avcc or .flv (or be -)")
         }
+        guard rtmpQueue > 0 else { throw CLIError("--rtmp-queue must be positive") }
         let raw = try args.option("--raw")
         let pixFmt = try args.option("--pix-fmt")
         let fpsText = try args.option("--fps")
@@ -164,16 +181,24 @@ enum EncodeCommand: CLICommand {
         if let threads { config.threads = threads }
 
         let encoder = try X264Encoder(configuration: config)
-        let sink = try OutputSink(out)
+        let metadata = FLVMetadata(width: width, height: height, frameRate: rate, encoder: "swift-h264")
+        var outputs: [any EncodeOutput] = []
+        if let out {
+            outputs.append(try EncodeOutputs.open(out, encoder: encoder, metadata: metadata, configurationPath: configPath,
+                                                  lengthSize: lengthSize ?? .four))
+        }
+        if let rtmp {
+            let options = RTMPPublisher.Options(queueCapacity: rtmpQueue, overflowPolicy: .block(maximumWaitMilliseconds: 5000))
+            outputs.append(try RTMPEncodeOutput(url: rtmp, encoder: encoder, metadata: metadata, options: options))
+        }
         var stats = Stats(frameRate: rate, expected: frameLimit ?? (positionals.isEmpty ? 300 : nil))
         let interactive = isatty(2) != 0
         let started = ContinuousClock.now
         var index = 0
 
-        func write(_ units: [EncodedFrame]) throws(H264Error) {
+        func write(_ units: [EncodedFrame]) throws {
             for au in units {
-                let bytes = avcc ? try au.avcc(lengthSize: .four) : au.annexB()
-                try sink.write(bytes)
+                for output in outputs { try output.write(au) }
                 stats.add(au)
             }
             if interactive { Output.progress(stats.progressLine(elapsed: ContinuousClock.now - started)) }
@@ -203,7 +228,7 @@ enum EncodeCommand: CLICommand {
         }
         pipe.cancel()
         try write(try encoder.flush())
-        try sink.close()
+        for output in outputs { try output.close() }
         if interactive { Output.progress(nil) }
         Output.note(stats.summary(elapsed: ContinuousClock.now - started))
     }
@@ -255,7 +280,7 @@ enum EncodeCommand: CLICommand {
 }
 
 /// Streams output bytes to a file or stdout.
-private final class OutputSink {
+final class OutputSink {
     private let handle: FileHandle
     private let path: String
 

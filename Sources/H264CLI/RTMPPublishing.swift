@@ -13,7 +13,10 @@ final class RTMPPublishing {
 
     /// Connects, publishes, and queues the metadata.
     /// - Throws: the typed errors of ``RTMPPublisher/init(url:options:)``.
-    init(url: String, metadata: FLVMetadata, options: RTMPPublisher.Options = .init()) throws {
+    /// - Parameter parameterSets: SPS and PPS known before the first frame (an encoder's), for
+    ///   streams that do not carry them in band.
+    init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit] = [], options: RTMPPublisher.Options = .init()) throws {
+        builder = FLVSampleBuilder(parameterSets: parameterSets)
         publisher = try RTMPPublisher(url: url, options: options)
         publisher.send(metadata: metadata)
     }
@@ -23,10 +26,20 @@ final class RTMPPublishing {
     /// - Returns: false when the overflow policy dropped the frame.
     @discardableResult
     func send(_ accessUnit: AccessUnit) throws -> Bool {
-        let (avcC, sample) = try builder.sample(accessUnit)
-        if let avcC { try publisher.send(decoderConfiguration: avcC, timestamp: sample.dts) }
-        lastDTS = sample.dts
-        return try publisher.send(sample)
+        try send(try builder.sample(accessUnit))
+    }
+
+    /// Queues one encoded frame (times as ``FLVSampleBuilder/sample(_:)-(EncodedFrame)`` makes them).
+    /// - Returns: false when the overflow policy dropped the frame.
+    @discardableResult
+    func send(_ frame: EncodedFrame) throws -> Bool {
+        try send(try builder.sample(frame))
+    }
+
+    private func send(_ built: (avcC: [UInt8]?, sample: FLVVideoSample)) throws -> Bool {
+        if let avcC = built.avcC { try publisher.send(decoderConfiguration: avcC, timestamp: built.sample.dts) }
+        lastDTS = built.sample.dts
+        return try publisher.send(built.sample)
     }
 
     /// Sends the end of sequence, unpublishes and closes; returns the counters.

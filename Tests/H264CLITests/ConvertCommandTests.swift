@@ -56,12 +56,24 @@ import H264
     }
 
     @Test func benchJSONHasTheKeys() throws {
-        let keys = Set(BenchCommand.measurements.map(\.key))
-        #expect(keys.isSuperset(of: ["memcpy_gbps", "split_batch_gbps", "split_streaming_gbps", "annexb_to_avcc_gbps",
-                                     "rbsp_gbps", "parse_headers_gbps"]))
+        #expect(BenchCommand.measurements.map(\.key) == ["memcpy_gbps", "split_batch_gbps", "split_streaming_gbps",
+                                                        "annexb_to_avcc_gbps", "rbsp_gbps", "access_units_gbps",
+                                                        "parse_headers_gbps", "slice_headers_per_s", "rtp_packetize_gbps",
+                                                        "rtp_depacketize_gbps", "bgra_to_i420_mpps"])
         let stream = SyntheticStream.make(bytes: 1 << 20)
         #expect(try AnnexB.split(stream).count > 3)
         // Every measurement sees the same NAL payloads.
         #expect(try BenchCommand.splitBatch(stream[...]) == (try BenchCommand.splitStreaming(stream[...])))
+        // The parsing measurements run on it (its slice headers are random bits: errors are counted).
+        #expect(ParsingBench.accessUnits(stream[...]) > 0)
+        #expect(try ParsingBench.parseHeaders(stream[...]) > 0)
+        #expect(ParsingBench.headerUnits(stream).contains { $0.type == .sps })
+    }
+
+    /// `h264 bench --json` prints one object with every key (a tiny run).
+    @Test func benchRunsEveryMeasurement() throws {
+        var args = Arguments(["--size-mb", "1", "--repetitions", "1", "--json",
+                              "--only", "access_units_gbps,parse_headers_gbps,slice_headers_per_s"])
+        try BenchCommand.run(&args)
     }
 }

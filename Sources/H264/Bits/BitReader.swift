@@ -48,12 +48,17 @@ public struct BitReader: Sendable {
     func peekBitsSlowly(_ count: Int) -> UInt64 {
         precondition(count >= 0 && count <= 64, "peekBits takes 0 to 64 bits")
         if count == 0 { return 0 }
-        var result: UInt64 = 0
-        var have = 0
         var byteIndex = bitPosition >> 3
         let offsetInByte = bitPosition & 7
         let base = bytes.startIndex
         let total = bytes.count
+        // Fast path: eight whole bytes in the buffer hold the bits (count + offset <= 64).
+        if byteIndex <= total &- 8, count <= 64 &- offsetInByte {  // total >= 0, so total - 8 cannot overflow
+            let word = bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: byteIndex, as: UInt64.self)) }
+            return (word << UInt64(offsetInByte)) >> UInt64(64 &- count)  // 1 <= count <= 64
+        }
+        var result: UInt64 = 0
+        var have = 0
         // First (partial) byte.
         if byteIndex < total {
             let b = UInt64(bytes[base &+ byteIndex]) & (0xFF >> UInt64(offsetInByte))

@@ -1,0 +1,77 @@
+import H264
+
+/// Parsing measurements for `h264 bench`: the access-unit layer and the header parsers.
+enum ParsingBench {
+    /// `access_units_gbps`: the whole access-unit layer over the stream (split, parameter sets,
+    /// slice headers, boundaries per 7.4.1.2.4, keyframe flags, POC, DTS/PTS).
+    /// - Returns: a number that depends on the result (access units plus keyframes).
+    static func accessUnits(_ stream: ArraySlice<UInt8>) -> Int {
+        let (units, errors) = AccessUnits.assemble(annexB: stream, leadingData: .skip)
+        var n = errors.count
+        for au in units {
+            n &+= 1
+            if au.isKeyframe { n &+= 1 }
+            n &+= Int(truncatingIfNeeded: au.pts ?? 0)
+        }
+        return n
+    }
+
+    /// `parse_headers_gbps`: every NAL unit header, SPS, PPS, subset SPS, SEI and slice header
+    /// of the stream parsed, with a ``ParameterSetStore`` (errors counted, not thrown: the
+    /// generated stream's slice headers are random bits).
+    static func parseHeaders(_ stream: ArraySlice<UInt8>) throws -> Int {
+        var splitter = AnnexB.Splitter(stream, leadingData: .skip)
+        var store = ParameterSetStore()
+        var n = 0
+        while let unit = try splitter.next() {
+            n &+= Int(unit.type.rawValue) &+ Int(unit.nalRefIdc)
+            do throws(H264Error) {
+                switch unit.type.rawValue {
+                case 7, 8, 15: try store.ingest(unit)
+                case 6: n &+= try SEI.parse(unit, context: store).messages.count
+                case 1, 5, 20: n &+= try SliceHeader.parse(unit, store: &store).bitLength
+                default: break
+                }
+            } catch {
+                n &+= 1
+            }
+        }
+        return n
+    }
+
+    /// The NAL units of a stream for ``sliceHeadersPerSecond(_:)``: its parameter sets and its
+    /// slices (types 1, 5), in order.
+    static func headerUnits(_ stream: [UInt8]) -> [NALUnit] {
+        var splitter = AnnexB.Splitter(stream[...], leadingData: .skip)
+        var units: [NALUnit] = []
+        while let unit = try? splitter.next() {
+            if [1, 5, 7, 8].contains(unit.type.rawValue) { units.append(unit) }
+        }
+        return units
+    }
+
+    /// `slice_headers_per_s`: slice headers parsed per second of this thread's CPU time
+    /// (parameter sets ingested as they come; only slices whose header parses are counted),
+    /// over passes for at least `seconds`.
+    static func sliceHeadersPerSecond(_ units: [NALUnit], seconds: Double = 0.3) throws -> Double {
+        var parsed = 0
+        var sink = 0
+        func pass() {
+            var store = ParameterSetStore()
+            parsed = 0
+            for unit in units {
+                let type = unit.type.rawValue
+                if type == 7 || type == 8 {
+                    _ = try? store.ingest(unit)
+                } else if let h = try? SliceHeader.parse(unit, store: &store) {
+                    parsed &+= 1
+                    sink &+= h.bitLength
+                }
+            }
+        }
+        pass()
+        let perPass = parsed
+        let perNanosecond = RTPBench.measure(bytesPerPass: perPass, seconds: seconds, pass)
+        return sink != 0 ? perNanosecond * 1e9 : 0
+    }
+}

@@ -1,0 +1,115 @@
+import FLV
+import H264
+import RTMP
+
+/// Where `h264 encode` sends its access units: a file in some framing, or an RTMP server.
+protocol EncodeOutput: AnyObject {
+    /// Takes one access unit, in decoding order.
+    func write(_ frame: EncodedFrame) throws
+    /// Ends the output (trailers, end of sequence, closing).
+    func close() throws
+}
+
+/// The outputs `h264 encode` knows, chosen from `-o OUT` and `--rtmp URL`.
+enum EncodeOutputs {
+    /// The avcC record file written next to an AVCC output: `OUT-config` (`out.avcc-config`).
+    static func defaultConfigurationPath(for path: String) -> String { path + "-config" }
+
+    /// Checks `-o OUT` before the encoder opens: true for an extension (or `-`) it can write.
+    static func isSupported(_ path: String) -> Bool {
+        path == "-" || [".h264", ".264", ".avcc", ".flv"].contains { path.hasSuffix($0) }
+    }
+
+    /// Opens the output for `path` by its extension.
+    /// - Parameters:
+    ///   - configurationPath: the avcC record file for `.avcc` (default ``defaultConfigurationPath(for:)``).
+    ///   - lengthSize: the NAL unit length size for `.avcc`.
+    static func open(_ path: String, encoder: any FrameEncoder, metadata: FLVMetadata,
+                     configurationPath: String?, lengthSize: AVCC.LengthSize) throws -> any EncodeOutput {
+        if path.hasSuffix(".avcc") {
+            return try AVCCEncodeOutput(path: path, configurationPath: configurationPath ?? defaultConfigurationPath(for: path),
+                                        encoder: encoder, lengthSize: lengthSize)
+        }
+        if path.hasSuffix(".flv") { return try FLVEncodeOutput(path: path, encoder: encoder, metadata: metadata) }
+        return try AnnexBEncodeOutput(path: path)
+    }
+}
+
+/// An Annex-B stream (4-byte start codes, parameter sets in band as the encoder puts them).
+final class AnnexBEncodeOutput: EncodeOutput {
+    private let sink: OutputSink
+    init(path: String) throws { sink = try OutputSink(path) }
+    func write(_ frame: EncodedFrame) throws { try sink.write(frame.annexB()) }
+    func close() throws { try sink.close() }
+}
+
+/// AVCC samples (parameter sets out of band) and the avcC record in a second file, as
+/// `h264 convert --to avcc` writes them.
+final class AVCCEncodeOutput: EncodeOutput {
+    private let sink: OutputSink
+    private let lengthSize: AVCC.LengthSize
+
+    /// Writes the record at once: the encoder knows its parameter sets when it opens.
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when the encoder has none.
+    init(path: String, configurationPath: String, encoder: any FrameEncoder, lengthSize: AVCC.LengthSize) throws {
+        guard let record = try encoder.decoderConfiguration(lengthSize: lengthSize) else {
+            throw H264Error.invalid(.missingParameterSet, "the encoder has no SPS/PPS for an avcC record")
+        }
+        try Output.write(record.serialized(), to: configurationPath)
+        self.lengthSize = lengthSize
+        sink = try OutputSink(path)
+    }
+
+    func write(_ frame: EncodedFrame) throws {
+        let sample = try AccessUnit(nalUnits: frame.nalUnits, index: 0)
+            .avccSample(lengthSize: lengthSize, includeParameterSets: false)
+        try sink.write(sample)
+    }
+
+    func close() throws { try sink.close() }
+}
+
+/// An FLV file: `onMetaData`, the AVC sequence header, one tag per frame, end of sequence;
+/// written as the frames come.
+final class FLVEncodeOutput: EncodeOutput {
+    private let sink: OutputSink
+    private var writer = FLVWriter()
+    private var builder: FLVSampleBuilder
+
+    init(path: String, encoder: any FrameEncoder, metadata: FLVMetadata) throws {
+        sink = try OutputSink(path)
+        builder = FLVSampleBuilder(parameterSets: encoder.parameterSets)
+        try writer.writeMetadata(metadata)
+    }
+
+    func write(_ frame: EncodedFrame) throws {
+        let (avcC, sample) = try builder.sample(frame)
+        if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: sample.dts) }
+        try writer.writeSample(sample)
+        try sink.write(writer.takeBytes())
+    }
+
+    func close() throws {
+        try writer.writeEndOfSequence()
+        try sink.write(writer.takeBytes())
+        try sink.close()
+    }
+}
+
+/// Live publishing to `rtmp://host[:port]/app/stream`: each frame is queued as soon as the
+/// encoder returns it, so the pace is the source's (the encoding loop's).
+final class RTMPEncodeOutput: EncodeOutput {
+    private let session: RTMPPublishing
+
+    init(url: String, encoder: any FrameEncoder, metadata: FLVMetadata, options: RTMPPublisher.Options) throws {
+        session = try RTMPPublishing(url: url, metadata: metadata, parameterSets: encoder.parameterSets, options: options)
+    }
+
+    func write(_ frame: EncodedFrame) throws { try session.send(frame) }
+
+    /// Sends the end of sequence and unpublishes; reports dropped frames on stderr.
+    func close() throws {
+        let stats = try session.finish()
+        if stats.framesDropped > 0 { Output.note("rtmp: \(stats.framesDropped) frames dropped (queue full)") }
+    }
+}
