@@ -46,8 +46,15 @@ enum FuzzBodies {
     static func annexBParse(_ data: [UInt8]) {
         var store = ParameterSetStore()
         var traceStore = ParameterSetStore()
+        var strict = ParameterSetStore(parseMode: .strict)
+        var lenient = ParameterSetStore(parseMode: .lenient)
         for unit in nalUnits(data[...]) {
             _ = try? store.ingest(unit)
+            // Whatever SPS the strict mode accepts, the lenient one accepts too (a PPS depends
+            // on the SPS each store holds, which may differ).
+            let strictStored = (try? strict.ingest(unit)) ?? false
+            let lenientStored = (try? lenient.ingest(unit)) ?? false
+            check(unit.type != .sps || !strictStored || lenientStored, "a lenient store refuses an SPS a strict one accepts")
             switch unit.type.rawValue {
             case 6:
                 _ = try? SEI.parse(unit, context: store)
@@ -211,6 +218,13 @@ enum FuzzBodies {
         for unit in nalUnits(data[...]) {
             switch unit.type.rawValue {
             case 7:
+                // A lenient parse (a repaired SPS) writes back to a conforming SPS.
+                var warnings: [ParseWarning] = []
+                if let repaired = try? SequenceParameterSet(rbsp: unit.rbsp, mode: .lenient, warnings: &warnings),
+                   let bytes = try? repaired.rbsp() {
+                    check((try? SequenceParameterSet(rbsp: bytes[...], mode: .default, warnings: &warnings)) == repaired,
+                          "a leniently parsed SPS does not survive write + parse")
+                }
                 guard let sps = try? SequenceParameterSet(rbsp: unit.rbsp) else { continue }
                 let written: [UInt8]
                 do throws(H264Error) { written = try sps.rbsp() } catch {
