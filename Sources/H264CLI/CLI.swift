@@ -115,6 +115,13 @@ enum Input {
             while let chunk = try readChunk(FileHandle.standardInput, 1 << 20) { out += chunk }
             return out
         }
+        // FoundationEssentials leaks its read buffer for an empty regular file (LeakSanitizer
+        // reports 4 KiB from readBytesFromFile): such a file is read as empty without it.
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+           attributes[.type] as? FileAttributeType == .typeRegular,
+           let size = attributes[.size], (size as? Int) == 0 || (size as? UInt64) == 0 || (size as? NSNumber)?.intValue == 0 {
+            return []
+        }
         guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read '\(path)'") }
         return [UInt8](data)
     }

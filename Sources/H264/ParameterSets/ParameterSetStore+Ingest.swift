@@ -1,13 +1,20 @@
 extension ParameterSetStore {
     /// Parses `nal` if it is an SPS (7), PPS (8) or subset SPS (15) and stores it; other
-    /// NAL unit types are ignored.
+    /// NAL unit types are ignored. SPS and PPS are parsed with ``parseMode``; what a lenient
+    /// mode recovered from is added to ``warnings``.
     /// - Returns: true when a parameter set was stored.
     /// - Throws: the parsing error of a malformed parameter set (the store is unchanged).
     @discardableResult
     public mutating func ingest(_ nal: NALUnit) throws(H264Error) -> Bool {
         switch nal.type.rawValue {
-        case 7: insert(try SequenceParameterSet(rbsp: nal.rbsp))
-        case 8: insert(try PictureParameterSet(rbsp: nal.rbsp, sps: spsLookup))
+        case 7, 8:
+            var found: [ParseWarning] = []
+            if nal.type.rawValue == 7 {
+                insert(try SequenceParameterSet(rbsp: nal.rbsp, mode: parseMode, warnings: &found))
+            } else {
+                insert(try PictureParameterSet(rbsp: nal.rbsp, sps: spsLookup, mode: parseMode, warnings: &found))
+            }
+            record(found)
         case 15: insert(try SubsetSequenceParameterSet(rbsp: nal.rbsp))
         default: return false
         }

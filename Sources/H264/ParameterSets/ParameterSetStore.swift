@@ -22,8 +22,35 @@ public struct ParameterSetStore: Sendable {
     /// The PPS id that the last slice header activated.
     public private(set) var activePPSID: Int?
 
+    /// How ``ingest(_:)`` treats SPS and PPS that depart from the specification (trailing data,
+    /// a truncated VUI, missing trailing bits); ``ParseMode/default`` keeps trailing data only.
+    public var parseMode: ParseMode = .default
+    /// What ``ingest(_:)`` recovered from under ``parseMode``, oldest first: at most
+    /// ``maxWarnings`` (later ones are counted in ``droppedWarningCount``).
+    public private(set) var warnings: [ParseWarning] = []
+    /// Warnings not kept because ``warnings`` was full.
+    public private(set) var droppedWarningCount = 0
+    /// The cap on ``warnings``: a hostile stream cannot grow the store without bound.
+    public static let maxWarnings = 64
+
     /// Creates an empty store.
     public init() {}
+
+    /// Creates an empty store that parses with `parseMode`.
+    public init(parseMode: ParseMode) { self.parseMode = parseMode }
+
+    /// Empties ``warnings``.
+    public mutating func removeWarnings() {
+        warnings.removeAll()
+        droppedWarningCount = 0
+    }
+
+    /// Keeps `found` within ``maxWarnings``.
+    mutating func record(_ found: [ParseWarning]) {
+        for w in found {
+            if warnings.count < Self.maxWarnings { warnings.append(w) } else { droppedWarningCount &+= 1 }  // < Int.max ingests
+        }
+    }
 
     /// The SPS with `seq_parameter_set_id` `id`, if seen.
     @inlinable public func sps(id: Int) -> SequenceParameterSet? {

@@ -1,0 +1,287 @@
+// The bodies of the libFuzzer targets in Tests/Fuzz. This file compiles twice: into the
+// single-module fuzz build (Tests/Fuzz/run.sh compiles it with every file of Sources/H264, so
+// there is no H264 module to import), and into H264Tests, where FuzzRegressionTests replays
+// every kept crasher through the same functions.
+#if canImport(H264)
+import H264
+#endif
+
+/// One function per fuzz target. Each takes arbitrary bytes, drives public entry points, and
+/// traps (through ``FuzzBodies/check(_:_:)``) only when a property the library promises does not
+/// hold; a thrown `H264Error` is a correct answer to hostile input.
+enum FuzzBodies {
+    /// The targets, by the names `Tests/Fuzz/run.sh` and `Tests/Fuzz/Regressions/<name>` use.
+    static let targets: [String: @Sendable ([UInt8]) -> Void] = [
+        "annexb_parse": annexBParse,
+        "streaming": streaming,
+        "avcc": avcc,
+        "access_units": accessUnits,
+        "roundtrip": roundTrip,
+    ]
+
+    /// Traps with `message` when `condition` is false: a broken promise is a finding.
+    static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fatalError("fuzz property violated: \(message())") }
+    }
+
+    /// The NAL units of an Annex-B stream, going on after errors (leading bytes skipped).
+    static func nalUnits(_ bytes: ArraySlice<UInt8>) -> [NALUnit] {
+        var splitter = AnnexB.Splitter(bytes, leadingData: .skip)
+        var units: [NALUnit] = []
+        var steps = 0
+        while steps <= bytes.count &+ 2 {  // each step consumes input; the bound guards a loop bug
+            steps &+= 1
+            do throws(H264Error) {
+                guard let unit = try splitter.next() else { break }
+                units.append(unit)
+            } catch {}
+        }
+        return units
+    }
+
+    // MARK: - annexb_parse
+
+    /// Annex-B split, then every NAL unit parsed as what it is (SPS, PPS, subset SPS through the
+    /// store; SEI with the store as context; slice headers), and traced.
+    static func annexBParse(_ data: [UInt8]) {
+        var store = ParameterSetStore()
+        var traceStore = ParameterSetStore()
+        var strict = ParameterSetStore(parseMode: .strict)
+        var lenient = ParameterSetStore(parseMode: .lenient)
+        for unit in nalUnits(data[...]) {
+            _ = try? store.ingest(unit)
+            // Whatever SPS the strict mode accepts, the lenient one accepts too (a PPS depends
+            // on the SPS each store holds, which may differ).
+            let strictStored = (try? strict.ingest(unit)) ?? false
+            let lenientStored = (try? lenient.ingest(unit)) ?? false
+            check(unit.type != .sps || !strictStored || lenientStored, "a lenient store refuses an SPS a strict one accepts")
+            switch unit.type.rawValue {
+            case 6:
+                _ = try? SEI.parse(unit, context: store)
+                _ = try? SEI.parse(unit, context: store, options: .framingOnly)
+                _ = try? SEI.trace(unit, context: store)
+                _ = try? SEI.removingMessages(ofType: SEIPayloadType(5), from: unit)
+            case 1, 5, 20:
+                _ = try? SliceHeader.parse(unit, store: &store)
+            default:
+                break
+            }
+            let trace = NALUnitTrace.trace(unit, store: &traceStore)
+            check(!trace.elements.isEmpty || trace.error != nil, "a trace with neither elements nor error")
+        }
+    }
+
+    // MARK: - streaming
+
+    /// The streaming parser, fed in chunk sizes the first bytes choose, yields exactly what the
+    /// batch splitter yields for the same bytes.
+    static func streaming(_ data: [UInt8]) {
+        guard let first = data.first else { return }
+        let sizeCount = Int(first & 7) &+ 1  // 1...8 size bytes follow
+        guard data.count > sizeCount else { return }
+        let sizes = data[1...sizeCount].map { Int($0) &+ 1 }  // 1...256 bytes per chunk
+        let stream = Array(data[(sizeCount &+ 1)...])
+        let policy: AnnexB.LeadingDataPolicy = first & 8 == 0 ? .reject : .skip
+        let batch = splitEvents(stream[...], policy: policy)
+        let streamed = streamEvents(stream, sizes: sizes, policy: policy)
+        check(batch == streamed, "streaming \(streamed.count) events != batch \(batch.count) events, chunks \(sizes)")
+        // A small NAL unit limit must be enforced without trapping, whatever the chunking.
+        _ = streamEvents(stream, sizes: sizes, policy: policy, maximum: Int(first >> 4) &+ 1)
+    }
+
+    /// One splitter event: a NAL unit's bytes or an error code.
+    enum SplitEvent: Equatable {
+        case unit([UInt8])
+        case error(String)
+    }
+
+    static func splitEvents(_ bytes: ArraySlice<UInt8>, policy: AnnexB.LeadingDataPolicy) -> [SplitEvent] {
+        var s = AnnexB.Splitter(bytes, leadingData: policy)
+        var out: [SplitEvent] = []
+        while out.count <= bytes.count &+ 2 {
+            do throws(H264Error) {
+                guard let u = try s.next() else { break }
+                out.append(.unit(Array(u.bytes)))
+            } catch { out.append(.error(error.code.description)) }
+        }
+        return out
+    }
+
+    static func streamEvents(_ bytes: [UInt8], sizes: [Int], policy: AnnexB.LeadingDataPolicy,
+                             maximum: Int = AnnexBStreamParser.defaultMaximumNALUnitSize) -> [SplitEvent] {
+        var parser = AnnexBStreamParser(maximumNALUnitSize: maximum, leadingData: policy)
+        var out: [SplitEvent] = []
+        func drain() {
+            var steps = 0
+            while steps <= bytes.count &+ 2 {
+                steps &+= 1
+                do throws(H264Error) {
+                    guard let u = try parser.next() else { return }
+                    out.append(.unit(Array(u.bytes)))
+                } catch { out.append(.error(error.code.description)) }
+            }
+            check(false, "the streaming parser did not stop yielding")
+        }
+        var i = 0, k = 0
+        while i < bytes.count {
+            let n = min(sizes[k % sizes.count], bytes.count - i)
+            parser.append(bytes[i..<(i + n)])
+            drain()
+            i += n
+            k += 1
+        }
+        parser.finish()
+        drain()
+        return out
+    }
+
+    // MARK: - avcc
+
+    /// avcC record parsing and writing, AVCC splitting, and both conversions. Byte 0 chooses the
+    /// length size, bytes 1-2 (big-endian) the length of the avcC record that follows; the rest
+    /// is the length-prefixed payload (and, for annexBToAVCC, an Annex-B stream).
+    static func avcc(_ data: [UInt8]) {
+        guard data.count >= 3 else { return }
+        let first = data[0]
+        let body = data[3...]
+        let recordLength = min(body.count, Int(data[1]) << 8 | Int(data[2]))
+        let recordBytes = body.prefix(recordLength)
+        let payload = body.dropFirst(recordLength)
+        let lengthSizes: [AVCC.LengthSize] = [.one, .two, .four]
+        let lengthSize = lengthSizes[Int(first) % 3]
+        _ = try? AVCC.split(payload, lengthSize: lengthSize)
+        if let record = try? AVCDecoderConfigurationRecord(parsing: recordBytes) {
+            let written = record.serialized()
+            let again = try? AVCDecoderConfigurationRecord(parsing: written[...])
+            check(again == record, "an avcC record does not survive serialise + parse")
+            if let annexB = try? FormatConversion.avccToAnnexB(payload, configuration: record) {
+                _ = nalUnits(annexB[...])
+            }
+            _ = try? FormatConversion.avccToAnnexB(payload, configuration: record, lengthSize: lengthSize)
+        }
+        if let converted = try? FormatConversion.annexBToAVCC(body, lengthSize: lengthSize, leadingData: .skip) {
+            let units = try? AVCC.split(converted.bytes, lengthSize: lengthSize)
+            check(units != nil, "AVCC written by annexBToAVCC does not split")
+            _ = try? FormatConversion.avccToAnnexB(converted.bytes[...], configuration: converted.configuration)
+        }
+    }
+
+    // MARK: - access_units
+
+    /// Access-unit assembly with POC and timestamps, batch and streaming; the first byte
+    /// chooses the timing configuration, small limits and the chunk size.
+    static func accessUnits(_ data: [UInt8]) {
+        guard let first = data.first else { return }
+        let stream = data[1...]
+        let timing = TimestampAssigner.Configuration(
+            frameRate: first & 1 == 0 ? nil : (numerator: Int64(first >> 4) &+ 1, denominator: 1),
+            overridesStreamTiming: first & 2 != 0,
+            reorderDepth: first & 4 == 0 ? nil : Int(first >> 5))
+        let (units, _) = AccessUnits.assemble(annexB: stream, timing: timing, leadingData: .skip)
+        for au in units { check(!au.nalUnits.isEmpty, "an empty access unit") }
+
+        let limits = first & 8 == 0 ? AccessUnitAssembler.Limits()
+            : AccessUnitAssembler.Limits(maxAccessUnitBytes: 512, maxNALUnitsPerAccessUnit: 4)
+        var parser = AccessUnitParser(timing: timing, limits: limits, leadingData: .skip)
+        let chunk = Int(first >> 4) &* 16 &+ 1
+        var i = stream.startIndex
+        var produced = 0
+        func drain() {
+            var steps = 0
+            while steps <= data.count &+ 2 {
+                steps &+= 1
+                do throws(H264Error) {
+                    guard let au = try parser.next() else { return }
+                    check(!au.nalUnits.isEmpty, "an empty access unit")
+                    produced &+= 1
+                } catch {}
+            }
+            check(false, "the access-unit parser did not stop yielding")
+        }
+        while i < stream.endIndex {
+            let end = min(i + chunk, stream.endIndex)
+            parser.append(stream[i..<end])
+            drain()
+            i = end
+        }
+        parser.finish()
+        drain()
+        check(produced <= data.count, "more access units than bytes")
+    }
+
+    // MARK: - roundtrip
+
+    /// Whatever parses (SPS, PPS, subset SPS, slice header, SEI) writes back and parses again
+    /// to an equal value.
+    static func roundTrip(_ data: [UInt8]) {
+        var store = ParameterSetStore()
+        for unit in nalUnits(data[...]) {
+            switch unit.type.rawValue {
+            case 7:
+                // A lenient parse (a repaired SPS) writes back to a conforming SPS.
+                var warnings: [ParseWarning] = []
+                if let repaired = try? SequenceParameterSet(rbsp: unit.rbsp, mode: .lenient, warnings: &warnings),
+                   let bytes = try? repaired.rbsp() {
+                    check((try? SequenceParameterSet(rbsp: bytes[...], mode: .default, warnings: &warnings)) == repaired,
+                          "a leniently parsed SPS does not survive write + parse")
+                }
+                guard let sps = try? SequenceParameterSet(rbsp: unit.rbsp) else { continue }
+                let written: [UInt8]
+                do throws(H264Error) { written = try sps.rbsp() } catch {
+                    check(false, "a parsed SPS does not write: \(error)"); continue
+                }
+                let again = try? SequenceParameterSet(rbsp: written[...])
+                check(again == sps, "an SPS does not survive write + parse")
+                store.insert(sps)
+            case 8:
+                guard let pps = try? PictureParameterSet(rbsp: unit.rbsp, sps: store.spsLookup) else { continue }
+                let written: [UInt8]
+                do throws(H264Error) { written = try pps.rbsp(sps: store.spsLookup) } catch {
+                    check(false, "a parsed PPS does not write: \(error)"); continue
+                }
+                let again = try? PictureParameterSet(rbsp: written[...], sps: store.spsLookup)
+                check(again == pps, "a PPS does not survive write + parse")
+                store.insert(pps)
+            case 15:
+                guard let subset = try? SubsetSequenceParameterSet(rbsp: unit.rbsp) else { continue }
+                let written: [UInt8]
+                do throws(H264Error) {
+                    var w = SyntaxWriter()
+                    var copy = subset
+                    try copy.code(&w)
+                    written = w.writer.bytes
+                } catch {
+                    check(false, "a parsed subset SPS does not write: \(error)"); continue
+                }
+                let again = try? SubsetSequenceParameterSet(rbsp: written[...])
+                check(again == subset, "a subset SPS does not survive write + parse")
+                store.insert(subset)
+            case 6:
+                guard let sei = try? SEI.parse(unit, context: store) else { continue }
+                let written: NALUnit
+                do throws(H264Error) { written = try sei.nalUnit() } catch {
+                    check(false, "a parsed SEI does not write: \(error)"); continue
+                }
+                let again = try? SEI.parse(written, context: store)
+                check(again == sei, "an SEI NAL unit does not survive write + parse")
+            case 1, 5:
+                guard let (header, _) = try? SliceHeader.parse(unit, store: &store) else { continue }
+                let idr = unit.type.rawValue == 5
+                let bits: BitWriter
+                do throws(H264Error) {
+                    bits = try header.write(nalUnitType: unit.type.rawValue, nalRefIdc: unit.nalRefIdc, idrPicFlag: idr, store: &store)
+                } catch {
+                    check(false, "a parsed slice header does not write: \(error)"); continue
+                }
+                // Slice data follows the header: pad with a one bit and zeros, like a stop bit.
+                var padded = bits
+                padded.writeTrailingBits()
+                let again = try? SliceHeader.parse(rbsp: padded.bytes[...], nalUnitType: unit.type.rawValue,
+                                                   nalRefIdc: unit.nalRefIdc, idrPicFlag: idr, store: &store)
+                check(again?.header == header, "a slice header does not survive write + parse")
+            default:
+                break
+            }
+        }
+    }
+}
