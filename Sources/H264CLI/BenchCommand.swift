@@ -130,11 +130,6 @@ enum BenchCommand: CLICommand {
                 Output.line("\(m.label.padding(toLength: 38, withPad: " ", startingAt: 0)) \(value) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0)) \(ratio)")
             }
         }
-        let slicesPerSecond = try measureSliceHeaders(stream[...], repetitions: repetitions)
-        object.add("slice_headers_per_s", Int(slicesPerSecond.rounded()))
-        if !json {
-            Output.line("\("slice headers per second".padding(toLength: 36, withPad: " ", startingAt: 0)) \(Int(slicesPerSecond))")
-        }
         object.add("input_bytes", stream.count)
         object.add("slice_file", sliceFile ?? (paths.first ?? "generated"))
         if json { Output.line(object.rendered) }
