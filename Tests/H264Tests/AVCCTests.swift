@@ -1,5 +1,6 @@
 import Testing
 @testable import H264
+import TestSupport
 
 @Suite struct AVCCTests {
     static let units: [[UInt8]] = [[0x67, 0x42, 0, 0x1E], [0x68, 0xCE], [0x65] + [UInt8](repeating: 0x88, count: 300)]
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func randomBytesNeverTrap() {
-        var rng = SplitMix(seed: 3)
+        var rng = SplitMix64(seed: 3)
         for _ in 0..<2000 {
             let bytes = (0..<Int(rng.next() % 64)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             for size in [AVCC.LengthSize.one, .two, .four] {

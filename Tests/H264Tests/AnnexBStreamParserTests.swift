@@ -1,5 +1,6 @@
 import Testing
 @testable import H264
+import TestSupport
 
 /// One thing a splitter produced: a NAL unit's bytes, or an error code.
 enum SplitEvent: Equatable, CustomStringConvertible {
@@ -127,7 +128,7 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
     }
 
     @Test func randomChunkingAgrees() {
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for round in 0..<200 {
             // Streams rich in zeros and start codes.
             let n = Int(rng.next() % 300)
@@ -160,7 +161,7 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
 
     @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"))
     func corpusRandomChunking() throws {
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for path in CorpusFiles.annexBStreams.prefix(12) {
             let bytes = try CorpusFiles.read(path)
             let sizes = (0..<16).map { _ in Int(rng.next() % 3000) + 1 }
@@ -169,15 +170,3 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
     }
 }
 
-/// A small deterministic generator for tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

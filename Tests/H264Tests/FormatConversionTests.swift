@@ -1,5 +1,6 @@
 import Testing
 @testable import H264
+import TestSupport
 
 @Suite struct FormatConversionTests {
     static let sps = AVCDecoderConfigurationRecordTests.highSPS
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func onePassEqualsTwoPassOnRandomStreams() throws {
-        var rng = SplitMix(seed: 11)
+        var rng = SplitMix64(seed: 11)
         let pieces: [[UInt8]] = [Self.aud, Self.sps, Self.pps, Self.sei, Self.idr, Self.idr2, Self.p, [0x41] + [UInt8](repeating: 0x77, count: 70),
                                  [0x65, 0x88] + [UInt8](repeating: 0x99, count: 300), [0x80, 1], [0x61, 0, 0, 3, 1]]
         for _ in 0..<400 {

@@ -1,5 +1,6 @@
 import Testing
 @testable import H264
+import TestSupport
 
 /// Hostile input: every prefix of real streams, and random bytes, through every framing entry
 /// point; each gives NAL units or typed errors, never a trap.
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func randomBytes() {
-        var rng = SplitMix(seed: 99)
+        var rng = SplitMix64(seed: 99)
         for _ in 0..<3000 {
             let n = Int(rng.next() % 96)
             let bytes = (0..<n).map { _ -> UInt8 in

@@ -3,6 +3,7 @@ import H264
 import H264Fixtures
 import RTP
 import Testing
+import TestSupport
 
 /// Seeded mutations of every fixture (bit flips, byte changes, truncations, duplicated and
 /// dropped NAL units, spliced streams) through every public entry point: each must return a
@@ -165,17 +166,8 @@ import Testing
     }
 }
 
-/// A small seeded generator (SplitMix64): the same mutations on every run.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A value in 0..<n (0 when n is 0).
+
+extension SplitMix64 {
+    /// A number in `0..<n` (0 when `n` is not positive).
     mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import H264
+import TestSupport
 
 @Suite struct StartCodeScannerTests {
     /// The obvious byte loop the SIMD scan must agree with.
@@ -14,7 +15,7 @@ import Testing
 
     @Test(arguments: [UInt8(1), 3])
     func agreesWithTheByteLoop(_ third: UInt8) {
-        var rng = SplitMix(seed: UInt64(third))
+        var rng = SplitMix64(seed: UInt64(third))
         for _ in 0..<1500 {
             let n = Int(rng.next() % 200)
             let density = rng.next() % 4  // from few zeros to mostly zeros

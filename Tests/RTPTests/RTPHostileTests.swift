@@ -1,6 +1,7 @@
 import H264
 import RTP
 import Testing
+import TestSupport
 
 @Suite struct RTPHostileTests {
     static func rtp(_ payload: [UInt8], seq: UInt16 = 1, marker: Bool = true, first: UInt8 = 0x80) -> [UInt8] {
@@ -102,7 +103,7 @@ import Testing
         let units = try [[0x67, 0x42, 0, 0x1E, 0xAB], [0x68, 0xCE, 0x38], [0x65] + [UInt8](repeating: 0x21, count: 300),
                          [0x06, 1, 2, 0x80]].map { try NALUnit($0) }
         for t in 0..<4 { p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: Int64(t) * 3600), into: &buffer) }
-        var rng = SeededRNG(seed: 42)
+        var rng = SplitMix64(seed: 42)
         var d = try RTPDepacketizer(.init(reorderWindow: 8))
         var errors = 0, delivered = 0
         for round in 0..<3000 {
