@@ -49,6 +49,8 @@ public struct AccessUnitAssembler: Sendable {
     private var spsUnits: [Int: NALUnit] = [:]
     private var ppsUnits: [Int: NALUnit] = [:]
     private var formatChanged = false
+    /// `pic_order_cnt_type` of each SPS id seen (-1: none), refreshed when an SPS arrives.
+    private var pocTypeBySPS = [Int8](repeating: -1, count: ParameterSetStore.spsIDCount)
     private var incomingOffset: Int?
     private var currentOffset: Int?
     private var pendingOffset: Int?
@@ -152,7 +154,7 @@ public struct AccessUnitAssembler: Sendable {
             if let header = parsed.header {
                 picture.sliceTypes.append(header.sliceType % 5)
             }
-            if firstSliceOfPicture, let header = parsed.header, let sps = parsed.sps {
+            if firstSliceOfPicture, let header = parsed.header, let sps = store.activeSPS {
                 startPicture(header, sps: sps, unit: unit)
             }
         } else if parsed.fields == nil {
@@ -164,7 +166,6 @@ public struct AccessUnitAssembler: Sendable {
 
     private struct ParsedSlice {
         var header: SliceHeader?
-        var sps: SequenceParameterSet?
         var fields: SlicePictureFields?
         var firstMbInSlice: UInt32?
         var error: H264Error?
@@ -174,16 +175,18 @@ public struct AccessUnitAssembler: Sendable {
         var result = ParsedSlice()
         do throws(H264Error) {
             let (header, _) = try SliceHeader.parse(unit, store: &store)
-            guard let sps = store.activeSPS else { throw H264Error.invalid(.missingParameterSet, "no active SPS") }
+            // The SPS's pic_order_cnt_type, without copying the SPS for every slice.
+            guard let spsID = store.activeSPSID, spsID >= 0, spsID < pocTypeBySPS.count, pocTypeBySPS[spsID] >= 0 else {
+                throw H264Error.invalid(.missingParameterSet, "no active SPS")
+            }
             result.header = header
-            result.sps = sps
             result.firstMbInSlice = header.firstMbInSlice
             var fields = SlicePictureFields(isIDR: unit.type == .idrSlice, nalRefIdc: unit.nalRefIdc,
                                             picParameterSetId: Int(header.ppsID), frameNum: Int64(header.frameNum))
             fields.fieldPic = header.fieldPicFlag
             fields.bottomField = header.bottomFieldFlag
             fields.idrPicId = Int64(header.idrPicID)
-            fields.picOrderCntType = Int(sps.picOrderCntType)
+            fields.picOrderCntType = Int(pocTypeBySPS[spsID])
             fields.picOrderCntLsb = Int64(header.picOrderCntLsb)
             fields.deltaPicOrderCntBottom = Int64(header.deltaPicOrderCntBottom)
             fields.deltaPicOrderCnt0 = Int64(header.deltaPicOrderCnt0)
@@ -300,6 +303,9 @@ public struct AccessUnitAssembler: Sendable {
         }
         guard let id = unit.parameterSetID else { return }
         let bytes = unit.payload
+        if type == .sps, id < pocTypeBySPS.count, let sps = store.sps(id: id) {
+            pocTypeBySPS[id] = Int8(truncatingIfNeeded: sps.picOrderCntType)  // 0...2
+        }
         if type == .sps {
             if let old = spsBytes[id], old != bytes { formatChanged = true }
             spsBytes[id] = bytes

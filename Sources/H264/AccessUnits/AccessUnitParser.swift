@@ -111,26 +111,26 @@ public enum AccessUnits {
         var errors: [H264Error] = []
         var assembler = AccessUnitAssembler()
         var units: [AccessUnit] = []
-        var spsForAU: [SequenceParameterSet?] = []
+        var firstSPS: SequenceParameterSet?
         while true {
             do throws(H264Error) {
                 guard let unit = try splitter.next() else { break }
                 var start = unit.bytes.startIndex &- 3  // after a start code: >= startIndex + 3
                 if start > bytes.startIndex && bytes[start &- 1] == 0 { start &-= 1 }
                 if let au = try assembler.push(unit, offset: start &- bytes.startIndex) {
+                    if units.isEmpty { firstSPS = assembler.store.activeSPS }
                     units.append(au)
-                    spsForAU.append(assembler.store.activeSPS)
                 }
             } catch {
                 errors.append(error)
             }
         }
         if let au = assembler.finish() {
+            if units.isEmpty { firstSPS = assembler.store.activeSPS }
             units.append(au)
-            spsForAU.append(assembler.store.activeSPS)
         }
-        TimestampAssigner.assign(&units, spsLookup: { spsForAU.indices.contains($0.index) ? spsForAU[$0.index] : nil },
-                                 configuration: timing)
+        // Timing (time base, reorder depth) comes from the SPS in force for the first access unit.
+        TimestampAssigner.assign(&units, spsLookup: { _ in firstSPS }, configuration: timing)
         return (units, errors)
     }
 }
