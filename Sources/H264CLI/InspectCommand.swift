@@ -54,7 +54,7 @@ enum InspectCommand: CLICommand {
             let (units, errors) = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: lenient ? .skip : .reject)
             if let first = errors.first, units.isEmpty { throw first }
             for au in units { report.add(au) }
-            report.finish(totalBytes: bytes.count, sps: lastStore(bytes, lenient: lenient).activeSPS, timeBase: units.first?.timeBase)
+            report.finish(totalBytes: bytes.count, sps: summarySPS(units), timeBase: units.first?.timeBase)
             for e in errors.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
         }
     }
@@ -126,23 +126,18 @@ enum InspectCommand: CLICommand {
         }
     }
 
-    private static func lastStore(_ bytes: [UInt8], lenient: Bool) -> ParameterSetStore {
+    /// The SPS the summary describes: the id of the first SPS in the stream, with the content
+    /// it last had; read from the access units already assembled (no second pass over the bytes).
+    private static func summarySPS(_ units: [AccessUnit]) -> SequenceParameterSet? {
         var store = ParameterSetStore()
-        var splitter = AnnexB.Splitter(bytes[...], leadingData: lenient ? .skip : .reject)
-        while true {
-            do {
-                guard let unit = try splitter.next() else { break }
-                if unit.type == .sps || unit.type == .pps { _ = try? store.ingest(unit) }
-                if unit.type == .sps, store.activeSPS == nil, let id = try? firstSPSID(unit) { try? store.activateSPS(id: id) }
-            } catch { continue }
+        var firstID: Int?
+        for au in units {
+            for unit in au.nalUnits where unit.type == .sps {
+                guard (try? store.ingest(unit)) != nil, let id = unit.parameterSetID else { continue }
+                if firstID == nil { firstID = id }
+            }
         }
-        return store
-    }
-
-    private static func firstSPSID(_ unit: NALUnit) throws -> Int {
-        var r = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(16)))
-        try r.skipBits(24)
-        return Int(try r.readUE())
+        return firstID.flatMap { store.sps(id: $0) }
     }
 
     private static func firstSPS(_ store: ParameterSetStore) -> SequenceParameterSet? {
