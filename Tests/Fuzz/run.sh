@@ -6,8 +6,15 @@
 # TARGET is one of annexb_parse, streaming, avcc, access_units, roundtrip: a key of
 # FuzzBodies.targets (Tests/H264Tests/Fuzz/FuzzBodies.swift). Every file of Sources/H264, the
 # shared bodies and the entry point (Tests/Fuzz/Targets/Entry.swift) are compiled into ONE module
-# and one binary for all targets, with -sanitize=fuzzer,address, into .build/fuzz/bin/h264-fuzz;
-# FUZZ_TARGET selects the body at run time. The corpus lives in .build/fuzz/corpus/TARGET (kept between runs, not
+# and one binary for all targets, into .build/fuzz/bin/h264-fuzz[-SANITIZERS];
+# FUZZ_TARGET selects the body at run time.
+#
+# FUZZ_SANITIZE (default: none) adds sanitizers to libFuzzer's coverage instrumentation, e.g.
+# FUZZ_SANITIZE=address. Swift already traps on out-of-bounds indexing and overflow in -O builds;
+# AddressSanitizer adds checks for the few unsafe-pointer paths (the start-code scanner, unaligned
+# word loads) at about five times the cost per execution. The intended campaign: run each target
+# without it, then replay the grown corpus once under AddressSanitizer:
+#   FUZZ_SANITIZE=address Tests/Fuzz/run.sh TARGET 0 -runs=0   (SECONDS 0: replay only) The corpus lives in .build/fuzz/corpus/TARGET (kept between runs, not
 # committed); it is seeded at every run with Fixtures/Streams, ../shared/corpus when present
 # (the first FUZZ_MAX_LEN bytes of each stream) and Tests/Fuzz/Regressions/TARGET. Crashers are written to
 # .build/fuzz/artifacts/TARGET/; keep each as Tests/Fuzz/Regressions/TARGET/<name> once fixed.
@@ -27,7 +34,8 @@ case $target in
 esac
 out="$root/.build/fuzz"
 mkdir -p "$out/bin" "$out/corpus/$target" "$out/seeds/$target" "$out/artifacts/$target"
-bin="$out/bin/h264-fuzz"
+sanitize=${FUZZ_SANITIZE:-}
+bin="$out/bin/h264-fuzz${sanitize:+-$(printf '%s' "$sanitize" | tr ',' '-')}"
 
 # Rebuild when any input is newer than the binary.
 if [ ! -x "$bin" ] || [ -n "$(find "$root/Sources/H264" "$here/Targets" \
@@ -36,7 +44,7 @@ if [ ! -x "$bin" ] || [ -n "$(find "$root/Sources/H264" "$here/Targets" \
     find "$root/Sources/H264" "$here/Targets" -name '*.swift' > "$out/sources"
     echo "$root/Tests/H264Tests/Fuzz/FuzzBodies.swift" >> "$out/sources"
     swiftc -parse-as-library -swift-version 6 -module-name H264Fuzz -O -g \
-        -sanitize=fuzzer,address @"$out/sources" -o "$bin.tmp"
+        -sanitize=fuzzer${sanitize:+,$sanitize} @"$out/sources" -o "$bin.tmp"
     mv "$bin.tmp" "$bin"
 fi
 
@@ -70,7 +78,8 @@ if [ -d "$here/Regressions/$target" ]; then
 fi
 
 jobs=${FUZZ_JOBS:-1}
-set -- -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" \
+if [ "$seconds" -gt 0 ]; then set -- -max_total_time="$seconds" "$@"; fi
+set -- -rss_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" \
     -dict="$here/h264.dict" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
 if [ "$jobs" -gt 1 ]; then set -- -fork="$jobs" "$@"; fi
 export FUZZ_TARGET="$target"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import H264Fixtures
 @testable import H264
 
@@ -21,7 +22,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
 
     @Test(arguments: annexBFixtures)
     func accessUnitsMatchTheManifest(_ fixture: Fixture) throws {
-        let bytes = try fixture.bytes()
+        let bytes = fixture.bytes()
         let (units, _) = AccessUnits.assemble(annexB: bytes[...])
         let facts = fixture.facts
         #expect(accessUnitSizes(units, in: bytes) == facts.accessUnitSizes, "\(fixture)")
@@ -30,7 +31,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
 
     @Test(arguments: annexBFixtures)
     func timestampsAreOrdered(_ fixture: Fixture) throws {
-        let bytes = try fixture.bytes()
+        let bytes = fixture.bytes()
         let (units, _) = AccessUnits.assemble(annexB: bytes[...])
         var lastDTS: Int64?
         for au in units where !au.flags.hasNoPicture {
@@ -45,7 +46,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
 
     @Test(arguments: annexBFixtures)
     func streamingGivesTheSameAccessUnitsForAnyChunking(_ fixture: Fixture) throws {
-        let bytes = try fixture.bytes()
+        let bytes = fixture.bytes()
         let (batch, _) = AccessUnits.assemble(annexB: bytes[...])
         for chunkSize in [1, 7, 188, 1500] {
             var parser = AccessUnitParser(timing: .init(reorderDepth: 16))
@@ -72,8 +73,8 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
         }
     }
 
-    @Test func resolutionChangeIsOneFormatChange() throws {
-        let bytes = try Fixture.resolutionChange.bytes()
+    @Test func resolutionChangeIsOneFormatChange() {
+        let bytes = Fixture.resolutionChange.bytes()
         let (units, _) = AccessUnits.assemble(annexB: bytes[...])
         let changes = units.compactMap(\.formatChange)
         #expect(changes.count == 1)
@@ -87,7 +88,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
 
     @Test func openGOPAndIntraRefreshAreRandomAccessPoints() throws {
         for fixture in [Fixture.openGOP, .intraRefresh] {
-            let bytes = try fixture.bytes()
+            let bytes = fixture.bytes()
             let (units, _) = AccessUnits.assemble(annexB: bytes[...])
             let rap = units.filter(\.flags.isRandomAccess)
             #expect(!rap.isEmpty, "\(fixture)")
@@ -95,8 +96,8 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
         }
     }
 
-    @Test func flagsOfABFrameStream() throws {
-        let bytes = try Fixture.mainCABACBFrames.bytes()
+    @Test func flagsOfABFrameStream() {
+        let bytes = Fixture.mainCABACBFrames.bytes()
         let (units, _) = AccessUnits.assemble(annexB: bytes[...])
         let first = try #require(units.first)
         #expect(first.flags.isSync && !first.flags.dependsOnOthers && first.flags.hasParameterSets)
@@ -148,7 +149,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
     }
 }
 
-@Suite(.enabled(if: CorpusFiles.isPresent && CorpusFiles.tool("ffprobe") != nil, "needs ../shared/corpus and ffprobe"))
+@Suite(.enabled(if: CorpusFiles.isPresent && Support.hasFFmpeg, "needs ../shared/corpus and ffprobe"))
 struct AccessUnitCorpusTests {
     struct Packet: Decodable { let size: String; let flags: String }
     struct Packets: Decodable { let packets: [Packet] }
@@ -161,7 +162,7 @@ struct AccessUnitCorpusTests {
     func accessUnitsEqualFFprobePackets(_ path: String) throws {
         let bytes = try CorpusFiles.read(path)
         let (units, _) = AccessUnits.assemble(annexB: bytes[...], leadingData: .skip)
-        let out = try CorpusFiles.run("ffprobe", ["-v", "error", "-f", "h264", "-show_packets", "-show_entries",
+        let out = try Support.run("ffprobe", ["-v", "error", "-f", "h264", "-show_packets", "-show_entries",
                                                   "packet=size,flags", "-of", "json", CorpusFiles.url(path).path])
         let packets = try JSONDecoder().decode(Packets.self, from: Data(out.stdout)).packets
         #expect(accessUnitSizes(units, in: bytes) == packets.map { Int($0.size)! }, "\(path)")
@@ -177,7 +178,7 @@ struct AccessUnitCorpusTests {
     func presentationOrderEqualsFFmpegOutputOrder(_ path: String) throws {
         let bytes = try CorpusFiles.read(path)
         let (units, _) = AccessUnits.assemble(annexB: bytes[...], leadingData: .skip)
-        let out = try CorpusFiles.run("ffprobe", ["-v", "error", "-f", "h264", "-show_frames", "-show_entries",
+        let out = try Support.run("ffprobe", ["-v", "error", "-f", "h264", "-show_frames", "-show_entries",
                                                   "frame=pkt_pos", "-of", "json", CorpusFiles.url(path).path])
         let frames = try JSONDecoder().decode(Frames.self, from: Data(out.stdout)).frames.compactMap { $0.pkt_pos.flatMap(Int.init) }
         let starts = accessUnitSizes(units, in: bytes).reduce(into: [0]) { $0.append($0.last! + $1) }

@@ -2,59 +2,8 @@ import Testing
 @testable import H264
 import TestSupport
 
-/// One thing a splitter produced: a NAL unit's bytes, or an error code.
-enum SplitEvent: Equatable, CustomStringConvertible {
-    case unit([UInt8])
-    case error(H264Error.Code)
-
-    var description: String {
-        switch self {
-        case .unit(let b): return "unit(\(b.count) bytes, type \(b.first.map { $0 & 0x1F } ?? 0))"
-        case .error(let c): return "error(\(c))"
-        }
-    }
-}
-
-/// The events of the batch splitter over `bytes`.
-func batchEvents(_ bytes: ArraySlice<UInt8>, leadingData: AnnexB.LeadingDataPolicy = .reject) -> [SplitEvent] {
-    var s = AnnexB.Splitter(bytes, leadingData: leadingData)
-    var out: [SplitEvent] = []
-    while out.count <= bytes.count + 2 {
-        do {
-            guard let u = try s.next() else { break }
-            out.append(.unit(Array(u.bytes)))
-        } catch { out.append(.error(error.code)) }
-    }
-    return out
-}
-
-/// The events of the streaming parser fed `bytes` in chunks of the given sizes (cycled).
-func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBStreamParser.defaultMaximumNALUnitSize,
-                     leadingData: AnnexB.LeadingDataPolicy = .reject) -> [SplitEvent] {
-    var parser = AnnexBStreamParser(maximumNALUnitSize: maximum, leadingData: leadingData)
-    var out: [SplitEvent] = []
-    func drain() {
-        while true {
-            do {
-                guard let u = try parser.next() else { return }
-                out.append(.unit(Array(u.bytes)))
-            } catch { out.append(.error(error.code)) }
-        }
-    }
-    var i = 0
-    var k = 0
-    while i < bytes.count {
-        let n = min(chunkSizes[k % chunkSizes.count], bytes.count - i)
-        parser.append(bytes[i..<(i + n)])
-        drain()
-        i += n
-        k += 1
-    }
-    parser.finish()
-    drain()
-    return out
-}
-
+/// The batch and streaming drivers are the fuzz bodies' own (`FuzzBodies.splitEvents` and
+/// `streamEvents`), so these tests and the `streaming` fuzz target check the same thing.
 @Suite struct AnnexBStreamParserTests {
     static let edgeCases: [[UInt8]] = [
         [],
@@ -75,9 +24,9 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
     func edgeCasesAgreeWithBatch(_ index: Int) {
         let bytes = Self.edgeCases[index]
         for policy in [AnnexB.LeadingDataPolicy.reject, .skip] {
-            let expected = batchEvents(bytes[...], leadingData: policy)
+            let expected = FuzzBodies.splitEvents(bytes[...], policy: policy)
             for size in 1...max(1, bytes.count) {
-                #expect(streamingEvents(bytes, chunkSizes: [size], leadingData: policy) == expected, "chunk \(size)")
+                #expect(FuzzBodies.streamEvents(bytes, sizes: [size], policy: policy) == expected, "chunk \(size)")
             }
         }
     }
@@ -119,12 +68,12 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
         var bytes: [UInt8] = [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100) + [0, 0, 1, 0x41, 1]
         bytes += [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100)
         for size in [1, 7, 50, 1000] {
-            let events = streamingEvents(bytes, chunkSizes: [size], maximum: 64)
+            let events = FuzzBodies.streamEvents(bytes, sizes: [size], maximum: 64)
             #expect(events == [.error(.nalUnitTooLarge), .unit([0x41, 1]), .error(.nalUnitTooLarge)], "chunk \(size)")
         }
         // Zeros do not grow the buffer, however many.
         let zeros = [0, 0, 1, 0x41] + [UInt8](repeating: 0, count: 10_000) + [0, 0, 1, 0x41]
-        #expect(streamingEvents(zeros, chunkSizes: [3], maximum: 8) == [.unit([0x41]), .unit([0x41])])
+        #expect(FuzzBodies.streamEvents(zeros, sizes: [3], maximum: 8) == [.unit([0x41]), .unit([0x41])])
     }
 
     @Test func randomChunkingAgrees() {
@@ -138,9 +87,9 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
                 bytes.append(r < 4 ? 0 : r < 6 ? 1 : UInt8(truncatingIfNeeded: rng.next()) & 0x7F)
             }
             for policy in [AnnexB.LeadingDataPolicy.reject, .skip] {
-                let expected = batchEvents(bytes[...], leadingData: policy)
+                let expected = FuzzBodies.splitEvents(bytes[...], policy: policy)
                 let sizes = (0..<5).map { _ in Int(rng.next() % 9) + 1 }
-                #expect(streamingEvents(bytes, chunkSizes: sizes, leadingData: policy) == expected, "round \(round)")
+                #expect(FuzzBodies.streamEvents(bytes, sizes: sizes, policy: policy) == expected, "round \(round)")
             }
         }
     }
@@ -150,12 +99,12 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
     @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"), arguments: CorpusFiles.annexBStreams)
     func corpusStreamingEqualsBatch(_ path: String) throws {
         let bytes = try CorpusFiles.read(path)
-        let expected = batchEvents(bytes[...])
+        let expected = FuzzBodies.splitEvents(bytes[...])
         #expect(!expected.isEmpty)
         for size in Self.corpusChunkSizes {
             if size == 1 && bytes.count > 60_000 { continue }  // byte-by-byte only on the small streams
             if size == 7 && bytes.count > 400_000 { continue }
-            #expect(streamingEvents(bytes, chunkSizes: [size]) == expected, "chunk size \(size)")
+            #expect(FuzzBodies.streamEvents(bytes, sizes: [size]) == expected, "chunk size \(size)")
         }
     }
 
@@ -165,7 +114,7 @@ func streamingEvents(_ bytes: [UInt8], chunkSizes: [Int], maximum: Int = AnnexBS
         for path in CorpusFiles.annexBStreams.prefix(12) {
             let bytes = try CorpusFiles.read(path)
             let sizes = (0..<16).map { _ in Int(rng.next() % 3000) + 1 }
-            #expect(streamingEvents(bytes, chunkSizes: sizes) == batchEvents(bytes[...]), "\(path)")
+            #expect(FuzzBodies.streamEvents(bytes, sizes: sizes) == FuzzBodies.splitEvents(bytes[...]), "\(path)")
         }
     }
 }

@@ -1,28 +1,14 @@
-/// Locating the shared test corpus (`../shared/corpus` from the package root) and the
-/// tools the corpus tests compare against. Everything here is absent on a fresh clone; tests
-/// that use it are enabled only when it is present.
+/// The streams of the shared test corpus (`../shared/corpus`, located by ``Support``), by
+/// kind. The corpus is absent on a fresh clone; tests that use it are enabled only when it is
+/// present.
 import Foundation
 import H264
+import TestSupport
 
 enum CorpusFiles {
-    /// The package root, found from this file's path.
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }  // Tests/H264Tests/CorpusFiles.swift
-        return url
-    }()
-
-    /// `../shared/corpus` relative to the package root (or to an ancestor of it, for a git
-    /// worktree nested one level deeper), if present.
-    static let root: URL? = {
-        var dir = packageRoot
-        for _ in 0..<3 {
-            dir.deleteLastPathComponent()
-            let url = dir.appendingPathComponent("shared/corpus")
-            if FileManager.default.fileExists(atPath: url.path) { return url }
-        }
-        return nil
-    }()
+    /// The corpus folder (``Support/corpus``), if present.
+    static let root: URL? = FileManager.default.fileExists(atPath: Support.corpus)
+        ? URL(fileURLWithPath: Support.corpus) : nil
 
     static var isPresent: Bool { root != nil }
 
@@ -59,40 +45,6 @@ enum CorpusFiles {
 
     static func read(_ relative: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: url(relative)))
-    }
-
-    /// The path of an executable on PATH, or nil.
-    static func tool(_ name: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
-            let path = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
-    static var hasFFmpeg: Bool { tool("ffmpeg") != nil }
-
-    /// Runs a tool; returns stdout and stderr.
-    static func run(_ tool: String, _ arguments: [String]) throws -> (stdout: [UInt8], stderr: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: self.tool(tool) ?? tool)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes concurrently enough: stderr on a background queue.
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return ([UInt8](outData), [UInt8](errData))
     }
 }
 

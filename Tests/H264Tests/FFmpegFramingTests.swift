@@ -1,18 +1,18 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import H264
 
 /// Framing checked against FFmpeg on the shared corpus (skipped without the corpus or ffmpeg).
 @Suite struct FFmpegFramingTests {
-    static let enabled = CorpusFiles.isPresent && CorpusFiles.hasFFmpeg
+    static let enabled = CorpusFiles.isPresent && Support.hasFFmpeg
 
     /// `nal_ref_idc` and `nal_unit_type` of every NAL unit of every packet (extradata
     /// excluded), from the syntax element lines of FFmpeg's `trace_headers` (its one-line NAL
     /// summaries skip repeats of the same type, so they cannot be counted).
     static func ffmpegNALHeaders(_ path: String, format: [String]) throws -> [[Int]] {
-        let (_, err) = try CorpusFiles.run("ffmpeg", ["-hide_banner", "-nostats", "-v", "trace"] + format
-            + ["-i", path, "-map", "0:v:0", "-c", "copy", "-copyinkf", "-bsf:v", "trace_headers", "-f", "null", "-"])
-        let text = String(decoding: err, as: UTF8.self)
+        let text = try Support.run("ffmpeg", ["-hide_banner", "-nostats", "-v", "trace"] + format
+            + ["-i", path, "-map", "0:v:0", "-c", "copy", "-copyinkf", "-bsf:v", "trace_headers", "-f", "null", "-"]).stderr
         var out: [[Int]] = []
         var inPackets = false
         var ref = -1
@@ -72,7 +72,7 @@ import Testing
 
         let mp4 = Self.temporaryPath(path + ".mp4")
         defer { try? FileManager.default.removeItem(atPath: mp4) }
-        _ = try CorpusFiles.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-f", "h264", "-i", CorpusFiles.url(path).path,
+        _ = try Support.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-f", "h264", "-i", CorpusFiles.url(path).path,
                                            "-map", "0:v:0", "-c", "copy", "-frames:v", "1", mp4])
         // No file when FFmpeg cannot remux the stream (no base-layer slice).
         guard let file = FileManager.default.contents(atPath: mp4), let box = AVCCBox.find(in: [UInt8](file)) else { return }
@@ -105,9 +105,9 @@ import Testing
             try? FileManager.default.removeItem(atPath: avccPath)
             try? FileManager.default.removeItem(atPath: annexBPath)
         }
-        _ = try CorpusFiles.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-i", input, "-map", "0:v:0", "-c", "copy", "-f", "data", avccPath])
-        let (_, log) = try CorpusFiles.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-i", input, "-map", "0:v:0", "-c:v", "copy",
-                                                      "-bsf:v", "h264_mp4toannexb", "-f", "h264", annexBPath])
+        _ = try Support.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-i", input, "-map", "0:v:0", "-c", "copy", "-f", "data", avccPath])
+        let log = try Support.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-i", input, "-map", "0:v:0", "-c:v", "copy",
+                                                      "-bsf:v", "h264_mp4toannexb", "-f", "h264", annexBPath]).stderr
         guard let avcc = FileManager.default.contents(atPath: avccPath), !avcc.isEmpty,
               let reference = FileManager.default.contents(atPath: annexBPath) else { return }  // no samples (init segment)
         let converted: [UInt8]
@@ -116,7 +116,7 @@ import Testing
         } catch {
             // Damaged samples: a typed error from us, and FFmpeg complains too.
             #expect([H264Error.Code.lengthPastEnd, .truncated, .emptyNALUnit].contains(error.code))
-            #expect(String(decoding: log, as: UTF8.self).contains("Invalid NAL unit size"), "\(error)")
+            #expect(log.contains("Invalid NAL unit size"), "\(error)")
             return
         }
         let ours = try AnnexB.split(converted)

@@ -103,6 +103,25 @@ public struct BitReader: Sendable {
         return bit == 1
     }
 
+    /// Reads `count` whole bytes (`count` × `u(8)`); at a byte-aligned position they are copied
+    /// in one step.
+    /// - Throws: ``H264Error/Code/truncated`` when fewer than `count` bytes remain.
+    /// - Complexity: O(count).
+    public mutating func readBytes(_ count: Int) throws(H264Error) -> [UInt8] {
+        guard count >= 0, count <= bitsRemaining >> 3 else {
+            throw .truncated("needed \(count) bytes at bit \(bitPosition), \(bitsRemaining) bits left")
+        }
+        if byteAligned {
+            let start = bytes.startIndex &+ (position >> 3)
+            position &+= count << 3  // count * 8 <= bitsRemaining
+            return Array(bytes[start..<(start &+ count)])
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        for _ in 0..<count { out.append(UInt8(truncatingIfNeeded: peekBits(8))); position &+= 8 }
+        return out
+    }
+
     /// Skips `count` bits.
     @inlinable
     public mutating func skipBits(_ count: Int) throws(H264Error) {

@@ -84,4 +84,11 @@ public struct BoundedSyntaxCoder<Inner: SyntaxCoder>: SyntaxCoder {
         }
         try inner.bytes(&bytes, count: count, name)
     }
+
+    public mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error) {
+        guard !isReading || (count >= 0 && count <= bitsRemaining / 8) else {
+            throw .truncated("\(name(0)): \(count) bytes wanted, \(bitsRemaining / 8) left in the payload")
+        }
+        try inner.byteElements(&bytes, count: count, name)
+    }
 }

@@ -1,8 +1,6 @@
 extension SyntaxCoder {
-    /// Codes `count` bytes one element each, named `name(i)` (`payload_byte[3]`): reads them
-    /// into `bytes`, or writes `bytes` (whose count must be `count`).
-    ///
-    /// Unlike ``bytes(_:count:_:)`` every byte is a traced element, as FFmpeg prints user data.
+    /// The default ``SyntaxCoder/byteElements(_:count:_:)``: one `u(8)` element per byte,
+    /// named `name(i)` (`payload_byte[3]`), as FFmpeg traces user data.
     /// Callers check `count` against the bits available first (it sizes an allocation).
     /// - Complexity: O(count).
     public mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error) {

@@ -82,6 +82,12 @@ public protocol SyntaxCoder {
     /// `bytes`, or writes `bytes` (whose count must be `count`). Must be byte aligned.
     mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error)
 
+    /// Bytes that are each a syntax element, named `name(i)` (`user_data_payload_byte[3]`):
+    /// reads `count` bytes into `bytes`, or writes `bytes` (whose count must be `count`).
+    /// The default codes one `u(8)` per byte, so a tracer sees every element; a reader may
+    /// read them in one step.
+    mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error)
+
     /// True when the coder is reading and has no bits left.
     var isAtEnd: Bool { get }
 
@@ -140,10 +146,12 @@ public struct SyntaxReader: SyntaxCoder {
 
     public mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
         guard count >= 0, count <= reader.bitsRemaining / 8 else { throw .truncated("\(name): \(count) bytes wanted") }
-        var out = [UInt8]()
-        out.reserveCapacity(count)
-        for _ in 0..<count { out.append(UInt8(truncatingIfNeeded: try reader.readBits(8))) }
-        bytes = out
+        bytes = try reader.readBytes(count)
+    }
+
+    /// Reads the bytes in one step: only a tracer needs one element per byte.
+    public mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error) {
+        try self.bytes(&bytes, count: count, name(0))
     }
 }
 

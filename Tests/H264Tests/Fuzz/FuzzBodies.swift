@@ -90,24 +90,34 @@ enum FuzzBodies {
     }
 
     /// One splitter event: a NAL unit's bytes or an error code.
-    enum SplitEvent: Equatable {
+    enum SplitEvent: Equatable, CustomStringConvertible {
         case unit([UInt8])
-        case error(String)
+        case error(H264Error.Code)
+
+        var description: String {
+            switch self {
+            case .unit(let b): return "unit(\(b.count) bytes, type \(b.first.map { $0 & 0x1F } ?? 0))"
+            case .error(let c): return "error(\(c))"
+            }
+        }
     }
 
-    static func splitEvents(_ bytes: ArraySlice<UInt8>, policy: AnnexB.LeadingDataPolicy) -> [SplitEvent] {
+    /// The events of the batch splitter over `bytes` (one per NAL unit or error).
+    static func splitEvents(_ bytes: ArraySlice<UInt8>, policy: AnnexB.LeadingDataPolicy = .reject) -> [SplitEvent] {
         var s = AnnexB.Splitter(bytes, leadingData: policy)
         var out: [SplitEvent] = []
         while out.count <= bytes.count &+ 2 {
             do throws(H264Error) {
                 guard let u = try s.next() else { break }
                 out.append(.unit(Array(u.bytes)))
-            } catch { out.append(.error(error.code.description)) }
+            } catch { out.append(.error(error.code)) }
         }
         return out
     }
 
-    static func streamEvents(_ bytes: [UInt8], sizes: [Int], policy: AnnexB.LeadingDataPolicy,
+    /// The events of the streaming parser fed `bytes` in chunks of `sizes` (cycled), draining
+    /// after each chunk and after `finish()`.
+    static func streamEvents(_ bytes: [UInt8], sizes: [Int], policy: AnnexB.LeadingDataPolicy = .reject,
                              maximum: Int = AnnexBStreamParser.defaultMaximumNALUnitSize) -> [SplitEvent] {
         var parser = AnnexBStreamParser(maximumNALUnitSize: maximum, leadingData: policy)
         var out: [SplitEvent] = []
@@ -118,7 +128,7 @@ enum FuzzBodies {
                 do throws(H264Error) {
                     guard let u = try parser.next() else { return }
                     out.append(.unit(Array(u.bytes)))
-                } catch { out.append(.error(error.code.description)) }
+                } catch { out.append(.error(error.code)) }
             }
             check(false, "the streaming parser did not stop yielding")
         }

@@ -2,12 +2,13 @@ import Foundation
 import H264
 import H264Fixtures
 import Testing
+import TestSupport
 
 /// Replays every input kept in `Tests/Fuzz/Regressions/<target>/` (crashers the fuzzers found,
 /// fixed since) through the fuzz target's body, and every fixture through every body.
 @Suite struct FuzzRegressionTests {
     /// `Tests/Fuzz/Regressions` of this package.
-    static let regressionsRoot = CorpusFiles.packageRoot.appendingPathComponent("Tests/Fuzz/Regressions")
+    static let regressionsRoot = URL(fileURLWithPath: Support.root).appendingPathComponent("Tests/Fuzz/Regressions")
 
     /// (target, file name) for every kept input.
     static let regressions: [FuzzInput] = {
