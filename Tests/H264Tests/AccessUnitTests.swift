@@ -73,7 +73,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
         }
     }
 
-    @Test func resolutionChangeIsOneFormatChange() {
+    @Test func resolutionChangeIsOneFormatChange() throws {
         let bytes = Fixture.resolutionChange.bytes()
         let (units, _) = AccessUnits.assemble(annexB: bytes[...])
         let changes = units.compactMap(\.formatChange)
@@ -96,7 +96,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
         }
     }
 
-    @Test func flagsOfABFrameStream() {
+    @Test func flagsOfABFrameStream() throws {
         let bytes = Fixture.mainCABACBFrames.bytes()
         let (units, _) = AccessUnits.assemble(annexB: bytes[...])
         let first = try #require(units.first)
