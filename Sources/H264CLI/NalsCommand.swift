@@ -8,9 +8,11 @@ enum NalsCommand: CLICommand {
     usage: h264 nals FILE|- [--json] [--lenient]
 
     One line per NAL unit: byte offset of the NAL header, size (without start code),
-    nal_unit_type, nal_ref_idc and the type's name (Table 7-1).
+    nal_unit_type, nal_ref_idc and the type's name (Table 7-1). A NAL unit whose header is
+    invalid (forbidden_zero_bit set) is listed at its offset as an error; the listing goes on.
 
-      --json      JSON Lines with keys offset, size, nal_unit_type, nal_ref_idc
+      --json      JSON Lines with keys offset, size, nal_unit_type, nal_ref_idc (an invalid
+                  NAL unit: offset, error, reason)
       --lenient   skip bytes before the first start code instead of failing
     """
 
@@ -19,21 +21,33 @@ enum NalsCommand: CLICommand {
         let lenient = args.flag("--lenient")
         let path = try args.positionals(min: 1, max: 1)[0]
         let bytes = try Input.readAll(path)
-        var splitter = AnnexB.Splitter(bytes[...], leadingData: lenient ? .skip : .reject)
         if !json { Output.line("offset      size  type ref  name") }
-        while let unit = try splitter.next() {
-            let offset = unit.bytes.startIndex
-            if json {
-                var o = JSONObject()
-                o.add("offset", offset)
-                o.add("size", unit.count)
-                o.add("nal_unit_type", Int(unit.type.rawValue))
-                o.add("nal_ref_idc", Int(unit.nalRefIdc))
-                Output.line(o.rendered)
-            } else {
-                let cols = [pad(String(offset), 10), pad(String(unit.count), 9), pad(String(unit.type.rawValue), 5),
-                            pad(String(unit.nalRefIdc), 4)]
-                Output.line(cols.joined() + "  " + unit.type.name)
+        for entry in try NALListingEntry.split(bytes[...], leadingData: lenient ? .skip : .reject) {
+            switch entry {
+            case .unit(let unit):
+                let offset = unit.bytes.startIndex
+                if json {
+                    var o = JSONObject()
+                    o.add("offset", offset)
+                    o.add("size", unit.count)
+                    o.add("nal_unit_type", Int(unit.type.rawValue))
+                    o.add("nal_ref_idc", Int(unit.nalRefIdc))
+                    Output.line(o.rendered)
+                } else {
+                    let cols = [pad(String(offset), 10), pad(String(unit.count), 9), pad(String(unit.type.rawValue), 5),
+                                pad(String(unit.nalRefIdc), 4)]
+                    Output.line(cols.joined() + "  " + unit.type.name)
+                }
+            case .invalid(let offset, let error):
+                if json {
+                    var o = JSONObject()
+                    o.add("offset", offset)
+                    o.add("error", error.code.description)
+                    o.add("reason", error.reason)
+                    Output.line(o.rendered)
+                } else {
+                    Output.line(pad(String(offset), 10) + "  invalid NAL unit: \(error.code): \(error.reason)")
+                }
             }
         }
     }

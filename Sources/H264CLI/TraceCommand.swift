@@ -12,7 +12,8 @@ enum TraceCommand: CLICommand {
     unit header in the RBSP (emulation-prevention bytes removed), names and subscripts as
     FFmpeg's trace_headers prints them. Slices stop after the slice header. The SPS and PPS
     before the first slice are known from the start (FFmpeg's extradata). A structure that
-    cannot be parsed ends its block with a '# error: ...' line; tracing goes on.
+    cannot be parsed ends its block with a '# error: ...' line, and a NAL unit whose header is
+    invalid is a '# invalid NAL unit at <offset>: ...' line; tracing goes on.
 
       --strict    fail on bytes before the first start code (by default they are skipped,
                   as FFmpeg skips them, and a comment line says how many)
@@ -23,7 +24,8 @@ enum TraceCommand: CLICommand {
         _ = args.flag("--lenient")  // the default; accepted for symmetry with `h264 nals`
         let path = try args.positionals(min: 1, max: 1)[0]
         let bytes = try Input.readAll(path)
-        let units = try AnnexB.split(bytes[...], leadingData: strict ? .reject : .skip)
+        let entries = try NALListingEntry.split(bytes[...], leadingData: strict ? .reject : .skip)
+        let units = entries.compactMap { entry -> NALUnit? in if case .unit(let u) = entry { u } else { nil } }
         if let first = units.first {
             // Bytes before the first start code that are not leading zero bytes.
             var end = max(0, first.bytes.startIndex - 3)  // the 00 00 01 before the NAL unit
@@ -32,11 +34,18 @@ enum TraceCommand: CLICommand {
         }
         var store = ParameterSetStore()
         NALUnitTrace.preload(&store, from: units)
-        for (index, unit) in units.enumerated() {
-            Output.line("# NAL \(index) at \(unit.bytes.startIndex): \(unit.type)")
-            let result = NALUnitTrace.trace(unit, store: &store)
-            for e in result.elements { Output.line(e.description) }
-            if let error = result.error { Output.line("# error: \(error.code): \(error.reason)") }
+        var index = 0
+        for entry in entries {
+            switch entry {
+            case .invalid(let offset, let error):
+                Output.line("# invalid NAL unit at \(offset): \(error.code): \(error.reason)")
+            case .unit(let unit):
+                Output.line("# NAL \(index) at \(unit.bytes.startIndex): \(unit.type)")
+                index += 1
+                let result = NALUnitTrace.trace(unit, store: &store)
+                for e in result.elements { Output.line(e.description) }
+                if let error = result.error { Output.line("# error: \(error.code): \(error.reason)") }
+            }
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `h264 nals|trace|inspect|convert` on damaged input: exit status 0, or 1 with a one-line
-/// error; never a signal. Runs the built binary (`h264` next to the test bundle).
+/// `h264 nals|trace|inspect|convert|edit` on damaged input: exit status 0, or 1 with a
+/// one-line error; never a signal. Runs the built binary (`h264` next to the test bundle).
 @Suite struct CLIRobustnessTests {
     static let packageRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
@@ -54,18 +54,25 @@ import Testing
         return out
     }
 
-    /// The exit status, whether a signal ended it, and stderr.
-    static func run(_ arguments: [String]) throws -> (status: Int32, signalled: Bool, stderr: String) {
+    /// Runs the `h264` executable: its exit status, whether a signal ended it, stdout and
+    /// stderr (stdout goes through a temporary file, so a long listing cannot block on a pipe).
+    static func run(_ arguments: [String]) throws -> (status: Int32, signalled: Bool, stdout: String, stderr: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try #require(binary))
         p.arguments = arguments
+        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("h264-cli-stdout-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: outURL) }
+        let out = try FileHandle(forWritingTo: outURL)
         let err = Pipe()
         p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
+        p.standardOutput = out
         try p.run()
         let data = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return (p.terminationStatus, p.terminationReason == .uncaughtSignal, String(decoding: data, as: UTF8.self))
+        try out.close()
+        let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
+        return (p.terminationStatus, p.terminationReason == .uncaughtSignal, stdout, String(decoding: data, as: UTF8.self))
     }
 
     @Test(.enabled(if: binary != nil, "the h264 executable is not built"))
@@ -83,9 +90,11 @@ import Testing
                 // The input read as AVCC, with the (possibly damaged) record of the last conversion
                 // or the input itself as the record.
                 ["convert", path, out, "--to", "annexb", "--avcc-config", FileManager.default.fileExists(atPath: config) ? config : path],
+                ["edit", path, out], ["edit", path, out, "--aud", "insert", "--sar", "4:3", "--frame-rate", "30000/1001", "--level", "4.1"],
+                ["edit", path, out, "--aud", "remove", "--crop", "0,2,0,2", "--full-range", "1"],
             ]
             for arguments in commands {
-                let (status, signalled, stderr) = try Self.run(arguments)
+                let (status, signalled, _, stderr) = try Self.run(arguments)
                 let line = "h264 \(arguments.joined(separator: " "))"
                 #expect(!signalled, "\(line) was killed by a signal")
                 #expect(status == 0 || status == 1, "\(line) exited with \(status)")
