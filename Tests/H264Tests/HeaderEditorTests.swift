@@ -1,4 +1,5 @@
 import Testing
+import H264Fixtures
 @testable import H264
 
 /// `AnnexBHeaderEditor`: no edits gives the same bytes; edits change only what they name.
@@ -72,6 +73,27 @@ struct HeaderEditorTests {
         let output = try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits(), unparsed: &unparsed)
         #expect(output == input)
         #expect(unparsed.count == 1 && unparsed.first?.error == H264Error(.missingParameterSet, ""))
+    }
+
+    @Test func invalidNALUnitHeadersAreCopiedInPlace() throws {
+        // A fixture, then a NAL unit with forbidden_zero_bit set, then the fixture again, with
+        // an AUD inserted before each access unit: the bad unit is copied where it was and
+        // reported by its index among all the stream's NAL units.
+        let fixture = Fixture.baselineCAVLC.bytes()
+        let count = try AnnexB.split(fixture).count
+        let input = fixture + [0, 0, 0, 1, 0xE1, 0x9A, 0x02] + fixture
+        var unparsed: [(index: Int, error: H264Error)] = []
+        #expect(try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits(), unparsed: &unparsed) == input)
+        #expect(unparsed.map(\.index) == [count])
+        #expect(unparsed.first?.error.code == .forbiddenBitSet)
+
+        var edits = HeaderEdits()
+        edits.accessUnitDelimiters = .insert
+        unparsed = []
+        let edited = try AnnexBHeaderEditor.edit(input[...], edits: edits, unparsed: &unparsed)
+        #expect(unparsed.map(\.index) == [count])
+        let bad: [UInt8] = [0, 0, 0, 1, 0xE1, 0x9A, 0x02]
+        #expect(edited.indices.contains { edited[$0...].starts(with: bad) })
     }
 
     @Test func primaryPicTypeFollowsTable7_5() {

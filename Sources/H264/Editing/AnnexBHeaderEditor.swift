@@ -18,13 +18,29 @@ public enum AnnexBHeaderEditor {
     }
 
     /// Edits `stream`, copying every NAL unit that cannot be parsed (a slice naming a missing
-    /// PPS, a malformed header) unchanged instead of failing, and listing them in `unparsed`
-    /// (NAL unit index and error). Edits never change what a slice header depends on, so a
-    /// copied slice stays valid; a copied SPS keeps its old values.
+    /// PPS, a malformed header, a NAL unit header with `forbidden_zero_bit` set) unchanged
+    /// instead of failing, and listing them in `unparsed` (the NAL unit's index in the stream,
+    /// counting every NAL unit, and the error). Edits never change what a slice header depends
+    /// on, so a copied slice stays valid; a copied SPS keeps its old values.
     /// - Throws: only for edits that cannot be applied (``H264Error/Code/invalidArgument``).
     public static func edit(_ stream: ArraySlice<UInt8>, edits: HeaderEdits,
                             unparsed: inout [(index: Int, error: H264Error)]) throws(H264Error) -> [UInt8] {
-        let units = try AnnexB.split(stream, leadingData: .skip)  // leading bytes are copied as they are
+        // The valid NAL units and their indices in the stream. An invalid one is left out: it is
+        // copied with the bytes between its neighbours, as leading bytes are.
+        var units: [NALUnit] = []
+        var streamIndex: [Int] = []
+        var problems: [(index: Int, error: H264Error)] = []
+        var splitter = AnnexB.Splitter(stream, leadingData: .skip)
+        while true {  // every call moves the splitter on
+            do throws(H264Error) {
+                guard let unit = try splitter.next() else { break }
+                streamIndex.append(units.count &+ problems.count)
+                units.append(unit)
+            } catch {
+                problems.append((units.count &+ problems.count, error))
+            }
+        }
+        defer { unparsed.append(contentsOf: problems.sorted { $0.index < $1.index }) }
         var original = ParameterSetStore()
         var out: [UInt8] = []
         out.reserveCapacity(stream.count &+ stream.count / 16)
@@ -65,7 +81,7 @@ public enum AnnexBHeaderEditor {
                         continue  // every message removed: the NAL unit goes
                     }
                 } catch {
-                    unparsed.append((i, error))
+                    problems.append((streamIndex[i], error))
                 }
             }
             if let types = auStart[i], !auHasAUD.contains(i) {
@@ -80,7 +96,7 @@ public enum AnnexBHeaderEditor {
             do throws(H264Error) {
                 try appendRewritten(nal, store: &original, edits: edits, to: &out)
             } catch where error.code != .invalidArgument {
-                unparsed.append((i, error))
+                problems.append((streamIndex[i], error))
                 out.append(contentsOf: nal.bytes)
             }
         }

@@ -221,9 +221,34 @@ enum FuzzBodies {
 
     // MARK: - roundtrip
 
+    /// `AnnexBHeaderEditor` without edits returns any input unchanged (every NAL unit is
+    /// written again, and one it cannot parse is copied); with edits the last byte chooses,
+    /// it returns a stream or a typed error.
+    static func headerEditor(_ data: [UInt8]) {
+        var unparsed: [(index: Int, error: H264Error)] = []
+        do throws(H264Error) {
+            let same = try AnnexBHeaderEditor.edit(data[...], edits: HeaderEdits(), unparsed: &unparsed)
+            check(same == data, "the header editor without edits changed the stream")
+        } catch {
+            check(false, "the header editor without edits threw \(error)")
+        }
+        check(zip(unparsed, unparsed.dropFirst()).allSatisfy { $0.index < $1.index }, "unparsed NAL units out of order")
+        let k = data.last ?? 0
+        var edits = HeaderEdits()
+        if k & 1 != 0 { edits.sampleAspectRatio = (UInt16(k), 3) }
+        if k & 2 != 0 { edits.accessUnitDelimiters = k & 4 != 0 ? .insert : .remove }
+        if k & 8 != 0 { edits.levelIDC = 41 }
+        if k & 16 != 0 { edits.frameRate = (30000, 1001) }
+        if k & 32 != 0 { edits.crop = [0, 2, 0, 2] }
+        if k & 64 != 0 { edits.removedSEIPayloadTypes = [SEIPayloadType(5), SEIPayloadType(6)] }
+        if k & 128 != 0 { edits.fullRange = true; edits.colourPrimaries = 1 }
+        _ = try? AnnexBHeaderEditor.edit(data[...], edits: edits)
+    }
+
     /// Whatever parses (SPS, PPS, subset SPS, slice header, SEI) writes back and parses again
-    /// to an equal value.
+    /// to an equal value; the header editor without edits gives back the input byte for byte.
     static func roundTrip(_ data: [UInt8]) {
+        headerEditor(data)
         var store = ParameterSetStore()
         for unit in nalUnits(data[...]) {
             switch unit.type.rawValue {
