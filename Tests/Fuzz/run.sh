@@ -83,4 +83,6 @@ set -- -rss_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" \
     -dict="$here/h264.dict" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
 if [ "$jobs" -gt 1 ]; then set -- -fork="$jobs" "$@"; fi
 export FUZZ_TARGET="$target"
+# libFuzzer, not the Swift runtime's backtracer, must handle a trap: it saves the input.
+export SWIFT_BACKTRACE=enable=no
 exec "$bin" "$@" "$out/corpus/$target" "$seeds"

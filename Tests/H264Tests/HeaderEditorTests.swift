@@ -96,6 +96,13 @@ struct HeaderEditorTests {
         #expect(edited.indices.contains { edited[$0...].starts(with: bad) })
     }
 
+    @Test func dataAfterTrailingBitsIsKept() throws {
+        // An AUD and a filler NAL unit with a byte after rbsp_trailing_bits(): the parse
+        // tolerates it, and the editor must not drop it (found by the roundtrip fuzz target).
+        let input: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0x50, 0, 0, 0, 1, 0x0C, 0xFF, 0xFF, 0x80, 0x55]
+        #expect(try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits()) == input)
+    }
+
     @Test func primaryPicTypeFollowsTable7_5() {
         #expect(AnnexBHeaderEditor.primaryPicType([2]) == 0)
         #expect(AnnexBHeaderEditor.primaryPicType([2, 0]) == 1)

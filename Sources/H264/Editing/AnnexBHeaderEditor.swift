@@ -115,6 +115,12 @@ public enum AnnexBHeaderEditor {
         return 7
     }
 
+    /// The bytes after what `reader` parsed, up to its end: data after `rbsp_trailing_bits()`,
+    /// which an AUD or filler parse tolerates and the editor keeps as it was.
+    static func remainder(of rbsp: ArraySlice<UInt8>, after reader: SyntaxReader) -> ArraySlice<UInt8> {
+        rbsp.dropFirst(reader.bitPosition >> 3)  // byte aligned after the trailing bits
+    }
+
     static func appendRewritten(_ nal: NALUnit, store: inout ParameterSetStore, edits: HeaderEdits,
                                 to out: inout [UInt8]) throws(H264Error) {
         let headerLength = nal.headerLength
@@ -132,15 +138,19 @@ public enum AnnexBHeaderEditor {
             store.insert(pps)
             rewritten = try pps.rbsp(sps: store.spsLookup)
         case 9:
-            var aud = try AccessUnitDelimiter(rbsp: rbsp)
+            var aud = AccessUnitDelimiter()
+            var r = SyntaxReader(rbsp)
+            try aud.code(&r)
             var w = SyntaxWriter()
             try aud.code(&w)
-            rewritten = w.writer.bytes
+            rewritten = w.writer.bytes + remainder(of: rbsp, after: r)
         case 12:
-            var filler = try FillerData(rbsp: rbsp)
+            var filler = FillerData()
+            var r = SyntaxReader(rbsp)
+            try filler.code(&r)
             var w = SyntaxWriter()
             try filler.code(&w)
-            rewritten = w.writer.bytes
+            rewritten = w.writer.bytes + remainder(of: rbsp, after: r)
         case 15:
             var subset = try SubsetSequenceParameterSet(rbsp: rbsp)
             store.insert(subset)
