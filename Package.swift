@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI", "TestSupport"]),
-        .testTarget(name: "H264CLITests", dependencies: ["H264CLI"]),
+        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

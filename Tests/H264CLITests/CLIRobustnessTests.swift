@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `h264 nals|trace|inspect|convert|edit` on damaged input: exit status 0, or 1 with a
 /// one-line error; never a signal. Runs the built binary (`h264` next to the test bundle).
@@ -71,7 +72,7 @@ import Testing
         let data = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         try out.close()
-        let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
+        let stdout = String(decoding: Support.readFile(outURL.path), as: UTF8.self)
         return (p.terminationStatus, p.terminationReason == .uncaughtSignal, stdout, String(decoding: data, as: UTF8.self))
     }
 

@@ -56,6 +56,9 @@ enum Tools {
             p.waitUntilExit()
             throw CocoaError(.userCancelled)
         }
+        // Let Foundation finish with the ended process: without this the Process object (and its
+        // pipes) is never released, which LeakSanitizer reports.
+        p.waitUntilExit()
     }
 
     /// True when a UDP socket is bound to `port` (Linux `/proc/net/udp`).

@@ -46,8 +46,15 @@ public enum Support {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         try? err?.close()
-        let stderr = FileManager.default.contents(atPath: errPath) ?? Data()
-        return (p.terminationStatus, [UInt8](stdout), String(decoding: stderr, as: UTF8.self))
+        return (p.terminationStatus, [UInt8](stdout), String(decoding: readFile(errPath), as: UTF8.self))
+    }
+
+    /// A file's bytes ([] when it cannot be read). An empty file is not handed to Foundation,
+    /// whose file reading leaks its buffer for a 0-byte file (LeakSanitizer reports it).
+    public static func readFile(_ path: String) -> [UInt8] {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        guard size > 0, let data = FileManager.default.contents(atPath: path) else { return [] }
+        return [UInt8](data)
     }
 
     /// A fresh temporary directory.
