@@ -63,11 +63,16 @@ import Testing
         ([0, 0, 4], [0, 0, 4]),
         ([0, 0, 3, 0, 0], [0, 0, 3, 3, 0, 0, 3]),
         ([1, 2, 3], [1, 2, 3]),
+        // Trailing zero bytes: a 03 only after a final 00 00, where it is read back as an
+        // emulation-prevention byte (a 03 after a lone 00 would be data).
+        ([0x80, 0], [0x80, 0]),
+        ([0x80, 0, 0, 0], [0x80, 0, 0, 3, 0]),
+        ([0x80, 0, 0, 0, 0], [0x80, 0, 0, 3, 0, 0, 3]),
     ] as [([UInt8], [UInt8])])
     func roundTrip(rbsp: [UInt8], ebsp: [UInt8]) {
         #expect(EmulationPrevention.ebsp(from: rbsp) == ebsp)
         let back = EmulationPrevention.rbsp(from: ebsp[...])
-        // A final 03 after a trailing zero is dropped again, leaving the zero.
+        // A final 03 after trailing zeros is dropped again, leaving the zeros.
         #expect(Array(back) == rbsp)
     }
 

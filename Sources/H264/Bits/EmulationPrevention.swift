@@ -46,8 +46,11 @@ public enum EmulationPrevention {
     }
 
     /// Inserts emulation-prevention bytes so that `rbsp` can be carried in a NAL unit: `03`
-    /// before any byte of value 3 or less that follows two zero bytes, and after a final zero
-    /// byte (7.4.1: a NAL unit never ends in `00`).
+    /// before any byte of value 3 or less that follows two zero bytes, and after two final zero
+    /// bytes (7.4.1: an RBSP ends in `00` only with `cabac_zero_word`s, `00 00` each, and the
+    /// `03` keeps the NAL unit from ending in `00`). A single final zero byte after the last
+    /// emulation-prevention byte (never in a conforming RBSP) stays as it is: a `03` after it
+    /// would be read back as data, not as an emulation-prevention byte.
     /// - Complexity: O(n).
     public static func ebsp<C: Collection>(from rbsp: C) -> [UInt8] where C.Element == UInt8 {
         var out = [UInt8]()
@@ -68,6 +71,6 @@ public enum EmulationPrevention {
             out.append(b)
             zeros = b == 0 ? zeros &+ 1 : 0
         }
-        if zeros > 0 { out.append(3) }
+        if zeros >= 2 { out.append(3) }  // only after 00 00 is a 03 removed again
     }
 }
