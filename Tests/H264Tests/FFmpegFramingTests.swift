@@ -75,7 +75,7 @@ import TestSupport
         _ = try Support.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-f", "h264", "-i", CorpusFiles.url(path).path,
                                            "-map", "0:v:0", "-c", "copy", "-frames:v", "1", mp4])
         // No file when FFmpeg cannot remux the stream (no base-layer slice).
-        guard let file = FileManager.default.contents(atPath: mp4), let box = AVCCBox.find(in: [UInt8](file)) else { return }
+        guard let box = AVCCBox.find(in: Support.readFile(mp4)) else { return }
         let theirBytes = Array(box)
         if ours.serialized() == theirBytes { return }
         // Normalise FFmpeg 5.1's trailing zero bytes, then compare again.
@@ -108,11 +108,11 @@ import TestSupport
         _ = try Support.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-i", input, "-map", "0:v:0", "-c", "copy", "-f", "data", avccPath])
         let log = try Support.run("ffmpeg", ["-hide_banner", "-v", "error", "-y", "-i", input, "-map", "0:v:0", "-c:v", "copy",
                                                       "-bsf:v", "h264_mp4toannexb", "-f", "h264", annexBPath]).stderr
-        guard let avcc = FileManager.default.contents(atPath: avccPath), !avcc.isEmpty,
-              let reference = FileManager.default.contents(atPath: annexBPath) else { return }  // no samples (init segment)
+        let avcc = Support.readFile(avccPath), reference = Support.readFile(annexBPath)
+        guard !avcc.isEmpty, FileManager.default.fileExists(atPath: annexBPath) else { return }  // no samples (init segment)
         let converted: [UInt8]
         do {
-            converted = try FormatConversion.avccToAnnexB([UInt8](avcc)[...], configuration: configuration)
+            converted = try FormatConversion.avccToAnnexB(avcc[...], configuration: configuration)
         } catch {
             // Damaged samples: a typed error from us, and FFmpeg complains too.
             #expect([H264Error.Code.lengthPastEnd, .truncated, .emptyNALUnit].contains(error.code))
@@ -120,7 +120,7 @@ import TestSupport
             return
         }
         let ours = try AnnexB.split(converted)
-        let theirs = try AnnexB.split([UInt8](reference))
+        let theirs = try AnnexB.split(reference)
         let a = Self.accessUnits(ours), b = Self.accessUnits(theirs)
         #expect(a.count == b.count)
         if let i = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) {
