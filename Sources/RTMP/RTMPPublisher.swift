@@ -1,7 +1,6 @@
 import Dispatch
 import FLV
 import H264
-import Synchronization
 
 /// Publishes H.264 video to an RTMP server from its own queue, so that the encoder's thread
 /// never waits on the network longer than it allows.
@@ -24,7 +23,7 @@ import Synchronization
 /// keeps the publisher and its connection alive until then.
 public final class RTMPPublisher: @unchecked Sendable {
     // @unchecked: `connection` is used by the creating thread until the sender starts, then
-    // only on `queue`; all other shared state is in `state` (a Mutex).
+    // only on `queue`; all other shared state is in `state` (a lock ThreadSanitizer can see).
 
     /// What to do with a frame when the queue is full.
     public enum OverflowPolicy: Sendable, Hashable {
@@ -96,7 +95,7 @@ public final class RTMPPublisher: @unchecked Sendable {
     /// The settings.
     public let options: Options
     private let connection: RTMPConnection
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let slots: DispatchSemaphore
     private let ready = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
