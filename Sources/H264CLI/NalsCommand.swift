@@ -22,7 +22,7 @@ enum NalsCommand: CLICommand {
         let path = try args.positionals(min: 1, max: 1)[0]
         let bytes = try Input.readAll(path)
         if !json { Output.line("offset      size  type ref  name") }
-        for entry in try NALListingEntry.split(bytes[...], leadingData: lenient ? .skip : .reject) {
+        for entry in try AnnexB.entries(bytes[...], leadingData: lenient ? .skip : .reject) {
             switch entry {
             case .unit(let unit):
                 let offset = unit.bytes.startIndex

@@ -24,7 +24,7 @@ enum TraceCommand: CLICommand {
         _ = args.flag("--lenient")  // the default; accepted for symmetry with `h264 nals`
         let path = try args.positionals(min: 1, max: 1)[0]
         let bytes = try Input.readAll(path)
-        let entries = try NALListingEntry.split(bytes[...], leadingData: strict ? .reject : .skip)
+        let entries = try AnnexB.entries(bytes[...], leadingData: strict ? .reject : .skip)
         let units = entries.compactMap { entry -> NALUnit? in if case .unit(let u) = entry { u } else { nil } }
         if let first = units.first {
             // Bytes before the first start code that are not leading zero bytes.

@@ -13,7 +13,7 @@ import H264
     ]
 
     @Test func invalidNALUnitsAreListedInPlace() throws {
-        let entries = try NALListingEntry.split(Self.stream[...], leadingData: .reject)
+        let entries = try AnnexB.entries(Self.stream[...], leadingData: .reject)
         #expect(entries.count == 3)
         guard entries.count == 3 else { return }
         if case .unit(let sps) = entries[0] { #expect(sps.type == .sps) } else { Issue.record("entry 0: \(entries[0])") }
@@ -26,8 +26,8 @@ import H264
 
     @Test func leadingDataIsStillFatalWhenRejected() throws {
         let bytes: [UInt8] = [7, 7] + Self.stream
-        #expect(throws: H264Error.self) { try NALListingEntry.split(bytes[...], leadingData: .reject) }
-        #expect(try NALListingEntry.split(bytes[...], leadingData: .skip).count == 3)
+        #expect(throws: H264Error.self) { try AnnexB.entries(bytes[...], leadingData: .reject) }
+        #expect(try AnnexB.entries(bytes[...], leadingData: .skip).count == 3)
     }
 
     @Test(.enabled(if: CLIRobustnessTests.binary != nil, "the h264 executable is not built"))

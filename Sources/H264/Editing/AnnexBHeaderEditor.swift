@@ -30,14 +30,13 @@ public enum AnnexBHeaderEditor {
         var units: [NALUnit] = []
         var streamIndex: [Int] = []
         var problems: [(index: Int, error: H264Error)] = []
-        var splitter = AnnexB.Splitter(stream, leadingData: .skip)
-        while true {  // every call moves the splitter on
-            do throws(H264Error) {
-                guard let unit = try splitter.next() else { break }
-                streamIndex.append(units.count &+ problems.count)
+        for (index, entry) in try AnnexB.entries(stream, leadingData: .skip).enumerated() {
+            switch entry {
+            case .unit(let unit):
+                streamIndex.append(index)
                 units.append(unit)
-            } catch {
-                problems.append((units.count &+ problems.count, error))
+            case .invalid(_, let error):
+                problems.append((index, error))
             }
         }
         defer { unparsed.append(contentsOf: problems.sorted { $0.index < $1.index }) }
