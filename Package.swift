@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "FLV", targets: ["FLV"]),
         .library(name: "RTMP", targets: ["RTMP"]),
+        .library(name: "MP4", targets: ["MP4"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
     targets: [
@@ -28,6 +29,8 @@ let package = Package(
         .target(name: "FLV", dependencies: ["H264"]),
         // RTMP publishing over Glibc sockets: FLV and the core, no Foundation.
         .target(name: "RTMP", dependencies: ["FLV", "H264"]),
+        // MP4 and fragmented MP4 (CMAF) files and HLS playlists: the H264 core only, no Foundation.
+        .target(name: "MP4", dependencies: ["H264"]),
         // Small streams the project owns, with their known facts; Foundation only, not H264.
         // The target lives in Fixtures/ beside the script that regenerates the streams.
         .target(
@@ -44,6 +47,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI", "TestSupport"]),
+        .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
