@@ -2,10 +2,13 @@
 /// them out of band (an MP4 `avcC` box, an FLV sequence header): it says which
 /// `AVCDecoderConfigurationRecord` is in force for each access unit and when it changes.
 ///
-/// The record holds the latest SPS and PPS of every id seen so far (SPSs, then PPSs, each by
-/// id), and the SPS extensions of the latest access unit that had any. An access unit whose
-/// in-band parameter sets repeat those already held changes nothing; a new or different one
-/// makes a new record (a format change: new parameter sets, a resolution change).
+/// The record holds the latest SPS and PPS of every id seen so far, and the SPS extensions of
+/// the latest access unit that had any. SPSs come first, then PPSs; within each, those of the
+/// access unit that made the record come first (they are the ones in force, and the first SPS
+/// gives the record's profile and level and a container its picture size), then the others
+/// by id. An access unit whose in-band parameter sets repeat those already held changes
+/// nothing; a new or different one makes a new record (a format change: new parameter sets, a
+/// resolution change).
 ///
 /// ```swift
 /// var tracker = DecoderConfigurationTracker()
@@ -27,6 +30,9 @@ public struct DecoderConfigurationTracker: Sendable {
     private var ppsByID: [Int: NALUnit] = [:]
     private var extensions: [NALUnit] = []
     private var dirty = false
+    /// Ids of the SPSs and PPSs of the latest access unit that carried any, in its order.
+    private var recentSPS: [Int] = []
+    private var recentPPS: [Int] = []
 
     /// Creates a tracker that already knows `parameterSets` (an encoder's SPS and PPS), so
     /// that access units without parameter sets in band can come first.
@@ -49,8 +55,9 @@ public struct DecoderConfigurationTracker: Sendable {
         guard !spsByID.isEmpty, !ppsByID.isEmpty else {
             throw H264Error.invalid(.missingParameterSet, "no SPS and PPS before this access unit")
         }
-        let sets = spsByID.keys.sorted().compactMap { spsByID[$0] } + ppsByID.keys.sorted().compactMap { ppsByID[$0] }
-            + extensions
+        let spsOrder = recentSPS + spsByID.keys.sorted().filter { !recentSPS.contains($0) }
+        let ppsOrder = recentPPS + ppsByID.keys.sorted().filter { !recentPPS.contains($0) }
+        let sets = spsOrder.compactMap { spsByID[$0] } + ppsOrder.compactMap { ppsByID[$0] } + extensions
         let record = try AVCDecoderConfigurationRecord(parameterSets: sets, lengthSize: lengthSize)
         dirty = false
         let changed = record != configuration
@@ -72,11 +79,17 @@ public struct DecoderConfigurationTracker: Sendable {
 
     private mutating func remember<C: Collection>(_ units: C) where C.Element == NALUnit {
         var newExtensions: [NALUnit] = []
+        var sps: [Int] = [], pps: [Int] = []
+        defer {
+            if !sps.isEmpty { recentSPS = sps }
+            if !pps.isEmpty { recentPPS = pps }
+        }
         for unit in units {
             switch unit.type {
             case .sps, .pps:
                 guard let id = unit.parameterSetID else { continue }
                 let isSPS = unit.type == .sps
+                if isSPS { if !sps.contains(id) { sps.append(id) } } else if !pps.contains(id) { pps.append(id) }
                 if (isSPS ? spsByID[id] : ppsByID[id])?.bytes.elementsEqual(unit.bytes) == true { continue }
                 let copy = NALUnit(unchecked: Array(unit.bytes)[...])
                 if isSPS { spsByID[id] = copy } else { ppsByID[id] = copy }

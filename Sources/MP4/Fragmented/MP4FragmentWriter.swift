@@ -60,6 +60,9 @@ public struct MP4FragmentWriter: Sendable {
         public var majorBrand: MP4FourCC
         /// The init segment's `ftyp` compatible brands.
         public var compatibleBrands: [MP4FourCC]
+        /// After a new init segment (a format change), also put the new parameter sets in band
+        /// in the first sample that uses them (see ``MP4Sample/carryingParameterSets(of:)``).
+        public var repeatsParameterSetsAfterFormatChange: Bool
         /// The media segments' `styp` major brand.
         public var segmentMajorBrand: MP4FourCC
         /// The media segments' `styp` compatible brands.
@@ -68,7 +71,8 @@ public struct MP4FragmentWriter: Sendable {
         /// Creates options: segments at sync samples, edit list, no `sidx`, `styp`.
         public init(timescale: Int64, targetDuration: Int64, cutting: Cutting = .atSyncSamples,
                     compositionTimes: CompositionTimes = .editList, writesSegmentIndex: Bool = false,
-                    writesSegmentType: Bool = true, majorBrand: MP4FourCC = "iso6",
+                    writesSegmentType: Bool = true, repeatsParameterSetsAfterFormatChange: Bool = true,
+                    majorBrand: MP4FourCC = "iso6",
                     compatibleBrands: [MP4FourCC] = ["iso6", "iso5", "cmfc", "dash", "avc1", "mp41"],
                     segmentMajorBrand: MP4FourCC = "msdh",
                     segmentCompatibleBrands: [MP4FourCC] = ["msdh", "msix", "cmfs", "cmff"]) {
@@ -78,6 +82,7 @@ public struct MP4FragmentWriter: Sendable {
             self.compositionTimes = compositionTimes
             self.writesSegmentIndex = writesSegmentIndex
             self.writesSegmentType = writesSegmentType
+            self.repeatsParameterSetsAfterFormatChange = repeatsParameterSetsAfterFormatChange
             self.majorBrand = majorBrand
             self.compatibleBrands = compatibleBrands
             self.segmentMajorBrand = segmentMajorBrand
@@ -168,7 +173,12 @@ public struct MP4FragmentWriter: Sendable {
             out.append(MP4Segment(kind: .initialization, bytes: initializationSegment(newDescription),
                                   sequenceNumber: initializationCount, initializationNumber: initializationCount))
         }
-        pending.append(PendingSample(sample: sample, dts: dts, pts: pts, duration: sample.duration))
+        var stored = sample
+        if changed && initializationCount > 1 && options.repeatsParameterSetsAfterFormatChange,
+           let record = newDescription.decoderConfiguration {
+            stored = try sample.carryingParameterSets(of: record)
+        }
+        pending.append(PendingSample(sample: stored, dts: dts, pts: pts, duration: sample.duration))
         lastDTS = dts
         return out
     }

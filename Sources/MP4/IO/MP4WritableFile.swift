@@ -9,17 +9,24 @@ public protocol MP4WritableFile: AnyObject, MP4ByteSource {
 
     /// Overwrites bytes at `offset` (the range may run past the end, which extends the file).
     func write(_ bytes: ArraySlice<UInt8>, at offset: UInt64) throws(MP4Error)
+
+    /// Moves the bytes from `offset` to the end of the file `distance` bytes later (a fast-start
+    /// file's media, to make room for `moov`); the bytes at `offset ..< offset + distance` are
+    /// then overwritten by the caller. The default copies blocks of 1 MiB from the last back;
+    /// a file that can do better (a file system that inserts a range) may override it.
+    func moveTail(from offset: UInt64, by distance: UInt64) throws(MP4Error)
 }
 
 extension MP4WritableFile {
     /// Appends an array.
     public func append(_ bytes: [UInt8]) throws(MP4Error) { try append(bytes[...]) }
 
-    /// Moves the bytes from `offset` to the end of the file `distance` bytes later, in blocks
-    /// of `blockSize` (from the last block back, so nothing is overwritten before it is read).
-    /// The bytes at `offset ..< offset + distance` are left as they were.
-    /// - Complexity: O(bytes moved) time, O(`blockSize`) memory.
-    func shiftTail(from offset: UInt64, by distance: UInt64, blockSize: Int = 1 << 20) throws(MP4Error) {
+    /// Moves the bytes from `offset` to the end of the file `distance` bytes later, in blocks of
+    /// 1 MiB (from the last block back, so nothing is overwritten before it is read). The bytes
+    /// at `offset ..< offset + distance` are left as they were.
+    /// - Complexity: O(bytes moved) time, O(1 MiB) memory.
+    public func moveTail(from offset: UInt64, by distance: UInt64) throws(MP4Error) {
+        let blockSize = 1 << 20
         var end = byteCount
         guard offset < end, distance > 0 else { return }
         while end > offset {

@@ -25,6 +25,8 @@ struct FragmentRun: Sendable {
     /// `trun` version: 1 has signed composition offsets.
     var version: UInt8
     var firstSampleFlags: UInt32?
+    /// The smallest composition offset of the run (0 without offsets).
+    var minimumCompositionOffset: Int64 = 0
     /// The per-sample entries.
     var entries: ArraySlice<UInt8>
 
@@ -143,6 +145,7 @@ enum FragmentParser {
                     for i in 0..<n {
                         let s = run.sample(i)
                         total &+= UInt64(s.size)  // at most 2^32 x 2^32
+                        run.minimumCompositionOffset = min(run.minimumCompositionOffset, s.compositionOffset)
                         let (t2, overflow) = time.addingReportingOverflow(Int64(s.duration))
                         guard !overflow else { throw MP4Error.invalid(.invalidSampleTable, "trun: decoding times overflow") }
                         time = t2

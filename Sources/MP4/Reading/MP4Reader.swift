@@ -164,6 +164,7 @@ public struct MP4Reader {
                 }
                 tracks[k].runs.append(run)
                 tracks[k].sampleCount &+= run.sampleCount
+                tracks[k].decodeDelay = max(tracks[k].decodeDelay, 0 &- run.minimumCompositionOffset)  // offsets fit 32 bits
             }
         }
     }

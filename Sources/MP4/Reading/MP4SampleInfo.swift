@@ -8,7 +8,8 @@ public struct MP4SampleInfo: Hashable, Sendable {
     /// Size in bytes.
     public var size: Int
     /// Decoding time in the track's timescale, with the edit list's shift
-    /// (``MP4Track/presentationOffset``) applied.
+    /// (``MP4Track/presentationOffset``) applied, and earlier by ``MP4Track/decodeDelay`` when
+    /// composition offsets are negative.
     public var decodeTime: Int64
     /// Presentation time in the track's timescale, with the edit list's shift applied.
     public var presentationTime: Int64

@@ -113,9 +113,10 @@ public struct MP4SampleIterator: Sendable {
         guard offset <= fileSize, UInt64(size) <= fileSize &- offset else {
             throw MP4Error.truncated("sample \(i) (\(size) bytes at offset \(offset)) lies past the end of the file (\(fileSize) bytes)")
         }
-        let (decode, o1) = dts.addingReportingOverflow(track.presentationOffset)
-        let (pts, o2) = decode.addingReportingOverflow(composition)
-        guard !o1, !o2 else { throw MP4Error.invalid(.invalidSampleTable, "presentation time of sample \(i) overflows") }
+        let (presented, o1) = dts.addingReportingOverflow(track.presentationOffset)
+        let (pts, o2) = presented.addingReportingOverflow(composition)
+        let (decode, o3) = presented.subtractingReportingOverflow(track.decodeDelay)
+        guard !o1, !o2, !o3 else { throw MP4Error.invalid(.invalidSampleTable, "presentation time of sample \(i) overflows") }
         return MP4SampleInfo(index: i, offset: offset, size: Int(size), decodeTime: decode, presentationTime: pts,
                              duration: duration, flags: flags, descriptionIndex: description)
     }

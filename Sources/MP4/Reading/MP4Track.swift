@@ -22,6 +22,12 @@ public struct MP4Track: Sendable {
     /// composition time of 2 frames starts at 0 and its first decoding time is -2 frames.
     /// Edit lists that trim, repeat or change the rate are reduced to this shift.
     public let presentationOffset: Int64
+    /// How much earlier than written the reader reports decoding times: the most negative
+    /// composition offset (`ctts` version 1, `trun` version 1, or a negative value in version
+    /// 0), or 0. With it no sample is decoded after it is presented, which decoders need; the
+    /// presentation times stay as written. FFmpeg moves decoding times the same way in a
+    /// progressive file, and presentation times later by the same amount in a fragmented one.
+    public internal(set) var decodeDelay: Int64 = 0
     /// The number of samples, in `moov` and in all movie fragments.
     public internal(set) var sampleCount: Int
 

@@ -34,7 +34,7 @@ enum TrackParser {
         guard let stbl = try BoxIterator.first(.stbl, in: minf) else { throw MP4Error.invalid(.missingBox, "minf without stbl") }
         var descriptions: [MP4SampleDescription] = []
         if let stsd = try BoxIterator.first(.stsd, in: stbl) {
-            descriptions = try sampleDescriptions(stsd)
+            descriptions = try sampleDescriptions(stsd, visual: handler == .vide)
         }
         let tables = try SampleTables(parsing: stbl, descriptionCount: descriptions.count, fileSize: fileSize)
         var edits: [MP4Edit] = []
@@ -44,10 +44,12 @@ enum TrackParser {
         guard timescale > 0 || tables.sampleCount == 0 else {
             throw MP4Error.invalid(.invalidBox, "mdhd: timescale 0 in a track with samples")
         }
-        return MP4Track(trackID: trackID, handlerType: handler, timescale: timescale, mediaDuration: duration,
-                        displaySize: (width, height), descriptions: descriptions, edits: edits,
-                        presentationOffset: presentationOffset(edits, movieTimescale: movieTimescale, mediaTimescale: timescale),
-                        tables: tables)
+        var track = MP4Track(trackID: trackID, handlerType: handler, timescale: timescale, mediaDuration: duration,
+                             displaySize: (width, height), descriptions: descriptions, edits: edits,
+                             presentationOffset: presentationOffset(edits, movieTimescale: movieTimescale, mediaTimescale: timescale),
+                             tables: tables)
+        track.decodeDelay = max(0, 0 &- (tables.compositionOffsets.map(\.value).min() ?? 0))  // offsets fit 32 bits
+        return track
     }
 
     /// The entries of `elst`.
@@ -83,7 +85,9 @@ enum TrackParser {
     }
 
     /// The entries of `stsd`.
-    static func sampleDescriptions(_ stsd: ArraySlice<UInt8>) throws(MP4Error) -> [MP4SampleDescription] {
+    /// - Parameter visual: the track is video: its entries are visual sample entries (others
+    ///   are listed by type only).
+    static func sampleDescriptions(_ stsd: ArraySlice<UInt8>, visual: Bool) throws(MP4Error) -> [MP4SampleDescription] {
         var r = PayloadReader(stsd, box: .stsd)
         _ = try r.fullBoxHeader()
         // Each entry is a box of at least 8 bytes: the count is checked against the payload.
@@ -95,7 +99,8 @@ enum TrackParser {
             guard let (header, payload) = try it.next() else {
                 throw MP4Error.truncated("stsd: \(n) entries announced, \(out.count) present")
             }
-            out.append(try sampleEntry(header.type, payload))
+            out.append(visual ? try sampleEntry(header.type, payload)
+                       : MP4SampleDescription(format: header.type, decoderConfiguration: nil, width: 0, height: 0))
         }
         return out
     }

@@ -61,13 +61,17 @@ public final class MP4Writer {
         public var compatibleBrands: [MP4FourCC]
         /// `creation_time` and `modification_time` (seconds since 1904-01-01).
         public var creationTime: UInt64
+        /// After a format change (a new `stsd` entry), also put the new parameter sets in band in
+        /// the first sample that uses them (see ``MP4Sample/carryingParameterSets(of:)``).
+        public var repeatsParameterSetsAfterFormatChange: Bool
 
         /// Creates options: fast start, edit list, chunks of at most 1 MiB and 1 s, brands
         /// `isom` (minor 512) with `isom`, `iso2`, `avc1`, `mp41` (FFmpeg's choice).
         public init(timescale: Int64, layout: Layout = .fastStart, writesEditList: Bool = true,
                     maximumChunkSize: Int = 1 << 20, maximumChunkDuration: Int64? = nil,
                     majorBrand: MP4FourCC = "isom", minorVersion: UInt32 = 512,
-                    compatibleBrands: [MP4FourCC] = ["isom", "iso2", "avc1", "mp41"], creationTime: UInt64 = 0) {
+                    compatibleBrands: [MP4FourCC] = ["isom", "iso2", "avc1", "mp41"], creationTime: UInt64 = 0,
+                    repeatsParameterSetsAfterFormatChange: Bool = true) {
             self.timescale = timescale
             self.layout = layout
             self.writesEditList = writesEditList
@@ -77,6 +81,7 @@ public final class MP4Writer {
             self.minorVersion = minorVersion
             self.compatibleBrands = compatibleBrands
             self.creationTime = creationTime
+            self.repeatsParameterSetsAfterFormatChange = repeatsParameterSetsAfterFormatChange
         }
     }
 
@@ -101,6 +106,7 @@ public final class MP4Writer {
     private var minComposition: Int64 = .max
     private var presentationEnd: Int64 = .min
     private var chunkDescription = -1
+    private var lastDescription: MP4SampleDescription?
     private var chunkBytes = 0
     private var chunkStartDTS: Int64 = 0
     private let timescale: UInt32
@@ -140,6 +146,14 @@ public final class MP4Writer {
     ///   fit 32 bits, a sample of 4 GiB or more, or more than 2^32-1 samples; the file's errors.
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "sample after finish()") }
+        if options.repeatsParameterSetsAfterFormatChange, let last = lastDescription, last != description,
+           let record = description.decoderConfiguration {
+            return try add(try sample.carryingParameterSets(of: record), description: description)
+        }
+        try add(sample, description: description)
+    }
+
+    private func add(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
         guard let size = UInt32(exactly: sample.data.count) else {
             throw MP4Error.invalid(.invalidArgument, "a sample of \(sample.data.count) bytes does not fit stsz")
         }
@@ -175,12 +189,14 @@ public final class MP4Writer {
         lastDTS = dts
         lastPTS = pts
         lastDuration = sample.duration
+        lastDescription = description
         minComposition = min(minComposition, pts)
     }
 
     /// Starts a chunk when the description changes or the current one is full.
     private func placeInChunk(_ sample: MP4Sample, description: MP4SampleDescription, dts: Int64) throws(MP4Error) {
-        var index = descriptions.firstIndex(of: description)
+        var index = chunkDescription >= 0 && descriptions[chunkDescription] == description
+            ? chunkDescription : descriptions.firstIndex(of: description)
         if index == nil {
             guard descriptions.count < Int(UInt32.max) else {
                 throw MP4Error.invalid(.invalidArgument, "too many sample descriptions")
@@ -242,7 +258,7 @@ public final class MP4Writer {
                 shift = UInt64(moov.count)
                 moov = movie(track, shift: shift)
             }
-            try file.shiftTail(from: freeOffset, by: shift)
+            try file.moveTail(from: freeOffset, by: shift)
             try file.write(moov[...], at: freeOffset)
         }
     }
