@@ -19,6 +19,10 @@ extension MP4Reader {
     /// - Complexity: O(file size) time, O(largest sample) memory.
     @discardableResult
     public func writeAnnexB(of track: MP4Track, to output: (ArraySlice<UInt8>) throws(MP4Error) -> Void) throws(MP4Error) -> Int {
+        guard track.isH264Video else {
+            throw MP4Error.invalid(.unsupported, "track \(track.trackID) is not H.264 video"
+                                   + (track.isEncrypted ? " (it is encrypted)" : ""))
+        }
         var it = samples(of: track)
         var previousDescription = -1
         var buffer: [UInt8] = []

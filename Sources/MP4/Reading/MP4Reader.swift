@@ -60,7 +60,7 @@ public struct MP4Reader {
             let left = fileSize &- offset
             guard left >= 8 else { truncated = true; break }
             let head = try source.read(at: offset, count: Int(min(left, 32)))
-            let header: MP4BoxHeader
+            var header: MP4BoxHeader
             do { header = try MP4BoxHeader(parsing: head, room: UInt64.max &- offset, allowsToEnd: true) } catch {
                 if error.code == .truncated { truncated = true; break }
                 throw error
@@ -73,6 +73,7 @@ public struct MP4Reader {
                 if header.type != .mdat { break }
                 size = left
             }
+            header.size = size  // size 0 ("to the end") and a cut mdat: what the file holds
             switch header.type {
             case .ftyp where ftyp == nil:
                 ftyp = try Self.fileType(try source.read(at: offset &+ UInt64(header.headerSize), count: Int(header.payloadSize)))
