@@ -39,7 +39,7 @@ let package = Package(
             exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
             resources: [.copy("Streams"), .copy("manifest.json")]
         ),
-        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP"]),
+        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP", "MP4"]),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "RTP", "FLV"]),
@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
-        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "TestSupport"]),
+        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "TestSupport", "MP4"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,6 +18,8 @@ enum EncodeCommand: CLICommand {
     and the avcC record in OUT-config (e.g. out.avcc-config; --avcc-config to choose).
     OUT ending in .flv gets an FLV file (onMetaData, AVC sequence header, one tag per frame
     with composition times for B-frames, end of sequence).
+    OUT ending in .mp4 gets an MP4 file written as the frames come: fragmented by default (a
+    fragment per second; a killed process leaves a file playable up to its last fragment).
 
     input:
       --raw WxH             INPUT is headerless raw frames of this size
@@ -46,6 +48,8 @@ enum EncodeCommand: CLICommand {
     output:
       --length-size N       .avcc: NAL unit length size 1, 2 or 4 (default 4)
       --avcc-config FILE    .avcc: where the avcC record goes (default OUT-config)
+      --mp4-layout L        .mp4: fragmented (default), fast-start or media-first (moov
+                            written at the end: nothing playable before it is)
       --rtmp URL            publish live to rtmp://host[:port]/app/stream (with or without -o);
                             frames go out as they are encoded, paced by the source
       --rtmp-queue N        frames the RTMP sender may hold (default 60); when full, the
@@ -61,9 +65,10 @@ enum EncodeCommand: CLICommand {
         let lengthSize = try args.intOption("--length-size").map { n throws(H264Error) in try AVCC.LengthSize(byteCount: n) }
         let configPath = try args.option("--avcc-config")
         let rtmpQueue = try args.intOption("--rtmp-queue") ?? 60
+        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fragmented)
         guard out != nil || rtmp != nil else { throw CLIError("encode needs -o OUT or --rtmp URL") }
         if let out, !EncodeOutputs.isSupported(out) {
-            throw CLIError("output must end in .h264, .264, .avcc or .flv (or be -)")
+            throw CLIError("output must end in .h264, .264, .avcc, .flv or .mp4 (or be -)")
         }
         guard rtmpQueue > 0 else { throw CLIError("--rtmp-queue must be positive") }
         let raw = try args.option("--raw")
@@ -185,7 +190,7 @@ enum EncodeCommand: CLICommand {
         var outputs: [any EncodeOutput] = []
         if let out {
             outputs.append(try EncodeOutputs.open(out, encoder: encoder, metadata: metadata, configurationPath: configPath,
-                                                  lengthSize: lengthSize ?? .four))
+                                                  lengthSize: lengthSize ?? .four, mp4Layout: mp4Layout))
         }
         if let rtmp {
             let options = RTMPPublisher.Options(queueCapacity: rtmpQueue, overflowPolicy: .block(maximumWaitMilliseconds: 5000))

@@ -17,15 +17,18 @@ enum EncodeOutputs {
 
     /// Checks `-o OUT` before the encoder opens: true for an extension (or `-`) it can write.
     static func isSupported(_ path: String) -> Bool {
-        path == "-" || [".h264", ".264", ".avcc", ".flv"].contains { path.hasSuffix($0) }
+        path == "-" || [".h264", ".264", ".avcc", ".flv", ".mp4", ".m4v"].contains { path.hasSuffix($0) }
     }
 
     /// Opens the output for `path` by its extension.
     /// - Parameters:
     ///   - configurationPath: the avcC record file for `.avcc` (default ``defaultConfigurationPath(for:)``).
     ///   - lengthSize: the NAL unit length size for `.avcc`.
+    ///   - mp4Layout: the MP4 file's layout for `.mp4`.
     static func open(_ path: String, encoder: any FrameEncoder, metadata: FLVMetadata,
-                     configurationPath: String?, lengthSize: AVCC.LengthSize) throws -> any EncodeOutput {
+                     configurationPath: String?, lengthSize: AVCC.LengthSize,
+                     mp4Layout: MP4Conversion.Layout = .fragmented) throws -> any EncodeOutput {
+        if MP4Conversion.isMP4Name(path) { return try MP4EncodeOutput(path: path, encoder: encoder, layout: mp4Layout) }
         if path.hasSuffix(".avcc") {
             return try AVCCEncodeOutput(path: path, configurationPath: configurationPath ?? defaultConfigurationPath(for: path),
                                         encoder: encoder, lengthSize: lengthSize)

@@ -55,7 +55,7 @@ import TestSupport
     /// Init segment: brands, mvex/trex, zero durations, empty tables, an edit list when the
     /// first sample is presented later than decoded.
     @Test func initSegmentBoxes() throws {
-        let segments = try Self.segments(.mainCABACBFrames)
+        let segments = try Self.segments(.mainCABACBFrames, options: { $0.compositionTimes = .editList })
         let initial = try #require(segments.first { $0.kind == .initialization }).bytes
         let ftyp = try #require(try S.payload(["ftyp"], in: initial))
         let brands = stride(from: 8, to: ftyp.count, by: 4).map { MP4FourCC(rawValue: S.u32(ftyp, $0)) }
@@ -77,7 +77,7 @@ import TestSupport
     /// version 0 with positive offsets (version 1 with negative ones), data_offset to the mdat.
     @Test func mediaSegmentBoxes() throws {
         for negative in [false, true] {
-            let segments = try Self.segments(.mainCABACBFrames, options: { if negative { $0.compositionTimes = .negativeOffsets } })
+            let segments = try Self.segments(.mainCABACBFrames, options: { $0.compositionTimes = negative ? .negativeOffsets : .editList })
             let seg = try #require(segments.first { $0.kind == .media }).bytes
             let top = try MP4BoxTree.nodes(in: seg).filter { $0.depth == 0 }.map { $0.header.type.description }
             #expect(top == ["styp", "moof", "mdat"])

@@ -8,7 +8,7 @@ import Testing
 /// and the Annex-B it makes of them holds the fixture's NAL units.
 @Suite struct MP4RoundTripTests {
     enum Output: String, CaseIterable, Sendable {
-        case fastStart, mediaFirst, fragmented, fragmentedNegativeOffsets
+        case fastStart, mediaFirst, fragmentedEditList, fragmentedNegativeOffsets
     }
 
     static let cases: [(Fixture, Output)] = MP4TestSupport.annexBFixtures.flatMap { f in Output.allCases.map { (f, $0) } }
@@ -20,9 +20,9 @@ import Testing
         switch output {
         case .fastStart, .mediaFirst:
             writer = try MP4Writer(file: file, options: .init(timescale: timescale, layout: output == .fastStart ? .fastStart : .mediaFirst))
-        case .fragmented, .fragmentedNegativeOffsets:
+        case .fragmentedEditList, .fragmentedNegativeOffsets:
             var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: timescale / 5)
-            if output == .fragmentedNegativeOffsets { o.compositionTimes = .negativeOffsets }
+            o.compositionTimes = output == .fragmentedNegativeOffsets ? .negativeOffsets : .editList
             writer = try MP4FragmentedFileWriter(file: file, options: o)
         }
         for (d, s) in samples { try writer.append(s, description: d) }
@@ -37,7 +37,7 @@ import Testing
         try #require(!samples.isEmpty)
         let builderTimescale = try #require(MP4TestSupport.timescale(annexB))
         let descriptionCount = Set(samples.map(\.0)).count
-        if (output == .fragmented || output == .fragmentedNegativeOffsets) && descriptionCount > 1 {
+        if (output == .fragmentedEditList || output == .fragmentedNegativeOffsets) && descriptionCount > 1 {
             // One fragmented file has one moov: the writer refuses a format change.
             #expect(throws: MP4Error(.unsupported, "")) { _ = try Self.write(samples, output, timescale: builderTimescale) }
             samples = samples.filter { $0.0 == samples[0].0 }
@@ -45,7 +45,7 @@ import Testing
         let bytes = try Self.write(samples, output, timescale: builderTimescale)
         let reader = try MP4Reader(bytes)
         #expect(!reader.hasTruncatedTail)
-        #expect(reader.isFragmented == (output == .fragmented || output == .fragmentedNegativeOffsets))
+        #expect(reader.isFragmented == (output == .fragmentedEditList || output == .fragmentedNegativeOffsets))
         let track = try #require(reader.videoTrack)
         #expect(Int64(track.timescale) == builderTimescale)
         let infos = try reader.sampleInfos(of: track)

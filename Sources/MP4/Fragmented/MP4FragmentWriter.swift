@@ -17,11 +17,15 @@ import H264
 /// media segment. A different ``MP4SampleDescription`` (new parameter sets) ends the segment
 /// and sends a new init segment, as Chrome and Firefox need for a configuration change.
 ///
-/// Composition times: with ``Options/CompositionTimes-swift.enum/editList`` (the default)
-/// composition offsets stay positive (`trun` version 0) and the init segment's edit list (one
-/// edit, `segment_duration` 0, `media_time` the first sample's composition offset) starts the
-/// presentation at 0; ``Options/CompositionTimes-swift.enum/negativeOffsets`` writes offsets
-/// minus that amount instead (`trun` version 1, no edit list), as CMAF allows.
+/// Composition times: with ``Options/CompositionTimes-swift.enum/negativeOffsets`` (the
+/// default, as CMAF packagers, FFmpeg's `cmaf` mode and GStreamer's `cmafmux` write them) each
+/// offset is written minus the first sample's, so the first sample is presented at its
+/// decoding time, 0, with `trun` version 1 when an offset is then negative and version 0
+/// otherwise; no edit list is needed. With ``Options/CompositionTimes-swift.enum/editList``
+/// offsets stay as they are (`trun` version 0) and the init segment's edit list (one edit,
+/// `segment_duration` 0, `media_time` the first sample's composition offset) starts the
+/// presentation at 0, the form ExoPlayer and Chromium honour; FFmpeg 5.1 plays such segments
+/// through HLS but reports non-monotonic timestamps when the reorder delay is large.
 ///
 /// Memory: the samples of one segment.
 public struct MP4FragmentWriter: Sendable {
@@ -68,9 +72,10 @@ public struct MP4FragmentWriter: Sendable {
         /// The media segments' `styp` compatible brands.
         public var segmentCompatibleBrands: [MP4FourCC]
 
-        /// Creates options: segments at sync samples, edit list, no `sidx`, `styp`.
+        /// Creates options: segments at sync samples, negative composition offsets, no `sidx`,
+        /// `styp`.
         public init(timescale: Int64, targetDuration: Int64, cutting: Cutting = .atSyncSamples,
-                    compositionTimes: CompositionTimes = .editList, writesSegmentIndex: Bool = false,
+                    compositionTimes: CompositionTimes = .negativeOffsets, writesSegmentIndex: Bool = false,
                     writesSegmentType: Bool = true, repeatsParameterSetsAfterFormatChange: Bool = true,
                     majorBrand: MP4FourCC = "iso6",
                     compatibleBrands: [MP4FourCC] = ["iso6", "iso5", "cmfc", "dash", "avc1", "mp41"],

@@ -208,3 +208,19 @@ public struct MP4Reader {
                   presentationTime: info.presentationTime, duration: info.duration, flags: info.flags)
     }
 }
+
+extension MP4Reader {
+    /// True when `prefix`, the first bytes of a file (16 are enough), starts with a box that
+    /// begins MP4 files (`ftyp`, `styp`, `moov`, `moof`, `mdat`, `free`, `skip`, `wide`,
+    /// `sidx`, `uuid`) with a plausible size: how a tool tells an MP4 input from an Annex-B or
+    /// FLV one, whatever its name.
+    public static func looksLikeMP4(_ prefix: ArraySlice<UInt8>) -> Bool {
+        guard prefix.count >= 8 else { return false }
+        let s = prefix.startIndex
+        let size = UInt32(prefix[s]) << 24 | UInt32(prefix[s &+ 1]) << 16 | UInt32(prefix[s &+ 2]) << 8 | UInt32(prefix[s &+ 3])
+        let type = MP4FourCC(rawValue: UInt32(prefix[s &+ 4]) << 24 | UInt32(prefix[s &+ 5]) << 16
+                             | UInt32(prefix[s &+ 6]) << 8 | UInt32(prefix[s &+ 7]))
+        let starts: [MP4FourCC] = [.ftyp, .styp, .moov, .moof, .mdat, .free, .skip, "wide", .sidx, .uuid]
+        return starts.contains(type) && (size == 0 || size == 1 || size >= 8)
+    }
+}
