@@ -115,8 +115,7 @@ public struct MP4FragmentWriter: Sendable {
 
     private let timescale: UInt32
     private var pending: [PendingSample] = []
-    private var origin: Int64?
-    private var lastDTS: Int64 = 0
+    private var clock = SampleClock()
     private var lastDelta: Int64?
     /// The edit list's media time: the first sample's composition offset.
     private var firstOffset: Int64 = 0
@@ -143,27 +142,13 @@ public struct MP4FragmentWriter: Sendable {
     ///   32 bits, or a sample of 4 GiB or more.
     public mutating func append(_ sample: MP4Sample, description newDescription: MP4SampleDescription) throws(MP4Error) -> [MP4Segment] {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "sample after finish()") }
-        guard UInt32(exactly: sample.data.count) != nil else {
-            throw MP4Error.invalid(.invalidArgument, "a sample of \(sample.data.count) bytes does not fit trun")
-        }
-        let base = origin ?? sample.decodeTime
-        let (dts, o1) = sample.decodeTime.subtractingReportingOverflow(base)
-        let (pts, o2) = sample.presentationTime.subtractingReportingOverflow(base)
-        guard !o1, !o2 else { throw MP4Error.invalid(.invalidArgument, "sample times overflow") }
-        let (offset, o3) = pts.subtractingReportingOverflow(dts)
-        guard !o3, offset >= Int64(Int32.min), offset <= Int64(Int32.max) else {
-            throw MP4Error.invalid(.invalidArgument, "composition offset of the sample at \(sample.decodeTime) does not fit 32 bits")
-        }
+        // trun offsets are shifted by the first one: keep them within 32 signed bits.
+        let (dts, pts, offset, step) = try clock.place(sample, maximumOffset: Int64(Int32.max))
         var out: [MP4Segment] = []
-        if origin != nil {
-            guard dts >= lastDTS, dts &- lastDTS <= Int64(UInt32.max) else {
-                throw MP4Error.invalid(.invalidArgument, "decoding time \(sample.decodeTime) goes back or jumps too far")
-            }
-            let delta = dts &- lastDTS
-            if !pending.isEmpty { pending[pending.count &- 1].duration = delta }
-            lastDelta = delta
+        if let step {
+            if !pending.isEmpty { pending[pending.count &- 1].duration = step }
+            lastDelta = step
         } else {
-            origin = base
             firstOffset = max(0, offset)
         }
         let changed = description != newDescription
@@ -184,7 +169,6 @@ public struct MP4FragmentWriter: Sendable {
             stored = try sample.carryingParameterSets(of: record)
         }
         pending.append(PendingSample(sample: stored, dts: dts, pts: pts, duration: sample.duration))
-        lastDTS = dts
         return out
     }
 

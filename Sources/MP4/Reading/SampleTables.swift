@@ -4,15 +4,11 @@
 /// size before anything is allocated, and the sample count against the file's size, so memory
 /// is bounded by the size of the `moov` box and a walk over the samples by the file's size.
 struct SampleTables: Sendable {
+    typealias ChunkRun = SampleToChunkEntry
+
     struct Run: Sendable {
         var count: UInt32
         var value: Int64
-    }
-
-    struct ChunkRun: Sendable {
-        var firstChunk: UInt32
-        var samplesPerChunk: UInt32
-        var descriptionIndex: UInt32
     }
 
     /// Sample sizes: one size for all, a 32-bit table, or an `stz2` table of 4-, 8- or 16-bit
@@ -184,4 +180,12 @@ struct SampleTables: Sendable {
             }
         }
     }
+}
+
+/// One `stsc` entry: from chunk `firstChunk` (1-based) on, chunks hold `samplesPerChunk`
+/// samples of description `descriptionIndex` (1-based).
+struct SampleToChunkEntry: Sendable, Hashable {
+    var firstChunk: UInt32
+    var samplesPerChunk: UInt32
+    var descriptionIndex: UInt32
 }

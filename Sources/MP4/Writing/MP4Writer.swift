@@ -98,8 +98,7 @@ public final class MP4Writer {
     private let freeOffset: UInt64
     private let dataOffset: UInt64
     private var mediaBytes: UInt64 = 0
-    private var firstDTS: Int64?
-    private var lastDTS: Int64 = 0
+    private var clock = SampleClock()
     private var lastPTS: Int64 = 0
     private var lastDelta: Int64?
     private var lastDuration: Int64?
@@ -154,39 +153,21 @@ public final class MP4Writer {
     }
 
     private func add(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
-        guard let size = UInt32(exactly: sample.data.count) else {
-            throw MP4Error.invalid(.invalidArgument, "a sample of \(sample.data.count) bytes does not fit stsz")
-        }
         guard tables.sampleCount < Int(UInt32.max) else {
             throw MP4Error.invalid(.invalidArgument, "a track holds at most \(UInt32.max) samples")
         }
-        let origin = firstDTS ?? sample.decodeTime
-        let (dts, o1) = sample.decodeTime.subtractingReportingOverflow(origin)
-        let (pts, o2) = sample.presentationTime.subtractingReportingOverflow(origin)
-        guard !o1, !o2 else { throw MP4Error.invalid(.invalidArgument, "sample times overflow") }
-        let (offset, o3) = pts.subtractingReportingOverflow(dts)
-        guard !o3, offset >= Int64(Int32.min), offset <= Int64(UInt32.max) else {
-            throw MP4Error.invalid(.invalidArgument, "composition offset of the sample at \(sample.decodeTime) does not fit 32 bits")
+        let (dts, pts, offset, step) = try clock.place(sample, maximumOffset: Int64(UInt32.max))
+        let size = UInt32(truncatingIfNeeded: sample.data.count)  // checked by the clock
+        if let step {
+            tables.addDuration(UInt32(step))  // 0...2^32-1, checked by the clock
+            presentationEnd = max(presentationEnd, lastPTS &+ step)  // both far below 2^62
+            lastDelta = step
         }
-        if firstDTS != nil {
-            guard dts >= lastDTS else {
-                throw MP4Error.invalid(.invalidArgument, "decoding time \(sample.decodeTime) goes back")
-            }
-            let delta = dts &- lastDTS  // >= 0, and both >= 0
-            guard delta <= Int64(UInt32.max) else {
-                throw MP4Error.invalid(.invalidArgument, "decoding time jumps by \(delta), more than stts can hold")
-            }
-            tables.addDuration(UInt32(delta))
-            presentationEnd = max(presentationEnd, lastPTS &+ delta)  // both far below 2^62
-            lastDelta = delta
-        }
-        firstDTS = origin
         try placeInChunk(sample, description: description, dts: dts)
         try file.append(sample.data)
         mediaBytes &+= UInt64(size)  // file sizes stay far below 2^64
         chunkBytes &+= Int(size)
         tables.add(size: size, compositionOffset: offset, flags: sample.flags)
-        lastDTS = dts
         lastPTS = pts
         lastDuration = sample.duration
         lastDescription = description
@@ -236,7 +217,7 @@ public final class MP4Writer {
         tables.addDuration(UInt32(last))
         tables.closeChunk()
         presentationEnd = max(presentationEnd, lastPTS &+ last)
-        let mediaDuration = UInt64(lastDTS &+ last)  // >= 0
+        let mediaDuration = UInt64(clock.lastDecodeTime &+ last)  // >= 0
         var track = MovieBoxes.Track(timescale: timescale, mediaDuration: mediaDuration, presentationDuration: mediaDuration,
                                      description: first, editMediaTime: nil, editDuration: 0,
                                      creationTime: options.creationTime)

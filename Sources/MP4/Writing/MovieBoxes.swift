@@ -32,20 +32,28 @@ enum MovieBoxes {
 
     /// `mvhd`: version 1 when a time does not fit 32 bits.
     static func movieHeader(_ t: Track, into w: inout BoxWriter) {
-        let long = t.presentationDuration > UInt64(UInt32.max) || t.creationTime > UInt64(UInt32.max)
-        w.fullBox(.mvhd, version: long ? 1 : 0, flags: 0) { w in
-            if long {
-                w.u64(t.creationTime); w.u64(t.creationTime); w.u32(t.timescale); w.u64(t.presentationDuration)
-            } else {
-                w.u32(UInt32(t.creationTime)); w.u32(UInt32(t.creationTime)); w.u32(t.timescale)
-                w.u32(UInt32(t.presentationDuration))
-            }
+        headerWithTimes(.mvhd, t, duration: t.presentationDuration, into: &w) { w in
             w.u32(0x0001_0000)  // rate 1.0
             w.u16(0x0100)  // volume 1.0
             w.zeros(2 + 8)  // reserved
             w.unityMatrix()
             w.zeros(24)  // pre_defined
             w.u32(t.trackID &+ 1)  // next_track_ID; a track ID is small
+        }
+    }
+
+    /// `mvhd` or `mdhd`: creation and modification times, timescale and `duration` (version 1
+    /// when a time does not fit 32 bits), then what `rest` writes.
+    private static func headerWithTimes(_ type: MP4FourCC, _ t: Track, duration: UInt64, into w: inout BoxWriter,
+                                        _ rest: (inout BoxWriter) -> Void) {
+        let long = duration > UInt64(UInt32.max) || t.creationTime > UInt64(UInt32.max)
+        w.fullBox(type, version: long ? 1 : 0, flags: 0) { w in
+            if long {
+                w.u64(t.creationTime); w.u64(t.creationTime); w.u32(t.timescale); w.u64(duration)
+            } else {
+                w.u32(UInt32(t.creationTime)); w.u32(UInt32(t.creationTime)); w.u32(t.timescale); w.u32(UInt32(duration))
+            }
+            rest(&w)
         }
     }
 
@@ -68,14 +76,7 @@ enum MovieBoxes {
                 }
             }
             w.box(.mdia) { w in
-                let long = t.mediaDuration > UInt64(UInt32.max) || t.creationTime > UInt64(UInt32.max)
-                w.fullBox(.mdhd, version: long ? 1 : 0, flags: 0) { w in
-                    if long {
-                        w.u64(t.creationTime); w.u64(t.creationTime); w.u32(t.timescale); w.u64(t.mediaDuration)
-                    } else {
-                        w.u32(UInt32(t.creationTime)); w.u32(UInt32(t.creationTime)); w.u32(t.timescale)
-                        w.u32(UInt32(t.mediaDuration))
-                    }
+                headerWithTimes(.mdhd, t, duration: t.mediaDuration, into: &w) { w in
                     w.u16(0x55C4)  // language "und" (ISO 639-2/T, 5 bits per letter)
                     w.u16(0)
                 }

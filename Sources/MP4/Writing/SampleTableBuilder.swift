@@ -5,15 +5,11 @@
 /// Memory: 5 bytes per sample, 8 per chunk, plus one entry per run of equal durations,
 /// composition offsets or chunk lengths.
 struct SampleTableBuilder: Sendable {
+    typealias ChunkRun = SampleToChunkEntry
+
     struct Run<Value: Equatable & Sendable>: Sendable {
         var count: UInt32
         var value: Value
-    }
-
-    struct ChunkRun: Sendable {
-        var firstChunk: UInt32
-        var samplesPerChunk: UInt32
-        var descriptionIndex: UInt32
     }
 
     private(set) var sizes: [UInt32] = []

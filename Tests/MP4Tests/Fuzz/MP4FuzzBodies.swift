@@ -52,7 +52,8 @@ enum MP4FuzzBodies {
     static func roundTrip(_ samples: [(MP4SampleInfo, MP4Sample)], track: MP4Track) {
         guard !samples.isEmpty, track.timescale > 0 else { return }
         let file = MP4MemoryFile()
-        guard let writer = try? MP4Writer(file: file, options: .init(timescale: Int64(track.timescale))) else { return }
+        let options = MP4Writer.Options(timescale: Int64(track.timescale), repeatsParameterSetsAfterFormatChange: false)
+        guard let writer = try? MP4Writer(file: file, options: options) else { return }
         for (info, sample) in samples {
             guard (try? writer.append(sample, description: track.descriptions[info.descriptionIndex])) != nil else { return }
         }
