@@ -52,6 +52,22 @@ enum TrackParser {
         return track
     }
 
+    /// A `colr` payload: `nclx` (or QuickTime's `nclc`) code points, or another type's bytes;
+    /// nil when it is too short to say.
+    static func colourInformation(_ body: ArraySlice<UInt8>) -> MP4ColourInformation? {
+        var c = PayloadReader(body, box: .colr)
+        guard let colourType = try? c.fourCC() else { return nil }
+        guard colourType == .nclx || colourType == "nclc" else {
+            return MP4ColourInformation(colourType: colourType, payload: Array(c.remaining))
+        }
+        guard let primaries = try? c.u16(), let transfer = try? c.u16(), let matrix = try? c.u16() else { return nil }
+        let range: UInt8 = colourType == .nclx ? (try? c.u8()) ?? 0 : 0
+        var info = MP4ColourInformation(colourPrimaries: primaries, transferCharacteristics: transfer,
+                                        matrixCoefficients: matrix, fullRange: range & 0x80 != 0)
+        info.colourType = colourType
+        return info
+    }
+
     /// The entries of `elst`.
     static func editList(_ payload: ArraySlice<UInt8>) throws(MP4Error) -> [MP4Edit] {
         var r = PayloadReader(payload, box: .elst)
@@ -130,22 +146,14 @@ enum TrackParser {
                     throw MP4Error.h264(error, "\(type): avcC")
                 }
             case .pasp:
+                // pasp and colr repeat what the SPS says: a malformed one is ignored, as FFmpeg does.
                 var p = PayloadReader(body, box: .pasp)
-                description.pixelAspectRatio = MP4PixelAspectRatio(horizontalSpacing: try p.u32(), verticalSpacing: try p.u32())
+                if let h = try? p.u32(), let v = try? p.u32() {
+                    description.pixelAspectRatio = MP4PixelAspectRatio(horizontalSpacing: h, verticalSpacing: v)
+                }
             case .colr:
                 guard description.colour == nil else { continue }  // the first colr wins
-                var c = PayloadReader(body, box: .colr)
-                let colourType = try c.fourCC()
-                if colourType == .nclx || colourType == "nclc" {
-                    let primaries = try c.u16(), transfer = try c.u16(), matrix = try c.u16()
-                    let range: UInt8 = colourType == .nclx && c.count > 0 ? try c.u8() : 0
-                    var info = MP4ColourInformation(colourPrimaries: primaries, transferCharacteristics: transfer,
-                                                    matrixCoefficients: matrix, fullRange: range & 0x80 != 0)
-                    info.colourType = colourType
-                    description.colour = info
-                } else {
-                    description.colour = MP4ColourInformation(colourType: colourType, payload: Array(c.remaining))
-                }
+                description.colour = colourInformation(body)
             case .sinf:
                 if let frma = try BoxIterator.first(.frma, in: body) {
                     var f = PayloadReader(frma, box: .frma)

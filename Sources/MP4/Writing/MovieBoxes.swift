@@ -154,9 +154,9 @@ enum MovieBoxes {
             if let c = d.colour {
                 w.box(.colr) { w in
                     w.fourCC(c.colourType)
-                    if c.colourType == .nclx {
+                    if c.colourType == .nclx || c.colourType == "nclc" {
                         w.u16(c.colourPrimaries); w.u16(c.transferCharacteristics); w.u16(c.matrixCoefficients)
-                        w.u8(c.fullRange ? 0x80 : 0)
+                        if c.colourType == .nclx { w.u8(c.fullRange ? 0x80 : 0) }  // QuickTime's nclc has no range byte
                     } else {
                         w.append(c.otherPayload)
                     }
