@@ -81,7 +81,7 @@ enum FFmpegComparison {
             if problems.count > 8 { return problems }
         }
         // Presentation order: FFmpeg's decoder outputs the source's frames in our PTS order.
-        let order = try Support.presentationOrder(source)
+        let order = try outputOrder(source)
         if order.count == infos.count {
             let ranks = infos.indices.sorted { (infos[$0].presentationTime, $0) < (infos[$1].presentationTime, $1) }
             var ourOrder = Array(repeating: 0, count: infos.count)
@@ -94,11 +94,28 @@ enum FFmpegComparison {
         if decodeSource.stderr.isEmpty && !decodeOurs.stderr.isEmpty { problems.append("ffmpeg decode: \(decodeOurs.stderr.prefix(300))") }
         if decodeOurs.status != 0 { problems.append("ffmpeg decode exit status \(decodeOurs.status)") }
         // The NAL units back through h264_mp4toannexb.
-        let back = try Support.run("ffmpeg", ["-v", "error", "-i", mp4, "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", "-"])
+        // -copyinkf: ffmpeg drops the packets before the first keyframe otherwise (streams whose IDR is lost).
+        let back = try Support.run("ffmpeg", ["-v", "error", "-i", mp4, "-map", "0:v", "-c", "copy", "-copyinkf",
+                                              "-bsf:v", "h264_mp4toannexb", "-f", "h264", "-"])
         if pictureUnits(back.stdout[...]) != pictureUnits(sourceBytes[...]) {
             problems.append("h264_mp4toannexb returns other NAL units than the source's")
         }
         return problems
+    }
+
+    /// For each frame of an Annex-B stream in decoding order, its index in FFmpeg's output order.
+    /// FFmpeg numbers pictures with `coded_picture_number`, which also counts the frames it
+    /// invents for a `frame_num` gap (damaged streams) without outputting them: decoding
+    /// indices are the ranks of the numbers it outputs.
+    static func outputOrder(_ path: String) throws -> [Int] {
+        let r = try Support.run("ffprobe", ["-v", "error", "-show_entries", "frame=coded_picture_number", "-of", "csv=p=0", path])
+        let coded = String(decoding: r.stdout, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .compactMap { Int($0.filter(\.isNumber)) }
+        var rank: [Int: Int] = [:]
+        for (k, n) in Set(coded).sorted().enumerated() { rank[n] = k }
+        var order = Array(repeating: 0, count: coded.count)
+        for (output, n) in coded.enumerated() { if let d = rank[n], d < order.count { order[d] = output } }
+        return order
     }
 
     /// GStreamer demuxes (qtdemux) and decodes our file without error.
@@ -108,12 +125,11 @@ enum FFmpegComparison {
         return r.status == 0 ? [] : ["gst-launch-1.0 exit status \(r.status): \(r.stderr.prefix(300))"]
     }
 
-    static var hasGStreamer: Bool {
+    /// gst-launch-1.0 with qtdemux, h264parse and avdec_h264 (checked once).
+    static let hasGStreamer: Bool = {
         guard Support.which("gst-launch-1.0") != nil, let inspect = Support.which("gst-inspect-1.0") else { return false }
-        let r = try? Support.run(inspect, ["avdec_h264"])
-        let q = try? Support.run(inspect, ["qtdemux"])
-        return r?.status == 0 && q?.status == 0
-    }
+        return ["qtdemux", "h264parse", "avdec_h264"].allSatisfy { (try? Support.run(inspect, [$0]))?.status == 0 }
+    }()
 
     /// Our reader against ffprobe on any MP4 file: the first video track's samples, sizes,
     /// DTS/PTS (edit list applied) and key flags. Where composition offsets are negative, FFmpeg

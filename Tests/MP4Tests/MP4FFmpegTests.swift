@@ -62,7 +62,8 @@ import TestSupport
         }
         let (dir, path) = try Self.muxToTemporary(Support.readFile(source))
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let problems = try FFmpegComparison.muxed(source: source, mp4: path)
+        var problems = try FFmpegComparison.muxed(source: source, mp4: path)
+        if FFmpegComparison.hasGStreamer { problems += try FFmpegComparison.gstreamer(path) }
         #expect(problems.isEmpty, "\(name): \(problems.joined(separator: "\n"))")
     }
 

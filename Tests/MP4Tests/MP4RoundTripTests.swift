@@ -53,7 +53,10 @@ import Testing
         let shift = infos[0].decodeTime - samples[0].1.decodeTime
         // Negative offsets present the first sample at its decoding time, and the reader then
         // moves decoding times earlier by the most negative offset.
-        let ptsShift = output == .fragmentedNegativeOffsets ? samples[0].1.compositionOffset - track.decodeDelay : 0
+        // A progressive file takes the smallest composition offset out when all are above 0.
+        let minimumOffset = max(0, samples.map(\.1.compositionOffset).min() ?? 0)
+        let ptsShift = output == .fragmentedNegativeOffsets ? samples[0].1.compositionOffset - track.decodeDelay
+            : output == .fragmentedEditList ? 0 : minimumOffset
         for (k, info) in infos.enumerated() {
             let (description, sample) = samples[k]
             let read = try reader.sample(info)

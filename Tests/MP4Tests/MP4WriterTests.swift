@@ -118,6 +118,30 @@ import Testing
         #expect(infos.map(\.decodeTime) == [-40, 0, 40, 80])
     }
 
+    /// A reorder delay larger than the stream needs (a streaming timestamp assigner's): every
+    /// offset is above 0; the smallest is taken out, the edit follows, presentation is unchanged.
+    @Test func constantCompositionDelayIsTakenOut() throws {
+        let samples = try S.samples(Fixture.mainCABACBFrames.bytes())
+        let delayed = samples.map { d, s in
+            var s = s
+            s.presentationTime += 4000
+            return (d, s)
+        }
+        let a = MP4MemoryFile(), b = MP4MemoryFile()
+        for (file, input) in [(a, samples), (b, delayed)] {
+            let w = try MP4Writer(file: file, options: .init(timescale: 10_000))
+            for (d, s) in input { try w.append(s, description: d) }
+            try w.finish()
+        }
+        // The same boxes: the constant is gone.
+        #expect(try S.payload(S.stblPath + ["ctts"], in: a.bytes) == S.payload(S.stblPath + ["ctts"], in: b.bytes))
+        #expect(try S.payload(["moov", "trak", "edts", "elst"], in: a.bytes) == S.payload(["moov", "trak", "edts", "elst"], in: b.bytes))
+        let ra = try MP4Reader(a.bytes), rb = try MP4Reader(b.bytes)
+        let ia = try ra.sampleInfos(of: ra.videoTrack!), ib = try rb.sampleInfos(of: rb.videoTrack!)
+        #expect(ia.map(\.presentationTime) == ib.map(\.presentationTime))
+        #expect(ia.map(\.decodeTime) == ib.map(\.decodeTime))
+    }
+
     @Test func formatChangeAddsSampleDescription() throws {
         let bytes = try Self.file(.resolutionChange)
         let stsd = try #require(try S.payload(S.stblPath + ["stsd"], in: bytes))

@@ -19,8 +19,9 @@ import H264
 /// Sample descriptions: the first sample's goes first; a sample with a different
 /// ``MP4SampleDescription`` (new parameter sets) adds an `stsd` entry and starts a chunk that
 /// refers to it. Times: the first sample's decoding time becomes 0 in the file; composition
-/// offsets go in `ctts` (version 1 when one is negative); with frame reordering an edit list
-/// (`elst`) makes the presentation start at 0, as FFmpeg and Apple write it.
+/// offsets go in `ctts` (version 1 when one is negative; when all are above 0 the smallest is
+/// taken out of them, a constant that only delays the presentation); with frame reordering an
+/// edit list (`elst`) makes the presentation start at 0, as FFmpeg and Apple write it.
 ///
 /// ```swift
 /// let file = try MP4File(creatingAtPath: "out.mp4")
@@ -106,6 +107,7 @@ public final class MP4Writer {
     private var presentationEnd: Int64 = .min
     private var chunkDescription = -1
     private var lastDescription: MP4SampleDescription?
+    private var compositionBias: Int64 = 0
     private var chunkBytes = 0
     private var chunkStartDTS: Int64 = 0
     private let timescale: UInt32
@@ -217,6 +219,15 @@ public final class MP4Writer {
         tables.addDuration(UInt32(last))
         tables.closeChunk()
         presentationEnd = max(presentationEnd, lastPTS &+ last)
+        // Composition offsets all above 0 (a reorder delay larger than the stream needs, as a
+        // streaming timestamp assigner infers from the DPB size) carry a constant that only
+        // delays the presentation: it is taken out, so the offsets are as small as the stream
+        // allows and the edit stays within the media (GStreamer presents nothing when it does
+        // not).
+        let bias = max(0, tables.minimumOffset)
+        minComposition &-= bias  // bias <= every offset, so every time stays >= its DTS >= 0
+        presentationEnd &-= bias
+        compositionBias = bias
         let mediaDuration = UInt64(clock.lastDecodeTime &+ last)  // >= 0
         var track = MovieBoxes.Track(timescale: timescale, mediaDuration: mediaDuration, presentationDuration: mediaDuration,
                                      description: first, editMediaTime: nil, editDuration: 0,
@@ -266,7 +277,7 @@ public final class MP4Writer {
         w.box(.moov) { w in
             MovieBoxes.movieHeader(track, into: &w)
             MovieBoxes.track(track, descriptions: descriptions, into: &w) { w in
-                tables.write(into: &w, shift: shift)
+                tables.write(into: &w, shift: shift, bias: compositionBias)
             }
         }
         return w.bytes

@@ -60,26 +60,25 @@ struct SampleTableBuilder: Sendable {
         runs.append(ChunkRun(firstChunk: chunk, samplesPerChunk: samples, descriptionIndex: description))
     }
 
-    /// The composition offsets need `ctts` version 1 (some are negative).
-    var hasNegativeOffsets: Bool { offsets.contains { $0.value < 0 } }
-
-    /// True when a `ctts` box is needed (some offset is not 0).
-    var needsCompositionOffsets: Bool { offsets.contains { $0.value != 0 } }
+    /// The smallest composition offset (0 before any sample).
+    var minimumOffset: Int64 { offsets.lazy.map(\.value).min() ?? 0 }
 
     /// Writes `stts`, `ctts`, `stss`, `sdtp`, `stsz`, `stsc` and `stco`/`co64` (chunk
-    /// offsets moved by `shift`), in that order.
-    func write(into w: inout BoxWriter, shift: UInt64) {
+    /// offsets moved by `shift`), in that order; `bias` is subtracted from every composition
+    /// offset.
+    func write(into w: inout BoxWriter, shift: UInt64, bias: Int64) {
         w.fullBox(.stts, version: 0, flags: 0) { w in
             w.u32(UInt32(truncatingIfNeeded: durations.count))
             for r in durations { w.u32(r.count); w.u32(r.value) }
         }
-        if needsCompositionOffsets {
-            let v1 = hasNegativeOffsets
-            w.fullBox(.ctts, version: v1 ? 1 : 0, flags: 0) { w in
+        // ctts only when some offset is not 0; version 1 when one is negative. The bias is 0 or
+        // the smallest offset, so offsets minus it stay within the 32 bits checked when added.
+        if offsets.contains(where: { $0.value != bias }) {
+            w.fullBox(.ctts, version: offsets.contains { $0.value < bias } ? 1 : 0, flags: 0) { w in
                 w.u32(UInt32(truncatingIfNeeded: offsets.count))
                 for r in offsets {
                     w.u32(r.count)
-                    w.u32(UInt32(truncatingIfNeeded: r.value))  // checked to fit 32 bits when added
+                    w.u32(UInt32(truncatingIfNeeded: r.value &- bias))
                 }
             }
         }
