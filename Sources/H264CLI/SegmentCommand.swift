@@ -45,7 +45,8 @@ enum SegmentCommand: CLICommand {
         var writer: HLSSegmentWriter?
         if MP4Conversion.isMP4(path: input) {
             let (reader, track) = try MP4Conversion.open(input)
-            let hls = try HLSSegmentWriter(directory: dir, options: options(Int64(track.timescale)))
+            let hls = try HLSSegmentWriter(directory: dir, options: options(Int64(track.timescale)),
+                                           updatesPlaylistAfterEachSegment: false)
             var samples = reader.samples(of: track)
             while let info = try samples.next() {
                 try hls.append(try reader.sample(info), description: track.descriptions[info.descriptionIndex])
@@ -56,7 +57,7 @@ enum SegmentCommand: CLICommand {
             var timing = TimestampAssigner.Configuration()
             if let fps { timing.frameRate = (Int64(fps.0), Int64(fps.1)) }
             var converter = MP4AnnexBConverter(timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
-                let hls = try HLSSegmentWriter(directory: dir, options: options(timescale))
+                let hls = try HLSSegmentWriter(directory: dir, options: options(timescale), updatesPlaylistAfterEachSegment: false)
                 writer = hls
                 return hls
             }

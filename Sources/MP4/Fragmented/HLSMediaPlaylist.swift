@@ -50,27 +50,41 @@ public struct HLSMediaPlaylist: Hashable, Sendable {
     public var targetDuration: Int {
         var longest: Int64 = 0
         for case .segment(_, let d) in entries { longest = max(longest, d) }
-        return max(1, Int((longest &+ timescale / 2) / timescale))  // durations are far below 2^62
+        return Self.targetDuration(longest: longest, timescale: timescale)
     }
 
     /// The playlist's text.
+    /// - Complexity: O(entries).
     public var text: String {
+        var s = header(targetDuration: targetDuration)
+        for entry in entries { s += Self.text(of: entry, timescale: timescale) }
+        if hasEnded { s += Self.endList }
+        return s
+    }
+
+    /// The target duration for a longest segment of `longest` timescale units.
+    static func targetDuration(longest: Int64, timescale: Int64) -> Int {
+        max(1, Int((longest &+ timescale / 2) / max(1, timescale)))  // durations are far below 2^62
+    }
+
+    /// The lines before the entries.
+    func header(targetDuration: Int) -> String {
         var s = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:\(targetDuration)\n#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)\n"
         if let playlistType { s += "#EXT-X-PLAYLIST-TYPE:\(playlistType.rawValue)\n" }
         if independentSegments { s += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
-        for entry in entries {
-            switch entry {
-            case .map(let uri):
-                s += "#EXT-X-MAP:URI=\"\(uri)\"\n"
-            case .discontinuity:
-                s += "#EXT-X-DISCONTINUITY\n"
-            case .segment(let uri, let duration):
-                s += "#EXTINF:\(Self.decimal(duration, timescale)),\n\(uri)\n"
-            }
-        }
-        if hasEnded { s += "#EXT-X-ENDLIST\n" }
         return s
     }
+
+    /// The lines of one entry.
+    static func text(of entry: Entry, timescale: Int64) -> String {
+        switch entry {
+        case .map(let uri): return "#EXT-X-MAP:URI=\"\(uri)\"\n"
+        case .discontinuity: return "#EXT-X-DISCONTINUITY\n"
+        case .segment(let uri, let duration): return "#EXTINF:\(decimal(duration, timescale)),\n\(uri)\n"
+        }
+    }
+
+    static let endList = "#EXT-X-ENDLIST\n"
 
     /// `value / timescale` with six decimals, rounded (no floating point: exact for any
     /// duration a segment has).

@@ -7,8 +7,9 @@ import Darwin
 /// Writes HLS with fragmented MP4 segments into a directory as samples come: init segments
 /// (`init.mp4`, then `init-2.mp4`... after a format change), media segments
 /// (`segment-00001.m4s`, ...) and the media playlist (`index.m3u8`), rewritten after each
-/// segment (through a temporary file and a rename, so a reader never sees half a playlist)
-/// and ended with `EXT-X-ENDLIST` by ``finish()``.
+/// segment for live players (through a temporary file and a rename, so a reader never sees
+/// half a playlist; each rewrite costs the playlist's size) or only at the end, and ended with
+/// `EXT-X-ENDLIST` by ``finish()``. The playlist's lines are rendered once each.
 ///
 /// ```swift
 /// let hls = try HLSSegmentWriter(directory: "out", options: .init(timescale: 90_000, targetDuration: 180_000))
@@ -58,14 +59,21 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     public let naming: Naming
     /// The playlist as written so far.
     public private(set) var playlist: HLSMediaPlaylist
+    /// The playlist is rewritten after each segment (else only by ``finish()``).
+    public let updatesPlaylistAfterEachSegment: Bool
     private var fragments: MP4FragmentWriter
+    /// The entries' lines, rendered as they come, and the longest segment so far.
+    private var body = ""
+    private var longest: Int64 = 0
 
     /// Creates the directory when it does not exist; nothing else is written before the first
     /// sample.
     /// - Throws: ``MP4Error/Code/io`` when the directory cannot be made, and the options'
     ///   errors (see ``MP4FragmentWriter/init(options:)``).
     public init(directory: String, options: MP4FragmentWriter.Options, naming: Naming = Naming(),
-                playlistType: HLSMediaPlaylist.PlaylistType? = .event) throws(MP4Error) {
+                playlistType: HLSMediaPlaylist.PlaylistType? = .event,
+                updatesPlaylistAfterEachSegment: Bool = true) throws(MP4Error) {
+        self.updatesPlaylistAfterEachSegment = updatesPlaylistAfterEachSegment
         fragments = try MP4FragmentWriter(options: options)
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             throw MP4Error.invalid(.io, "cannot create directory '\(directory)': \(String(cString: strerror(errno)))")
@@ -94,21 +102,30 @@ public final class HLSSegmentWriter: MP4SampleWriting {
             case .initialization:
                 let name = naming.initialization(segment.sequenceNumber)
                 try Self.write(segment.bytes, to: directory + "/" + name)
-                if segment.sequenceNumber > 1 { playlist.entries.append(.discontinuity) }
-                playlist.entries.append(.map(uri: name))
+                if segment.sequenceNumber > 1 { add(.discontinuity) }
+                add(.map(uri: name))
             case .media:
                 let name = naming.segment(segment.sequenceNumber)
                 try Self.write(segment.bytes, to: directory + "/" + name)
-                playlist.entries.append(.segment(uri: name, duration: segment.duration))
+                add(.segment(uri: name, duration: segment.duration))
+                longest = max(longest, segment.duration)
             }
         }
-        if force || segments.contains(where: { $0.kind == .media }) {
+        if force || (updatesPlaylistAfterEachSegment && segments.contains { $0.kind == .media }) {
             let path = directory + "/" + naming.playlist
-            try Self.write(Array(playlist.text.utf8), to: path + ".tmp")
+            var text = playlist.header(targetDuration: HLSMediaPlaylist.targetDuration(longest: longest, timescale: playlist.timescale))
+            text += body
+            if playlist.hasEnded { text += HLSMediaPlaylist.endList }
+            try Self.write(Array(text.utf8), to: path + ".tmp")
             guard rename(path + ".tmp", path) == 0 else {
                 throw MP4Error.invalid(.io, "cannot rename to '\(path)': \(String(cString: strerror(errno)))")
             }
         }
+    }
+
+    private func add(_ entry: HLSMediaPlaylist.Entry) {
+        playlist.entries.append(entry)
+        body += HLSMediaPlaylist.text(of: entry, timescale: playlist.timescale)
     }
 
     private static func write(_ bytes: [UInt8], to path: String) throws(MP4Error) {
