@@ -3,7 +3,11 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
+#if __has_include(<x264.h>)
 #include <x264.h>
+#else
+#error "x264.h not found: install libx264's headers (Debian: apt-get install libx264-dev), or pass -Xcc -I<prefix>/include"
+#endif
 
 /// x264_encoder_open is a macro over a versioned symbol (x264_encoder_open_<build>); Swift
 /// cannot call a macro, so this wraps it.
