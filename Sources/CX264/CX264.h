@@ -15,6 +15,12 @@ static inline x264_t *cx264_encoder_open(x264_param_t *param) {
     return x264_encoder_open(param);
 }
 
+/// x264's level table, ended by an entry with level_idc 0 (an array of unknown size, which Swift
+/// does not import).
+static inline const x264_level_t *cx264_levels(void) {
+    return x264_levels;
+}
+
 /// Formats an x264 log message (param.pf_log receives a va_list, which Swift cannot expand).
 static inline int cx264_vformat(char *buffer, size_t size, const char *format, va_list args) {
     return vsnprintf(buffer, size, format, args);

@@ -16,8 +16,18 @@ extension X264Encoder {
         public var expectedFrameRate: Double = 30
         /// Bitrate or quality target.
         public var rateControl: RateControl = .averageBitrate(2_000_000)
-        /// Hard limits on bytes per window (`DataRateLimits`), mapped to the VBV.
+        /// Hard limits on bytes per window (`DataRateLimits`): no window of a limit's length
+        /// ever holds more than its bytes. Mapped to x264's VBV (see ``X264Encoder``).
         public var dataRateLimits: [DataRateLimit] = []
+        /// The peak rate of a ``RateControl/variableBitrate(_:)`` encoder's VBV, bits per
+        /// second (`VBVMaxBitRate`); nil for no VBV.
+        public var vbvMaxBitrate: Int?
+        /// The VBV buffer of a constant or variable bitrate, in seconds of its rate
+        /// (`VBVBufferDuration`); nil: 2 seconds.
+        public var vbvBufferDuration: Double?
+        /// How full the VBV buffer is at the start, percent (`VBVInitialDelayPercentage`);
+        /// nil: 90, as VideoToolbox and x264.
+        public var vbvInitialDelayPercentage: Double?
         /// The H.264 profile (`ProfileLevel`).
         public var profile: Profile = .high
         /// The level: automatic (from size, rate and bitrate) or a given `level_idc`.
@@ -69,6 +79,15 @@ extension X264Encoder {
         }
     }
 
+    /// How slice data is entropy coded (`H264EntropyMode`).
+    public enum EntropyMode: Hashable, Sendable {
+        /// Context-adaptive variable-length coding (`entropy_coding_mode_flag` 0): any profile.
+        case cavlc
+        /// Context-adaptive binary arithmetic coding (`entropy_coding_mode_flag` 1): Main
+        /// profile and above; smaller output, slower decoding.
+        case cabac
+    }
+
     /// Which field of an interlaced frame comes first in time.
     public enum FieldOrder: Hashable, Sendable {
         /// Top field first.
@@ -79,13 +98,33 @@ extension X264Encoder {
 
     /// A bitrate or quality target.
     public enum RateControl: Hashable, Sendable {
-        /// Average bitrate in bits per second (`AverageBitRate`): x264's ABR, always with a
-        /// VBV (see ``X264Encoder`` on why).
+        /// Average bitrate in bits per second (`AverageBitRate`): a long-term average, not a
+        /// limit. x264's one-pass ABR, as the x264 CLI's `--bitrate` (see ``X264Encoder``).
         case averageBitrate(Int)
-        /// Constant rate factor, 0 (lossless) ... 51: constant perceived quality (`Quality`).
+        /// Constant bitrate in bits per second (`ConstantBitRate`): x264's CBR with NAL HRD
+        /// parameters and filler data, so every window of the VBV's buffer carries the rate.
+        case constantBitrate(Int)
+        /// Variable bitrate in bits per second (`VariableBitRate`): ABR with the VBV of
+        /// ``Configuration/vbvMaxBitrate`` and ``Configuration/vbvBufferDuration``, as the
+        /// x264 CLI's `--bitrate --vbv-maxrate --vbv-bufsize`.
+        case variableBitrate(Int)
+        /// Constant rate factor, 0 (lossless) ... 51: constant perceived quality.
         case constantQuality(Double)
         /// Constant quantiser, 0 (lossless) ... 51.
         case constantQP(Int)
+
+        /// VideoToolbox's `Quality`, 0.0 ... 1.0, which fixes the quantiser: constant QP
+        /// `round(51 * (1 - quality))` (0.25 low: 38, 0.5 normal: 26, 0.75 high: 13, 1.0
+        /// lossless, which needs High 4:4:4).
+        public static func quality(_ quality: Double) -> RateControl {
+            .constantQP(Int((51 * (1 - Swift.min(1, Swift.max(0, quality)))).rounded()))
+        }
+
+        /// VideoToolbox's `ConstantQualityFactor`, 0.0 ... 1.0, consistent visual quality:
+        /// constant rate factor `51 * (1 - factor)`.
+        public static func constantQualityFactor(_ factor: Double) -> RateControl {
+            .constantQuality(51 * (1 - Swift.min(1, Swift.max(0, factor))))
+        }
     }
 
     /// H.264 profiles (`profile_idc`) x264 can produce.
@@ -102,6 +141,18 @@ extension X264Encoder {
         case high422
         /// High 4:4:4 Predictive (244): up to 4:4:4, lossless allowed.
         case high444
+
+        /// The `profile_idc` of the profile.
+        public var profileIDC: Int {
+            switch self {
+            case .baseline: return 66
+            case .main: return 77
+            case .high: return 100
+            case .high10: return 110
+            case .high422: return 122
+            case .high444: return 244
+            }
+        }
 
         var allowsChroma: ChromaFormat {
             switch self {
