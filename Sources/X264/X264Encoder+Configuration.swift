@@ -34,8 +34,32 @@ extension X264Encoder {
         public var level: Level = .auto
         /// Low latency (`RealTime`): x264's `zerolatency` tune (no lookahead, no frame delay).
         public var realTime = false
+        /// Inter prediction (`AllowTemporalCompression`); false codes every frame as an IDR
+        /// picture.
+        public var allowTemporalCompression = true
         /// B-frames (`AllowFrameReordering`).
         public var allowFrameReordering = true
+        /// Keyframes after the first as I pictures with a recovery point SEI that B-frames
+        /// before them may reference across (`AllowOpenGOP`); false: every keyframe is an IDR.
+        public var allowOpenGOP = false
+        /// The most frames the encoder may hold before the access unit of a frame comes out
+        /// (`MaxFrameDelayCount`); nil for no bound. Frame threads (at most 1 + n/4; sliced
+        /// threads below that), then B-frames and the lookahead are cut to fit.
+        public var maxFrameDelayCount: Int?
+        /// Frames of rate-control lookahead (`SuggestedLookAheadFrameCount`), 0...250; nil: the
+        /// preset's.
+        public var lookaheadFrameCount: Int?
+        /// The most reference frames, `max_num_ref_frames` of the SPS (`ReferenceBufferCount`),
+        /// 1...16; nil: the preset's. Below 4 B-frames are not used as references, below 2 there
+        /// are no B-frames.
+        public var referenceFrameCount: Int?
+        /// CAVLC or CABAC (`H264EntropyMode`); nil: the preset's (CABAC except `ultrafast`
+        /// and `fastdecode`), CAVLC in the Baseline profile.
+        public var entropyMode: EntropyMode?
+        /// The lowest QP any frame may use (`MinAllowedFrameQP`), 0...51.
+        public var minFrameQP: Int?
+        /// The highest QP any frame may use (`MaxAllowedFrameQP`), 0...51.
+        public var maxFrameQP: Int?
         /// Most consecutive B-frames when reordering is allowed (0...16); nil: the preset's.
         public var maxConsecutiveBFrames: Int?
         /// Most frames from one keyframe to the next (`MaxKeyFrameInterval`); nil: x264's 250.
@@ -64,8 +88,22 @@ extension X264Encoder {
         public var pixelAspectRatio: (width: Int, height: Int)?
         /// Interlaced coding (PAFF/MBAFF) with this field order; nil for progressive frames.
         public var fieldOrder: FieldOrder?
-        /// Colour description written in the VUI, and used for BGRA/ARGB conversion.
+        /// Colour description written in the VUI (`ColorPrimaries`, `TransferFunction`,
+        /// `YCbCrMatrix`), and used for BGRA/ARGB conversion.
         public var color: ColorDescription?
+        /// A mastering display colour volume SEI message on every IDR picture
+        /// (`MasteringDisplayColorVolume`); primaries in the message's order (x264 writes
+        /// green, blue, red).
+        public var masteringDisplayColourVolume: SEIMasteringDisplayColourVolume?
+        /// A content light level SEI message on every IDR picture (`ContentLightLevelInfo`).
+        public var contentLightLevelInfo: SEIContentLightLevelInfo?
+        /// This stream continues one encoded before (`MoreFramesBeforeStart`) or is continued
+        /// by one encoded after (`MoreFramesAfterEnd`): x264's `stitchable`, parameter sets
+        /// that do not depend on this stream's rate control (`pic_init_qp` 26), so segments
+        /// encoded apart can be joined.
+        public var moreFramesBeforeStart = false
+        /// See ``moreFramesBeforeStart``.
+        public var moreFramesAfterEnd = false
         /// Where x264's log messages go; nil drops them (errors are still kept for the
         /// message of a failed open).
         public var logHandler: (@Sendable (LogLevel, String) -> Void)?

@@ -75,6 +75,16 @@ extension X264Encoder.Configuration {
                 throw bad("pixel aspect ratio \(sar.width):\(sar.height) must be 1...65535 each")
             }
         }
+        if let n = maxFrameDelayCount { guard n >= 0 else { throw bad("max frame delay count \(n) must not be negative") } }
+        if let n = lookaheadFrameCount { guard (0...250).contains(n) else { throw bad("lookahead \(n) must be 0...250") } }
+        if let r = referenceFrameCount { guard (1...16).contains(r) else { throw bad("reference frame count \(r) must be 1...16") } }
+        for (name, qp) in [("min", minFrameQP), ("max", maxFrameQP)] {
+            if let qp { guard (0...51).contains(qp) else { throw bad("\(name) frame QP \(qp) must be 0...51") } }
+        }
+        if let lo = minFrameQP, let hi = maxFrameQP, lo > hi { throw bad("min frame QP \(lo) is above max frame QP \(hi)") }
+        if entropyMode == .cabac && profile == .baseline {
+            throw H264Error.invalid(.unsupported, "profile baseline does not support CABAC")
+        }
         if fieldOrder != nil {
             guard height % 4 == 0 || chromaFormat != .yuv420 else { throw bad("interlaced 4:2:0 needs a height divisible by 4") }
             guard profile != .baseline else {
@@ -183,6 +193,7 @@ extension X264Encoder.Configuration {
             p.vui.i_colmatrix = Int32(c.matrix)
             p.vui.b_fullrange = c.fullRange ? 1 : 0
         }
+        applyStructure(to: &p)
         guard x264_param_apply_profile(&p, profile.rawValue) == 0 else {
             throw H264Error.invalid(.unsupported, "x264 cannot apply profile \(profile.rawValue) to this configuration")
         }

@@ -33,6 +33,10 @@ extension X264Encoder {
             x264_encoder_parameters(handle, &chosen)
             self.levelIDC = Int(chosen.i_level_idc)
             maximumFrameDelay = Int(x264_encoder_maximum_delayed_frames(handle))
+            if let n = configuration.maxFrameDelayCount, maximumFrameDelay > n {
+                x264_encoder_close(handle)
+                throw H264Error.invalid(.encoderFailure, "x264 would hold \(maximumFrameDelay) frames, more than the \(n) allowed")
+            }
             parameterSets = Session.headers(handle)
             let profileIDC = Self.sps(in: parameterSets)?.profileIDC ?? 100
             levelCPB = Self.levelCPB(levelIDC: self.levelIDC, profileIDC: profileIDC)
