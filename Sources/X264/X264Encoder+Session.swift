@@ -37,6 +37,7 @@ extension X264Encoder {
                 x264_encoder_close(handle)
                 throw H264Error.invalid(.encoderFailure, "x264 would hold \(maximumFrameDelay) frames, more than the \(n) allowed")
             }
+            // Before any frame, x264_encoder_headers is safe (see reconfigure(_:)).
             parameterSets = Session.headers(handle)
             let profileIDC = Self.sps(in: parameterSets)?.profileIDC ?? 100
             levelCPB = Self.levelCPB(levelIDC: self.levelIDC, profileIDC: profileIDC)
@@ -60,15 +61,26 @@ extension X264Encoder {
                 throw H264Error.invalid(.encoderFailure, "x264_encoder_reconfig failed")
             }
             plan = next
-            parameterSets = Session.headers(handle)
+            // Not x264_encoder_headers: once frames are in flight it writes into the output
+            // buffer of a frame thread (losing or mangling a frame). A rate change in place does
+            // not change the SPS or PPS (no NAL HRD here); in-band ones are taken as they come.
+        }
+
+        /// Keeps the parameter sets of `units` (in-band SPS and PPS) as the current ones.
+        mutating func noteParameterSets(in units: [EncodedFrame]) {
+            for au in units where au.flags.hasParameterSets {
+                let sets = au.nalUnits.filter { $0.type == .sps || $0.type == .pps }
+                if sets.contains(where: { $0.type == .sps }) && sets.contains(where: { $0.type == .pps }) { parameterSets = sets }
+            }
         }
 
         /// Encodes nothing until x264 holds no more frames; what came out, in decoding order.
-        func drain(timescale: Int32) throws(H264Error) -> [EncodedFrame] {
+        mutating func drain(timescale: Int32) throws(H264Error) -> [EncodedFrame] {
             var out: [EncodedFrame] = []
             while x264_encoder_delayed_frames(handle) > 0 {
                 out += try Session.encode(handle, nil, timescale: timescale)
             }
+            noteParameterSets(in: out)
             return out
         }
 

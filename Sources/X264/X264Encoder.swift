@@ -141,6 +141,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
                 try Session.encode(handle, &pic, timescale: frame.timescale)
             }
             s.timeline.admit(frame)
+            s.session.noteParameterSets(in: out)
             defer { s.pending = [] }
             return s.pending + out
         }
@@ -171,7 +172,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
             throw H264Error.invalid(.invalidArgument, "average bitrate \(bitsPerSecond) must be 1000...2e9 bits/s")
         }
         try state.withLock { (s: inout State) throws(H264Error) in
-            try retarget(&s, to: s.targets.changingBitrate(to: bitsPerSecond))
+            try retarget(&s, to: s.targets.changingBitrate(to: bitsPerSecond, current: s.session.plan))
         }
     }
 
@@ -201,7 +202,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
             try s.session.reconfigure(plan)
         } else {
             let next = try Session(configuration, plan: plan, levelIDC: s.session.levelIDC, log: log)
-            let old = s.session
+            var old = s.session
             s.session = next
             defer { old.close() }
             s.pending += try old.drain(timescale: s.timeline.timescale)
