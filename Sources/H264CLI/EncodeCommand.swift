@@ -30,7 +30,7 @@ enum EncodeCommand: CLICommand {
       --bitrate R           average bitrate, not a limit (default 2M): x264's --bitrate
       --cbr                 constant bitrate at --bitrate (NAL HRD and filler data)
       --vbv-maxrate R       variable bitrate: VBV peak rate (x264's --vbv-maxrate)
-      --vbv-bufsize B       VBV buffer, kbit like x264 (default 2 s of the rate)
+      --vbv-bufsize B       VBV buffer, kbit like x264 (default 2.5 s of the rate)
       --vbv-init F          initial VBV fill 0...1 (default 0.9)
       --max-rate R          hard limit: no window of --max-rate-window S seconds (default 1)
                             carries more than R times S bits

@@ -23,7 +23,7 @@ extension X264Encoder {
         /// second (`VBVMaxBitRate`); nil for no VBV.
         public var vbvMaxBitrate: Int?
         /// The VBV buffer of a constant or variable bitrate, in seconds of its rate
-        /// (`VBVBufferDuration`); nil: 2 seconds.
+        /// (`VBVBufferDuration`); nil: 2.5 seconds, as VideoToolbox.
         public var vbvBufferDuration: Double?
         /// How full the VBV buffer is at the start, percent (`VBVInitialDelayPercentage`);
         /// nil: 90, as VideoToolbox and x264.

@@ -109,9 +109,14 @@ extension X264Encoder {
 
 extension X264Encoder.Configuration {
     /// Seconds of the bitrate in the VBV buffer of an average-bitrate encoder once its bitrate
-    /// has been changed (and of constant and variable bitrates without
-    /// ``vbvBufferDuration``).
+    /// has been changed (or limits set): large enough to cost little against plain ABR, small
+    /// enough that x264's rate control (whose memory is about four times the buffer) follows a
+    /// change within two seconds.
     static let generousBufferSeconds = 2.0
+
+    /// The VBV buffer of constant and variable bitrates without ``vbvBufferDuration``:
+    /// VideoToolbox's default.
+    static let defaultVBVBufferSeconds = 2.5
 
     /// The smallest VBV buffer, in seconds of the bitrate, that a bitrate change in place leaves.
     static let minimumChangeBufferSeconds = 0.5
@@ -165,7 +170,7 @@ extension X264Encoder.Configuration {
         }
         func capped(_ chosen: Int32) -> Int32 { levelCPB.map { Swift.min(chosen, $0) } ?? chosen }
         let initFill = Float((vbvInitialDelayPercentage ?? 90) / 100)
-        let seconds = vbvBufferDuration ?? generousBufferSeconds
+        let seconds = vbvBufferDuration ?? defaultVBVBufferSeconds
         let limits = targets.limits
         switch targets.rateControl {
         case .averageBitrate(let bitrate):
