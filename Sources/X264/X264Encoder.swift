@@ -204,6 +204,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
             let next = try Session(configuration, plan: plan, levelIDC: s.session.levelIDC, log: log)
             var old = s.session
             s.session = next
+            s.targets = targets
             defer { old.close() }
             s.pending += try old.drain(timescale: s.timeline.timescale)
         }

@@ -106,6 +106,18 @@ import H264
         #expect(encoder.activeSettings.rateControl == .averageBitrate(300_000))
     }
 
+    @Test func qualityModeTakesABitrate() throws {
+        let encoder = try X264Encoder(configuration: Support.config { $0.rateControl = .constantQuality(10) })
+        let out = try Self.encodeNoise(encoder, count: 90) { i in
+            if i == 30 { try encoder.setAverageBitrate(200_000) }
+        }
+        #expect(encoder.activeSettings.rateControl == .averageBitrate(200_000))
+        let before = out.filter { $0.pts < 30 }.reduce(0) { $0 + $1.byteCount }
+        let after = out.filter { $0.pts >= 60 }.reduce(0) { $0 + $1.byteCount }
+        #expect(abs(Double(after) * 8 - 200_000) / 200_000 < 0.15, "\(after * 8) bits in the last second")
+        #expect(before > after * 3, "CRF 10 on noise takes far more")
+    }
+
     @Test func constantBitrateFillsEveryWindow() throws {
         let encoder = try X264Encoder(configuration: Support.config {
             $0.rateControl = .constantBitrate(400_000); $0.vbvBufferDuration = 0.5; $0.allowFrameReordering = false
