@@ -110,8 +110,8 @@ extension X264Encoder {
 extension X264Encoder.Configuration {
     /// Seconds of the bitrate in the VBV buffer of an average-bitrate encoder once its bitrate
     /// has been changed (or limits set): large enough to cost little against plain ABR, small
-    /// enough that x264's rate control (whose memory is about four times the buffer) follows a
-    /// change within two seconds.
+    /// enough that its VBV pulls the rate to a new target within about two seconds (x264's own
+    /// rate estimate remembers about four times the buffer's duration).
     static let generousBufferSeconds = 2.0
 
     /// The VBV buffer of constant and variable bitrates without ``vbvBufferDuration``:
