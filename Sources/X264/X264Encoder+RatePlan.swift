@@ -154,7 +154,7 @@ extension X264Encoder.Configuration {
     ///   x264 can move in place, with a buffer of ``generousBufferSeconds`` of the bitrate
     ///   (or what the limits allow).
     /// - A constant bitrate is ABR with `vbv-maxrate` = bitrate, a buffer of
-    ///   ``vbvBufferDuration`` (default ``generousBufferSeconds``) and NAL HRD with filler data.
+    ///   ``vbvBufferDuration`` (default ``defaultVBVBufferSeconds``) and NAL HRD with filler data.
     /// - A variable bitrate is ABR with `vbv-maxrate` = ``vbvMaxBitrate`` (no VBV without one).
     /// - Quality modes have a VBV only from data rate limits.
     ///
