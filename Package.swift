@@ -15,12 +15,14 @@ let package = Package(
     targets: [
         // The core: pure Swift, standard library only.
         .target(name: "H264"),
-        // libx264 (Debian: libx264-dev), from the compiler's default include and library paths.
-        // Not through pkg-config: x264.pc's Cflags carry -DX264_API_IMPORTS (a Windows DLL
-        // import switch that means nothing elsewhere), which SwiftPM refuses with a warning on
-        // every build. For a libx264 under another prefix, add
-        // -Xcc -I<prefix>/include -Xlinker -L<prefix>/lib to the swift command.
-        .systemLibrary(name: "CX264"),
+        // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
+        // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means
+        // nothing on Linux.
+        .systemLibrary(
+            name: "CX264",
+            pkgConfig: "x264",
+            providers: [.apt(["libx264-dev"])]
+        ),
         .target(name: "X264", dependencies: ["H264", "CX264"]),
         // RTP payload format for H.264 (RFC 6184) and SDP helpers: pure Swift over the core.
         .target(name: "RTP", dependencies: ["H264"]),
