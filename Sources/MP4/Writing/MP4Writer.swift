@@ -2,8 +2,9 @@ import H264
 
 /// Writes a progressive (non-fragmented) MP4 file with one H.264 video track, as samples come.
 ///
-/// Each sample's bytes go to the file at once; only the sample tables (about 5 bytes per
-/// sample) stay in memory until ``finish()`` writes the `moov` box. The file starts with
+/// Each sample's bytes go to the file at once; only the sample tables (5 bytes per sample, plus
+/// 16 per change of composition offset: up to 21 with B-frames) stay in memory until
+/// ``finish()`` writes the `moov` box. The file starts with
 /// `ftyp`, an 8-byte `free` box and the `mdat` header; at the end the `mdat` size is filled in
 /// (a 64-bit size, over the `free` box, past 4 GiB) and `moov` is written:
 ///

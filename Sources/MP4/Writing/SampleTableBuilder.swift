@@ -2,8 +2,9 @@
 /// and `stsc`, one size and one `sdtp` byte per sample, the sync sample numbers, and one
 /// offset per chunk.
 ///
-/// Memory: 5 bytes per sample, 8 per chunk, plus one entry per run of equal durations,
-/// composition offsets or chunk lengths.
+/// Memory: 5 bytes per sample, 8 per chunk, plus one entry (8 to 16 bytes) per run of equal
+/// durations, composition offsets or chunk lengths; B-frames change the offset nearly every
+/// sample.
 struct SampleTableBuilder: Sendable {
     typealias ChunkRun = SampleToChunkEntry
 
