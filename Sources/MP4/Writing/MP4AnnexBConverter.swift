@@ -40,7 +40,7 @@ public struct MP4AnnexBConverter {
     private var parser: AccessUnitParser
     private var builder: MP4SampleBuilder?
     private var writer: (any MP4SampleWriting)?
-    private let makeWriter: (Int64) throws(MP4Error) -> any MP4SampleWriting
+    private let makeWriter: (Int64) throws -> any MP4SampleWriting
     private let format: MP4FourCC
     private var descriptions: [MP4SampleDescription] = []
     /// What has been done so far.
@@ -51,9 +51,11 @@ public struct MP4AnnexBConverter {
     ///   - timing: frame rate for streams without VUI timing, reorder depth.
     ///   - leadingData: bytes before the first start code: rejected or skipped.
     ///   - format: `avc1` (parameter sets out of band) or `avc3`.
-    ///   - makeWriter: makes the output for the track's timescale.
+    ///   - makeWriter: makes the output for the track's timescale; an error it throws that is
+    ///     not an ``MP4Error`` comes out of ``append(_:)-(ArraySlice<UInt8>)`` as
+    ///     ``MP4Error/Code/io``.
     public init(timing: TimestampAssigner.Configuration = .init(), leadingData: AnnexB.LeadingDataPolicy = .skip,
-                format: MP4FourCC = "avc1", makeWriter: @escaping (Int64) throws(MP4Error) -> any MP4SampleWriting) {
+                format: MP4FourCC = "avc1", makeWriter: @escaping (Int64) throws -> any MP4SampleWriting) {
         parser = AccessUnitParser(timing: timing, leadingData: leadingData)
         self.makeWriter = makeWriter
         self.format = format
@@ -99,7 +101,9 @@ public struct MP4AnnexBConverter {
                 let timescale = MP4SampleBuilder.suggestedTimescale(
                     for: au.timeBase ?? parser.timeBase ?? TimeBase(numerator: 1, denominator: 90_000))
                 builder = MP4SampleBuilder(timescale: timescale, format: format)
-                writer = try makeWriter(timescale)
+                do { writer = try makeWriter(timescale) } catch let error as MP4Error { throw error } catch {
+                    throw MP4Error.invalid(.io, "making the MP4 output failed: \(error)")
+                }
                 summary.timescale = timescale
             }
             guard var b = builder, let writer else { return }
