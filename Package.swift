@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "RTP", targets: ["RTP"]),
         .library(name: "FLV", targets: ["FLV"]),
         .library(name: "RTMP", targets: ["RTMP"]),
+        .library(name: "MP4", targets: ["MP4"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
     targets: [
@@ -30,6 +31,8 @@ let package = Package(
         .target(name: "FLV", dependencies: ["H264"]),
         // RTMP publishing over Glibc sockets: FLV and the core, no Foundation.
         .target(name: "RTMP", dependencies: ["FLV", "H264"]),
+        // MP4 and fragmented MP4 (CMAF) files and HLS playlists: the H264 core only, no Foundation.
+        .target(name: "MP4", dependencies: ["H264"]),
         // Small streams the project owns, with their known facts; Foundation only, not H264.
         // The target lives in Fixtures/ beside the script that regenerates the streams.
         .target(
@@ -38,7 +41,7 @@ let package = Package(
             exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
             resources: [.copy("Streams"), .copy("manifest.json")]
         ),
-        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP"]),
+        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP", "MP4"]),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "RTP", "FLV"]),
@@ -46,7 +49,8 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI", "TestSupport"]),
-        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "TestSupport"]),
+        .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "TestSupport", "MP4"]),
     ],
     swiftLanguageModes: [.v6]
 )

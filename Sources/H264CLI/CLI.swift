@@ -1,5 +1,6 @@
 import Foundation
 import H264
+import MP4
 
 /// A subcommand of `h264`.
 protocol CLICommand {
@@ -39,6 +40,9 @@ enum CLI {
             try Output.flush()
             return 0
         } catch let error as H264Error {
+            try? Output.flush()
+            Output.error("\(error.code): \(error.reason)")
+        } catch let error as MP4Error {
             try? Output.flush()
             Output.error("\(error.code): \(error.reason)")
         } catch {

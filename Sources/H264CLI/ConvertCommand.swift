@@ -10,6 +10,8 @@ enum ConvertCommand: CLICommand {
            h264 convert IN OUT --to annexb [--aud insert]          (IN Annex-B or FLV)
            h264 convert IN.h264 OUT.flv [--fps R]
            h264 convert IN.flv OUT.h264 [--aud insert]
+           h264 convert IN.h264 OUT.mp4 [--mp4-layout fast-start|media-first|fragmented] [--fps R]
+           h264 convert IN.mp4 OUT.h264|OUT.flv
 
     AVCC files are raw concatenated length-prefixed NAL units (what
     `ffmpeg -i x.mp4 -map 0:v -c copy -f data x.avcc` writes); the avcC record (the MP4 avcC box
@@ -25,7 +27,10 @@ enum ConvertCommand: CLICommand {
       --lenient                --to avcc: skip bytes before the first start code
       --aud insert             --to annexb: put an access unit delimiter first in every access
                                unit that lacks one (primary_pic_type from its slice types)
-      --fps R                  --to flv: frame rate for streams without VUI timing
+      --fps R                  --to flv, --to mp4: frame rate for streams without VUI timing
+      --mp4-layout L           --to mp4 (or OUT ending in .mp4): fast-start (moov first, the
+                               default), media-first (moov last), fragmented (moov, then a
+                               fragment per second: readable up to the last complete fragment)
 
     --to annexb from AVCC writes 4-byte start codes and puts the record's SPS/PPS at the start
     of every IDR access unit that lacks them (after an access unit delimiter, before any SEI).
@@ -43,7 +48,13 @@ enum ConvertCommand: CLICommand {
         let lenient = args.flag("--lenient")
         let aud = try args.option("--aud")
         let fps = try args.option("--fps").map(EncodeCommand.parseFrameRate)
+        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fastStart)
         let paths = try args.positionals(min: 2, max: 2)
+        var mp4Timing = TimestampAssigner.Configuration()
+        if let fps { mp4Timing.frameRate = (Int64(fps.0), Int64(fps.1)) }
+        if try MP4Conversion.convertIfMP4(input: paths[0], output: paths[1], to: toOption, layout: mp4Layout, timing: mp4Timing) {
+            return
+        }
         guard aud == nil || aud == "insert" else { throw CLIError("--aud takes 'insert', not '\(aud ?? "")'") }
         let input = try Input.readAll(paths[0])
         let inputIsFLV = FLVConversion.isFLV(input)

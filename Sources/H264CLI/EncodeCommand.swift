@@ -17,7 +17,9 @@ enum EncodeCommand: CLICommand {
     .avcc gets AVCC samples (length-prefixed NAL units, SPS/PPS out of band) and the avcC
     record in OUT-config (e.g. out.avcc-config; --avcc-config to choose); .flv gets an FLV
     file (onMetaData, AVC sequence header, one tag per frame with composition times for
-    B-frames, end of sequence); anything else (.h264, .264, -, /dev/null) gets Annex-B.
+    B-frames, end of sequence); .mp4 gets an MP4 file written as the frames come,
+    fragmented by default (a fragment per second: a killed process leaves a file playable
+    up to its last fragment); anything else (.h264, .264, -, /dev/null) gets Annex-B.
 
     input:
       --raw WxH             INPUT is headerless raw frames of this size
@@ -63,7 +65,9 @@ enum EncodeCommand: CLICommand {
                             arib-std-b67, bt2020nc, ...) or numbers
       --range tv|pc         limited or full range
     output:
-      --format F            annexb, avcc or flv, whatever OUT is called
+      --format F            annexb, avcc, flv or mp4, whatever OUT is called
+      --mp4-layout L        MP4: fragmented (default), fast-start or media-first (moov
+                            written at the end: nothing playable before it is)
       --length-size N       AVCC: NAL unit length size 1, 2 or 4 (default 4)
       --avcc-config FILE    AVCC: where the avcC record goes (default OUT-config; needed
                             when OUT is - or not a regular file)
@@ -83,9 +87,10 @@ enum EncodeCommand: CLICommand {
         let configPath = try args.option("--avcc-config")
         let formatName = try args.option("--format")
         let rtmpQueue = try args.intOption("--rtmp-queue") ?? 60
+        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fragmented)
         guard out != nil || rtmp != nil else { throw CLIError("encode needs -o OUT or --rtmp URL") }
         let outputFormat = try formatName.map { name in
-            guard let f = EncodeOutputs.Format(rawValue: name) else { throw CLIError("--format must be annexb, avcc or flv") }
+            guard let f = EncodeOutputs.Format(rawValue: name) else { throw CLIError("--format must be annexb, avcc, flv or mp4") }
             return f
         } ?? out.map(EncodeOutputs.Format.init(path:)) ?? .annexB
         guard rtmpQueue > 0 else { throw CLIError("--rtmp-queue must be positive") }
@@ -159,7 +164,8 @@ enum EncodeCommand: CLICommand {
         var outputs: [any EncodeOutput] = []
         if let out {
             outputs.append(try EncodeOutputs.open(out, format: outputFormat, encoder: encoder, metadata: metadata,
-                                                  configurationPath: configPath, lengthSize: lengthSize ?? .four))
+                                                  configurationPath: configPath, lengthSize: lengthSize ?? .four,
+                                                  mp4Layout: mp4Layout))
         }
         if let rtmp {
             let options = RTMPPublisher.Options(queueCapacity: rtmpQueue, overflowPolicy: .block(maximumWaitMilliseconds: 5000))

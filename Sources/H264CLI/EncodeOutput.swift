@@ -18,10 +18,13 @@ enum EncodeOutputs {
         case annexB = "annexb"
         case avcc
         case flv
+        case mp4
 
-        /// From OUT's extension: `.avcc` and `.flv`; anything else (`.h264`, `-`, `/dev/null`) Annex-B.
+        /// From OUT's extension: `.avcc`, `.flv`, `.mp4` (or `.m4v`); anything else (`.h264`, `-`,
+        /// `/dev/null`) Annex-B.
         init(path: String) {
-            if path.hasSuffix(".avcc") { self = .avcc } else if path.hasSuffix(".flv") { self = .flv } else { self = .annexB }
+            if path.hasSuffix(".avcc") { self = .avcc } else if path.hasSuffix(".flv") { self = .flv }
+            else if MP4Conversion.isMP4Name(path) { self = .mp4 } else { self = .annexB }
         }
     }
 
@@ -33,9 +36,13 @@ enum EncodeOutputs {
     ///   - configurationPath: the avcC record file for AVCC (default ``defaultConfigurationPath(for:)``,
     ///     which needs `path` to be a regular file's, not `-` or a device).
     ///   - lengthSize: the NAL unit length size for AVCC.
+    ///   - mp4Layout: the MP4 file's layout.
     static func open(_ path: String, format: Format, encoder: any FrameEncoder, metadata: FLVMetadata,
-                     configurationPath: String?, lengthSize: AVCC.LengthSize) throws -> any EncodeOutput {
+                     configurationPath: String?, lengthSize: AVCC.LengthSize,
+                     mp4Layout: MP4Conversion.Layout = .fragmented) throws -> any EncodeOutput {
         switch format {
+        case .mp4:
+            return try MP4EncodeOutput(path: path, encoder: encoder, layout: mp4Layout)
         case .avcc:
             guard let config = configurationPath ?? (OutputSink.isRegularFilePath(path) ? defaultConfigurationPath(for: path) : nil) else {
                 throw CLIError("--avcc-config FILE is needed when OUT ('\(path)') is not a regular file")

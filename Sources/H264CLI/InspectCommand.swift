@@ -6,6 +6,7 @@ enum InspectCommand: CLICommand {
     static let summary = "summarise a stream and list its access units"
     static let usage = """
     usage: h264 inspect FILE|- [--json] [--fps N/D] [--lenient]
+           h264 inspect FILE.mp4 [--json]
 
     A stream summary (profile, level, size after cropping, chroma format, bit depth,
     frame/field/MBAFF, frame rate, SAR, colour, access units, keyframes, GOP lengths,
@@ -15,6 +16,10 @@ enum InspectCommand: CLICommand {
                   nal_types, slice_types, frame_num, poc, dts, pts), then {"summary": {...}}
       --fps N/D   frame rate for timestamps when the stream has no VUI timing (default 25)
       --lenient   skip bytes before the first start code instead of failing
+
+    An MP4 file (recognised by its first bytes) is listed as its boxes, its tracks (sample
+    descriptions, edit lists) and the samples of its video track (offset, size, sync,
+    sample_depends_on, DTS and PTS with the edit list applied, description).
     """
 
     static func run(_ args: inout Arguments) throws {
@@ -23,6 +28,7 @@ enum InspectCommand: CLICommand {
         var timing = TimestampAssigner.Configuration()
         if let fps = try args.option("--fps") { timing.frameRate = try parseRate(fps) }
         let path = try args.positionals(min: 1, max: 1)[0]
+        if MP4Conversion.isMP4(path: path) { return try MP4Inspection.run(path: path, json: json) }
         var report = Report(json: json)
         if path == "-" {
             // Streaming: memory stays flat whatever the input size.

@@ -11,6 +11,7 @@ let commands: [any CLICommand.Type] = [
     EncodeCommand.self,
     RTPSendCommand.self,
     BuildStreamCommand.self,
+    SegmentCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))

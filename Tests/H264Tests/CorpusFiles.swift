@@ -13,19 +13,7 @@ enum CorpusFiles {
     static var isPresent: Bool { root != nil }
 
     /// The Annex-B elementary streams of the corpus (relative paths such as `openh264/BA_MW_D.264`).
-    static let annexBStreams: [String] = {
-        guard let root else { return [] }
-        let folders = ["openh264", "hibernia", "fate-frext", "cros-codecs"]
-        let extensions: Set<String> = ["264", "h264", "jsv", "avc", "26l", "jvt"]
-        var out: [String] = []
-        for folder in folders {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
-            for name in names.sorted() where extensions.contains((name as NSString).pathExtension.lowercased()) {
-                out.append(folder + "/" + name)
-            }
-        }
-        return out
-    }()
+    static let annexBStreams: [String] = isPresent ? CorpusStreams.annexB : []
 
     /// The MP4 files of the corpus that carry an `avcC` box.
     static let mp4Files: [String] = {

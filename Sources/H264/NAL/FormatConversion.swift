@@ -224,33 +224,7 @@ public enum FormatConversion {
         }
 
         private func write(_ accessUnit: [NALUnit], to out: inout [UInt8]) {
-            var hasIDR = false, hasSPS = false, hasPPS = false
-            for unit in accessUnit {
-                switch unit.type {
-                case .idrSlice: hasIDR = true
-                case .sps: hasSPS = true
-                case .pps: hasPPS = true
-                default: break
-                }
-            }
-            var insert: [NALUnit] = []
-            if hasIDR && !hasPPS {
-                insert = configuration.pictureParameterSets
-                if !hasSPS {
-                    insert = configuration.sequenceParameterSets
-                        + (configuration.highProfileExtension?.sequenceParameterSetExtensions ?? []) + insert
-                }
-            }
-            var i = 0
-            if !insert.isEmpty, let first = accessUnit.first, first.type == .accessUnitDelimiter {
-                AnnexB.append(first, to: &out)
-                i = 1
-            }
-            for unit in insert { AnnexB.append(unit, to: &out) }
-            while i < accessUnit.count {
-                AnnexB.append(accessUnit[i], to: &out)
-                i &+= 1
-            }
+            AnnexB.appendAccessUnit(accessUnit, parameterSetsFrom: configuration, to: &out)
         }
     }
 }

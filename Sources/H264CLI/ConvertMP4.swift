@@ -1,0 +1,133 @@
+import FLV
+import H264
+import MP4
+
+/// MP4 conversions for `h264 convert` (Annex-B -> MP4, MP4 -> Annex-B or FLV), `h264 segment`
+/// and `h264 encode -o out.mp4`: file plumbing over the MP4 library.
+enum MP4Conversion {
+    /// How `convert` and `encode` write an MP4 file.
+    enum Layout: String {
+        case fastStart = "fast-start", mediaFirst = "media-first", fragmented
+    }
+
+    /// True when the file at `path` (not `-`) starts like an MP4 file.
+    static func isMP4(path: String) -> Bool {
+        guard path != "-", let file = try? MP4File(readingAtPath: path) else { return false }
+        defer { file.close() }
+        guard let head = try? file.read(at: 0, count: Int(min(file.byteCount, 16))) else { return false }
+        return MP4Reader.looksLikeMP4(head)
+    }
+
+    /// True for an output name that asks for MP4.
+    static func isMP4Name(_ path: String) -> Bool { path.hasSuffix(".mp4") || path.hasSuffix(".m4v") }
+
+    /// Makes the MP4 output of `layout` in `file`.
+    static func writer(_ layout: Layout, file: MP4File, timescale: Int64) throws(MP4Error) -> any MP4SampleWriting {
+        switch layout {
+        case .fastStart: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .fastStart))
+        case .mediaFirst: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .mediaFirst))
+        case .fragmented:
+            var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: timescale)
+            options.writesSegmentType = false
+            return try MP4FragmentedFileWriter(file: file, options: options)
+        }
+    }
+
+    /// Annex-B in (a file or stdin, read in chunks), MP4 out.
+    static func annexBToMP4(inputPath: String, outputPath: String, layout: Layout,
+                            timing: TimestampAssigner.Configuration) throws {
+        guard outputPath != "-" else { throw CLIError("an MP4 file cannot go to stdout (its header is written last)") }
+        let file = try MP4File(creatingAtPath: outputPath)
+        defer { file.close() }
+        var converter = MP4AnnexBConverter(timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+            try writer(layout, file: file, timescale: timescale)
+        }
+        let input = try Input.open(inputPath)
+        while let chunk = try Input.readChunk(input, 1 << 20) { try converter.append(chunk) }
+        let summary = try converter.finish()
+        for e in summary.problems.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
+    }
+
+    /// The first H.264 track of an MP4 file, or an error that says what the file holds.
+    static func open(_ path: String) throws -> (reader: MP4Reader, track: MP4Track) {
+        let reader = try MP4Reader(try MP4File(readingAtPath: path))
+        guard let track = reader.videoTrack else {
+            let kinds = reader.tracks.map { "\($0.handlerType) \($0.descriptions.map(\.format.description).joined(separator: ","))" }
+            throw CLIError("no H.264 video track in '\(path)' (tracks: \(kinds.isEmpty ? "none" : kinds.joined(separator: "; ")))")
+        }
+        return (reader, track)
+    }
+
+    /// MP4 in, Annex-B out, one sample at a time.
+    static func mp4ToAnnexB(inputPath: String, outputPath: String) throws {
+        let (reader, track) = try open(inputPath)
+        let sink = try OutputSink(outputPath)
+        try reader.writeAnnexB(of: track) { (bytes: ArraySlice<UInt8>) throws(MP4Error) in
+            do throws(H264Error) { try sink.write(Array(bytes)) } catch { throw MP4Error(.io, error.reason, underlying: error) }
+        }
+        try sink.close()
+    }
+
+    /// MP4 in, FLV out: each sample becomes a core access unit, then an FLV tag (times in
+    /// milliseconds, moved later when the first decoding time is negative: FLV times cannot be).
+    static func mp4ToFLV(inputPath: String, outputPath: String) throws {
+        let (reader, track) = try open(inputPath)
+        let sink = try OutputSink(outputPath)
+        let first = track.descriptions[0]
+        let seconds = Double(track.mediaDuration) / Double(max(1, track.timescale))
+        var writer = FLVWriter()
+        try writer.writeMetadata(FLVMetadata(width: first.width, height: first.height, frameRate: nil,
+                                             duration: seconds > 0 ? seconds : nil, encoder: "swift-h264"))
+        var builder = FLVSampleBuilder()
+        var samples = reader.samples(of: track)
+        var shift: Int64?
+        let timescale = Int64(track.timescale)
+        while let info = try samples.next() {
+            var au = try reader.sample(info).accessUnit(description: track.descriptions[info.descriptionIndex],
+                                                        index: info.index, timescale: timescale)
+            // The description's parameter sets go in front of each description's first sample.
+            if let record = track.descriptions[info.descriptionIndex].decoderConfiguration, info.flags.isSync {
+                au.nalUnits = record.parameterSets + au.nalUnits
+            }
+            let offset = shift ?? max(0, 0 &- info.decodeTime)
+            shift = offset
+            au.dts = info.decodeTime &+ offset
+            au.pts = info.presentationTime &+ offset
+            let (avcC, sample) = try builder.sample(au)
+            if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: sample.dts) }
+            try writer.writeSample(sample)
+            try sink.write(writer.takeBytes())
+        }
+        try writer.writeEndOfSequence()
+        try sink.write(writer.takeBytes())
+        try sink.close()
+    }
+}
+
+extension MP4Conversion {
+    /// `h264 convert` with an MP4 on either side: true when it handled the conversion (an MP4
+    /// input, recognised by its first bytes, or `--to mp4` / an output named `.mp4`).
+    static func convertIfMP4(input: String, output: String, to: String?, layout: Layout,
+                             timing: TimestampAssigner.Configuration) throws -> Bool {
+        if isMP4(path: input) {
+            switch to ?? (output.hasSuffix(".flv") ? "flv" : "annexb") {
+            case "annexb": try mp4ToAnnexB(inputPath: input, outputPath: output)
+            case "flv": try mp4ToFLV(inputPath: input, outputPath: output)
+            case let other: throw CLIError("an MP4 input converts to annexb or flv, not '\(other)'")
+            }
+            return true
+        }
+        guard to == "mp4" || (to == nil && isMP4Name(output)) else { return false }
+        try annexBToMP4(inputPath: input, outputPath: output, layout: layout, timing: timing)
+        return true
+    }
+
+    /// Parses `--mp4-layout fast-start|media-first|fragmented`.
+    static func layout(_ text: String?, default fallback: Layout) throws -> Layout {
+        guard let text else { return fallback }
+        guard let layout = Layout(rawValue: text) else {
+            throw CLIError("--mp4-layout must be fast-start, media-first or fragmented, not '\(text)'")
+        }
+        return layout
+    }
+}

@@ -1,0 +1,28 @@
+import H264
+import MP4
+
+/// An MP4 file recorded as the frames come (`h264 encode -o out.mp4`), through the library's
+/// `MP4Recorder`: fragmented by default, so that a killed process leaves a playable file.
+final class MP4EncodeOutput: EncodeOutput {
+    private let file: MP4File
+    private let recorder: MP4Recorder
+
+    init(path: String, encoder: any FrameEncoder, layout: MP4Conversion.Layout) throws {
+        guard path != "-" else { throw CLIError("an MP4 file cannot go to stdout") }
+        file = try MP4File(creatingAtPath: path)
+        let mode: MP4Recorder.Mode
+        switch layout {
+        case .fragmented: mode = .fragmented()
+        case .fastStart: mode = .progressive(.fastStart)
+        case .mediaFirst: mode = .progressive(.mediaFirst)
+        }
+        recorder = MP4Recorder(file: file, mode: mode, parameterSets: encoder.parameterSets)
+    }
+
+    func write(_ frame: EncodedFrame) throws { try recorder.write(frame) }
+
+    func close() throws {
+        try recorder.finish()
+        file.close()
+    }
+}

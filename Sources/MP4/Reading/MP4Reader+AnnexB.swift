@@ -1,0 +1,60 @@
+import H264
+
+extension MP4Reader {
+    /// Writes an H.264 track as an Annex-B byte stream, one sample at a time: each sample's
+    /// NAL units behind 4-byte start codes, with the parameter sets of its description's avcC
+    /// record put in (after an access unit delimiter, before anything else) where a decoder
+    /// needs them and the sample lacks them: the first sample of each description, every sync
+    /// sample and every sample with an IDR slice.
+    ///
+    /// FFmpeg's `h264_mp4toannexb` puts them right before the IDR slice instead (after SEI);
+    /// the NAL units are otherwise the same.
+    /// - Parameters:
+    ///   - track: an H.264 track of this file.
+    ///   - output: takes the bytes of each sample (reuse of the buffer is the caller's).
+    /// - Returns: the number of samples written.
+    /// - Throws: ``MP4Error/Code/unsupported`` for a description that is not H.264 (an
+    ///   encrypted track), the iterator's and source's errors, and ``MP4Error/Code/h264`` for
+    ///   a sample whose NAL unit lengths run past its end.
+    /// - Complexity: O(file size) time, O(largest sample) memory.
+    @discardableResult
+    public func writeAnnexB(of track: MP4Track, to output: (ArraySlice<UInt8>) throws(MP4Error) -> Void) throws(MP4Error) -> Int {
+        guard track.isH264Video else {
+            throw MP4Error.invalid(.unsupported, "track \(track.trackID) is not H.264 video"
+                                   + (track.isEncrypted ? " (it is encrypted)" : ""))
+        }
+        var it = samples(of: track)
+        var previousDescription = -1
+        var buffer: [UInt8] = []
+        var count = 0
+        while let info = try it.next() {
+            let description = track.descriptions[info.descriptionIndex]
+            guard description.isH264, let record = description.decoderConfiguration else {
+                throw MP4Error.invalid(.unsupported,
+                                       "sample \(info.index): description \(description.format) is not H.264 with an avcC record"
+                                        + (track.isEncrypted ? " (the track is encrypted)" : ""))
+            }
+            let bytes = try source.read(at: info.offset, count: info.size)
+            let units: [NALUnit]
+            do { units = try AVCC.split(bytes, lengthSize: record.nalUnitLengthSize) } catch {
+                throw MP4Error.h264(error, "sample \(info.index)")
+            }
+            buffer.removeAll(keepingCapacity: true)
+            AnnexB.appendAccessUnit(units, parameterSetsFrom: record,
+                                    startsDecoding: info.descriptionIndex != previousDescription || info.flags.isSync,
+                                    to: &buffer)
+            previousDescription = info.descriptionIndex
+            try output(buffer[...])
+            count &+= 1
+        }
+        return count
+    }
+
+    /// An H.264 track as one Annex-B byte stream in memory (see
+    /// ``writeAnnexB(of:to:)``).
+    public func annexB(of track: MP4Track) throws(MP4Error) -> [UInt8] {
+        var out: [UInt8] = []
+        try writeAnnexB(of: track) { (bytes: ArraySlice<UInt8>) throws(MP4Error) in out.append(contentsOf: bytes) }
+        return out
+    }
+}

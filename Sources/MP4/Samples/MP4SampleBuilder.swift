@@ -1,0 +1,141 @@
+import H264
+
+/// Turns the core's access units (`AccessUnit` from the access-unit layer, `EncodedFrame` from
+/// an encoder) into MP4 samples and the sample description each needs: the thin adapter
+/// between the core's sample model and the writers' ``MP4Sample``.
+///
+/// Parameter sets are followed with the core's `DecoderConfigurationTracker`: for `avc1` they
+/// leave the samples for the avcC record, and a new or changed SPS or PPS makes a new
+/// ``MP4SampleDescription`` (the writers then add an `stsd` entry or an init segment). For
+/// `avc3` they also stay in the samples. Times are converted to the track's ``timescale``.
+///
+/// ```swift
+/// var builder = MP4SampleBuilder(timescale: 90_000)
+/// for au in accessUnits where !au.flags.hasNoPicture {
+///     let (description, sample) = try builder.sample(au)
+///     try writer.append(sample, description: description)
+/// }
+/// ```
+public struct MP4SampleBuilder: Sendable {
+    /// The track's timescale (units per second) the samples' times are given in.
+    public let timescale: Int64
+    /// The sample entry type: `avc1` (parameter sets out of band) or `avc3` (also in band).
+    public let format: MP4FourCC
+    /// The description of the last sample.
+    public private(set) var description: MP4SampleDescription?
+    private var tracker: DecoderConfigurationTracker
+
+    /// Creates a builder.
+    /// - Parameters:
+    ///   - timescale: the track's timescale; see ``suggestedTimescale(for:)``.
+    ///   - parameterSets: parameter sets known before the first access unit (an encoder's).
+    ///   - format: `avc1` (default) or `avc3`.
+    public init(timescale: Int64, parameterSets: [NALUnit] = [], format: MP4FourCC = "avc1") {
+        self.timescale = max(1, timescale)
+        self.format = format
+        tracker = DecoderConfigurationTracker(parameterSets: parameterSets)
+    }
+
+    /// The sample for an access unit with timestamps (from `AccessUnits.assemble` or an
+    /// `AccessUnitParser`), and its description.
+    ///
+    /// The sync flag is the core's keyframe (an IDR picture or a recovery point, as FFmpeg
+    /// marks them); `sample_depends_on` and `sample_is_depended_on` come from the access unit's
+    /// flags.
+    /// - Throws: ``MP4Error/Code/invalidArgument`` for an access unit without timestamps,
+    ///   ``MP4Error/Code/invalidDecoderConfiguration`` before any SPS and PPS.
+    public mutating func sample(_ accessUnit: AccessUnit) throws(MP4Error) -> (description: MP4SampleDescription, sample: MP4Sample) {
+        guard let times = accessUnit.timestamps(timescale: timescale) else {
+            throw MP4Error.invalid(.invalidArgument, "access unit \(accessUnit.index) has no timestamps")
+        }
+        var duration: Int64?
+        if let d = accessUnit.duration, let base = accessUnit.timeBase { duration = base.rescale(d, to: timescale) }
+        return try sample(accessUnit.nalUnits, dts: times.dts, pts: times.pts, duration: duration,
+                          flags: MP4SampleFlags(accessUnit.flags, isSync: accessUnit.isKeyframe))
+    }
+
+    /// The sample for one encoded frame, and its description. Times are converted from the
+    /// frame's timescale; the first DTS of an encoder with frame reordering is negative, which
+    /// the writers accept (they start the file's timeline at the first DTS).
+    /// - Throws: ``MP4Error/Code/invalidDecoderConfiguration`` before any SPS and PPS.
+    public mutating func sample(_ frame: EncodedFrame) throws(MP4Error) -> (description: MP4SampleDescription, sample: MP4Sample) {
+        let base = TimeBase(numerator: 1, denominator: Int64(max(1, frame.timescale)))
+        return try sample(frame.nalUnits, dts: base.rescale(frame.dts, to: timescale), pts: base.rescale(frame.pts, to: timescale),
+                          duration: nil, flags: MP4SampleFlags(frame.flags, isSync: frame.isKeyframe))
+    }
+
+    /// The one sample path: parameter sets followed, the description rebuilt when they change,
+    /// the NAL units written with 4-byte lengths.
+    private mutating func sample(_ units: [NALUnit], dts: Int64, pts: Int64, duration: Int64?,
+                                 flags: MP4SampleFlags) throws(MP4Error) -> (description: MP4SampleDescription, sample: MP4Sample) {
+        let record: AVCDecoderConfigurationRecord, changed: Bool
+        do { (record, changed) = try tracker.update(with: units) } catch {
+            throw MP4Error.h264(error, "sample at DTS \(dts)")
+        }
+        if changed || description == nil { description = try MP4SampleDescription(decoderConfiguration: record, format: format) }
+        guard let description else { throw MP4Error.invalid(.invalidDecoderConfiguration, "no sample description") }
+        let kept = format == "avc3" ? units : tracker.removingParameterSets(from: units)
+        let data: [UInt8]
+        do { data = try AVCC.write(kept, lengthSize: record.nalUnitLengthSize) } catch {
+            throw MP4Error.h264(error, "sample at DTS \(dts)")
+        }
+        return (description, MP4Sample(data: data, decodeTime: dts, presentationTime: pts, duration: duration, flags: flags))
+    }
+
+    /// A timescale for samples timed in `timeBase`: the smallest one in which every time of
+    /// the base is a whole number of ticks, raised by a whole factor to at least 10,000 (as
+    /// FFmpeg raises video timescales; some players handle coarse ones badly). 90,000 when the
+    /// exact one would not fit 32 bits.
+    ///
+    /// 25 fps (field time base 1/50) gives 10,000; 30000/1001 fps (1001/60000) gives 60,000.
+    public static func suggestedTimescale(for timeBase: TimeBase) -> Int64 {
+        let n = timeBase.numerator, d = timeBase.denominator
+        guard n > 0, d > 0 else { return 90_000 }
+        var a = n, b = d
+        while b != 0 { (a, b) = (b, a % b) }
+        let exact = d / a  // ticks per second that make every time of the base whole
+        guard exact <= Int64(UInt32.max) else { return 90_000 }
+        if exact >= 10_000 { return exact }
+        let factor = (10_000 + exact - 1) / exact  // exact >= 1: no overflow
+        return exact * factor
+    }
+}
+
+extension MP4SampleFlags {
+    /// The flags of an access unit as FFmpeg and Apple's muxers write them: depends on others
+    /// when not a sync sample and predicted (`sample_depends_on` 1, else 2), depended on when
+    /// some slice has `nal_ref_idc` > 0 (`sample_is_depended_on` 1, else 2).
+    /// - Parameters:
+    ///   - flags: the core's flags for the access unit.
+    ///   - isSync: whether the sample is a sync sample (the core's keyframe, by default IDR).
+    public init(_ flags: AccessUnitFlags, isSync: Bool? = nil) {
+        let sync = isSync ?? flags.isSync
+        self.init(isSync: sync,
+                  dependsOn: sync && !flags.dependsOnOthers ? .no : (flags.dependsOnOthers ? .yes : .no),
+                  isDependedOn: flags.isDependedOnByOthers ? .yes : .no)
+    }
+}
+
+extension MP4Sample {
+    /// The sample as the core's access unit: its NAL units (views into ``data``), flags derived
+    /// from them, and its times in a time base of 1/`timescale` seconds.
+    /// - Parameters:
+    ///   - description: the sample's description (for the NAL length size).
+    ///   - index: the access unit's index in decoding order.
+    ///   - timescale: the track's timescale.
+    /// - Throws: ``MP4Error/Code/h264`` for a sample whose NAL lengths do not add up.
+    public func accessUnit(description: MP4SampleDescription, index: Int, timescale: Int64) throws(MP4Error) -> AccessUnit {
+        let lengthSize = description.decoderConfiguration?.nalUnitLengthSize ?? .four
+        let units: [NALUnit]
+        do { units = try AVCC.split(data, lengthSize: lengthSize) } catch {
+            throw MP4Error.h264(error, "sample \(index)")
+        }
+        var au = AccessUnit(nalUnits: units, index: index, flags: AccessUnitFlags(accessUnit: units))
+        if flags.isSync && !au.flags.isSync { au.flags.isRandomAccess = true }
+        au.dts = decodeTime
+        au.pts = presentationTime
+        au.duration = duration
+        au.timeBase = TimeBase(numerator: 1, denominator: max(1, timescale))
+        return au
+    }
+}
