@@ -1,23 +1,28 @@
 #!/bin/sh
-# Builds one libFuzzer target and runs it for a given time.
+# Builds the libFuzzer binary and runs one target for a given time.
 #
 #   Tests/Fuzz/run.sh TARGET SECONDS [extra libFuzzer arguments]
 #
-# TARGET is one of annexb_parse, streaming, avcc, access_units, roundtrip: a key of
-# FuzzBodies.targets (Tests/H264Tests/Fuzz/FuzzBodies.swift). Every file of Sources/H264, the
-# shared bodies and the entry point (Tests/Fuzz/Targets/Entry.swift) are compiled into ONE module
-# and one binary for all targets, into .build/fuzz/bin/h264-fuzz[-SANITIZERS];
-# FUZZ_TARGET selects the body at run time.
+# TARGET is a key of FuzzBodies.targets (Tests/H264Tests/Fuzz/FuzzBodies.swift):
+#   H.264 core:  annexb_parse, streaming, avcc, access_units, roundtrip
+#   around it:   flv_read, rtp_depacketize, rtmp_receive, y4m_parse, sdp_parse
+# The library modules (H264, RTP, FLV, RTMP) are compiled as they are in the package, one static
+# library each with libFuzzer's coverage instrumentation, into .build/fuzz/modules; the shared
+# bodies and the entry point (Tests/Fuzz/Targets/Entry.swift) make ONE binary for all targets,
+# .build/fuzz/bin/h264-fuzz[-SANITIZERS]; FUZZ_TARGET selects the body at run time.
 #
 # FUZZ_SANITIZE (default: none) adds sanitizers to libFuzzer's coverage instrumentation, e.g.
 # FUZZ_SANITIZE=address. Swift already traps on out-of-bounds indexing and overflow in -O builds;
 # AddressSanitizer adds checks for the few unsafe-pointer paths (the start-code scanner, unaligned
 # word loads) at about five times the cost per execution. The intended campaign: run each target
 # without it, then replay the grown corpus once under AddressSanitizer:
-#   FUZZ_SANITIZE=address Tests/Fuzz/run.sh TARGET 0 -runs=0   (SECONDS 0: replay only) The corpus lives in .build/fuzz/corpus/TARGET (kept between runs, not
-# committed); it is seeded at every run with Fixtures/Streams, ../shared/corpus when present
-# (the first FUZZ_MAX_LEN bytes of each stream) and Tests/Fuzz/Regressions/TARGET. Crashers are written to
-# .build/fuzz/artifacts/TARGET/; keep each as Tests/Fuzz/Regressions/TARGET/<name> once fixed.
+#   FUZZ_SANITIZE=address Tests/Fuzz/run.sh TARGET 0 -runs=0   (SECONDS 0: replay only)
+# The corpus lives in .build/fuzz/corpus/TARGET (kept between runs, not committed); it is seeded
+# at every run with Fixtures/Streams, ../shared/corpus when present (the first FUZZ_MAX_LEN bytes
+# of each stream), seeds the binary derives from the fixtures in the target's own format (FLV
+# files, RTP packets, RTMP server bytes, Y4M, SDP: FuzzSeeds.swift) and Tests/Fuzz/Regressions/TARGET.
+# Crashers are written to .build/fuzz/artifacts/TARGET/; keep each as
+# Tests/Fuzz/Regressions/TARGET/<name> once fixed.
 # Environment: FUZZ_JOBS (default 1) runs that many workers with -fork; FUZZ_MAX_LEN (default
 # 4096) bounds inputs: headers live in the first bytes, and short inputs run many times faster.
 set -eu
@@ -28,27 +33,47 @@ fi
 target=$1; seconds=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+targets="annexb_parse streaming avcc access_units roundtrip flv_read rtp_depacketize rtmp_receive y4m_parse sdp_parse"
+case " $targets " in
+    *" $target "*) ;;
+    *) echo "no target $target ($targets)" >&2; exit 2 ;;
+esac
 case $target in
-    annexb_parse|streaming|avcc|access_units|roundtrip) ;;
-    *) echo "no target $target (annexb_parse, streaming, avcc, access_units, roundtrip)" >&2; exit 2 ;;
+    flv_read|rtmp_receive) dict="$here/flv-rtmp.dict" ;;
+    sdp_parse) dict="$here/sdp.dict" ;;
+    y4m_parse) dict="$here/y4m.dict" ;;
+    *) dict="$here/h264.dict" ;;
 esac
 out="$root/.build/fuzz"
 mkdir -p "$out/bin" "$out/corpus/$target" "$out/seeds/$target" "$out/artifacts/$target"
 sanitize=${FUZZ_SANITIZE:-}
-bin="$out/bin/h264-fuzz${sanitize:+-$(printf '%s' "$sanitize" | tr ',' '-')}"
+suffix=${sanitize:+-$(printf '%s' "$sanitize" | tr ',' '-')}
+bin="$out/bin/h264-fuzz$suffix"
+modules="$out/modules$suffix"
+flags="-parse-as-library -swift-version 6 -package-name swift_h264 -O -g -sanitize=fuzzer${sanitize:+,$sanitize}"
+
+# One static library per module, in dependency order, then the binary.
+build_module() {  # NAME
+    mkdir -p "$modules"
+    find "$root/Sources/$1" -name '*.swift' > "$modules/$1.sources"
+    # shellcheck disable=SC2086
+    swiftc $flags -module-name "$1" -I "$modules" -emit-module -emit-module-path "$modules/$1.swiftmodule" \
+        -emit-library -static -o "$modules/lib$1.a" @"$modules/$1.sources"
+}
 
 # Rebuild when any input is newer than the binary.
-if [ ! -x "$bin" ] || [ -n "$(find "$root/Sources/H264" "$here/Targets" \
-        "$root/Tests/H264Tests/Fuzz" -name '*.swift' -newer "$bin" | head -n 1)" ]; then
+if [ ! -x "$bin" ] || [ -n "$(find "$root/Sources/H264" "$root/Sources/RTP" "$root/Sources/FLV" "$root/Sources/RTMP" \
+        "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name '*.swift' -newer "$bin" | head -n 1)" ]; then
     echo "building $bin..." >&2
-    find "$root/Sources/H264" "$here/Targets" -name '*.swift' > "$out/sources"
-    echo "$root/Tests/H264Tests/Fuzz/FuzzBodies.swift" >> "$out/sources"
-    swiftc -parse-as-library -swift-version 6 -module-name H264Fuzz -O -g \
-        -sanitize=fuzzer${sanitize:+,$sanitize} @"$out/sources" -o "$bin.tmp"
+    for m in H264 RTP FLV RTMP; do build_module "$m"; done
+    find "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name 'Fuzz*.swift' -o -name 'Entry.swift' | grep -v Regression > "$out/sources"
+    # shellcheck disable=SC2086
+    swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lRTMP -lFLV -lRTP -lH264 \
+        @"$out/sources" -o "$bin.tmp"
     mv "$bin.tmp" "$bin"
 fi
 
-# Seeds: copied at run time (never committed).
+# Seeds: copied or derived at run time (never committed).
 seeds="$out/seeds/$target"
 rm -rf "$seeds"; mkdir -p "$seeds"
 for f in "$root"/Fixtures/Streams/*; do
@@ -67,12 +92,15 @@ fi
 if [ -d "$root/../shared/corpus" ]; then
     # The first FUZZ_MAX_LEN bytes of each stream: its parameter sets and first slices.
     find "$root/../shared/corpus" -type f \( -iname '*.264' -o -iname '*.h264' -o -iname '*.avc' \
-        -o -iname '*.jsv' -o -iname '*.26l' -o -iname '*.jvt' -o -iname '*.avcc' -o -iname '*.bin' \) \
+        -o -iname '*.jsv' -o -iname '*.26l' -o -iname '*.jvt' -o -iname '*.avcc' -o -iname '*.bin' -o -iname '*.flv' \) \
         2>/dev/null | head -n 500 |
     while read -r f; do
         head -c "${FUZZ_MAX_LEN:-4096}" "$f" > "$seeds/corpus-$(printf '%s' "$f" | cksum | cut -d' ' -f1)"
     done
 fi
+# Seeds in the target's own format, derived from the fixture streams by the library's writers.
+FUZZ_TARGET="$target" FUZZ_MAKE_SEEDS="$seeds" FUZZ_MAX_LEN="${FUZZ_MAX_LEN:-4096}" \
+    "$bin" "$root"/Fixtures/Streams/*.264 > /dev/null
 if [ -d "$here/Regressions/$target" ]; then
     for f in "$here/Regressions/$target"/*; do [ -f "$f" ] && cp "$f" "$seeds/regression-$(basename "$f")"; done
 fi
@@ -80,7 +108,7 @@ fi
 jobs=${FUZZ_JOBS:-1}
 if [ "$seconds" -gt 0 ]; then set -- -max_total_time="$seconds" "$@"; fi
 set -- -rss_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" \
-    -dict="$here/h264.dict" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
+    -dict="$dict" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
 if [ "$jobs" -gt 1 ]; then set -- -fork="$jobs" "$@"; fi
 export FUZZ_TARGET="$target"
 # libFuzzer, not the Swift runtime's backtracer, must handle a trap: it saves the input.

@@ -180,11 +180,17 @@ public enum FormatConversion {
 
     /// Converts length-prefixed NAL units to an Annex-B stream with 4-byte start codes.
     ///
-    /// Every access unit that holds an IDR slice but no SPS and PPS in band gets the record's
-    /// parameter sets (SPS, PPS, SPS extensions), or its PPSs when only an SPS is in band, at the
-    /// start of the access unit: after an access unit delimiter, before any SEI. (FFmpeg's
-    /// `h264_mp4toannexb` puts them right before the slice, after the SEI, which leaves a
-    /// buffering-period SEI referring to an SPS not yet seen.)
+    /// The record's parameter sets go into the stream where a decoder needs them
+    /// (``ParameterSetInserter``): before each random access point (IDR or recovery point) that
+    /// does not carry them, the SPS and PPS its slices refer to, at the start of the access
+    /// unit (after an access unit delimiter, before any SEI). FFmpeg's `h264_mp4toannexb` puts
+    /// them right before the slice, after the SEI, which leaves a buffering-period SEI referring
+    /// to an SPS not yet seen; and it inserts every set of the record, where this inserts the
+    /// ones the picture uses.
+    ///
+    /// Whatever the record holds, the parameter sets inserted are at most as many bytes as the
+    /// input (samples and record) plus ``ParameterSetInserter/defaultMaximumBytesPerAccessUnit``;
+    /// the rest of the output is the input's NAL units behind start codes.
     /// - Parameters:
     ///   - bytes: the length-prefixed NAL units.
     ///   - configuration: the avcC record.
@@ -197,60 +203,54 @@ public enum FormatConversion {
         var reader = AVCC.Reader(bytes, lengthSize: lengthSize ?? configuration.nalUnitLengthSize)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count &+ bytes.count / 64 &+ 64)
-        var writer = AnnexBAccessUnitWriter(configuration: configuration)
+        var writer = AnnexBWriter(configuration: configuration)
         while let unit = try reader.next() { try writer.add(unit, to: &out) }
         writer.finish(to: &out)
         return out
     }
 
-    /// Writes NAL units as Annex-B, one access unit at a time (found by the access-unit layer,
-    /// 7.4.1.2.4, with the record's parameter sets known from the start), inserting the
-    /// record's parameter sets into IDR access units that lack them.
-    struct AnnexBAccessUnitWriter {
-        let configuration: AVCDecoderConfigurationRecord
+    /// Writes NAL units that arrive one by one (from AVCC samples, in decoding order) as an
+    /// Annex-B stream, one access unit at a time: access units are found by the access-unit
+    /// layer (7.4.1.2.4) with the record's parameter sets known from the start, and the
+    /// parameter sets a picture needs are inserted by a ``ParameterSetInserter``.
+    ///
+    /// ```swift
+    /// var writer = FormatConversion.AnnexBWriter(configuration: record)
+    /// var out: [UInt8] = []
+    /// for unit in units { try writer.add(unit, to: &out); flushIfLarge(&out) }
+    /// writer.finish(to: &out)
+    /// ```
+    ///
+    /// Memory: the access unit being assembled (at most ``AccessUnitAssembler/Limits``) and the
+    /// parameter sets by id; independent of the stream's length.
+    public struct AnnexBWriter: Sendable {
         private var assembler: AccessUnitAssembler
+        /// The parameter-set insertion, with its counts.
+        public private(set) var inserter: ParameterSetInserter
 
-        init(configuration: AVCDecoderConfigurationRecord) {
-            self.configuration = configuration
+        /// Creates a writer for the NAL units that go with `configuration`.
+        /// - Parameter maximumInsertedBytesPerAccessUnit: see ``ParameterSetInserter``.
+        public init(configuration: AVCDecoderConfigurationRecord,
+                    maximumInsertedBytesPerAccessUnit: Int = ParameterSetInserter.defaultMaximumBytesPerAccessUnit) {
             assembler = AccessUnitAssembler(parameterSets: configuration.parameterSets)
+            inserter = ParameterSetInserter(parameterSets: configuration.parameterSets,
+                                            maximumBytesPerAccessUnit: maximumInsertedBytesPerAccessUnit)
         }
 
-        mutating func add(_ unit: NALUnit, to out: inout [UInt8]) throws(H264Error) {
-            if let au = try assembler.push(unit) { write(au.nalUnits, to: &out) }
+        /// Adds the next NAL unit; appends to `out` the access unit it completes, if any.
+        /// - Throws: ``H264Error/Code/limitExceeded`` for an access unit past the assembler's
+        ///   limits (it is dropped; the writer goes on with the next NAL unit).
+        public mutating func add(_ unit: NALUnit, to out: inout [UInt8]) throws(H264Error) {
+            if let au = try assembler.push(unit) { write(au, to: &out) }
         }
 
-        mutating func finish(to out: inout [UInt8]) {
-            if let au = assembler.finish() { write(au.nalUnits, to: &out) }
+        /// Appends the last access unit.
+        public mutating func finish(to out: inout [UInt8]) {
+            if let au = assembler.finish() { write(au, to: &out) }
         }
 
-        private func write(_ accessUnit: [NALUnit], to out: inout [UInt8]) {
-            var hasIDR = false, hasSPS = false, hasPPS = false
-            for unit in accessUnit {
-                switch unit.type {
-                case .idrSlice: hasIDR = true
-                case .sps: hasSPS = true
-                case .pps: hasPPS = true
-                default: break
-                }
-            }
-            var insert: [NALUnit] = []
-            if hasIDR && !hasPPS {
-                insert = configuration.pictureParameterSets
-                if !hasSPS {
-                    insert = configuration.sequenceParameterSets
-                        + (configuration.highProfileExtension?.sequenceParameterSetExtensions ?? []) + insert
-                }
-            }
-            var i = 0
-            if !insert.isEmpty, let first = accessUnit.first, first.type == .accessUnitDelimiter {
-                AnnexB.append(first, to: &out)
-                i = 1
-            }
-            for unit in insert { AnnexB.append(unit, to: &out) }
-            while i < accessUnit.count {
-                AnnexB.append(accessUnit[i], to: &out)
-                i &+= 1
-            }
+        private mutating func write(_ au: AccessUnit, to out: inout [UInt8]) {
+            for unit in inserter.inserting(into: au.nalUnits, isRandomAccess: au.isKeyframe) { AnnexB.append(unit, to: &out) }
         }
     }
 }

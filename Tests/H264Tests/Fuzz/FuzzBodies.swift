@@ -17,6 +17,9 @@ enum FuzzBodies {
         "avcc": avcc,
         "access_units": accessUnits,
         "roundtrip": roundTrip,
+        "rtp_depacketize": rtpDepacketize,
+        "y4m_parse": y4mParse,
+        "sdp_parse": sdpParse,
     ]
 
     /// Traps with `message` when `condition` is false: a broken promise is a finding.
