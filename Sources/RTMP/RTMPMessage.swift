@@ -46,10 +46,10 @@ struct RTMPMessage: Hashable, Sendable {
     }
 
     /// The payload's 32-bit big-endian value (control messages).
-    func uint32() throws(H264Error) -> UInt32 {
+    func uint32() throws(RTMPError) -> UInt32 {
         var c = ByteCursor(payload[...])
         do { return try c.readUInt32("control message value") } catch {
-            throw H264Error.invalid(.protocolViolation, "RTMP control message type \(typeID) shorter than 4 bytes")
+            throw RTMPError.invalid(.protocolViolation, "RTMP control message type \(typeID) shorter than 4 bytes")
         }
     }
 }

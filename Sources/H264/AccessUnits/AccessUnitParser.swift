@@ -100,6 +100,43 @@ public struct AccessUnitParser: Sendable {
         }
     }
 
+    /// Feeds the parser the chunks `read` returns until it returns nil, then finishes, handing
+    /// each access unit to `body` as soon as it is ready and each error of the stream to
+    /// `problem` (the parser goes on after it).
+    ///
+    /// Memory: the parser's (independent of the stream's length), plus the chunk being read.
+    /// - Parameters:
+    ///   - read: the next chunk of the stream, or nil at its end.
+    ///   - problem: called with each error ``next()`` throws.
+    ///   - body: called with each access unit, in decoding order.
+    /// - Throws: what `read` or `body` throw.
+    public mutating func run(read: () throws -> ArraySlice<UInt8>?, problem: (H264Error) -> Void,
+                             body: (AccessUnit) throws -> Void) rethrows {
+        var ended = false
+        while true {
+            if needsInput && !ended {
+                if let chunk = try read() {
+                    append(chunk)
+                } else {
+                    finish()
+                    ended = true
+                }
+            }
+            let au: AccessUnit?
+            do throws(H264Error) {
+                au = try next()
+            } catch {
+                problem(error)
+                continue
+            }
+            if let au {
+                try body(au)
+            } else if ended {
+                return
+            }
+        }
+    }
+
     private mutating func enqueue(_ au: AccessUnit) {
         ready += timing.push(au, sps: assembler.store.activeSPS)
     }

@@ -153,26 +153,79 @@ public enum FormatConversion {
         return try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
     }
 
-    /// Chooses the record's parameter sets while the stream goes by.
-    struct ParameterSetCollector {
+    /// Chooses the record's parameter sets while the stream goes by: at most what an avcC
+    /// record holds (31 SPS, 255 PPS, 255 SPS extensions); more stay in band.
+    struct ParameterSetCollector: Sendable {
         private(set) var record: [NALUnit] = []
         private var open = true
-        private var hasSPS = false
+        private var counts = (sps: 0, pps: 0, extensions: 0)
 
         /// Offers a parameter set or slice; true when `unit` is a parameter set the record holds
         /// (so it may be dropped from the stream).
+        /// - Complexity: O(size of the record), at most 541 parameter sets.
         mutating func offer(_ unit: NALUnit) -> Bool {
             let type = unit.type
             if type.isVCL {
-                if hasSPS { open = false }
+                if counts.sps > 0 { open = false }
                 return false
             }
             guard type == .sps || type == .pps || type == .spsExtension else { return false }  // subset SPS stays in band
             if record.contains(unit) { return true }
             guard open else { return false }
+            switch type {
+            case .sps:
+                guard counts.sps < 31 else { return false }
+                counts.sps &+= 1
+            case .pps:
+                guard counts.pps < 255 else { return false }
+                counts.pps &+= 1
+            default:
+                guard counts.extensions < 255 else { return false }
+                counts.extensions &+= 1
+            }
             record.append(unit)
-            if type == .sps { hasSPS = true }
             return true
+        }
+    }
+
+    /// Converts Annex-B NAL units that arrive one by one to length-prefixed NAL units, and
+    /// collects the avcC record (the distinct parameter sets before the first slice, as
+    /// ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` does).
+    ///
+    /// ```swift
+    /// var writer = FormatConversion.AVCCWriter(lengthSize: .four)
+    /// for unit in units { try writer.add(unit, to: &out) }   // write `out` out as it grows
+    /// let record = try writer.configuration()
+    /// ```
+    ///
+    /// Memory: the record's parameter sets (views), at most 541; nothing per NAL unit.
+    public struct AVCCWriter: Sendable {
+        /// The size of the length prefixes.
+        public let lengthSize: AVCC.LengthSize
+        /// Whether parameter sets also stay in band.
+        public let placement: ParameterSetPlacement
+        private var collector = ParameterSetCollector()
+
+        /// Creates a writer.
+        public init(lengthSize: AVCC.LengthSize = .four, placement: ParameterSetPlacement = .outOfBand) {
+            self.lengthSize = lengthSize
+            self.placement = placement
+        }
+
+        /// Appends `unit` to `out` with its length prefix (unless it is a parameter set that
+        /// goes into the record only).
+        /// - Throws: ``H264Error/Code/nalUnitTooLarge`` when it does not fit the length size.
+        public mutating func add(_ unit: NALUnit, to out: inout [UInt8]) throws(H264Error) {
+            if unit.type.isParameterSet || unit.type.isVCL {
+                if collector.offer(unit) && placement == .outOfBand { return }
+            }
+            try AVCC.append(unit, lengthSize: lengthSize, to: &out)
+        }
+
+        /// The avcC record for what was added.
+        /// - Throws: ``H264Error/Code/missingParameterSet`` without an SPS, and the record's errors.
+        public func configuration() throws(H264Error) -> AVCDecoderConfigurationRecord {
+            try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
         }
     }
 

@@ -28,9 +28,9 @@ public struct ParameterSetInserter: Sendable {
 
     /// The bound on the bytes inserted before one access unit.
     public let maximumBytesPerAccessUnit: Int
-    /// Parameter sets inserted so far.
+    /// Insertions (or configuration records) made so far.
     public private(set) var insertedCount = 0
-    /// Bytes of the parameter sets inserted so far.
+    /// Bytes of the parameter sets inserted (or put into records) so far.
     public private(set) var insertedByteCount = 0
     /// Parameter sets left out because they did not fit the bounds.
     public private(set) var skippedCount = 0
@@ -44,6 +44,9 @@ public struct ParameterSetInserter: Sendable {
     /// What may still be inserted in all: input bytes plus one access unit's bound, less what
     /// was inserted. Saturating.
     private var credit: Int
+    /// The sets of the last configuration record (``configurationChange(for:)``).
+    private var record: [NALUnit?] = Array(repeating: nil, count: ParameterSetInserter.slotCount)
+    private var recordMade = false
 
     /// Creates an inserter that knows `parameterSets` from out of band.
     /// - Parameters:
@@ -86,33 +89,13 @@ public struct ParameterSetInserter: Sendable {
     /// - Complexity: O(n) in the number of NAL units, reading a few bytes of each slice.
     public mutating func parameterSets(toInsertBefore nalUnits: [NALUnit], isRandomAccess: Bool) -> [NALUnit] {
         var inBand: [Int] = []
-        var ppsIDs: [Int] = []
-        for unit in nalUnits {
-            consume(byteCount: unit.count)
-            switch unit.type {
-            case .sps, .pps, .spsExtension:
-                guard let slot = Self.slot(of: unit) else { continue }
-                known[slot] = unit
-                carried[slot] = true
-                inBand.append(slot)
-            case .slice, .idrSlice:
-                if let id = unit.referencedParameterSetID, !ppsIDs.contains(id) { ppsIDs.append(id) }
-            default:
-                break
-            }
+        var wanted = referencedSlots(of: nalUnits) { inBand.append($0) }
+        for slot in inBand { carried[slot] = true }  // written with the access unit
+        if wanted.isEmpty && isRandomAccess && nalUnits.contains(where: { $0.type == .slice || $0.type == .idrSlice }) {
+            // No slice says which PPS it uses (a header too short to read): every known set, as
+            // a writer that does not look at the slices would insert.
+            wanted = known.indices.filter { known[$0] != nil }.sorted { Self.order($0) < Self.order($1) }
         }
-        guard !ppsIDs.isEmpty else { return [] }
-        // The slots the picture needs, SPS (and extension) before PPS.
-        var wanted: [Int] = []
-        var ppsSlots: [Int] = []
-        for id in ppsIDs {
-            let ppsSlot = Self.ppsBase &+ id  // id < 256
-            guard let pps = known[ppsSlot] else { continue }
-            ppsSlots.append(ppsSlot)
-            guard let spsID = pps.referencedParameterSetID else { continue }
-            for slot in [spsID, Self.extensionBase &+ spsID] where !wanted.contains(slot) { wanted.append(slot) }  // spsID < 32
-        }
-        wanted += ppsSlots
         var room = Swift.min(maximumBytesPerAccessUnit, credit)
         var insert: [NALUnit] = []
         for slot in wanted where !inBand.contains(slot) {
@@ -122,13 +105,81 @@ public struct ParameterSetInserter: Sendable {
                 continue
             }
             room &-= unit.count
-            credit &-= unit.count  // unit.count <= room <= credit
-            insertedCount &+= 1
-            insertedByteCount &+= unit.count  // bounded by the input's bytes
+            spend(unit.count)
             carried[slot] = true
             insert.append(unit)
         }
         return insert
+    }
+
+    /// For writers that carry the parameter sets in a decoder configuration record sent again
+    /// when it changes (FLV sequence headers, RTMP): the parameter sets of a new record when
+    /// `nalUnits` (one access unit) refers to a parameter set whose content the last record
+    /// did not carry; nil while the last record holds.
+    ///
+    /// The record holds the SPS (with its extension) and PPS the picture refers to, so its size
+    /// follows the picture, not everything the stream ever defined; before the first record,
+    /// when the picture's references cannot be read, it holds every set known. In-band parameter
+    /// sets of the access unit become the ones in force (the writer moves them out of band).
+    /// Records are paid from the same bounds as insertions (``maximumBytesPerAccessUnit``, and
+    /// the input's bytes): one that does not fit is not made, and counted in ``skippedCount``.
+    public mutating func configurationChange(for nalUnits: [NALUnit]) -> [NALUnit]? {
+        var slots = referencedSlots(of: nalUnits) { _ in }
+        if slots.isEmpty && !recordMade {
+            slots = known.indices.filter { known[$0] != nil }.sorted { Self.order($0) < Self.order($1) }
+        }
+        guard slots.contains(where: { known[$0] != nil && record[$0] != known[$0] }) else { return nil }
+        let units = slots.compactMap { known[$0] }
+        let bytes = units.reduce(0) { $0 &+ $1.count }  // at most 320 sets of at most the input's size
+        guard bytes <= Swift.min(maximumBytesPerAccessUnit, credit) else {
+            skippedCount &+= units.count
+            return nil
+        }
+        spend(bytes)
+        record = Array(repeating: nil, count: Self.slotCount)
+        for slot in slots { record[slot] = known[slot] }
+        recordMade = true
+        return units
+    }
+
+    /// The slots `nalUnits` refers to, SPS (and extension) before PPS; in-band parameter sets
+    /// become known (and are passed to `inBand`), and the access unit's bytes count as input.
+    private mutating func referencedSlots(of nalUnits: [NALUnit], inBand: (Int) -> Void) -> [Int] {
+        var ppsIDs: [Int] = []
+        for unit in nalUnits {
+            consume(byteCount: unit.count)
+            switch unit.type {
+            case .sps, .pps, .spsExtension:
+                guard let slot = Self.slot(of: unit) else { continue }
+                if known[slot] != unit {
+                    known[slot] = unit
+                    carried[slot] = false
+                }
+                inBand(slot)
+            case .slice, .idrSlice:
+                if let id = unit.referencedParameterSetID, !ppsIDs.contains(id) { ppsIDs.append(id) }
+            default:
+                break
+            }
+        }
+        var wanted: [Int] = []
+        var ppsSlots: [Int] = []
+        for id in ppsIDs {
+            let ppsSlot = Self.ppsBase &+ id  // id < 256
+            guard let pps = known[ppsSlot] else { continue }
+            ppsSlots.append(ppsSlot)
+            guard let spsID = pps.referencedParameterSetID else { continue }
+            for slot in [spsID, Self.extensionBase &+ spsID] where known[slot] != nil && !wanted.contains(slot) {
+                wanted.append(slot)  // spsID < 32
+            }
+        }
+        return wanted + ppsSlots
+    }
+
+    private mutating func spend(_ bytes: Int) {
+        credit &-= bytes  // bytes <= credit, checked by the callers
+        insertedCount &+= 1
+        insertedByteCount &+= bytes  // bounded by the input's bytes
     }
 
     /// `nalUnits` with ``parameterSets(toInsertBefore:isRandomAccess:)`` inserted where they
@@ -146,6 +197,11 @@ public struct ParameterSetInserter: Sendable {
     /// delimiter and parameter sets, before the first other NAL unit.
     public static func insertionIndex(in nalUnits: [NALUnit]) -> Int {
         nalUnits.firstIndex { !($0.type == .accessUnitDelimiter || $0.type.isParameterSet || $0.type == .spsExtension) } ?? nalUnits.count
+    }
+
+    /// Insertion order of a slot: SPS, then SPS extensions, then PPS.
+    private static func order(_ slot: Int) -> Int {
+        slot < ppsBase ? slot : (slot >= extensionBase ? slot &- extensionBase &+ ppsBase : slot &+ ppsBase)
     }
 
     /// The slot of an SPS, PPS or SPS extension, nil for other NAL units or an unreadable id.
