@@ -169,7 +169,9 @@ enum EncodeCommand: CLICommand {
         }
         config.maxKeyframeInterval = keyint
         if let keyintSeconds {
-            guard let s = Double(keyintSeconds) else { throw CLIError("--keyint-seconds: '\(keyintSeconds)' is not a number") }
+            guard let s = Double(keyintSeconds), s > 0, s <= 86_400 else {
+                throw CLIError("--keyint-seconds: '\(keyintSeconds)' is not a number of seconds in (0, 86400]")
+            }
             config.maxKeyframeIntervalDuration = s
         }
         if let bframes {

@@ -39,7 +39,7 @@ enum RTPSendCommand: CLICommand {
         let fast = args.flag("--fast")
         let fpsOption = try args.option("--fps").map(frameRate)
         let speed = try args.option("--speed").map { s -> Double in
-            guard let v = Double(s), v > 0, v.isFinite else { throw CLIError("--speed: '\(s)' is not a positive number") }
+            guard let v = Double(s), v > 0, v <= 1000 else { throw CLIError("--speed: '\(s)' is not a number in (0, 1000]") }
             return v
         } ?? 1
         let payloadType = try args.intOption("--payload-type") ?? 96

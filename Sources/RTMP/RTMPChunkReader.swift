@@ -13,23 +13,23 @@ import H264
 /// (``maximumMessageSize``), the number of chunk streams in use (``maximumChunkStreams``) and
 /// the bytes held in incomplete messages across all chunk streams (``maximumBufferedBytes``).
 /// Memory: at most ``maximumBufferedBytes`` plus the bytes received and not yet parsed.
-struct RTMPChunkReader: Sendable {
+package struct RTMPChunkReader: Sendable {
     /// The peer's chunk size (Set Chunk Size); 128 until it says otherwise. Any size from 1 up
     /// is accepted, as the specification requires: cost per chunk is bounded, and the
     /// connection's deadlines bound the time a peer can make it spend.
-    var chunkSize = 128
+    package var chunkSize = 128
     /// Largest message accepted.
-    var maximumMessageSize = RTMPChunkReader.defaultMaximumMessageSize
+    package var maximumMessageSize = RTMPChunkReader.defaultMaximumMessageSize
     /// Most chunk streams tracked at once.
-    var maximumChunkStreams = 64
+    package var maximumChunkStreams = 64
     /// Most bytes held in incomplete messages, all chunk streams together.
-    var maximumBufferedBytes = RTMPChunkReader.defaultMaximumBufferedBytes
+    package var maximumBufferedBytes = RTMPChunkReader.defaultMaximumBufferedBytes
 
     /// The default limit on one message: 4 MiB, above any command or control message and a
     /// large video frame.
-    static let defaultMaximumMessageSize = 4 << 20
+    package static let defaultMaximumMessageSize = 4 << 20
     /// The default limit on incomplete messages: 8 MiB in all.
-    static let defaultMaximumBufferedBytes = 8 << 20
+    package static let defaultMaximumBufferedBytes = 8 << 20
 
     /// What the last chunk header of a chunk stream said.
     private struct Header: Sendable {
@@ -60,10 +60,10 @@ struct RTMPChunkReader: Sendable {
     /// The chunk streams in use, found by a linear search (at most `maximumChunkStreams`).
     private var streams: [StreamState] = []
     /// Bytes in all `partial` arrays.
-    private(set) var bufferedByteCount = 0
+    package private(set) var bufferedByteCount = 0
 
     /// Adds received bytes.
-    mutating func append(_ bytes: ArraySlice<UInt8>) {
+    package mutating func append(_ bytes: ArraySlice<UInt8>) {
         if readOffset > 0 && readOffset >= buffer.count / 2 {
             buffer.removeSubrange(0..<readOffset)
             readOffset = 0
@@ -72,13 +72,13 @@ struct RTMPChunkReader: Sendable {
     }
 
     /// Adds received bytes held in an array.
-    mutating func append(_ bytes: [UInt8]) { append(bytes[...]) }
+    package mutating func append(_ bytes: [UInt8]) { append(bytes[...]) }
 
     /// Bytes received and not yet parsed.
-    var unparsedByteCount: Int { buffer.count &- readOffset }
+    package var unparsedByteCount: Int { buffer.count &- readOffset }
 
     /// Drops the partial message of a chunk stream (an Abort Message from the peer).
-    mutating func abort(chunkStreamID: UInt32) {
+    package mutating func abort(chunkStreamID: UInt32) {
         guard let i = streams.firstIndex(where: { $0.id == chunkStreamID }) else { return }
         bufferedByteCount &-= streams[i].partial.count  // counted when appended
         streams[i].partial = []
@@ -88,7 +88,7 @@ struct RTMPChunkReader: Sendable {
     /// - Throws: ``RTMPError/Code/protocolViolation`` for a chunk that continues an unknown
     ///   chunk stream or a header type in the middle of a message,
     ///   ``RTMPError/Code/limitExceeded`` beyond the limits.
-    mutating func nextMessage() throws(RTMPError) -> RTMPMessage? {
+    package mutating func nextMessage() throws(RTMPError) -> RTMPMessage? {
         while true {
             var c = ByteCursor(buffer[readOffset...])
             guard case .read(let message) = try readChunk(&c) else { return nil }

@@ -12,28 +12,35 @@ import H264
 /// Memory: the chunk reader's limits (``RTMPChunkReader``), plus ``outgoing`` until taken: a
 /// constant number of bytes per message received at most (a ping response, an acknowledgement
 /// per ``minimumAcknowledgementWindow`` bytes).
-struct RTMPClientSession: Sendable {
+package struct RTMPClientSession: Sendable {
     /// The smallest acknowledgement window honoured: a peer that asks for a smaller one gets an
     /// acknowledgement per this many bytes, not one per byte.
-    static let minimumAcknowledgementWindow: Int64 = 4096
+    package static let minimumAcknowledgementWindow: Int64 = 4096
 
-    private(set) var reader = RTMPChunkReader()
+    package private(set) var reader = RTMPChunkReader()
     private var writer = RTMPChunkWriter()
     /// Bytes to send, oldest first.
-    private(set) var outgoing: [UInt8] = []
+    package private(set) var outgoing: [UInt8] = []
     /// Bytes received so far (counted for acknowledgements).
-    private(set) var bytesReceived: Int64 = 0
+    package private(set) var bytesReceived: Int64 = 0
     private var acknowledgementWindow: Int64 = 2_500_000
     private var lastAcknowledged: Int64 = 0
 
+    /// Creates a session with the reader's limits.
+    package init(maximumMessageSize: Int = RTMPChunkReader.defaultMaximumMessageSize,
+                 maximumBufferedBytes: Int = RTMPChunkReader.defaultMaximumBufferedBytes) {
+        reader.maximumMessageSize = maximumMessageSize
+        reader.maximumBufferedBytes = maximumBufferedBytes
+    }
+
     /// The chunk size used for what the client sends.
-    var chunkSize: Int {
+    package var chunkSize: Int {
         get { writer.chunkSize }
         set { writer.chunkSize = newValue }
     }
 
     /// Takes bytes received from the server (after the handshake).
-    mutating func receive(_ bytes: ArraySlice<UInt8>) {
+    package mutating func receive(_ bytes: ArraySlice<UInt8>) {
         bytesReceived &+= Int64(bytes.count)  // an Int64 byte count does not overflow in practice
         reader.append(bytes)
         if bytesReceived &- lastAcknowledged >= acknowledgementWindow {
@@ -43,12 +50,12 @@ struct RTMPClientSession: Sendable {
     }
 
     /// Queues a message for sending.
-    mutating func send(_ message: RTMPMessage, on chunkStream: UInt8) {
+    package mutating func send(_ message: RTMPMessage, on chunkStream: UInt8) {
         writer.write(message, chunkStreamID: chunkStream, into: &outgoing)
     }
 
     /// Returns the bytes to send and empties ``outgoing``.
-    mutating func takeOutgoing() -> [UInt8] {
+    package mutating func takeOutgoing() -> [UInt8] {
         defer { outgoing = [] }
         return outgoing
     }
@@ -57,7 +64,7 @@ struct RTMPClientSession: Sendable {
     /// applying the control messages before it; nil when more bytes are needed.
     /// - Throws: ``RTMPError/Code/protocolViolation`` for a malformed chunk, control message or
     ///   AMF0 command, ``RTMPError/Code/limitExceeded`` beyond the reader's limits.
-    mutating func nextCommand() throws(RTMPError) -> [AMF0Value]? {
+    package mutating func nextCommand() throws(RTMPError) -> [AMF0Value]? {
         while let m = try reader.nextMessage() {
             if let values = try handle(m) { return values }
         }
@@ -94,6 +101,6 @@ struct RTMPClientSession: Sendable {
 }
 
 /// The chunk streams the client sends on: 2 protocol control, 3 commands, 5 data, 6 video.
-enum RTMPChunkStream {
-    static let control: UInt8 = 2, command: UInt8 = 3, data: UInt8 = 5, video: UInt8 = 6
+package enum RTMPChunkStream {
+    package static let control: UInt8 = 2, command: UInt8 = 3, data: UInt8 = 5, video: UInt8 = 6
 }

@@ -18,7 +18,7 @@ enum FuzzSeeds {
         case "sdp_parse":
             for stream in streams { seeds += sdpSeeds(stream) }
         default:
-            break
+            seeds = containerSeeds(target: target, streams: streams)
         }
         return seeds.map { Array($0.prefix(maximumLength)) }
     }
