@@ -15,7 +15,8 @@ extension FuzzBodies {
     /// Properties: both readers yield the same events up to the first error; the Annex-B
     /// written is at most a small multiple of the input (start codes for length fields, and
     /// parameter sets inserted at most the input's bytes plus one access unit's bound); AMF0
-    /// values are at most one per input byte.
+    /// values are at most one per input byte, their text at most three bytes per input byte
+    /// (UTF-8 replacement characters).
     static func flvRead(_ data: [UInt8]) {
         var batch: [FLVVideoEvent] = []
         var writer = FLVAnnexBWriter()
@@ -59,10 +60,11 @@ extension FuzzBodies {
               "the streaming reader found \(streamed.count) events, the reader \(batch.count)")
         check(zip(streamed, batch).allSatisfy { $0 == $1 }, "the streaming reader disagrees with the reader")
 
-        // AMF0 over the whole input (as an RTMP command payload would be).
+        // AMF0 over the whole input (as an RTMP command payload would be). Strings are decoded
+        // as UTF-8, an invalid byte becoming a 3-byte replacement character.
         if let values = try? AMF0.decodeAll(data[...]) {
             let (count, text) = amf0Size(values)
-            check(count <= data.count && text <= data.count, "\(count) AMF0 values, \(text) bytes of text from \(data.count) bytes")
+            check(count <= data.count && text <= 3 &* data.count, "\(count) AMF0 values, \(text) bytes of text from \(data.count) bytes")
         }
         if let track = try? FLVVideoTrack(reading: data) {
             check(track.samples.count <= data.count, "more samples than bytes")
