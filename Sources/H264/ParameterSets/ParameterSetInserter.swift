@@ -5,14 +5,11 @@
 /// into the stream, or that repeat them for late joiners, ask it once per access unit in
 /// decoding order (``parameterSets(toInsertBefore:isRandomAccess:)``):
 ///
-/// - before a random access point (an IDR picture, a recovery point, an FLV keyframe) it
-///   returns the SPS (with its SPS extension) and PPS each slice refers to, unless the access
-///   unit carries them itself;
-/// - before any access unit, a parameter set it refers to that the output has not carried yet
-///   (new, or changed since it was last written), so a picture never refers to a set its decoder
-///   has not seen.
-///
-/// A set the output already carries is repeated only before random access points. The bytes
+/// before a random access point (an IDR picture, a recovery point, an FLV keyframe) it returns
+/// the SPS (with its SPS extension) and PPS each slice refers to, unless the access unit carries
+/// them itself: new ones, ones that changed since the output last carried them, and repeats for
+/// decoders that start there. Other access units get nothing (no decoder starts at them). The
+/// bytes
 /// inserted are bounded twice: at most ``maximumBytesPerAccessUnit`` per access unit, and in
 /// all at most the input's bytes (told with ``consume(byteCount:)``) plus
 /// ``maximumBytesPerAccessUnit``: a writer that inserts through it never writes more than twice
@@ -96,10 +93,11 @@ public struct ParameterSetInserter: Sendable {
             // a writer that does not look at the slices would insert.
             wanted = known.indices.filter { known[$0] != nil }.sorted { Self.order($0) < Self.order($1) }
         }
+        guard isRandomAccess else { return [] }
         var room = Swift.min(maximumBytesPerAccessUnit, credit)
         var insert: [NALUnit] = []
         for slot in wanted where !inBand.contains(slot) {
-            guard let unit = known[slot], isRandomAccess || !carried[slot] else { continue }
+            guard let unit = known[slot] else { continue }
             guard unit.count <= room else {
                 skippedCount &+= 1  // at most one per slot and access unit
                 continue
