@@ -24,23 +24,12 @@ enum NalsCommand: CLICommand {
         let input = try ChunkedInput(path)
         if !json { Output.line("offset      size  type ref  name") }
         var parser = AnnexBStreamParser(leadingData: lenient ? .skip : .reject)
-        var ended = false
-        while true {
-            if parser.needsInput && !ended {
-                if let chunk = try input.read() { parser.append(chunk) } else { parser.finish(); ended = true }
-            }
-            do throws(H264Error) {
-                guard let unit = try parser.next() else {
-                    if ended { return }
-                    continue
-                }
-                list(unit, at: parser.lastNALUnitOffset, json: json)
-            } catch where error.code == .missingStartCode {
-                throw error
-            } catch {
-                listInvalid(at: parser.lastNALUnitOffset, error, json: json)
-            }
-        }
+        try parser.run(read: input.read, problem: { error, at in
+            if error.code == .missingStartCode { throw error }
+            listInvalid(at: at.offset, error, json: json)
+        }, body: { unit, at in
+            list(unit, at: at.offset, json: json)
+        })
     }
 
     private static func list(_ unit: NALUnit, at offset: Int, json: Bool) {

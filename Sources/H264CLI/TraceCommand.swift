@@ -64,10 +64,10 @@ enum TraceCommand: CLICommand {
             for entry in waiting { trace(entry) }
             waiting.removeAll()
         }
-        func take(_ entry: Entry) {
+        func take(_ entry: Entry, leading: Int) {
             if !announced, case .unit = entry {
                 announced = true
-                if parser.leadingByteCount > 0 { Output.line("# skipped \(parser.leadingByteCount) bytes before the first start code") }
+                if leading > 0 { Output.line("# skipped \(leading) bytes before the first start code") }
             }
             guard preloading else { return trace(entry) }
             waiting.append(entry)
@@ -77,23 +77,12 @@ enum TraceCommand: CLICommand {
             }
         }
 
-        var ended = false
-        while true {
-            if parser.needsInput && !ended {
-                if let chunk = try input.read() { parser.append(chunk) } else { parser.finish(); ended = true }
-            }
-            do throws(H264Error) {
-                guard let unit = try parser.next() else {
-                    if ended { break }
-                    continue
-                }
-                take(.unit(unit, offset: parser.lastNALUnitOffset))
-            } catch where error.code == .missingStartCode {
-                throw error
-            } catch {
-                take(.invalid(offset: parser.lastNALUnitOffset, error: error))
-            }
-        }
+        try parser.run(read: input.read, problem: { error, at in
+            if error.code == .missingStartCode { throw error }
+            take(.invalid(offset: at.offset, error: error), leading: at.leadingByteCount)
+        }, body: { unit, at in
+            take(.unit(unit, offset: at.offset), leading: at.leadingByteCount)
+        })
         release()
     }
 }

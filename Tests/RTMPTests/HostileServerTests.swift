@@ -139,6 +139,19 @@ import H264
         #expect(seconds < 2 * Double(Self.deadline) / 1000 + 1, "took \(seconds) s")
     }
 
+    /// A server that accepts the TCP connection but never answers the handshake: the
+    /// publisher's creation fails with `timedOut`.
+    @Test func silentServerTimesOut() throws {
+        let server = try Server { _, shouldStop in
+            while !shouldStop() { usleep(10_000) }
+        }
+        defer { server.finish() }
+        let options = RTMPPublisher.Options(connection: .init(connectTimeoutMilliseconds: 1000, timeoutMilliseconds: 300))
+        #expect(throws: RTMPError(.timedOut, "")) {
+            try RTMPPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/test", options: options)
+        }
+    }
+
     /// S0 and S1 a byte every 2 ms: the handshake would take 6 s; its deadline is 1 s.
     @Test func handshakeThatNeverEnds() throws {
         let server = try Server { fd, shouldStop in

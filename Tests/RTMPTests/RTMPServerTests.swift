@@ -113,27 +113,6 @@ import TestSupport
         }
     }
 
-    /// A server that accepts the TCP connection but never answers the handshake.
-    @Test func silentServerTimesOut() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                bind(fd, sa, len) == 0 && listen(fd, 4) == 0 && getsockname(fd, sa, &len) == 0
-            }
-        }
-        #expect(ok)
-        let port = UInt16(bigEndian: addr.sin_port)
-        let options = RTMPPublisher.Options(connection: .init(connectTimeoutMilliseconds: 1000, timeoutMilliseconds: 300))
-        #expect(throws: RTMPError(.timedOut, "")) {
-            try RTMPPublisher(url: "rtmp://127.0.0.1:\(port)/live/test", options: options)
-        }
-    }
-
     /// A second publisher of a name already being published gets NetStream.Publish.BadName.
     @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
     func nameInUseIsRejected() throws {

@@ -158,6 +158,47 @@ public struct AnnexBStreamParser: Sendable {
     /// Marks the end of the stream: the next calls to ``next()`` yield the last NAL unit.
     public mutating func finish() { finished = true }
 
+    /// Where a NAL unit (or a problem) is in the stream, as ``run(read:problem:body:)`` reports it.
+    public struct Position: Sendable, Hashable {
+        /// ``lastNALUnitOffset``: the stream offset of the NAL unit's header byte.
+        public var offset: Int
+        /// ``lastStartCodeLength``.
+        public var startCodeLength: Int
+        /// ``leadingByteCount``: the bytes skipped before the first start code.
+        public var leadingByteCount: Int
+    }
+
+    private var currentPosition: Position {
+        Position(offset: lastNALUnitOffset, startCodeLength: lastStartCodeLength, leadingByteCount: leadingByteCount)
+    }
+
+    /// Feeds the parser the chunks `read` returns until it returns nil, then finishes, handing
+    /// each NAL unit to `body` as soon as it is complete and each error to `problem` (which
+    /// may rethrow it to stop; otherwise the parser goes on after it), each with where it is.
+    ///
+    /// Memory: the parser's, plus the chunk being read.
+    public mutating func run(read: () throws -> ArraySlice<UInt8>?, problem: (H264Error, Position) throws -> Void,
+                             body: (NALUnit, Position) throws -> Void) rethrows {
+        var ended = false
+        while true {
+            if needsInput && !ended {
+                if let chunk = try read() { append(chunk) } else { finish(); ended = true }
+            }
+            let unit: NALUnit?
+            do throws(H264Error) {
+                unit = try next()
+            } catch {
+                try problem(error, currentPosition)
+                continue
+            }
+            if let unit {
+                try body(unit, currentPosition)
+            } else if ended {
+                return
+            }
+        }
+    }
+
     /// The next complete NAL unit, or nil when more input (or ``finish()``) is needed, or when
     /// the stream has ended.
     /// - Throws: ``H264Error`` as ``AnnexB/Splitter/next()`` does, and

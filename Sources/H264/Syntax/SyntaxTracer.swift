@@ -163,17 +163,9 @@ public struct SyntaxTracer: SyntaxCoder {
     public mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error) {
         let first = name(0)
         guard first.subscriptCount > 0 else {
-            // No subscript: the default, one u(8) per byte.
+            // No subscript to count up: one u(8) element per byte.
             guard count >= 0, count <= inner.reader.bitsRemaining / 8 else { throw .truncated("\(first): \(count) bytes wanted") }
-            var out = [UInt8]()
-            out.reserveCapacity(count)
-            for i in 0..<count {
-                var b: UInt8 = 0
-                try u(8, &b, name(i))
-                out.append(b)
-            }
-            bytes = out
-            return
+            return try byteElementsOneByOne(&bytes, count: count, name)
         }
         let p = inner.bitPosition
         try inner.bytes(&bytes, count: count, first)
