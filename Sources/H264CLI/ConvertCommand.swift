@@ -28,12 +28,14 @@ enum ConvertCommand: CLICommand {
                                unit that lacks one (primary_pic_type from its slice types)
       --fps R                  --to flv: frame rate for streams without VUI timing
 
-    --to annexb from AVCC writes 4-byte start codes and puts the record's SPS/PPS at the start
-    of every IDR access unit that lacks them (after an access unit delimiter, before any SEI).
+    --to annexb from AVCC writes 4-byte start codes and puts the record's SPS/PPS that a random
+    access point uses at its start when it lacks them (after an access unit delimiter, before
+    any SEI; at most 256 KiB per access unit, and in all at most the input's size + 256 KiB).
     --to flv writes onMetaData (size, frame rate, duration), an AVC sequence header whenever the
     parameter sets change, one tag per access unit with its composition time (PTS - DTS, for
     B-frames) and keyframe flag, and the end-of-sequence tag. FLV -> Annex-B puts the sequence
-    header's SPS/PPS before each keyframe that lacks them.
+    header's SPS/PPS that a keyframe uses before it when it lacks them (bounded as above).
+    Files are read in chunks and written as they go.
     """
 
     static func run(_ args: inout Arguments) throws {

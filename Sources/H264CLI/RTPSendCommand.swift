@@ -26,7 +26,8 @@ enum RTPSendCommand: CLICommand {
                                 timing, else 25)
       --speed X                 pace at X times real time (default 1)
       --payload-type PT         RTP payload type, 96...127 (default 96)
-      --repeat-parameter-sets   put the last SPS/PPS before every IDR access unit lacking them
+      --repeat-parameter-sets   put the last SPS/PPS an IDR access unit uses before it when it
+                                lacks them
       --bench                   measure packetising and depacketising speed of FILE in memory
                                 and print JSON (rtp_packetize_gbps, rtp_depacketize_gbps)
     """
