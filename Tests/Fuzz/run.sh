@@ -52,20 +52,28 @@ bin="$out/bin/h264-fuzz$suffix"
 modules="$out/modules$suffix"
 flags="-parse-as-library -swift-version 6 -package-name swift_h264 -O -g -sanitize=fuzzer${sanitize:+,$sanitize}"
 
-# One static library per module, in dependency order, then the binary.
+# One static library per module, in dependency order, then the binary. A module is rebuilt
+# when one of its sources (or a module before it) is newer than its library.
 build_module() {  # NAME
     mkdir -p "$modules"
     find "$root/Sources/$1" -name '*.swift' > "$modules/$1.sources"
     # shellcheck disable=SC2086
     swiftc $flags -module-name "$1" -I "$modules" -emit-module -emit-module-path "$modules/$1.swiftmodule" \
-        -emit-library -static -o "$modules/lib$1.a" @"$modules/$1.sources"
+        -emit-library -static -o "$modules/lib$1.a.tmp" @"$modules/$1.sources"
+    mv "$modules/lib$1.a.tmp" "$modules/lib$1.a"
 }
-
-# Rebuild when any input is newer than the binary.
-if [ ! -x "$bin" ] || [ -n "$(find "$root/Sources/H264" "$root/Sources/RTP" "$root/Sources/FLV" "$root/Sources/RTMP" \
-        "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name '*.swift' -newer "$bin" | head -n 1)" ]; then
+rebuilt=no
+for m in H264 RTP FLV RTMP; do
+    if [ "$rebuilt" = yes ] || [ ! -f "$modules/lib$m.a" ] || \
+       [ -n "$(find "$root/Sources/$m" -name '*.swift' -newer "$modules/lib$m.a" | head -n 1)" ]; then
+        echo "building module $m..." >&2
+        build_module "$m"
+        rebuilt=yes
+    fi
+done
+if [ "$rebuilt" = yes ] || [ ! -x "$bin" ] || \
+   [ -n "$(find "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name '*.swift' -newer "$bin" | head -n 1)" ]; then
     echo "building $bin..." >&2
-    for m in H264 RTP FLV RTMP; do build_module "$m"; done
     find "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name 'Fuzz*.swift' -o -name 'Entry.swift' | grep -v Regression > "$out/sources"
     # shellcheck disable=SC2086
     swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lRTMP -lFLV -lRTP -lH264 \
