@@ -15,7 +15,9 @@ let package = Package(
     targets: [
         // The core: pure Swift, standard library only.
         .target(name: "H264"),
-        // libx264, found with pkg-config (Debian: libx264-dev).
+        // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
+        // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means
+        // nothing on Linux.
         .systemLibrary(
             name: "CX264",
             pkgConfig: "x264",

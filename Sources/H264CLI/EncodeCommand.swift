@@ -13,11 +13,11 @@ enum EncodeCommand: CLICommand {
 
     INPUT is a .y4m file or - (Y4M on stdin). Without INPUT the built-in test pattern is
     encoded (moving colour bars with a frame counter; 1280x720, 30 fps, 300 frames).
-    OUT ending in .h264 or .264 gets an Annex-B stream; - writes Annex-B to stdout.
-    OUT ending in .avcc gets AVCC samples (length-prefixed NAL units, SPS/PPS out of band)
-    and the avcC record in OUT-config (e.g. out.avcc-config; --avcc-config to choose).
-    OUT ending in .flv gets an FLV file (onMetaData, AVC sequence header, one tag per frame
-    with composition times for B-frames, end of sequence).
+    OUT is any path (/dev/null too) or - (stdout). The format comes from OUT's extension:
+    .avcc gets AVCC samples (length-prefixed NAL units, SPS/PPS out of band) and the avcC
+    record in OUT-config (e.g. out.avcc-config; --avcc-config to choose); .flv gets an FLV
+    file (onMetaData, AVC sequence header, one tag per frame with composition times for
+    B-frames, end of sequence); anything else (.h264, .264, -, /dev/null) gets Annex-B.
 
     input:
       --raw WxH             INPUT is headerless raw frames of this size
@@ -26,11 +26,19 @@ enum EncodeCommand: CLICommand {
       --size WxH            test pattern size (default 1280x720)
       --noise               test pattern of white noise instead of colour bars
       --frames N            stop after N frames (test pattern default 300)
-    rate:
-      --bitrate B           average bitrate, e.g. 512k, 2M (default 2M)
-      --max-rate B          hard limit: at most B bits in any second (VBV)
+    rate (a rate is kbit/s like x264's: 1500; or with a unit: 1500k, 1.5M, 800000bps):
+      --bitrate R           average bitrate, not a limit (default 2M): x264's --bitrate
+      --cbr                 constant bitrate at --bitrate (NAL HRD and filler data)
+      --vbv-maxrate R       variable bitrate: VBV peak rate (x264's --vbv-maxrate)
+      --vbv-bufsize B       VBV buffer, kbit like x264 (default 2.5 s of the rate)
+      --vbv-init F          initial VBV fill 0...1 (default 0.9)
+      --max-rate R          hard limit: no window of --max-rate-window S seconds (default 1)
+                            carries more than R times S bits
       --crf Q               constant quality 0...51 instead of a bitrate
       --qp Q                constant QP 0...51 instead of a bitrate
+      --quality Q           VideoToolbox's Quality 0...1 (a constant QP, 0.5 -> 26)
+      --qpmin N, --qpmax N  QP bounds for every frame
+      --change-bitrate F:R[,F:R...]  change the bitrate before frame F (live rate changes)
     coding:
       --profile P           baseline, main, high (default), high10, high422, high444
       --level L             auto (default), or 3.1, 4, 41, ...
@@ -39,20 +47,33 @@ enum EncodeCommand: CLICommand {
       --keyint N            at most N frames between keyframes
       --keyint-seconds S    at most S seconds between keyframes
       --bframes N           at most N consecutive B-frames; 0 disables frame reordering
+      --ref N               at most N reference frames (max_num_ref_frames)
+      --no-cabac, --cabac   CAVLC or CABAC entropy coding (default: the preset's)
+      --open-gop            keyframes after the first as I pictures with recovery points
+      --intra-only          every frame an IDR picture
+      --max-delay N         the encoder holds at most N frames (lookahead, B-frames, threads)
+      --rc-lookahead N      frames of rate-control lookahead
       --realtime            low latency (zerolatency)
       --force-keyframes L   IDR pictures exactly at these frame numbers, e.g. 0,90,180
       --slice-max-size N    at most N bytes per slice
       --threads N           encoder threads (default: x264 chooses)
+    video usability information:
+      --sar W:H             sample aspect ratio
+      --colorprim C, --transfer T, --colormatrix M   x264's names (bt709, bt2020, smpte2084,
+                            arib-std-b67, bt2020nc, ...) or numbers
+      --range tv|pc         limited or full range
     output:
-      --length-size N       .avcc: NAL unit length size 1, 2 or 4 (default 4)
-      --avcc-config FILE    .avcc: where the avcC record goes (default OUT-config)
+      --format F            annexb, avcc or flv, whatever OUT is called
+      --length-size N       AVCC: NAL unit length size 1, 2 or 4 (default 4)
+      --avcc-config FILE    AVCC: where the avcC record goes (default OUT-config; needed
+                            when OUT is - or not a regular file)
       --rtmp URL            publish live to rtmp://host[:port]/app/stream (with or without -o);
                             frames go out as they are encoded, paced by the source
       --rtmp-queue N        frames the RTMP sender may hold (default 60); when full, the
                             encoder waits up to 5 s, then frames are dropped until a keyframe
 
     A progress line is shown when stderr is a terminal; a summary (frames, keyframes,
-    average bitrate, speed) is printed on stderr at the end.
+    average bitrate, speed, profile and level) is printed on stderr at the end.
     """
 
     static func run(_ args: inout Arguments) throws {
@@ -60,11 +81,13 @@ enum EncodeCommand: CLICommand {
         let rtmp = try args.option("--rtmp")
         let lengthSize = try args.intOption("--length-size").map { n throws(H264Error) in try AVCC.LengthSize(byteCount: n) }
         let configPath = try args.option("--avcc-config")
+        let formatName = try args.option("--format")
         let rtmpQueue = try args.intOption("--rtmp-queue") ?? 60
         guard out != nil || rtmp != nil else { throw CLIError("encode needs -o OUT or --rtmp URL") }
-        if let out, !EncodeOutputs.isSupported(out) {
-            throw CLIError("output must end in .h264, .264, .avcc or .flv (or be -)")
-        }
+        let outputFormat = try formatName.map { name in
+            guard let f = EncodeOutputs.Format(rawValue: name) else { throw CLIError("--format must be annexb, avcc or flv") }
+            return f
+        } ?? out.map(EncodeOutputs.Format.init(path:)) ?? .annexB
         guard rtmpQueue > 0 else { throw CLIError("--rtmp-queue must be positive") }
         let raw = try args.option("--raw")
         let pixFmt = try args.option("--pix-fmt")
@@ -72,21 +95,8 @@ enum EncodeCommand: CLICommand {
         let sizeText = try args.option("--size")
         let noise = args.flag("--noise")
         let frameLimit = try args.intOption("--frames")
-        let bitrate = try args.option("--bitrate").map(parseRate)
-        let maxRate = try args.option("--max-rate").map(parseRate)
-        let crf = try args.option("--crf")
-        let qp = try args.intOption("--qp")
-        let profile = try args.option("--profile")
-        let level = try args.option("--level")
-        let preset = try args.option("--preset")
-        let tune = try args.option("--tune")
-        let keyint = try args.intOption("--keyint")
-        let keyintSeconds = try args.option("--keyint-seconds")
-        let bframes = try args.intOption("--bframes")
-        let realtime = args.flag("--realtime")
         let forced = try args.option("--force-keyframes")
-        let sliceMax = try args.intOption("--slice-max-size")
-        let threads = try args.intOption("--threads")
+        let settings = try EncodeSettings(&args)
         let positionals = try args.positionals(max: 1)
 
         if let n = frameLimit, n < 0 { throw CLIError("--frames must not be negative") }
@@ -142,52 +152,14 @@ enum EncodeCommand: CLICommand {
             if h.colorRange == .full { config.color = .init(primaries: 2, transfer: 2, matrix: 2, fullRange: true) }
         }
         config.expectedFrameRate = rate
-        if let crf {
-            guard let q = Double(crf) else { throw CLIError("--crf: '\(crf)' is not a number") }
-            config.rateControl = .constantQuality(q)
-        } else if let qp {
-            config.rateControl = .constantQP(qp)
-        } else if let bitrate {
-            config.rateControl = .averageBitrate(bitrate)
-        }
-        if let maxRate { config.dataRateLimits = [DataRateLimit(bytes: maxRate / 8, seconds: 1)] }
-        if let profile {
-            guard let p = X264Encoder.Profile(rawValue: profile) else { throw CLIError("unknown profile '\(profile)'") }
-            config.profile = p
-        }
-        if let level {
-            guard let l = X264Encoder.Level(level) else { throw CLIError("unknown level '\(level)'") }
-            config.level = l
-        }
-        if let preset {
-            guard let p = X264Encoder.Preset(rawValue: preset) else { throw CLIError("unknown preset '\(preset)'") }
-            config.preset = p
-        }
-        if let tune {
-            guard let t = X264Encoder.Tune(rawValue: tune) else { throw CLIError("unknown tune '\(tune)'") }
-            config.tune = t
-        }
-        config.maxKeyframeInterval = keyint
-        if let keyintSeconds {
-            guard let s = Double(keyintSeconds), s > 0, s <= 86_400 else {
-                throw CLIError("--keyint-seconds: '\(keyintSeconds)' is not a number of seconds in (0, 86400]")
-            }
-            config.maxKeyframeIntervalDuration = s
-        }
-        if let bframes {
-            config.allowFrameReordering = bframes > 0
-            config.maxConsecutiveBFrames = bframes
-        }
-        config.realTime = realtime
-        config.maxSliceSize = sliceMax
-        if let threads { config.threads = threads }
+        try settings.apply(to: &config)
 
         let encoder = try X264Encoder(configuration: config)
         let metadata = FLVMetadata(width: width, height: height, frameRate: rate, encoder: "swift-h264")
         var outputs: [any EncodeOutput] = []
         if let out {
-            outputs.append(try EncodeOutputs.open(out, encoder: encoder, metadata: metadata, configurationPath: configPath,
-                                                  lengthSize: lengthSize ?? .four))
+            outputs.append(try EncodeOutputs.open(out, format: outputFormat, encoder: encoder, metadata: metadata,
+                                                  configurationPath: configPath, lengthSize: lengthSize ?? .four))
         }
         if let rtmp {
             let options = RTMPPublisher.Options(queueCapacity: rtmpQueue, overflowPolicy: .block(maximumWaitMilliseconds: 5000))
@@ -222,7 +194,12 @@ enum EncodeCommand: CLICommand {
         }
         producer.start()
         defer { pipe.cancel() }
+        var changes = settings.bitrateChanges[...]
         while frameLimit.map({ index < $0 }) ?? true, let frame = try pipe.take() {
+            while let change = changes.first, change.frame <= index {
+                try encoder.setAverageBitrate(change.bitsPerSecond)
+                changes.removeFirst()
+            }
             let options = FrameEncodeOptions(forceKeyframe: forcedFrames.contains(index))
             try write(try encoder.encode(frame, options: options))
             index += 1
@@ -232,7 +209,7 @@ enum EncodeCommand: CLICommand {
         try write(try encoder.flush())
         for output in outputs { try output.close() }
         if interactive { Output.progress(nil) }
-        Output.note(stats.summary(elapsed: ContinuousClock.now - started))
+        Output.note(stats.summary(elapsed: ContinuousClock.now - started) + ", " + describe(encoder.activeSettings))
     }
 
     /// Reads up to `size` bytes straight into a new array (one copy from the kernel); nil at
@@ -253,13 +230,10 @@ enum EncodeCommand: CLICommand {
         return chunk.isEmpty ? nil : chunk
     }
 
-    /// `512k`, `2M`, `1.5m`, `800000` -> bits per second.
-    static func parseRate(_ s: String) throws -> Int {
-        var text = s.lowercased()
-        var scale = 1.0
-        if text.hasSuffix("k") { scale = 1e3; text.removeLast() } else if text.hasSuffix("m") { scale = 1e6; text.removeLast() }
-        guard let v = Double(text), v > 0, v * scale < 1e10 else { throw CLIError("'\(s)' is not a bitrate (e.g. 512k, 2M)") }
-        return Int(v * scale)
+    /// The profile and level x264 chose, for the summary line.
+    static func describe(_ settings: X264Encoder.ActiveSettings) -> String {
+        let profile = settings.profile.map(\.rawValue) ?? "profile_idc \(settings.profileIDC)"
+        return "\(profile)@\(Double(settings.levelIDC) / 10)"
     }
 
     static func parseSize(_ s: String, _ name: String) throws -> (Int, Int) {
@@ -278,32 +252,6 @@ enum EncodeCommand: CLICommand {
         if v == v.rounded() { return (Int32(v), 1) }
         if abs(v * 1001 / 1000 - (v * 1001 / 1000).rounded()) < 0.001 { return (Int32((v * 1001 / 1000).rounded()) * 1000, 1001) }
         return (Int32((v * 1000).rounded()), 1000)
-    }
-}
-
-/// Streams output bytes to a file or stdout.
-final class OutputSink {
-    private let handle: FileHandle
-    private let path: String
-
-    init(_ path: String) throws {
-        self.path = path
-        if path == "-" {
-            handle = FileHandle.standardOutput
-        } else {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
-                throw CLIError("cannot write '\(path)'")
-            }
-            handle = h
-        }
-    }
-
-    func write(_ bytes: [UInt8]) throws(H264Error) {
-        do { try handle.write(contentsOf: bytes) } catch { throw H264Error(.io, "cannot write '\(path)': \(error)") }
-    }
-
-    func close() throws {
-        if path != "-" { try handle.close() }
     }
 }
 

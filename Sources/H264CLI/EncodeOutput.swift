@@ -1,4 +1,5 @@
 import FLV
+import Foundation
 import H264
 import RTMP
 
@@ -10,28 +11,75 @@ protocol EncodeOutput: AnyObject {
     func close() throws
 }
 
-/// The outputs `h264 encode` knows, chosen from `-o OUT` and `--rtmp URL`.
+/// The outputs `h264 encode` knows, chosen from `-o OUT` (and `--format`) and `--rtmp URL`.
 enum EncodeOutputs {
+    /// The framing of a file output.
+    enum Format: String {
+        case annexB = "annexb"
+        case avcc
+        case flv
+
+        /// From OUT's extension: `.avcc` and `.flv`; anything else (`.h264`, `-`, `/dev/null`) Annex-B.
+        init(path: String) {
+            if path.hasSuffix(".avcc") { self = .avcc } else if path.hasSuffix(".flv") { self = .flv } else { self = .annexB }
+        }
+    }
+
     /// The avcC record file written next to an AVCC output: `OUT-config` (`out.avcc-config`).
     static func defaultConfigurationPath(for path: String) -> String { path + "-config" }
 
-    /// Checks `-o OUT` before the encoder opens: true for an extension (or `-`) it can write.
-    static func isSupported(_ path: String) -> Bool {
-        path == "-" || [".h264", ".264", ".avcc", ".flv"].contains { path.hasSuffix($0) }
+    /// Opens the output for `path` in `format`.
+    /// - Parameters:
+    ///   - configurationPath: the avcC record file for AVCC (default ``defaultConfigurationPath(for:)``,
+    ///     which needs `path` to be a regular file's, not `-` or a device).
+    ///   - lengthSize: the NAL unit length size for AVCC.
+    static func open(_ path: String, format: Format, encoder: any FrameEncoder, metadata: FLVMetadata,
+                     configurationPath: String?, lengthSize: AVCC.LengthSize) throws -> any EncodeOutput {
+        switch format {
+        case .avcc:
+            guard let config = configurationPath ?? (OutputSink.isRegularFilePath(path) ? defaultConfigurationPath(for: path) : nil) else {
+                throw CLIError("--avcc-config FILE is needed when OUT ('\(path)') is not a regular file")
+            }
+            return try AVCCEncodeOutput(path: path, configurationPath: config, encoder: encoder, lengthSize: lengthSize)
+        case .flv:
+            return try FLVEncodeOutput(path: path, encoder: encoder, metadata: metadata)
+        case .annexB:
+            return try AnnexBEncodeOutput(path: path)
+        }
+    }
+}
+
+/// Streams output bytes to a file, a device (`/dev/null`) or stdout (`-`). The file is opened
+/// in place (`open(2)`, created or truncated), never replaced, so a device stays a device.
+final class OutputSink {
+    private let handle: FileHandle
+    private let path: String
+
+    init(_ path: String) throws {
+        self.path = path
+        if path == "-" {
+            handle = FileHandle.standardOutput
+        } else {
+            let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+            handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        }
     }
 
-    /// Opens the output for `path` by its extension.
-    /// - Parameters:
-    ///   - configurationPath: the avcC record file for `.avcc` (default ``defaultConfigurationPath(for:)``).
-    ///   - lengthSize: the NAL unit length size for `.avcc`.
-    static func open(_ path: String, encoder: any FrameEncoder, metadata: FLVMetadata,
-                     configurationPath: String?, lengthSize: AVCC.LengthSize) throws -> any EncodeOutput {
-        if path.hasSuffix(".avcc") {
-            return try AVCCEncodeOutput(path: path, configurationPath: configurationPath ?? defaultConfigurationPath(for: path),
-                                        encoder: encoder, lengthSize: lengthSize)
-        }
-        if path.hasSuffix(".flv") { return try FLVEncodeOutput(path: path, encoder: encoder, metadata: metadata) }
-        return try AnnexBEncodeOutput(path: path)
+    /// True for a path that is, or would be created as, a regular file (not `-`, not a device
+    /// or pipe).
+    static func isRegularFilePath(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        var info = stat()
+        return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    func write(_ bytes: [UInt8]) throws(H264Error) {
+        do { try handle.write(contentsOf: bytes) } catch { throw H264Error(.io, "cannot write '\(path)': \(error)") }
+    }
+
+    func close() throws {
+        if path != "-" { try handle.close() }
     }
 }
 

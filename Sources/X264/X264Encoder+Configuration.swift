@@ -16,16 +16,50 @@ extension X264Encoder {
         public var expectedFrameRate: Double = 30
         /// Bitrate or quality target.
         public var rateControl: RateControl = .averageBitrate(2_000_000)
-        /// Hard limits on bytes per window (`DataRateLimits`), mapped to the VBV.
+        /// Hard limits on bytes per window (`DataRateLimits`): no window of a limit's length
+        /// ever holds more than its bytes. Mapped to x264's VBV (see ``X264Encoder``).
         public var dataRateLimits: [DataRateLimit] = []
+        /// The peak rate of a ``RateControl/variableBitrate(_:)`` encoder's VBV, bits per
+        /// second (`VBVMaxBitRate`); nil for no VBV.
+        public var vbvMaxBitrate: Int?
+        /// The VBV buffer of a constant or variable bitrate, in seconds of its rate
+        /// (`VBVBufferDuration`); nil: 2.5 seconds, as VideoToolbox.
+        public var vbvBufferDuration: Double?
+        /// How full the VBV buffer is at the start, percent (`VBVInitialDelayPercentage`);
+        /// nil: 90, as VideoToolbox and x264.
+        public var vbvInitialDelayPercentage: Double?
         /// The H.264 profile (`ProfileLevel`).
         public var profile: Profile = .high
         /// The level: automatic (from size, rate and bitrate) or a given `level_idc`.
         public var level: Level = .auto
         /// Low latency (`RealTime`): x264's `zerolatency` tune (no lookahead, no frame delay).
         public var realTime = false
+        /// Inter prediction (`AllowTemporalCompression`); false codes every frame as an IDR
+        /// picture.
+        public var allowTemporalCompression = true
         /// B-frames (`AllowFrameReordering`).
         public var allowFrameReordering = true
+        /// Keyframes after the first as I pictures with a recovery point SEI that B-frames
+        /// before them may reference across (`AllowOpenGOP`); false: every keyframe is an IDR.
+        public var allowOpenGOP = false
+        /// The most frames the encoder may hold before the access unit of a frame comes out
+        /// (`MaxFrameDelayCount`); nil for no bound. Frame threads (at most 1 + n/4; sliced
+        /// threads below that), then B-frames and the lookahead are cut to fit.
+        public var maxFrameDelayCount: Int?
+        /// Frames of rate-control lookahead (`SuggestedLookAheadFrameCount`), 0...250; nil: the
+        /// preset's.
+        public var lookaheadFrameCount: Int?
+        /// The most reference frames, `max_num_ref_frames` of the SPS (`ReferenceBufferCount`),
+        /// 1...16; nil: the preset's. Below 4 B-frames are not used as references, below 2 there
+        /// are no B-frames.
+        public var referenceFrameCount: Int?
+        /// CAVLC or CABAC (`H264EntropyMode`); nil: the preset's (CABAC except `ultrafast`
+        /// and `fastdecode`), CAVLC in the Baseline profile.
+        public var entropyMode: EntropyMode?
+        /// The lowest QP any frame may use (`MinAllowedFrameQP`), 0...51.
+        public var minFrameQP: Int?
+        /// The highest QP any frame may use (`MaxAllowedFrameQP`), 0...51.
+        public var maxFrameQP: Int?
         /// Most consecutive B-frames when reordering is allowed (0...16); nil: the preset's.
         public var maxConsecutiveBFrames: Int?
         /// Most frames from one keyframe to the next (`MaxKeyFrameInterval`); nil: x264's 250.
@@ -54,8 +88,22 @@ extension X264Encoder {
         public var pixelAspectRatio: (width: Int, height: Int)?
         /// Interlaced coding (PAFF/MBAFF) with this field order; nil for progressive frames.
         public var fieldOrder: FieldOrder?
-        /// Colour description written in the VUI, and used for BGRA/ARGB conversion.
+        /// Colour description written in the VUI (`ColorPrimaries`, `TransferFunction`,
+        /// `YCbCrMatrix`), and used for BGRA/ARGB conversion.
         public var color: ColorDescription?
+        /// A mastering display colour volume SEI message on every IDR picture
+        /// (`MasteringDisplayColorVolume`); primaries in the message's order (x264 writes
+        /// green, blue, red).
+        public var masteringDisplayColourVolume: SEIMasteringDisplayColourVolume?
+        /// A content light level SEI message on every IDR picture (`ContentLightLevelInfo`).
+        public var contentLightLevelInfo: SEIContentLightLevelInfo?
+        /// This stream continues one encoded before (`MoreFramesBeforeStart`) or is continued
+        /// by one encoded after (`MoreFramesAfterEnd`): x264's `stitchable`, parameter sets
+        /// that do not depend on this stream's rate control (`pic_init_qp` 26), so segments
+        /// encoded apart can be joined.
+        public var moreFramesBeforeStart = false
+        /// See ``moreFramesBeforeStart``.
+        public var moreFramesAfterEnd = false
         /// Where x264's log messages go; nil drops them (errors are still kept for the
         /// message of a failed open).
         public var logHandler: (@Sendable (LogLevel, String) -> Void)?
@@ -69,6 +117,15 @@ extension X264Encoder {
         }
     }
 
+    /// How slice data is entropy coded (`H264EntropyMode`).
+    public enum EntropyMode: Hashable, Sendable {
+        /// Context-adaptive variable-length coding (`entropy_coding_mode_flag` 0): any profile.
+        case cavlc
+        /// Context-adaptive binary arithmetic coding (`entropy_coding_mode_flag` 1): Main
+        /// profile and above; smaller output, slower decoding.
+        case cabac
+    }
+
     /// Which field of an interlaced frame comes first in time.
     public enum FieldOrder: Hashable, Sendable {
         /// Top field first.
@@ -79,13 +136,33 @@ extension X264Encoder {
 
     /// A bitrate or quality target.
     public enum RateControl: Hashable, Sendable {
-        /// Average bitrate in bits per second (`AverageBitRate`): x264's ABR, always with a
-        /// VBV (see ``X264Encoder`` on why).
+        /// Average bitrate in bits per second (`AverageBitRate`): a long-term average, not a
+        /// limit. x264's one-pass ABR, as the x264 CLI's `--bitrate` (see ``X264Encoder``).
         case averageBitrate(Int)
-        /// Constant rate factor, 0 (lossless) ... 51: constant perceived quality (`Quality`).
+        /// Constant bitrate in bits per second (`ConstantBitRate`): x264's CBR with NAL HRD
+        /// parameters and filler data, so every window of the VBV's buffer carries the rate.
+        case constantBitrate(Int)
+        /// Variable bitrate in bits per second (`VariableBitRate`): ABR with the VBV of
+        /// ``Configuration/vbvMaxBitrate`` and ``Configuration/vbvBufferDuration``, as the
+        /// x264 CLI's `--bitrate --vbv-maxrate --vbv-bufsize`.
+        case variableBitrate(Int)
+        /// Constant rate factor, 0 (lossless) ... 51: constant perceived quality.
         case constantQuality(Double)
         /// Constant quantiser, 0 (lossless) ... 51.
         case constantQP(Int)
+
+        /// VideoToolbox's `Quality`, 0.0 ... 1.0, which fixes the quantiser: constant QP
+        /// `round(51 * (1 - quality))` (0.25 low: 38, 0.5 normal: 26, 0.75 high: 13, 1.0
+        /// lossless, which needs High 4:4:4).
+        public static func quality(_ quality: Double) -> RateControl {
+            .constantQP(Int((51 * (1 - Swift.min(1, Swift.max(0, quality)))).rounded()))
+        }
+
+        /// VideoToolbox's `ConstantQualityFactor`, 0.0 ... 1.0, consistent visual quality:
+        /// constant rate factor `51 * (1 - factor)`.
+        public static func constantQualityFactor(_ factor: Double) -> RateControl {
+            .constantQuality(51 * (1 - Swift.min(1, Swift.max(0, factor))))
+        }
     }
 
     /// H.264 profiles (`profile_idc`) x264 can produce.
@@ -102,6 +179,18 @@ extension X264Encoder {
         case high422
         /// High 4:4:4 Predictive (244): up to 4:4:4, lossless allowed.
         case high444
+
+        /// The `profile_idc` of the profile.
+        public var profileIDC: Int {
+            switch self {
+            case .baseline: return 66
+            case .main: return 77
+            case .high: return 100
+            case .high10: return 110
+            case .high422: return 122
+            case .high444: return 244
+            }
+        }
 
         var allowsChroma: ChromaFormat {
             switch self {

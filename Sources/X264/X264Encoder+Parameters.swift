@@ -36,22 +36,27 @@ extension X264Encoder.Configuration {
             throw bad("expected frame rate \(expectedFrameRate) must be in (0, 1000]")
         }
         var lossless = false
+        func checkBitrate(_ b: Int, _ name: String) throws(H264Error) {
+            guard b >= 1000, b <= 2_000_000_000 else { throw bad("\(name) \(b) must be 1000...2e9 bits/s") }
+        }
         switch rateControl {
-        case .averageBitrate(let b):
-            guard b >= 1000, b <= 2_000_000_000 else { throw bad("average bitrate \(b) must be 1000...2e9 bits/s") }
+        case .averageBitrate(let b): try checkBitrate(b, "average bitrate")
+        case .constantBitrate(let b): try checkBitrate(b, "constant bitrate")
+        case .variableBitrate(let b): try checkBitrate(b, "variable bitrate")
         case .constantQuality(let q):
             guard q.isFinite, q >= 0, q <= 51 else { throw bad("constant quality (CRF) \(q) must be 0...51") }
             lossless = q == 0
         case .constantQP(let q):
             guard q >= 0, q <= 51 else { throw bad("constant QP \(q) must be 0...51") }
             lossless = q == 0
-        }
-        for limit in dataRateLimits {
-            guard limit.bytes > 0, limit.seconds.isFinite, limit.seconds > 0, limit.bitsPerSecond >= 1000,
-                  limit.bitsPerSecond <= 2e9 else {
-                throw bad("data rate limit \(limit.bytes) bytes / \(limit.seconds) s must be positive (>= 1 kbit/s)")
+            guard dataRateLimits.isEmpty else {
+                throw H264Error.invalid(.unsupported, "a constant QP cannot keep data rate limits (x264 ignores a VBV in CQP)")
             }
         }
+        try Self.validate(dataRateLimits)
+        if let m = vbvMaxBitrate { try checkBitrate(m, "VBV max bitrate") }
+        if let d = vbvBufferDuration { guard d.isFinite, d > 0, d <= 60 else { throw bad("VBV buffer duration \(d) s must be in (0, 60]") } }
+        if let i = vbvInitialDelayPercentage { guard i.isFinite, i >= 0, i <= 100 else { throw bad("VBV initial delay \(i)% must be 0...100") } }
         if let k = maxKeyframeInterval { guard k > 0 else { throw bad("max keyframe interval \(k) must be positive") } }
         if let s = maxKeyframeIntervalDuration {
             guard s.isFinite, s > 0 else { throw bad("max keyframe interval duration \(s) s must be positive") }
@@ -69,6 +74,16 @@ extension X264Encoder.Configuration {
             guard (1...65535).contains(sar.width), (1...65535).contains(sar.height) else {
                 throw bad("pixel aspect ratio \(sar.width):\(sar.height) must be 1...65535 each")
             }
+        }
+        if let n = maxFrameDelayCount { guard n >= 0 else { throw bad("max frame delay count \(n) must not be negative") } }
+        if let n = lookaheadFrameCount { guard (0...250).contains(n) else { throw bad("lookahead \(n) must be 0...250") } }
+        if let r = referenceFrameCount { guard (1...16).contains(r) else { throw bad("reference frame count \(r) must be 1...16") } }
+        for (name, qp) in [("min", minFrameQP), ("max", maxFrameQP)] {
+            if let qp { guard (0...51).contains(qp) else { throw bad("\(name) frame QP \(qp) must be 0...51") } }
+        }
+        if let lo = minFrameQP, let hi = maxFrameQP, lo > hi { throw bad("min frame QP \(lo) is above max frame QP \(hi)") }
+        if entropyMode == .cabac && profile == .baseline {
+            throw H264Error.invalid(.unsupported, "profile baseline does not support CABAC")
         }
         if fieldOrder != nil {
             guard height % 4 == 0 || chromaFormat != .yuv420 else { throw bad("interlaced 4:2:0 needs a height divisible by 4") }
@@ -88,47 +103,31 @@ extension X264Encoder.Configuration {
         }
     }
 
-    /// The rate control numbers x264 gets, in kbit/s and kbit.
-    struct RateSettings: Equatable {
-        /// `rc.i_bitrate` (ABR only).
-        var bitrate: Int32
-        /// `rc.i_vbv_max_bitrate`.
-        var maxRate: Int32
-        /// `rc.i_vbv_buffer_size`.
-        var bufferSize: Int32
-    }
-
-    /// Maps an average bitrate and data rate limits to x264's ABR and VBV.
-    ///
-    /// x264's `x264_encoder_reconfig` moves the ABR target (`rc->bitrate`) only when the VBV
-    /// rate equals the bitrate (x264's `b_vbv_min_rate`, the CBR-like ABR of live streaming);
-    /// in plain ABR it would change the VBV and keep the old target. So an average bitrate
-    /// always becomes ABR with `vbv-maxrate` = bitrate: the target is the bitrate, or the
-    /// tightest limit's rate when that is lower; the buffer is the tightest limit's bytes, or
-    /// half a second of the bitrate without limits. In the quality modes a limit becomes the VBV
-    /// directly (rate and buffer of the tightest limit), and no limit means no VBV.
-    static func rateSettings(bitrate: Int?, limits: [DataRateLimit]) -> RateSettings? {
-        let tightest = limits.min(by: { $0.bitsPerSecond < $1.bitsPerSecond })
-        let limitRate = tightest.map { Int32(clamping: Int(($0.bitsPerSecond / 1000).rounded())) }
-        let limitBuffer = tightest.map { Int32(clamping: Int((Double($0.bytes) * 8 / 1000).rounded())) }
-        if let bitrate {
-            var rate = Int32(clamping: bitrate / 1000)
-            if let limitRate { rate = Swift.min(rate, limitRate) }
-            rate = Swift.max(1, rate)
-            return RateSettings(bitrate: rate, maxRate: rate, bufferSize: Swift.max(1, limitBuffer ?? rate / 2))
+    /// Checks data rate limits: positive bytes and window, at least 1 kbit/s, at most 2e9.
+    static func validate(_ limits: [DataRateLimit]) throws(H264Error) {
+        for limit in limits {
+            guard limit.bytes > 0, limit.seconds.isFinite, limit.seconds > 0, limit.bitsPerSecond >= 1000,
+                  limit.bitsPerSecond <= 2e9 else {
+                throw H264Error.invalid(.invalidArgument,
+                    "data rate limit \(limit.bytes) bytes / \(limit.seconds) s must be positive (>= 1 kbit/s)")
+            }
         }
-        guard let limitRate, let limitBuffer else { return nil }
-        return RateSettings(bitrate: 0, maxRate: Swift.max(1, limitRate), bufferSize: Swift.max(1, limitBuffer))
     }
 
-    /// The bitrate of an average-bitrate configuration, or nil in the quality modes.
-    var averageBitrate: Int? {
-        if case .averageBitrate(let b) = rateControl { return b }
-        return nil
+    /// The rate targets an encoder opens with.
+    var initialRateTargets: X264Encoder.RateTargets {
+        X264Encoder.RateTargets(rateControl: rateControl, limits: dataRateLimits)
     }
 
-    /// Builds x264's parameters. The configuration has been validated.
-    func makeParameters() throws(H264Error) -> x264_param_t {
+    /// The rate plan for `targets` with this configuration's VBV settings.
+    func ratePlan(_ targets: X264Encoder.RateTargets, levelCPB: Int32? = nil) -> X264Encoder.RatePlan {
+        Self.ratePlan(targets, vbvMaxBitrate: vbvMaxBitrate, vbvBufferDuration: vbvBufferDuration,
+                      vbvInitialDelayPercentage: vbvInitialDelayPercentage, frameRate: expectedFrameRate, levelCPB: levelCPB)
+    }
+
+    /// Builds x264's parameters for `plan`, at `levelIDC` when given (a reopened encoder keeps
+    /// the level it first chose). The configuration has been validated.
+    func makeParameters(_ plan: X264Encoder.RatePlan, levelIDC: Int? = nil) throws(H264Error) -> x264_param_t {
         var p = x264_param_t()
         var tunes: [String] = []
         if let t = tune { tunes.append(t.rawValue) }
@@ -154,7 +153,10 @@ extension X264Encoder.Configuration {
         p.i_timebase_num = fps.den
         p.i_timebase_den = fps.num
         p.b_vfr_input = 0
-        p.b_annexb = 0  // each NAL after a 4-byte length: no start-code scanning of the output
+        // Start codes, as the x264 CLI writes them: x264's rate control counts the bytes it
+        // emits, so only the same framing gives the CLI's bitstream for the same settings.
+        // Each NAL unit's start code is skipped by its known length (no scanning).
+        p.b_annexb = 1
         p.b_repeat_headers = repeatParameterSets ? 1 : 0
         p.b_aud = accessUnitDelimiters ? 1 : 0
         p.i_threads = Int32(threads)
@@ -174,17 +176,8 @@ extension X264Encoder.Configuration {
             if p.i_keyint_min > p.i_keyint_max / 2 + 1 { p.i_keyint_min = p.i_keyint_max / 2 + 1 }
         }
         if case .idc(let l) = level { p.i_level_idc = Int32(l) }
-        switch rateControl {
-        case .averageBitrate:
-            p.rc.i_rc_method = X264_RC_ABR
-        case .constantQuality(let q):
-            p.rc.i_rc_method = X264_RC_CRF
-            p.rc.f_rf_constant = Float(q)
-        case .constantQP(let q):
-            p.rc.i_rc_method = X264_RC_CQP
-            p.rc.i_qp_constant = Int32(q)
-        }
-        if let r = Self.rateSettings(bitrate: averageBitrate, limits: dataRateLimits) { r.apply(to: &p) }
+        if let levelIDC { p.i_level_idc = Int32(levelIDC) }
+        plan.apply(to: &p)
         if let sar = pixelAspectRatio {
             p.vui.i_sar_width = Int32(sar.width)
             p.vui.i_sar_height = Int32(sar.height)
@@ -200,18 +193,10 @@ extension X264Encoder.Configuration {
             p.vui.i_colmatrix = Int32(c.matrix)
             p.vui.b_fullrange = c.fullRange ? 1 : 0
         }
+        applyStructure(to: &p)
         guard x264_param_apply_profile(&p, profile.rawValue) == 0 else {
             throw H264Error.invalid(.unsupported, "x264 cannot apply profile \(profile.rawValue) to this configuration")
         }
         return p
-    }
-}
-
-extension X264Encoder.Configuration.RateSettings {
-    /// Writes the settings into x264's parameters (the bitrate only when nonzero).
-    func apply(to p: inout x264_param_t) {
-        if bitrate > 0 { p.rc.i_bitrate = bitrate }
-        p.rc.i_vbv_max_bitrate = maxRate
-        p.rc.i_vbv_buffer_size = bufferSize
     }
 }

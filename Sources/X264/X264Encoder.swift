@@ -1,11 +1,6 @@
 internal import CX264
 import H264
 import Synchronization
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 
 /// A ``FrameEncoder`` over libx264.
 ///
@@ -17,18 +12,32 @@ internal import Darwin
 /// for au in try encoder.flush() { write(au.annexB()) }
 /// ```
 ///
+/// ## Rate control
+///
+/// An average bitrate (`AverageBitRate`) is a long-term average, not a limit: the encoder
+/// opens as x264's one-pass ABR without a VBV, exactly what the x264 CLI's `--bitrate` does
+/// (same bitstream, same bitrate, same quality). Data rate limits (`DataRateLimits`) are the
+/// limits: each becomes part of a VBV small enough that no window of the limit's length can
+/// hold more than its bytes (see ``Configuration/dataRateLimits``).
+///
 /// ## Bitrate changes
 ///
-/// `x264_encoder_reconfig` changes the bitrate only of an encoder opened with a VBV, and moves
-/// the ABR target itself only when the VBV rate equals the bitrate (x264's CBR-like ABR; in
-/// plain ABR only the VBV would change). So an average-bitrate encoder is always opened in
-/// ABR with `vbv-maxrate` equal to the bitrate and a VBV buffer of the tightest data rate
-/// limit's bytes, or half a second of the bitrate without limits (x264's CBR-like ABR adapts
-/// faster with a smaller buffer: on a 720p clip a change from 1 to 3 Mbit/s, then to
-/// 500 kbit/s, was met within 5% over the following two seconds); a limit whose rate is below
-/// the bitrate lowers the target to it. ``setAverageBitrate(_:)`` and ``setDataRateLimits(_:)``
-/// recompute these numbers and reconfigure. Quality modes (CRF, QP) cannot change to a
-/// bitrate; they take data rate limits later only when opened with some.
+/// x264 retargets a running encoder (`x264_encoder_reconfig`) only when it runs its
+/// "CBR-like" ABR, with a VBV whose rate is the bitrate; a plain ABR keeps the target it opened
+/// with. So the first ``setAverageBitrate(_:)`` of an encoder that cannot be retargeted in
+/// place reopens x264 in the CBR-like ABR (a VBV of the new bitrate and two seconds of it):
+/// the frames the old encoder holds come out with the next ``encode(_:options:)`` (or
+/// ``flush()``), and the new one starts with an IDR picture, keeping the level, the parameter
+/// sets and the timestamps' order. Every later change is applied in place, smoothly. The same
+/// holds for ``setDataRateLimits(_:)``, for constant and variable bitrates (x264 cannot
+/// reconfigure NAL HRD) and for a quality-mode encoder asked for a bitrate (it becomes an
+/// average-bitrate encoder).
+///
+/// ## Timestamps
+///
+/// Frames must come in presentation order with strictly increasing `pts`, all in the
+/// timescale of the first frame; others are refused with
+/// ``H264Error/Code/invalidTimestamp``, as VideoToolbox refuses them.
 ///
 /// ## Threads
 ///
@@ -40,18 +49,19 @@ internal import Darwin
 /// A frame with an ``VideoFrame/orientation`` carries a display orientation SEI message
 /// (payloadType 47) in its access unit, attached through x264's `extra_sei`.
 public final class X264Encoder: FrameEncoder, Sendable {
-    /// The configuration the encoder was opened with (bitrate changes are not reflected).
+    /// The configuration the encoder was opened with (bitrate and limit changes are not
+    /// reflected; see ``activeSettings``).
     public let configuration: Configuration
 
-    private struct State {
-        let handle: OpaquePointer
+    struct State {
+        var session: Session
+        var targets: RateTargets
+        /// Access units of an x264 encoder that a rate change replaced, returned first.
+        var pending: [EncodedFrame] = []
+        var timeline = FrameTimeline()
         var scratch: VideoFrame?
         var highDepth: [UInt16] = []
-        var timescale: Int32 = 90_000
         var flushed = false
-        var averageBitrate: Int?
-        var limits: [DataRateLimit]
-        var parameterSets: [NALUnit] = []
     }
 
     private let state: Mutex<State>
@@ -61,45 +71,45 @@ public final class X264Encoder: FrameEncoder, Sendable {
     ///
     /// - Throws: ``H264Error/Code/invalidArgument`` for a size, rate, bitrate or other setting
     ///   out of range (odd sizes for 4:2:0); ``H264Error/Code/unsupported`` for a profile
-    ///   that cannot carry the input's chroma format or lossless coding;
-    ///   ``H264Error/Code/encoderFailure`` when `x264_encoder_open` fails (with x264's error
-    ///   messages in the reason).
+    ///   that cannot carry the input's chroma format, lossless coding, CABAC or interlacing,
+    ///   or a constant QP with data rate limits; ``H264Error/Code/encoderFailure`` when
+    ///   `x264_encoder_open` fails (with x264's error messages in the reason).
     public init(configuration: Configuration) throws(H264Error) {
         try configuration.validate()
         self.configuration = configuration
         let log = X264Log(handler: configuration.logHandler)
         self.log = log
-        var p = try configuration.makeParameters()
-        log.install(in: &p)
-        p.i_log_level = Int32(configuration.logHandler == nil ? LogLevel.error.rawValue : configuration.logLevel.rawValue)
-        guard let handle = cx264_encoder_open(&p) else {
-            let messages = log.errors.withLock { $0 }
-            throw H264Error.invalid(.encoderFailure, "x264_encoder_open failed" + (messages.isEmpty ? "" : ": " + messages.joined(separator: "; ")))
-        }
-        var s = State(handle: handle, averageBitrate: configuration.averageBitrate, limits: configuration.dataRateLimits)
-        s.parameterSets = X264Encoder.headers(handle)
-        state = Mutex(s)
+        let targets = configuration.initialRateTargets
+        let session = try Session(configuration, plan: configuration.ratePlan(targets), levelIDC: nil, log: log)
+        state = Mutex(State(session: session, targets: targets))
     }
 
     deinit {
-        state.withLock { x264_encoder_close($0.handle) }
+        state.withLock { $0.session.close() }
     }
 
     /// The current SPS and PPS NAL units.
-    public var parameterSets: [NALUnit] { state.withLock { $0.parameterSets } }
+    public var parameterSets: [NALUnit] { state.withLock { $0.session.parameterSets } }
 
-    /// Number of frames x264 holds (lookahead and reordering delay).
-    public var delayedFrames: Int { state.withLock { Int(x264_encoder_delayed_frames($0.handle)) } }
+    /// Number of frames x264 holds now (lookahead and reordering delay; VideoToolbox's
+    /// `NumberOfPendingFrames`).
+    public var delayedFrames: Int { state.withLock { Int(x264_encoder_delayed_frames($0.session.handle)) } }
+
+    /// What x264 actually chose: profile, level, frame delay, entropy coding, references and
+    /// the rate control it runs now.
+    public var activeSettings: ActiveSettings { state.withLock { ActiveSettings($0.session, $0.targets) } }
 
     /// Encodes one frame.
     ///
     /// - Parameters:
-    ///   - frame: a frame of the configured size and pixel format; its `pts` (in its own
-    ///     timescale, which must not change) is carried to the output.
+    ///   - frame: a frame of the configured size and pixel format, with a `pts` later than
+    ///     the previous frame's in the same timescale; both are carried to the output.
     ///   - options: ``FrameEncodeOptions/forceKeyframe`` makes this frame an IDR picture.
     /// - Returns: the access units that came out, in decoding order (often none at first).
     /// - Throws: ``H264Error/Code/invalidArgument`` for a frame of another size or format, or
-    ///   after ``flush()``; ``H264Error/Code/encoderFailure`` when x264 fails.
+    ///   after ``flush()``; ``H264Error/Code/invalidTimestamp`` for a `pts` not after the
+    ///   previous frame's or a timescale other than the first frame's;
+    ///   ``H264Error/Code/encoderFailure`` when x264 fails.
     public func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(H264Error) -> [EncodedFrame] {
         let c = configuration
         guard frame.width == c.width, frame.height == c.height, frame.format == c.pixelFormat else {
@@ -108,7 +118,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
         }
         return try state.withLock { (s: inout State) throws(H264Error) -> [EncodedFrame] in
             guard !s.flushed else { throw H264Error.invalid(.invalidArgument, "encode after flush") }
-            s.timescale = frame.timescale
+            try s.timeline.check(frame)
             var input = frame
             if frame.format.isRGB {
                 var scratch: VideoFrame
@@ -125,10 +135,15 @@ public final class X264Encoder: FrameEncoder, Sendable {
             pic.i_type = options.forceKeyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
             pic.i_pts = frame.pts
             if let o = frame.orientation { X264Encoder.attach(o, to: &pic) }
-            return try X264Encoder.withPicture(input, highDepth: c.profile == .high10, scratch: &s.highDepth, &pic) {
+            let handle = s.session.handle
+            let out = try X264Encoder.withPicture(input, highDepth: c.profile == .high10, scratch: &s.highDepth, &pic) {
                 (pic: inout x264_picture_t) throws(H264Error) -> [EncodedFrame] in
-                try X264Encoder.encodeCall(s.handle, &pic, timescale: frame.timescale)
+                try Session.encode(handle, &pic, timescale: frame.timescale)
             }
+            s.timeline.admit(frame)
+            s.session.noteParameterSets(in: out)
+            defer { s.pending = [] }
+            return s.pending + out
         }
     }
 
@@ -138,191 +153,61 @@ public final class X264Encoder: FrameEncoder, Sendable {
     public func flush() throws(H264Error) -> [EncodedFrame] {
         try state.withLock { (s: inout State) throws(H264Error) -> [EncodedFrame] in
             s.flushed = true
-            var out: [EncodedFrame] = []
-            while x264_encoder_delayed_frames(s.handle) > 0 {
-                let units = try X264Encoder.encodeCall(s.handle, nil, timescale: s.timescale)
-                out += units
-            }
+            let out = s.pending + (try s.session.drain(timescale: s.timeline.timescale))
+            s.pending = []
             return out
         }
     }
 
-    /// Changes the average bitrate (bits per second) for the frames that follow.
+    /// Changes the target bitrate (bits per second) for the frames that follow: the average
+    /// of an average-bitrate encoder, the rate of a constant or variable one. A quality-mode
+    /// encoder becomes an average-bitrate encoder.
     ///
-    /// The VBV follows (see "Bitrate changes" above).
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a bitrate below 1000 or above 2e9;
-    ///   ``H264Error/Code/unsupported`` for an encoder in a quality mode (CRF, QP);
-    ///   ``H264Error/Code/encoderFailure`` when x264 refuses.
+    /// The first change of an encoder that x264 cannot retarget in place reopens it (see
+    /// "Bitrate changes" above); later changes are applied in place.
+    /// - Throws: ``H264Error/Code/invalidArgument`` for a bitrate below 1000 or above 2e9, or
+    ///   after ``flush()``; ``H264Error/Code/encoderFailure`` when x264 refuses.
     public func setAverageBitrate(_ bitsPerSecond: Int) throws(H264Error) {
         guard bitsPerSecond >= 1000, bitsPerSecond <= 2_000_000_000 else {
             throw H264Error.invalid(.invalidArgument, "average bitrate \(bitsPerSecond) must be 1000...2e9 bits/s")
         }
-        guard case .averageBitrate = configuration.rateControl else {
-            throw H264Error.invalid(.unsupported, "a quality-mode (CRF/QP) encoder cannot change to a bitrate")
-        }
         try state.withLock { (s: inout State) throws(H264Error) in
-            s.averageBitrate = bitsPerSecond
-            try X264Encoder.reconfig(&s)
+            try retarget(&s, to: s.targets.changingBitrate(to: bitsPerSecond, current: s.session.plan))
         }
     }
 
-    /// Replaces the data rate limits (mapped to the VBV) for the frames that follow.
+    /// Replaces the data rate limits for the frames that follow; an empty array removes them.
     ///
-    /// - Throws: ``H264Error/Code/invalidArgument`` for an empty or malformed limit;
-    ///   ``H264Error/Code/unsupported`` for a quality-mode encoder opened without limits
-    ///   (x264 cannot add a VBV to a running encoder); ``H264Error/Code/encoderFailure`` when
-    ///   x264 refuses.
+    /// - Throws: ``H264Error/Code/invalidArgument`` for a malformed limit, or after
+    ///   ``flush()``; ``H264Error/Code/unsupported`` for a constant-QP encoder (x264 keeps no
+    ///   VBV in CQP); ``H264Error/Code/encoderFailure`` when x264 refuses.
     public func setDataRateLimits(_ limits: [DataRateLimit]) throws(H264Error) {
-        guard !limits.isEmpty else { throw H264Error.invalid(.invalidArgument, "no data rate limits given") }
-        var probe = configuration
-        probe.dataRateLimits = limits
-        try probe.validate()
-        if case .averageBitrate = configuration.rateControl {} else if configuration.dataRateLimits.isEmpty {
-            throw H264Error.invalid(.unsupported, "a quality-mode encoder opened without data rate limits cannot get them later")
-        }
+        try Configuration.validate(limits)
         try state.withLock { (s: inout State) throws(H264Error) in
-            s.limits = limits
-            try X264Encoder.reconfig(&s)
-        }
-    }
-
-    // MARK: - x264 calls
-
-    /// Applies the state's bitrate and limits to the running encoder.
-    private static func reconfig(_ s: inout State) throws(H264Error) {
-        guard let r = Configuration.rateSettings(bitrate: s.averageBitrate, limits: s.limits) else { return }
-        var p = x264_param_t()
-        x264_encoder_parameters(s.handle, &p)
-        r.apply(to: &p)
-        guard x264_encoder_reconfig(s.handle, &p) >= 0 else {
-            throw H264Error.invalid(.encoderFailure, "x264_encoder_reconfig failed")
-        }
-        s.parameterSets = headers(s.handle)
-    }
-
-    private static func headers(_ handle: OpaquePointer) -> [NALUnit] {
-        var nals: UnsafeMutablePointer<x264_nal_t>? = nil
-        var count: Int32 = 0
-        guard x264_encoder_headers(handle, &nals, &count) >= 0, let nals else { return [] }
-        var units: [NALUnit] = []
-        for i in 0..<Int(count) {
-            let n = nals[i]
-            guard n.i_type == 7 || n.i_type == 8, n.i_payload > 4, let base = n.p_payload else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: base + 4, count: Int(n.i_payload) - 4))
-            if let unit = try? NALUnit(bytes) { units.append(unit) }
-        }
-        return units
-    }
-
-    /// One `x264_encoder_encode` call (nil picture: drain); the output as an access unit.
-    private static func encodeCall(_ handle: OpaquePointer, _ pic: UnsafeMutablePointer<x264_picture_t>?,
-                                   timescale: Int32) throws(H264Error) -> [EncodedFrame] {
-        var nals: UnsafeMutablePointer<x264_nal_t>? = nil
-        var count: Int32 = 0
-        var out = x264_picture_t()
-        let size = x264_encoder_encode(handle, &nals, &count, pic, &out)
-        guard size >= 0 else { throw H264Error.invalid(.encoderFailure, "x264_encoder_encode failed") }
-        guard size > 0, let nals, count > 0 else { return [] }
-        var storage: [UInt8] = []
-        storage.reserveCapacity(Int(size))
-        var ranges: [Range<Int>] = []
-        for i in 0..<Int(count) {
-            // b_annexb = 0: each payload is a 4-byte big-endian length, then the NAL unit.
-            let n = nals[i]
-            guard n.i_payload > 4, let base = n.p_payload else { continue }
-            let start = storage.count
-            storage.append(contentsOf: UnsafeBufferPointer(start: base + 4, count: Int(n.i_payload) - 4))
-            ranges.append(start..<storage.count)
-        }
-        return [try EncodedFrame(storage: storage, ranges: ranges, pts: out.i_pts, dts: out.i_dts, timescale: timescale)]
-    }
-
-    private static func encodeCall(_ handle: OpaquePointer, _ pic: inout x264_picture_t,
-                                   timescale: Int32) throws(H264Error) -> [EncodedFrame] {
-        try withUnsafeMutablePointer(to: &pic) { (p: UnsafeMutablePointer<x264_picture_t>) throws(H264Error) -> [EncodedFrame] in
-            try encodeCall(handle, p, timescale: timescale)
-        }
-    }
-
-    /// Attaches a display orientation SEI payload; x264 frees it with `free` once written.
-    private static func attach(_ orientation: Orientation, to pic: inout x264_picture_t) {
-        let payload = orientation.displayOrientationPayload
-        guard let entry = malloc(MemoryLayout<x264_sei_payload_t>.size)?.assumingMemoryBound(to: x264_sei_payload_t.self),
-              let bytes = malloc(payload.count)?.assumingMemoryBound(to: UInt8.self) else { return }
-        payload.withUnsafeBufferPointer { bytes.update(from: $0.baseAddress!, count: payload.count) }
-        entry.initialize(to: x264_sei_payload_t(payload_size: Int32(payload.count),
-                                                payload_type: Int32(Orientation.displayOrientationPayloadType),
-                                                payload: bytes))
-        pic.extra_sei.num_payloads = 1
-        pic.extra_sei.payloads = entry
-        pic.extra_sei.sei_free = free
-    }
-
-    /// Points `pic`'s planes at `frame`'s (or, for 10-bit output, at 16-bit copies scaled by 4)
-    /// for the duration of `body`.
-    private static func withPicture<R>(_ frame: VideoFrame, highDepth: Bool, scratch: inout [UInt16],
-                                       _ pic: inout x264_picture_t,
-                                       _ body: (inout x264_picture_t) throws(H264Error) -> R) throws(H264Error) -> R {
-        let csp: Int32
-        switch frame.format {
-        case .nv12: csp = X264_CSP_NV12
-        case .i422: csp = X264_CSP_I422
-        case .i444: csp = X264_CSP_I444
-        default: csp = X264_CSP_I420
-        }
-        let planes = frame.planes
-        pic.img.i_plane = Int32(planes.count)
-        if highDepth {
-            // 10-bit output: x264 takes 16-bit samples; 8-bit input is scaled by 4 into one
-            // reused buffer. Sizes come from the validated configuration (each <= 2^16).
-            pic.img.i_csp = csp | X264_CSP_HIGH_DEPTH
-            var geometry: [(offset: Int, rowBytes: Int, rows: Int)] = []
-            var total = 0
-            for i in planes.indices {
-                guard let g = frame.format.planeGeometry(i, width: frame.width, height: frame.height) else { continue }
-                geometry.append((total, g.rowBytes, g.rows))
-                total += g.rowBytes * g.rows
+            if case .constantQP = s.targets.rateControl, !limits.isEmpty {
+                throw H264Error.invalid(.unsupported, "a constant QP cannot keep data rate limits (x264 ignores a VBV in CQP)")
             }
-            if scratch.count != total { scratch = [UInt16](repeating: 0, count: total) }
-            scratch.withUnsafeMutableBufferPointer { out in
-                for (i, g) in geometry.enumerated() {
-                    planes[i].bytes.withUnsafeBufferPointer { src in
-                        for y in 0..<g.rows {
-                            let s = y * planes[i].bytesPerRow, d = g.offset + y * g.rowBytes
-                            for x in 0..<g.rowBytes { out[d + x] = UInt16(src[s + x]) << 2 }
-                        }
-                    }
-                }
-            }
-            return try scratch.withUnsafeMutableBufferPointer { (buf: inout UnsafeMutableBufferPointer<UInt16>) throws(H264Error) -> R in
-                let base = UnsafeMutableRawPointer(buf.baseAddress!)
-                for (i, g) in geometry.enumerated() {
-                    let ptr = (base + g.offset * 2).assumingMemoryBound(to: UInt8.self)
-                    setPlane(&pic, i, ptr, Int32(g.rowBytes * 2))
-                }
-                return try body(&pic)
-            }
-        }
-        pic.img.i_csp = csp
-        // x264 copies the input into its own frame during the call, so borrowed pointers suffice.
-        return try withPlanes(planes, 0, &pic, body)
-    }
-
-    private static func withPlanes<R>(_ planes: [VideoFrame.Plane], _ index: Int, _ pic: inout x264_picture_t,
-                                      _ body: (inout x264_picture_t) throws(H264Error) -> R) throws(H264Error) -> R {
-        guard index < planes.count else { return try body(&pic) }
-        return try planes[index].bytes.withUnsafeBufferPointer { (buf: UnsafeBufferPointer<UInt8>) throws(H264Error) -> R in
-            setPlane(&pic, index, UnsafeMutablePointer(mutating: buf.baseAddress!), Int32(planes[index].bytesPerRow))
-            return try withPlanes(planes, index + 1, &pic, body)
+            var next = s.targets
+            next.limits = limits
+            try retarget(&s, to: next)
         }
     }
 
-    private static func setPlane(_ pic: inout x264_picture_t, _ i: Int, _ p: UnsafeMutablePointer<UInt8>, _ stride: Int32) {
-        switch i {
-        case 0: pic.img.plane.0 = p; pic.img.i_stride.0 = stride
-        case 1: pic.img.plane.1 = p; pic.img.i_stride.1 = stride
-        case 2: pic.img.plane.2 = p; pic.img.i_stride.2 = stride
-        default: pic.img.plane.3 = p; pic.img.i_stride.3 = stride
+    /// Moves the running encoder to `targets`: in place when x264 can, otherwise by opening a
+    /// new x264 encoder (at the old one's level) and draining the old one into `pending`.
+    private func retarget(_ s: inout State, to targets: RateTargets) throws(H264Error) {
+        guard !s.flushed else { throw H264Error.invalid(.invalidArgument, "rate change after flush") }
+        let plan = configuration.ratePlan(targets, levelCPB: s.session.levelCPB)
+        if s.session.plan.canReconfigure(to: plan) {
+            try s.session.reconfigure(plan)
+        } else {
+            let next = try Session(configuration, plan: plan, levelIDC: s.session.levelIDC, log: log)
+            var old = s.session
+            s.session = next
+            s.targets = targets
+            defer { old.close() }
+            s.pending += try old.drain(timescale: s.timeline.timescale)
         }
+        s.targets = targets
     }
 }

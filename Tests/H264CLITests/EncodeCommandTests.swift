@@ -2,15 +2,19 @@ import Foundation
 import Testing
 import H264
 @testable import H264CLI
+import TestSupport
 
 @Suite struct EncodeCommandTests {
     @Test func rates() throws {
-        #expect(try EncodeCommand.parseRate("512k") == 512_000)
-        #expect(try EncodeCommand.parseRate("2M") == 2_000_000)
-        #expect(try EncodeCommand.parseRate("1.5m") == 1_500_000)
-        #expect(try EncodeCommand.parseRate("800000") == 800_000)
-        #expect(throws: CLIError.self) { try EncodeCommand.parseRate("-1k") }
-        #expect(throws: CLIError.self) { try EncodeCommand.parseRate("fast") }
+        #expect(try EncodeSettings.parseRate("512k") == 512_000)
+        #expect(try EncodeSettings.parseRate("2M") == 2_000_000)
+        #expect(try EncodeSettings.parseRate("1.5m") == 1_500_000)
+        #expect(try EncodeSettings.parseRate("1500") == 1_500_000, "a bare number is kbit/s, as x264's --bitrate")
+        #expect(try EncodeSettings.parseRate("800000bps") == 800_000)
+        #expect(throws: CLIError.self) { try EncodeSettings.parseRate("-1k") }
+        #expect(throws: CLIError.self) { try EncodeSettings.parseRate("fast") }
+        #expect(try EncodeSettings.parseChanges("100:3000,200:500k").map { [$0.frame, $0.bitsPerSecond] } == [[100, 3_000_000], [200, 500_000]])
+        #expect(throws: CLIError.self) { try EncodeSettings.parseChanges("200:3000,100:500") }
         #expect(try EncodeCommand.parseFrameRate("29.97") == (30000, 1001))
         #expect(try EncodeCommand.parseFrameRate("25/1") == (25, 1))
         #expect(throws: CLIError.self) { try EncodeCommand.parseFrameRate("0") }
@@ -71,6 +75,62 @@ import H264
         try Self.run([inRaw, "--raw", "\(w)x\(h)", "--pix-fmt", "nv12", "-o", out2, "--preset", "ultrafast"])
         #expect(try Self.idrFlags(out2).count == 2)
         #expect(throws: CLIError.self) { try Self.run([inRaw, "--raw", "\(w)x\(h)", "--pix-fmt", "yuyv", "-o", out2]) }
-        #expect(throws: CLIError.self) { try Self.run([inRaw, "-o", Self.temp(".mp4")]) }
+        #expect(throws: CLIError.self) { try Self.run([inRaw, "-o", out2, "--format", "mp4"]) }
+    }
+}
+
+/// `h264 encode` as x264 users type it: any output path, a bare bitrate in kbit/s.
+@Suite struct EncodeHabitsTests {
+    static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    @Test func devNullStaysADevice() throws {
+        try EncodeCommandTests.run(["-o", "/dev/null", "--size", "160x96", "--frames", "3", "--preset", "ultrafast"])
+        let type = try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
+        #expect(type == .typeCharacterSpecial)
+        #expect(throws: CLIError.self) {
+            try EncodeCommandTests.run(["-o", "/dev/null", "--format", "avcc", "--size", "160x96", "--frames", "1"])
+        }
+    }
+
+    @Test func formatFromTheExtensionOrTheOption() throws {
+        let bin = EncodeCommandTests.temp(".bin"), flv = EncodeCommandTests.temp(".out")
+        defer { for p in [bin, flv] { try? FileManager.default.removeItem(atPath: p) } }
+        try EncodeCommandTests.run(["-o", bin, "--size", "160x96", "--frames", "2", "--preset", "ultrafast"])
+        #expect(try Self.bytes(bin).prefix(5) == [0, 0, 0, 1, 0x67], "an unknown extension gets Annex-B")
+        try EncodeCommandTests.run(["-o", flv, "--format", "flv", "--size", "160x96", "--frames", "2", "--preset", "ultrafast"])
+        #expect(Array(try Self.bytes(flv).prefix(3)) == Array("FLV".utf8))
+    }
+
+    @Test func bareBitrateIsKilobitsAndChangesApply() throws {
+        // Noise takes what it is given: 2 s at 400 kbit/s, then 2 s at 100 kbit/s.
+        let out = EncodeCommandTests.temp(".h264")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try EncodeCommandTests.run(["-o", out, "--size", "160x96", "--noise", "--frames", "120", "--preset", "veryfast",
+                                    "--bframes", "0", "--threads", "1", "--bitrate", "400", "--change-bitrate", "60:100"])
+        let units = try AnnexB.split(Self.bytes(out))
+        var bits = [0, 0]
+        var picture = -1
+        for unit in units {
+            if unit.type.isVCL { picture += 1 }
+            if picture >= 0 { bits[min(1, picture / 60)] += (unit.count + 4) * 8 }
+        }
+        let kbps = bits.map { Double($0) / 2 / 1000 }
+        #expect(kbps[0] > 200 && kbps[0] < 800, "\(kbps)")
+        #expect(kbps[1] < kbps[0] / 2, "\(kbps)")
+    }
+
+    @Test(.enabled(if: CLIRobustnessTests.binary != nil, "the h264 executable is not built"))
+    func x264NeverWritesToStderr() throws {
+        // x264 would print its settings and warnings, and the reasons of a failed open, to
+        // stderr; only h264's own lines may appear there.
+        let ok = try Support.run(CLIRobustnessTests.binary!, ["encode", "-o", "/dev/null", "--size", "160x96", "--frames", "10",
+                                                              "--max-delay", "0", "--level", "1.0", "--vbv-maxrate", "5000",
+                                                              "--bitrate", "4000", "--ref", "16", "--preset", "medium"])
+        #expect(ok.status == 0)
+        #expect(ok.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("encoded ") }, "\(ok.stderr)")
+        let failed = try Support.run(CLIRobustnessTests.binary!, ["encode", "-o", "/dev/null", "--size", "16386x16", "--frames", "1"])
+        #expect(failed.status != 0)
+        let lines = failed.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.allSatisfy { $0.hasPrefix("h264: ") }, "\(failed.stderr)")
     }
 }

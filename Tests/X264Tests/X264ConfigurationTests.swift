@@ -26,6 +26,13 @@ import H264
         Bad(name: "CRF out of range", code: .invalidArgument) { $0.rateControl = .constantQuality(60) },
         Bad(name: "QP out of range", code: .invalidArgument) { $0.rateControl = .constantQP(-1) },
         Bad(name: "zero data rate limit", code: .invalidArgument) { $0.dataRateLimits = [DataRateLimit(bytes: 0, seconds: 1)] },
+        Bad(name: "constant QP with a data rate limit", code: .unsupported) {
+            $0.rateControl = .constantQP(30); $0.dataRateLimits = [DataRateLimit(bytes: 100_000, seconds: 1)]
+        },
+        Bad(name: "zero constant bitrate", code: .invalidArgument) { $0.rateControl = .constantBitrate(0) },
+        Bad(name: "VBV max bitrate too small", code: .invalidArgument) { $0.rateControl = .variableBitrate(500_000); $0.vbvMaxBitrate = 10 },
+        Bad(name: "zero VBV buffer duration", code: .invalidArgument) { $0.vbvBufferDuration = 0 },
+        Bad(name: "VBV initial delay above 100%", code: .invalidArgument) { $0.vbvInitialDelayPercentage = 101 },
         Bad(name: "negative data rate window", code: .invalidArgument) { $0.dataRateLimits = [DataRateLimit(bytes: 100_000, seconds: -1)] },
         Bad(name: "zero keyframe interval", code: .invalidArgument) { $0.maxKeyframeInterval = 0 },
         Bad(name: "negative keyframe duration", code: .invalidArgument) { $0.maxKeyframeIntervalDuration = -2 },
@@ -71,11 +78,11 @@ import H264
     @Test func badRateChangesThrow() throws {
         let abr = try X264Encoder(configuration: Support.config())
         #expect(throws: H264Error(.invalidArgument, "")) { try abr.setAverageBitrate(0) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setDataRateLimits([]) }
         #expect(throws: H264Error(.invalidArgument, "")) { try abr.setDataRateLimits([DataRateLimit(bytes: -1, seconds: 1)]) }
-        let crf = try X264Encoder(configuration: Support.config { $0.rateControl = .constantQuality(23) })
-        #expect(throws: H264Error(.unsupported, "")) { try crf.setAverageBitrate(500_000) }
-        #expect(throws: H264Error(.unsupported, "")) { try crf.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
+        let qp = try X264Encoder(configuration: Support.config { $0.rateControl = .constantQP(30) })
+        #expect(throws: H264Error(.unsupported, "")) { try qp.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
+        _ = try abr.flush()
+        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setAverageBitrate(500_000) }
     }
 
     @Test func levelParsing() {

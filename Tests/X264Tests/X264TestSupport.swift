@@ -31,6 +31,7 @@ enum Support {
 
     static let ffmpeg = executable("ffmpeg")
     static let ffprobe = executable("ffprobe")
+    static let x264 = executable("x264")
 
     static func executable(_ name: String) -> String? {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {

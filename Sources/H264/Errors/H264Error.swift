@@ -27,6 +27,7 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidArgument
             case invalidBitstream
             case encoderFailure
+            case invalidTimestamp
             case io
         }
 
@@ -67,6 +68,9 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidBitstream = Code(.invalidBitstream)
         /// An encoder reported a failure.
         public static let encoderFailure = Code(.encoderFailure)
+        /// A frame given to an encoder whose timestamp does not follow the previous frame's: not
+        /// strictly later, or in another timescale (as VideoToolbox refuses them).
+        public static let invalidTimestamp = Code(.invalidTimestamp)
         /// Reading or writing outside data failed.
         public static let io = Code(.io)
 
