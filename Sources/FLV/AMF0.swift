@@ -188,7 +188,7 @@ public enum AMF0 {
             let n = Int(try c.readUInt32("AMF0 strict array count"))
             guard n <= c.count else { throw FLVError.truncated("AMF0 strict array of \(n) values in \(c.count) bytes") }
             var values: [AMF0Value] = []
-            values.reserveCapacity(n)
+            values.reserveCapacity(min(n, 1024))  // n values need n bytes, but not n * 24 bytes up front
             for _ in 0..<n { values.append(try decode(&c, depth: depth &+ 1)) }  // depth < 32
             return .strictArray(values)
         case .date:
