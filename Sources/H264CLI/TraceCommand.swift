@@ -21,7 +21,8 @@ enum TraceCommand: CLICommand {
                   as FFmpeg skips them, and a comment line says how many)
     """
 
-    /// The most bytes of NAL units held while looking for the first slice (for the preload).
+    /// The most bytes of NAL units (and errors, 256 bytes each) held while looking for the first
+    /// slice (for the preload), and the most entries.
     static let preloadLimit = 16 << 20
 
     /// One entry of the stream, in order: a NAL unit at its offset, or an invalid one.
@@ -71,10 +72,14 @@ enum TraceCommand: CLICommand {
             }
             guard preloading else { return trace(entry) }
             waiting.append(entry)
-            if case .unit(let unit, _) = entry {
+            switch entry {
+            case .unit(let unit, _):
                 waitingBytes += unit.count
-                if unit.type.isVCL || unit.type == .sliceExtension || waitingBytes > preloadLimit { release() }
+                if unit.type.isVCL || unit.type == .sliceExtension { return release() }
+            case .invalid:
+                waitingBytes += 256  // an error and its reason
             }
+            if waitingBytes > preloadLimit || waiting.count > 65_536 { release() }
         }
 
         try parser.run(read: input.read, problem: { error, at in
