@@ -19,13 +19,16 @@
 /// without being parsed: the editor never holds more of it.
 ///
 /// Memory: the NAL unit being read (at most ``maximumNALUnitSize``); with access unit delimiter
-/// insertion, also the access unit being assembled (its output is held until its slice types
-/// are known, at most ``AccessUnitAssembler/Limits/maxAccessUnitBytes``; a larger one is
-/// written without a delimiter); and at most ``maximumReports`` reports. Independent of the
-/// stream's length.
+/// insertion, also the access unit being assembled, twice (its NAL units for the access-unit
+/// layer, and its output, held until its slice types are known), each at most
+/// ``maximumHeldBytes`` (a larger access unit is written without a delimiter); and at most
+/// ``maximumReports`` reports. Independent of the stream's length.
 public struct AnnexBStreamEditor: Sendable {
     /// The most entries ``unparsed`` keeps; ``unparsedCount`` counts them all.
     public static let maximumReports = 64
+    /// With AUD insertion, the most bytes of one access unit held (32 MiB: four times the
+    /// largest access units of 2160p60 streams at 50 Mb/s).
+    public static let maximumHeldBytes = 32 << 20
 
     /// The edits applied to every SPS (and the AUD and SEI edits).
     public let edits: HeaderEdits
@@ -66,7 +69,7 @@ public struct AnnexBStreamEditor: Sendable {
 
     // Access unit delimiter insertion: the output of the access unit being assembled is held
     // until the assembler says where it ends and what its slice types are.
-    private var assembler = AccessUnitAssembler()
+    private var assembler = AccessUnitAssembler(limits: .init(maxAccessUnitBytes: AnnexBStreamEditor.maximumHeldBytes))
     private var held: [UInt8] = []
     /// For each valid NAL unit still in `held`: its index, and where its start code (with the
     /// zero bytes before it) begins in `held`.
@@ -284,7 +287,7 @@ public struct AnnexBStreamEditor: Sendable {
     /// access-unit limit (that access unit gets no delimiter).
     private mutating func flushHeld(to out: inout [UInt8]) {
         var cut = releasable
-        if held.count > assembler.limits.maxAccessUnitBytes { cut = held.count }
+        if held.count > Self.maximumHeldBytes { cut = held.count }
         guard cut > 0 else { return }
         out.append(contentsOf: held[0..<cut])
         held.removeSubrange(0..<cut)
