@@ -202,11 +202,13 @@ public final class RTMPConnection {
         var got: [UInt8] = []
         let s0s1 = 1 + RTMPHandshake.packetSize
         while got.count < s0s1 {
+            try deadline.check("the handshake")
             got += try socket.receive(maximum: s0s1 &- got.count, deadline: deadline)
         }
         try socket.send(try RTMPHandshake.c2(fromS0S1: got[...]), deadline: deadline)
         let total = s0s1 &+ RTMPHandshake.packetSize
         while got.count < total {
+            try deadline.check("the handshake")
             got += try socket.receive(maximum: total &- got.count, deadline: deadline)
         }
         handshakeBytes = Int64(got.count)
@@ -249,6 +251,7 @@ public final class RTMPConnection {
     /// deadline is checked before every read, whatever arrives.
     private func nextCommand(deadline: Deadline) throws(RTMPError) -> [AMF0Value] {
         while true {
+            try deadline.check("waiting for the server")
             if let values = try session.nextCommand() {
                 try flush(deadline: deadline)
                 return values

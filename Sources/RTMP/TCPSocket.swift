@@ -101,8 +101,10 @@ final class TCPSocket {
         }
     }
 
-    /// Receives at most `maximum` bytes, waiting until `deadline` for the first. The deadline
-    /// is checked first: once it has passed, nothing more is read, even if bytes are waiting.
+    /// Receives at most `maximum` bytes, waiting until `deadline` for the first: bytes already
+    /// waiting are returned at once (a deadline of 0 reads without waiting). A caller that loops
+    /// on it checks its deadline each time round (``Deadline/check(_:)``), so a peer that keeps
+    /// sending cannot hold it.
     /// - Returns: the bytes (never empty).
     /// - Throws: ``RTMPError/Code/connectionClosed`` when the peer closed,
     ///   ``RTMPError/Code/timedOut`` when nothing arrived in time.
@@ -110,7 +112,6 @@ final class TCPSocket {
         guard fd >= 0 else { throw RTMPError.invalid(.connectionClosed, "socket is closed") }
         var buffer = [UInt8](repeating: 0, count: maximum)
         while true {
-            try deadline.check("receive")
             let n = buffer.withUnsafeMutableBytes { p in recv(fd, p.baseAddress!, p.count, 0) }
             if n > 0 { return Array(buffer[..<n]) }
             if n == 0 { throw RTMPError.invalid(.connectionClosed, "the server closed the connection") }

@@ -139,6 +139,51 @@ import H264
         #expect(seconds < 2 * Double(Self.deadline) / 1000 + 1, "took \(seconds) s")
     }
 
+    /// A well-behaved server that sends a ping once the stream is published:
+    /// `serviceIncoming()` reads it without waiting and answers it.
+    @Test func pingIsAnsweredWhilePublishing() throws {
+        let answered = Server.Flag()
+        let server = try Server { fd, shouldStop in
+            Server.handshake(fd)
+            var w = RTMPChunkWriter()
+            var out: [UInt8] = []
+            let ok: [AMF0Property] = [AMF0Property("level", .string("status")),
+                                      AMF0Property("code", .string("NetConnection.Connect.Success"))]
+            w.write(.command("_result", transaction: 2, [.null, .object(ok)]), chunkStreamID: 3, into: &out)
+            w.write(.command("_result", transaction: 5, [.null, .number(1)]), chunkStreamID: 3, into: &out)
+            w.write(.command("onStatus", transaction: 0, [.null, .object([AMF0Property("level", .string("status")),
+                                                                          AMF0Property("code", .string("NetStream.Publish.Start"))])]),
+                    chunkStreamID: 5, into: &out)
+            Server.send(fd, out)
+            usleep(200_000)
+            out = []
+            w.chunkSize = 128
+            w.write(RTMPMessage(.userControl, payload: [0, 6, 0, 0, 0, 42]), chunkStreamID: 2, into: &out)
+            Server.send(fd, out)
+            // The ping response: a User Control message (type 4) of event 7 with the same time.
+            let response: [UInt8] = [0, 0, 6, 4, 0, 0, 0, 0, 0, 7, 0, 0, 0, 42]
+            var got: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !shouldStop() && !answered.isSet {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 50) > 0 else { continue }
+                let k = recv(fd, &buffer, buffer.count, 0)
+                if k <= 0 { return }
+                got += buffer[0..<k]
+                if got.indices.contains(where: { got[$0...].starts(with: response) }) { answered.set() }
+            }
+            while !shouldStop() { usleep(10_000) }  // stay connected until the test is done
+        }
+        defer { server.finish() }
+        let connection = try RTMPConnection(url: try RTMPURL("rtmp://127.0.0.1:\(server.port)/live/test"), options: Self.options)
+        try connection.publish()
+        for _ in 0..<40 where !answered.isSet {
+            usleep(25_000)
+            try connection.serviceIncoming()
+        }
+        #expect(answered.isSet)
+    }
+
     /// A server that accepts the TCP connection but never answers the handshake: the
     /// publisher's creation fails with `timedOut`.
     @Test func silentServerTimesOut() throws {
