@@ -5,8 +5,8 @@ import H264
 /// `createStream`, `publish`, then FLV video and metadata messages, then a clean
 /// `FCUnpublish`/`deleteStream`.
 ///
-/// Every operation has one deadline that holds whatever the server sends, checked before each
-/// read and write: the TCP connection (``Options/connectTimeoutMilliseconds``), then the
+/// Every operation has one deadline that holds whatever the server sends, checked each time
+/// round the loops that read and while writing: the TCP connection (``Options/connectTimeoutMilliseconds``), then the
 /// handshake, `connect`, `createStream`, `publish`, each message sent and the goodbye
 /// (``Options/timeoutMilliseconds`` each). A server that floods the connection, sends a message
 /// one byte at a time, or never finishes the handshake gets ``RTMPError/Code/timedOut`` when
@@ -248,7 +248,7 @@ public final class RTMPConnection {
     }
 
     /// The next AMF0 command from the server, handling control messages on the way; the
-    /// deadline is checked before every read, whatever arrives.
+    /// deadline is checked each time round, whatever arrives.
     private func nextCommand(deadline: Deadline) throws(RTMPError) -> [AMF0Value] {
         while true {
             try deadline.check("waiting for the server")
