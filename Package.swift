@@ -44,13 +44,13 @@ let package = Package(
         .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP", "MP4"]),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "RTP", "FLV"]),
+        .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "RTP", "FLV", "RTMP"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
-        .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "H264CLI", "TestSupport"]),
-        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "H264CLI", "TestSupport"]),
+        .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),
+        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
-        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "TestSupport", "MP4"]),
+        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "H264", "FLV", "MP4", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

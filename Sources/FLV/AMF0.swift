@@ -135,12 +135,12 @@ public enum AMF0 {
     // MARK: Decoding
 
     /// Decodes one value from the front of `bytes`, consuming it.
-    /// - Throws: ``H264Error/Code/truncated`` when the value is cut,
-    ///   ``H264Error/Code/invalidContainer`` for an unknown or unsupported marker (movie clip,
-    ///   reference), ``H264Error/Code/limitExceeded`` beyond ``maximumNesting``.
+    /// - Throws: ``FLVError/Code/truncated`` when the value is cut,
+    ///   ``FLVError/Code/invalidContainer`` for an unknown or unsupported marker (movie clip,
+    ///   reference), ``FLVError/Code/limitExceeded`` beyond ``maximumNesting``.
     /// - Complexity: O(n) in the bytes consumed; counts read from the input never size an
     ///   allocation (each element takes at least one byte, so they are bounded by the input).
-    public static func decode(from bytes: inout ArraySlice<UInt8>) throws(H264Error) -> AMF0Value {
+    public static func decode(from bytes: inout ArraySlice<UInt8>) throws(FLVError) -> AMF0Value {
         var cursor = ByteCursor(bytes)
         let v = try decode(&cursor, depth: 0)
         bytes = cursor.remaining
@@ -149,20 +149,20 @@ public enum AMF0 {
 
     /// Decodes every value in `bytes`.
     /// - Throws: as ``decode(from:)``, for the first value that fails.
-    public static func decodeAll(_ bytes: ArraySlice<UInt8>) throws(H264Error) -> [AMF0Value] {
+    public static func decodeAll(_ bytes: ArraySlice<UInt8>) throws(FLVError) -> [AMF0Value] {
         var cursor = ByteCursor(bytes)
         var values: [AMF0Value] = []
         while !cursor.isAtEnd { values.append(try decode(&cursor, depth: 0)) }
         return values
     }
 
-    static func decode(_ c: inout ByteCursor, depth: Int) throws(H264Error) -> AMF0Value {
+    static func decode(_ c: inout ByteCursor, depth: Int) throws(FLVError) -> AMF0Value {
         guard depth < maximumNesting else {
-            throw H264Error.invalid(.limitExceeded, "AMF0 nesting deeper than \(maximumNesting)")
+            throw FLVError.invalid(.limitExceeded, "AMF0 nesting deeper than \(maximumNesting)")
         }
         let raw = try c.readUInt8("AMF0 marker")
         guard let marker = Marker(rawValue: raw) else {
-            throw H264Error.invalid(.invalidContainer, "unknown AMF0 marker \(raw)")
+            throw FLVError.invalid(.invalidContainer, "unknown AMF0 marker \(raw)")
         }
         switch marker {
         case .number:
@@ -186,9 +186,9 @@ public enum AMF0 {
             return .ecmaArray(try decodeProperties(&c, depth: depth))
         case .strictArray:
             let n = Int(try c.readUInt32("AMF0 strict array count"))
-            guard n <= c.count else { throw H264Error.truncated("AMF0 strict array of \(n) values in \(c.count) bytes") }
+            guard n <= c.count else { throw FLVError.truncated("AMF0 strict array of \(n) values in \(c.count) bytes") }
             var values: [AMF0Value] = []
-            values.reserveCapacity(n)
+            values.reserveCapacity(min(n, 1024))  // n values need n bytes, but not n * 24 bytes up front
             for _ in 0..<n { values.append(try decode(&c, depth: depth &+ 1)) }  // depth < 32
             return .strictArray(values)
         case .date:
@@ -196,13 +196,13 @@ public enum AMF0 {
             let tz = Int16(bitPattern: try c.readUInt16("AMF0 date time zone"))
             return .date(milliseconds: ms, timeZone: tz)
         case .objectEnd:
-            throw H264Error.invalid(.invalidContainer, "AMF0 object end marker outside an object")
+            throw FLVError.invalid(.invalidContainer, "AMF0 object end marker outside an object")
         case .movieClip, .reference:
-            throw H264Error.invalid(.invalidContainer, "AMF0 marker \(raw) is not supported")
+            throw FLVError.invalid(.invalidContainer, "AMF0 marker \(raw) is not supported")
         }
     }
 
-    private static func decodeProperties(_ c: inout ByteCursor, depth: Int) throws(H264Error) -> [AMF0Property] {
+    private static func decodeProperties(_ c: inout ByteCursor, depth: Int) throws(FLVError) -> [AMF0Property] {
         var props: [AMF0Property] = []
         while true {
             let n = Int(try c.readUInt16("AMF0 property name length"))

@@ -3,7 +3,7 @@ import H264
 /// Big-endian reads from a byte slice, for the FLV, AMF0 and RTMP parsers.
 ///
 /// `read*` consumes, `peek*` looks; every read checks the remaining length first and throws
-/// ``H264Error/Code/truncated`` instead of trapping. Indices are relative to the slice's
+/// ``FLVError/Code/truncated`` instead of trapping. Indices are relative to the slice's
 /// `startIndex`, never 0.
 package struct ByteCursor: Sendable {
     /// The bytes not yet consumed.
@@ -22,9 +22,9 @@ package struct ByteCursor: Sendable {
     package var position: Int { remaining.startIndex }
 
     /// Consumes `n` bytes and returns them as a view.
-    package mutating func readBytes(_ n: Int, _ what: @autoclosure () -> String = "bytes") throws(H264Error) -> ArraySlice<UInt8> {
+    package mutating func readBytes(_ n: Int, _ what: @autoclosure () -> String = "bytes") throws(FLVError) -> ArraySlice<UInt8> {
         guard n >= 0, n <= remaining.count else {
-            throw H264Error.truncated("\(what()): needs \(n) bytes, \(remaining.count) left")
+            throw FLVError.truncated("\(what()): needs \(n) bytes, \(remaining.count) left")
         }
         let start = remaining.startIndex
         let end = start &+ n  // n <= count, so start + n <= endIndex
@@ -33,12 +33,12 @@ package struct ByteCursor: Sendable {
     }
 
     /// Skips `n` bytes.
-    package mutating func skip(_ n: Int, _ what: @autoclosure () -> String = "bytes") throws(H264Error) {
+    package mutating func skip(_ n: Int, _ what: @autoclosure () -> String = "bytes") throws(FLVError) {
         _ = try readBytes(n, what())
     }
 
     /// Reads an unsigned big-endian integer of `size` bytes (1...8).
-    package mutating func readUInt(_ size: Int, _ what: @autoclosure () -> String = "integer") throws(H264Error) -> UInt64 {
+    package mutating func readUInt(_ size: Int, _ what: @autoclosure () -> String = "integer") throws(FLVError) -> UInt64 {
         let bytes = try readBytes(size, what())
         var v: UInt64 = 0
         for b in bytes { v = v << 8 | UInt64(b) }
@@ -46,30 +46,30 @@ package struct ByteCursor: Sendable {
     }
 
     /// Reads one byte.
-    package mutating func readUInt8(_ what: @autoclosure () -> String = "byte") throws(H264Error) -> UInt8 {
-        guard let b = remaining.first else { throw H264Error.truncated("\(what()): no bytes left") }
+    package mutating func readUInt8(_ what: @autoclosure () -> String = "byte") throws(FLVError) -> UInt8 {
+        guard let b = remaining.first else { throw FLVError.truncated("\(what()): no bytes left") }
         remaining = remaining.dropFirst()
         return b
     }
 
     /// Reads a big-endian `UInt16`.
-    package mutating func readUInt16(_ what: @autoclosure () -> String = "UInt16") throws(H264Error) -> UInt16 {
+    package mutating func readUInt16(_ what: @autoclosure () -> String = "UInt16") throws(FLVError) -> UInt16 {
         UInt16(truncatingIfNeeded: try readUInt(2, what()))
     }
 
     /// Reads a big-endian 24-bit unsigned integer.
-    package mutating func readUInt24(_ what: @autoclosure () -> String = "UInt24") throws(H264Error) -> UInt32 {
+    package mutating func readUInt24(_ what: @autoclosure () -> String = "UInt24") throws(FLVError) -> UInt32 {
         UInt32(truncatingIfNeeded: try readUInt(3, what()))
     }
 
     /// Reads a big-endian 24-bit two's-complement integer (FLV `SI24`).
-    package mutating func readInt24(_ what: @autoclosure () -> String = "SI24") throws(H264Error) -> Int32 {
+    package mutating func readInt24(_ what: @autoclosure () -> String = "SI24") throws(FLVError) -> Int32 {
         let u = try readUInt24(what())
         return Int32(bitPattern: u << 8) >> 8  // sign-extend bit 23
     }
 
     /// Reads a big-endian `UInt32`.
-    package mutating func readUInt32(_ what: @autoclosure () -> String = "UInt32") throws(H264Error) -> UInt32 {
+    package mutating func readUInt32(_ what: @autoclosure () -> String = "UInt32") throws(FLVError) -> UInt32 {
         UInt32(truncatingIfNeeded: try readUInt(4, what()))
     }
 

@@ -28,12 +28,12 @@ public struct FLVHeader: Hashable, Sendable {
     }
 
     /// Parses the header and `PreviousTagSize0` from the front of `cursor`.
-    /// - Throws: ``H264Error/Code/invalidContainer`` without the `FLV` signature or with a data
-    ///   offset below 9; ``H264Error/Code/truncated`` when the file is shorter.
-    static func read(_ c: inout ByteCursor) throws(H264Error) -> FLVHeader {
+    /// - Throws: ``FLVError/Code/invalidContainer`` without the `FLV` signature or with a data
+    ///   offset below 9; ``FLVError/Code/truncated`` when the file is shorter.
+    static func read(_ c: inout ByteCursor) throws(FLVError) -> FLVHeader {
         let signature = try c.readBytes(3, "FLV signature")
         guard signature.elementsEqual([0x46, 0x4C, 0x56]) else {
-            throw H264Error.invalid(.invalidContainer, "no FLV signature")
+            throw FLVError.invalid(.invalidContainer, "no FLV signature")
         }
         var h = FLVHeader()
         h.version = try c.readUInt8("FLV version")
@@ -42,7 +42,7 @@ public struct FLVHeader: Hashable, Sendable {
         h.hasVideo = flags & 0x01 != 0
         h.dataOffset = try c.readUInt32("FLV data offset")
         guard h.dataOffset >= 9 else {
-            throw H264Error.invalid(.invalidContainer, "FLV data offset \(h.dataOffset) is below the header size 9")
+            throw FLVError.invalid(.invalidContainer, "FLV data offset \(h.dataOffset) is below the header size 9")
         }
         try c.skip(Int(h.dataOffset) - 9, "FLV header extension")
         _ = try c.readUInt32("PreviousTagSize0")

@@ -37,9 +37,9 @@ public struct FLVReader: Sendable {
     private var cursor: ByteCursor
 
     /// Reads the header of `bytes`.
-    /// - Throws: ``H264Error/Code/invalidContainer`` without an FLV signature,
-    ///   ``H264Error/Code/truncated`` when the header is cut.
-    public init(_ bytes: ArraySlice<UInt8>, options: Options = Options()) throws(H264Error) {
+    /// - Throws: ``FLVError/Code/invalidContainer`` without an FLV signature,
+    ///   ``FLVError/Code/truncated`` when the header is cut.
+    public init(_ bytes: ArraySlice<UInt8>, options: Options = Options()) throws(FLVError) {
         var c = ByteCursor(bytes)
         header = try FLVHeader.read(&c)
         cursor = c
@@ -47,7 +47,7 @@ public struct FLVReader: Sendable {
     }
 
     /// Reads the header of an array of bytes.
-    public init(_ bytes: [UInt8], options: Options = Options()) throws(H264Error) {
+    public init(_ bytes: [UInt8], options: Options = Options()) throws(FLVError) {
         try self.init(bytes[...], options: options)
     }
 
@@ -55,10 +55,10 @@ public struct FLVReader: Sendable {
     public var position: Int { cursor.position }
 
     /// The next tag, or nil at the end of the file.
-    /// - Throws: ``H264Error/Code/truncated`` for a cut tag, ``H264Error/Code/limitExceeded``
-    ///   for a body above the limit, ``H264Error/Code/invalidContainer`` for reserved bits or
+    /// - Throws: ``FLVError/Code/truncated`` for a cut tag, ``FLVError/Code/limitExceeded``
+    ///   for a body above the limit, ``FLVError/Code/invalidContainer`` for reserved bits or
     ///   a wrong `PreviousTagSize`. The reader does not move past a tag that throws.
-    public mutating func nextTag() throws(H264Error) -> FLVTag? {
+    public mutating func nextTag() throws(FLVError) -> FLVTag? {
         guard !cursor.isAtEnd else { return nil }
         var c = cursor
         let tag = try FLVTag.read(&c, maximumBodySize: min(options.maximumTagSize, FLVTag.maximumBodySize),
@@ -69,29 +69,35 @@ public struct FLVReader: Sendable {
 
     /// The next video event: metadata, a sequence header, a sample or an end of sequence.
     /// Audio tags, other script data and video info frames are skipped.
-    /// - Throws: the errors of ``nextTag()``; ``H264Error/Code/invalidDecoderConfiguration``
+    /// - Throws: the errors of ``nextTag()``; ``FLVError/Code/invalidDecoderConfiguration``
     ///   for a sequence header that is not an avcC record (e.g. Annex-B bytes);
-    ///   ``H264Error/Code/unsupported`` for a non-AVC or encrypted video tag;
-    ///   ``H264Error/Code/invalidContainer`` for a malformed video or script tag.
-    public mutating func nextVideoEvent() throws(H264Error) -> FLVVideoEvent? {
+    ///   ``FLVError/Code/unsupported`` for a non-AVC or encrypted video tag;
+    ///   ``FLVError/Code/invalidContainer`` for a malformed video or script tag.
+    public mutating func nextVideoEvent() throws(FLVError) -> FLVVideoEvent? {
         while let tag = try nextTag() {
-            switch tag.type {
-            case .script:
-                var body = tag.body
-                guard case .string("onMetaData") = try AMF0.decode(from: &body) else { continue }
-                return .metadata(FLVMetadata(try AMF0.decode(from: &body)))
-            case .video:
-                if let event = try Self.videoEvent(tag) { return event }
-            default:
-                continue
-            }
+            if let event = try Self.event(tag) { return event }
         }
         return nil
     }
 
-    static func videoEvent(_ tag: FLVTag) throws(H264Error) -> FLVVideoEvent? {
+    /// The video event a tag holds: `onMetaData`, or what ``videoEvent(_:)`` finds; nil for
+    /// audio, other script data and video info frames.
+    static func event(_ tag: FLVTag) throws(FLVError) -> FLVVideoEvent? {
+        switch tag.type {
+        case .script:
+            var body = tag.body
+            guard case .string("onMetaData") = try AMF0.decode(from: &body) else { return nil }
+            return .metadata(FLVMetadata(try AMF0.decode(from: &body)))
+        case .video:
+            return try videoEvent(tag)
+        default:
+            return nil
+        }
+    }
+
+    static func videoEvent(_ tag: FLVTag) throws(FLVError) -> FLVVideoEvent? {
         guard !tag.isFiltered else {
-            throw H264Error.invalid(.unsupported, "encrypted FLV video tag at \(tag.timestamp) ms")
+            throw FLVError.invalid(.unsupported, "encrypted FLV video tag at \(tag.timestamp) ms")
         }
         let packet = try FLVVideoPacket(parsing: tag.body)
         let time = Int64(tag.timestamp)
@@ -107,7 +113,7 @@ public struct FLVReader: Sendable {
         case .endOfSequence:
             return .endOfSequence(timestamp: time)
         default:
-            throw H264Error.invalid(.invalidContainer, "AVCPacketType \(packet.packetType.rawValue) at \(time) ms")
+            throw FLVError.invalid(.invalidContainer, "AVCPacketType \(packet.packetType.rawValue) at \(time) ms")
         }
     }
 }

@@ -52,11 +52,11 @@ public struct FLVTag: Hashable, Sendable {
     }
 
     /// Appends the tag header, the body and the `PreviousTagSize` that follows it.
-    /// - Throws: ``H264Error/Code/limitExceeded`` when the body is larger than
+    /// - Throws: ``FLVError/Code/limitExceeded`` when the body is larger than
     ///   ``maximumBodySize``.
-    public func write(into out: inout [UInt8]) throws(H264Error) {
+    public func write(into out: inout [UInt8]) throws(FLVError) {
         guard body.count <= Self.maximumBodySize else {
-            throw H264Error.invalid(.limitExceeded, "FLV tag body of \(body.count) bytes exceeds \(Self.maximumBodySize)")
+            throw FLVError.invalid(.limitExceeded, "FLV tag body of \(body.count) bytes exceeds \(Self.maximumBodySize)")
         }
         out.append((isFiltered ? 0x20 : 0) | type.rawValue)
         out.writeUInt24(UInt32(body.count))
@@ -71,14 +71,14 @@ public struct FLVTag: Hashable, Sendable {
     /// - Parameters:
     ///   - maximumBodySize: the largest body accepted.
     ///   - checkPreviousTagSize: when true, a `PreviousTagSize` other than 11 + body size throws.
-    static func read(_ c: inout ByteCursor, maximumBodySize: Int, checkPreviousTagSize: Bool) throws(H264Error) -> FLVTag {
+    static func read(_ c: inout ByteCursor, maximumBodySize: Int, checkPreviousTagSize: Bool) throws(FLVError) -> FLVTag {
         let first = try c.readUInt8("FLV tag type")
         guard first & 0xC0 == 0 else {
-            throw H264Error.invalid(.invalidContainer, "FLV tag reserved bits set (first byte \(first))")
+            throw FLVError.invalid(.invalidContainer, "FLV tag reserved bits set (first byte \(first))")
         }
         let size = Int(try c.readUInt24("FLV tag DataSize"))
         guard size <= maximumBodySize else {
-            throw H264Error.invalid(.limitExceeded, "FLV tag body of \(size) bytes exceeds the limit \(maximumBodySize)")
+            throw FLVError.invalid(.limitExceeded, "FLV tag body of \(size) bytes exceeds the limit \(maximumBodySize)")
         }
         let low = try c.readUInt24("FLV tag Timestamp")
         let high = UInt32(try c.readUInt8("FLV tag TimestampExtended"))
@@ -86,7 +86,7 @@ public struct FLVTag: Hashable, Sendable {
         let body = try c.readBytes(size, "FLV tag body")
         let previous = try c.readUInt32("PreviousTagSize")
         if checkPreviousTagSize, previous != UInt32(size) &+ 11 {  // size <= 0xFFFFFF
-            throw H264Error.invalid(.invalidContainer, "PreviousTagSize \(previous) does not match the tag size \(size + 11)")
+            throw FLVError.invalid(.invalidContainer, "PreviousTagSize \(previous) does not match the tag size \(size + 11)")
         }
         return FLVTag(type: FLVTagType(rawValue: first), timestamp: high << 24 | low, body: body,
                       isFiltered: first & 0x20 != 0, streamID: streamID)

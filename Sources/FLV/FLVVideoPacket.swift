@@ -71,12 +71,12 @@ public struct FLVVideoPacket: Hashable, Sendable {
     }
 
     /// A NALU packet for one sample (frame type 1 for keyframes, 2 otherwise).
-    /// - Throws: ``H264Error/Code/invalidArgument`` when PTS - DTS does not fit the SI24
+    /// - Throws: ``FLVError/Code/invalidArgument`` when PTS - DTS does not fit the SI24
     ///   `CompositionTime`.
-    public static func frame(_ sample: FLVVideoSample) throws(H264Error) -> FLVVideoPacket {
+    public static func frame(_ sample: FLVVideoSample) throws(FLVError) -> FLVVideoPacket {
         let ct = sample.pts.subtractingReportingOverflow(sample.dts)
         guard !ct.overflow, compositionTimeRange.contains(ct.partialValue) else {
-            throw H264Error.invalid(.invalidArgument, "composition time pts \(sample.pts) - dts \(sample.dts) does not fit 24 bits")
+            throw FLVError.invalid(.invalidArgument, "composition time pts \(sample.pts) - dts \(sample.dts) does not fit 24 bits")
         }
         return FLVVideoPacket(frameType: sample.isKeyframe ? .keyframe : .interFrame, packetType: .nalu,
                               compositionTime: Int32(ct.partialValue), data: sample.data)
@@ -102,15 +102,15 @@ public struct FLVVideoPacket: Hashable, Sendable {
     }
 
     /// Parses a video tag body.
-    /// - Throws: ``H264Error/Code/truncated`` when shorter than its header;
-    ///   ``H264Error/Code/unsupported`` for a codec other than AVC.
-    public init(parsing body: ArraySlice<UInt8>) throws(H264Error) {
+    /// - Throws: ``FLVError/Code/truncated`` when shorter than its header;
+    ///   ``FLVError/Code/unsupported`` for a codec other than AVC.
+    public init(parsing body: ArraySlice<UInt8>) throws(FLVError) {
         var c = ByteCursor(body)
         let first = try c.readUInt8("VIDEODATA FrameType/CodecID")
         codecID = first & 0x0F
         frameType = FrameType(rawValue: first >> 4)
         guard codecID == Self.avcCodecID else {
-            throw H264Error.invalid(.unsupported, "FLV video CodecID \(codecID) is not AVC (7)")
+            throw FLVError.invalid(.unsupported, "FLV video CodecID \(codecID) is not AVC (7)")
         }
         if frameType == .videoInfo {  // a command frame: one byte, no AVC packet header
             packetType = PacketType(rawValue: 0xFF)

@@ -28,10 +28,10 @@ public struct FLVVideoTrack: Hashable, Sendable {
     public var samples: [FLVVideoSample] { segments.flatMap(\.samples) }
 
     /// Reads every video tag of a file.
-    /// - Throws: the errors of ``FLVReader/nextVideoEvent()``; ``H264Error/Code/missingParameterSet``
+    /// - Throws: the errors of ``FLVReader/nextVideoEvent()``; ``FLVError/Code/missingDecoderConfiguration``
     ///   for a sample before any sequence header.
     /// - Complexity: O(number of tags); samples are views into `bytes`.
-    public init(reading bytes: ArraySlice<UInt8>, options: FLVReader.Options = FLVReader.Options()) throws(H264Error) {
+    public init(reading bytes: ArraySlice<UInt8>, options: FLVReader.Options = FLVReader.Options()) throws(FLVError) {
         var reader = try FLVReader(bytes, options: options)
         metadata = nil
         segments = []
@@ -45,7 +45,7 @@ public struct FLVVideoTrack: Hashable, Sendable {
                 segments.append(Segment(decoderConfiguration: avcC))
             case .sample(let s):
                 guard !segments.isEmpty else {
-                    throw H264Error.invalid(.missingParameterSet, "FLV sample at \(s.dts) ms before any AVC sequence header")
+                    throw FLVError.invalid(.missingDecoderConfiguration, "FLV sample at \(s.dts) ms before any AVC sequence header")
                 }
                 segments[segments.count - 1].samples.append(s)
             case .endOfSequence:
@@ -55,38 +55,21 @@ public struct FLVVideoTrack: Hashable, Sendable {
     }
 
     /// Reads every video tag of a file held in an array.
-    public init(reading bytes: [UInt8], options: FLVReader.Options = FLVReader.Options()) throws(H264Error) {
+    public init(reading bytes: [UInt8], options: FLVReader.Options = FLVReader.Options()) throws(FLVError) {
         try self.init(reading: bytes[...], options: options)
     }
 
-    /// The video as an Annex-B byte stream: each sample's length-prefixed NAL units behind
-    /// 4-byte start codes, with the SPS and PPS of the avcC record inserted into every keyframe
-    /// (or sample with an IDR slice) that does not carry its own, after any access unit
-    /// delimiter and before everything else.
-    ///
-    /// FFmpeg's `h264_mp4toannexb` puts them right before the first IDR slice instead (after
-    /// SEI); the NAL units are otherwise the same.
-    /// - Throws: ``H264Error/Code/lengthPastEnd`` and NAL header errors for a malformed sample.
+    /// The video as an Annex-B byte stream, as ``FLVAnnexBWriter`` writes it: each sample's
+    /// NAL units behind 4-byte start codes, with the SPS and PPS a keyframe refers to inserted
+    /// when it does not carry them.
+    /// - Throws: the errors of ``FLVAnnexBWriter/add(_:to:)`` for a malformed sample.
     /// - Complexity: O(total size).
-    public func annexB() throws(H264Error) -> [UInt8] {
+    public func annexB() throws(FLVError) -> [UInt8] {
         var out: [UInt8] = []
+        var writer = FLVAnnexBWriter()
         for segment in segments {
-            let config = try AVCDecoderConfigurationRecord.flvSequenceHeader(segment.decoderConfiguration)
-            for sample in segment.samples {
-                let units = try AVCC.split(sample.data, lengthSize: config.nalUnitLengthSize)
-                let random = sample.isKeyframe || units.contains { $0.type == .idrSlice }
-                let hasSPS = units.contains { $0.type == .sps }
-                let hasPPS = units.contains { $0.type == .pps }
-                var inserted = !random || (hasSPS && hasPPS)
-                for unit in units {
-                    if !inserted && unit.type != .accessUnitDelimiter {
-                        if !hasSPS { for sps in config.sequenceParameterSets { AnnexB.append(sps, to: &out) } }
-                        for pps in config.pictureParameterSets { AnnexB.append(pps, to: &out) }
-                        inserted = true
-                    }
-                    AnnexB.append(unit, to: &out)
-                }
-            }
+            try writer.add(.decoderConfiguration(segment.decoderConfiguration, timestamp: 0), to: &out)
+            for sample in segment.samples { try writer.add(.sample(sample), to: &out) }
         }
         return out
     }

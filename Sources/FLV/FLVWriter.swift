@@ -35,8 +35,8 @@ public struct FLVWriter: Sendable {
     }
 
     /// Writes an `onMetaData` script tag at time 0.
-    /// - Throws: ``H264Error/Code/limitExceeded`` when the encoded metadata exceeds a tag.
-    public mutating func writeMetadata(_ metadata: FLVMetadata) throws(H264Error) {
+    /// - Throws: ``FLVError/Code/limitExceeded`` when the encoded metadata exceeds a tag.
+    public mutating func writeMetadata(_ metadata: FLVMetadata) throws(FLVError) {
         try writeTag(FLVTag(type: .script, timestamp: 0, body: metadata.scriptTagBody[...]))
     }
 
@@ -44,9 +44,9 @@ public struct FLVWriter: Sendable {
     /// - Parameters:
     ///   - avcC: the `AVCDecoderConfigurationRecord` (the payload of an MP4 avcC box).
     ///   - timestamp: its tag time in milliseconds (usually the DTS of the next sample).
-    /// - Throws: ``H264Error/Code/invalidDecoderConfiguration`` when `avcC` is not an avcC
-    ///   record, ``H264Error/Code/invalidArgument`` for a time outside 0...2^32-1.
-    public mutating func writeDecoderConfiguration(_ avcC: [UInt8], timestamp: Int64) throws(H264Error) {
+    /// - Throws: ``FLVError/Code/invalidDecoderConfiguration`` when `avcC` is not an avcC
+    ///   record, ``FLVError/Code/invalidArgument`` for a time outside 0...2^32-1.
+    public mutating func writeDecoderConfiguration(_ avcC: [UInt8], timestamp: Int64) throws(FLVError) {
         guard avcC != decoderConfiguration else { return }
         _ = try AVCDecoderConfigurationRecord.flvSequenceHeader(avcC[...])
         let body = FLVVideoPacket.sequenceHeader(avcC[...]).bytes
@@ -55,16 +55,16 @@ public struct FLVWriter: Sendable {
     }
 
     /// Writes one sample as a NALU tag.
-    /// - Throws: ``H264Error/Code/missingParameterSet`` before any sequence header;
-    ///   ``H264Error/Code/invalidArgument`` when the DTS goes backwards or leaves 0...2^32-1, or
-    ///   PTS - DTS does not fit 24 bits; ``H264Error/Code/limitExceeded`` for a sample larger
+    /// - Throws: ``FLVError/Code/missingDecoderConfiguration`` before any sequence header;
+    ///   ``FLVError/Code/invalidArgument`` when the DTS goes backwards or leaves 0...2^32-1, or
+    ///   PTS - DTS does not fit 24 bits; ``FLVError/Code/limitExceeded`` for a sample larger
     ///   than a tag can hold.
-    public mutating func writeSample(_ sample: FLVVideoSample) throws(H264Error) {
+    public mutating func writeSample(_ sample: FLVVideoSample) throws(FLVError) {
         guard decoderConfiguration != nil else {
-            throw H264Error.invalid(.missingParameterSet, "FLV sample before any AVC sequence header")
+            throw FLVError.invalid(.missingDecoderConfiguration, "FLV sample before any AVC sequence header")
         }
         if let lastDTS, sample.dts < lastDTS {
-            throw H264Error.invalid(.invalidArgument, "DTS \(sample.dts) goes back from \(lastDTS)")
+            throw FLVError.invalid(.invalidArgument, "DTS \(sample.dts) goes back from \(lastDTS)")
         }
         let packet = try FLVVideoPacket.frame(sample)
         let time = try Self.tagTime(sample.dts)
@@ -77,20 +77,20 @@ public struct FLVWriter: Sendable {
 
     /// Writes the end-of-sequence tag (AVCPacketType 2).
     /// - Parameter timestamp: its time; by default the last sample's DTS (or 0).
-    public mutating func writeEndOfSequence(timestamp: Int64? = nil) throws(H264Error) {
+    public mutating func writeEndOfSequence(timestamp: Int64? = nil) throws(FLVError) {
         let time = try Self.tagTime(timestamp ?? lastDTS ?? 0)
         try writeTag(FLVTag(type: .video, timestamp: time, body: FLVVideoPacket.endOfSequence.bytes[...]))
     }
 
     /// Writes any tag (audio, script, video) as it is.
-    public mutating func writeTag(_ tag: FLVTag) throws(H264Error) {
+    public mutating func writeTag(_ tag: FLVTag) throws(FLVError) {
         try tag.write(into: &bytes)
     }
 
     /// An FLV tag time from milliseconds.
-    static func tagTime(_ ms: Int64) throws(H264Error) -> UInt32 {
+    static func tagTime(_ ms: Int64) throws(FLVError) -> UInt32 {
         guard let t = UInt32(exactly: ms) else {
-            throw H264Error.invalid(.invalidArgument, "time \(ms) ms is outside the FLV range 0...\(UInt32.max)")
+            throw FLVError.invalid(.invalidArgument, "time \(ms) ms is outside the FLV range 0...\(UInt32.max)")
         }
         return t
     }

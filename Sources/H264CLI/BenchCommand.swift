@@ -84,7 +84,7 @@ enum BenchCommand: CLICommand {
     static func run(_ args: inout Arguments) throws {
         let json = args.flag("--json")
         let sizeMB = try args.intOption("--size-mb") ?? 150
-        let repetitions = max(1, try args.intOption("--repetitions") ?? 5)
+        let repetitions = try args.intOption("--repetitions", in: 1...1000) ?? 5
         let only = try args.option("--only").map { Set($0.split(separator: ",").map(String.init)) }
         let sliceFileOption = try args.option("--slice-file")
         let paths = try args.positionals(min: 0, max: 1)

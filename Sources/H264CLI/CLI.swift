@@ -1,6 +1,9 @@
+import FLV
 import Foundation
+import Glibc
 import H264
 import MP4
+import RTMP
 
 /// A subcommand of `h264`.
 protocol CLICommand {
@@ -40,6 +43,12 @@ enum CLI {
             try Output.flush()
             return 0
         } catch let error as H264Error {
+            try? Output.flush()
+            Output.error("\(error.code): \(error.reason)")
+        } catch let error as FLVError {
+            try? Output.flush()
+            Output.error("\(error.code): \(error.reason)")
+        } catch let error as RTMPError {
             try? Output.flush()
             Output.error("\(error.code): \(error.reason)")
         } catch let error as MP4Error {
@@ -99,6 +108,31 @@ struct Arguments {
         return v
     }
 
+    /// An integer option that must lie in `range`.
+    mutating func intOption(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let v = try intOption(name) else { return nil }
+        guard range.contains(v) else { throw CLIError("\(name): \(v) is outside \(range.lowerBound)...\(range.upperBound)") }
+        return v
+    }
+
+    /// A rate option `N` or `N/D` (`--fps 30000/1001`): both terms whole numbers in
+    /// 1...`limit` (a decimal `N` is taken as `N`/1 when it is whole).
+    mutating func rateOption(_ name: String, limit: Int64 = 1_000_000) throws -> (numerator: Int64, denominator: Int64)? {
+        guard let s = try option(name) else { return nil }
+        return try Arguments.rate(s, name: name, limit: limit)
+    }
+
+    /// Parses `N` or `N/D` with both terms in 1...`limit`.
+    static func rate(_ s: String, name: String, limit: Int64 = 1_000_000) throws -> (numerator: Int64, denominator: Int64) {
+        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2,
+              let n = Int64(parts[0]), (1...limit).contains(n),
+              let d = parts.count == 2 ? Int64(parts[1]) : 1, (1...limit).contains(d) else {
+            throw CLIError("\(name): '\(s)' is not a rate N or N/D (whole numbers in 1...\(limit))")
+        }
+        return (n, d)
+    }
+
     /// The remaining positional arguments; any leftover `--option` is an error.
     mutating func positionals(min: Int = 0, max: Int = Int.max) throws -> [String] {
         if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
@@ -107,6 +141,130 @@ struct Arguments {
         guard items.count >= min else { throw CLIError("expected \(min) argument(s), got \(items.count)") }
         guard items.count <= max else { throw CLIError("unexpected argument '\(items[max])'") }
         return items
+    }
+}
+
+/// A file, or stdin for `-`, read in chunks: what a command holds of its input is a chunk,
+/// whatever the input's size.
+final class ChunkedInput {
+    /// The chunk size: 1 MiB.
+    static let chunkSize = 1 << 20
+
+    let path: String
+    private var fd: Int32
+    /// True for a regular file, which can be read again from the start (``rewind()``).
+    let isRewindable: Bool
+    /// Bytes read so far.
+    private(set) var bytesRead = 0
+
+    init(_ path: String) throws {
+        self.path = path
+        if path == "-" {
+            fd = 0
+            isRewindable = false
+        } else {
+            fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw CLIError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
+            var st = stat()
+            isRewindable = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+        }
+    }
+
+    deinit { if fd > 0 { Glibc.close(fd) } }
+
+    /// The device and inode of the input file (nil for stdin).
+    var fileIdentity: (device: UInt64, inode: UInt64)? {
+        guard fd > 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+
+    /// The next chunk (a new array each time: parsers may keep views of it), or nil at the end.
+    func read() throws -> ArraySlice<UInt8>? {
+        if let p = pushedBack {
+            pushedBack = nil
+            if !p.isEmpty { return p[...] }
+        }
+        return try readRaw()
+    }
+
+    private func readRaw() throws -> ArraySlice<UInt8>? {
+        let chunk = try [UInt8](unsafeUninitializedCapacity: Self.chunkSize) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let n = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if n > 0 { count += n; continue }
+                if n == 0 { break }
+                if errno == EINTR { continue }
+                throw CLIError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+            }
+        }
+        bytesRead += chunk.count
+        return chunk.isEmpty ? nil : chunk[...]
+    }
+
+    /// Starts again from the beginning (regular files only).
+    func rewind() throws {
+        guard isRewindable, lseek(fd, 0, SEEK_SET) == 0 else { throw CLIError("cannot read '\(path)' again") }
+        bytesRead = 0
+        pushedBack = nil
+    }
+
+    /// The first bytes of the input, put back so that ``read()`` returns them again: how a
+    /// command looks at a signature without reading a pipe twice.
+    func peek(_ count: Int) throws -> [UInt8] {
+        let first = try pushedBack ?? readRaw().map(Array.init) ?? []
+        pushedBack = first
+        return Array(first.prefix(count))
+    }
+    private var pushedBack: [UInt8]?
+}
+
+/// A file, or stdout for `-`, written as the command goes.
+final class OutputFile {
+    let path: String
+    private var fd: Int32
+    /// Bytes written so far.
+    private(set) var bytesWritten = 0
+
+    /// Opens `path` for writing; `input`, when given, must not be the same file (a command that
+    /// streams would overwrite what it has still to read).
+    init(_ path: String, notSameAs input: ChunkedInput? = nil) throws {
+        self.path = path
+        if path == "-" {
+            try Output.flush()
+            fd = 1
+        } else {
+            if let input, let identity = input.fileIdentity {
+                var st = stat()
+                if stat(path, &st) == 0 && UInt64(st.st_dev) == identity.device && UInt64(st.st_ino) == identity.inode {
+                    throw CLIError("'\(path)' is the input: write the output to another file")
+                }
+            }
+            fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    deinit { if fd > 1 { Glibc.close(fd) } }
+
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { p in
+            var offset = 0
+            while offset < p.count {
+                let n = Glibc.write(fd, p.baseAddress! + offset, p.count - offset)
+                if n > 0 { offset += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))")
+            }
+        }
+        bytesWritten += bytes.count
+    }
+
+    func close() throws {
+        if fd > 1, Glibc.close(fd) != 0 { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        fd = -1
     }
 }
 

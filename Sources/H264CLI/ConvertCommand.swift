@@ -1,3 +1,4 @@
+import FLV
 import H264
 
 /// `h264 convert`: Annex-B <-> AVCC (length-prefixed NAL units plus an avcC record file).
@@ -32,12 +33,14 @@ enum ConvertCommand: CLICommand {
                                default), media-first (moov last), fragmented (moov, then a
                                fragment per second: readable up to the last complete fragment)
 
-    --to annexb from AVCC writes 4-byte start codes and puts the record's SPS/PPS at the start
-    of every IDR access unit that lacks them (after an access unit delimiter, before any SEI).
+    --to annexb from AVCC writes 4-byte start codes and puts the record's SPS/PPS that a random
+    access point uses at its start when it lacks them (after an access unit delimiter, before
+    any SEI; at most 256 KiB per access unit, and in all at most the input's size + 256 KiB).
     --to flv writes onMetaData (size, frame rate, duration), an AVC sequence header whenever the
     parameter sets change, one tag per access unit with its composition time (PTS - DTS, for
     B-frames) and keyframe flag, and the end-of-sequence tag. FLV -> Annex-B puts the sequence
-    header's SPS/PPS before each keyframe that lacks them.
+    header's SPS/PPS that a keyframe uses before it when it lacks them (bounded as above).
+    Files are read in chunks and written as they go.
     """
 
     static func run(_ args: inout Arguments) throws {
@@ -47,50 +50,93 @@ enum ConvertCommand: CLICommand {
         let keep = args.flag("--keep-parameter-sets")
         let lenient = args.flag("--lenient")
         let aud = try args.option("--aud")
-        let fps = try args.option("--fps").map(EncodeCommand.parseFrameRate)
+        let fps = try args.rateOption("--fps", limit: 1000)
         let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fastStart)
         let paths = try args.positionals(min: 2, max: 2)
-        var mp4Timing = TimestampAssigner.Configuration()
-        if let fps { mp4Timing.frameRate = (Int64(fps.0), Int64(fps.1)) }
-        if try MP4Conversion.convertIfMP4(input: paths[0], output: paths[1], to: toOption, layout: mp4Layout, timing: mp4Timing) {
+        var timing = TimestampAssigner.Configuration()
+        if let fps { timing.frameRate = fps }
+        if try MP4Conversion.convertIfMP4(input: paths[0], output: paths[1], to: toOption, layout: mp4Layout, timing: timing) {
             return
         }
         guard aud == nil || aud == "insert" else { throw CLIError("--aud takes 'insert', not '\(aud ?? "")'") }
-        let input = try Input.readAll(paths[0])
-        let inputIsFLV = FLVConversion.isFLV(input)
+        let input = try ChunkedInput(paths[0])
+        let inputIsFLV = FLVConversion.isFLV(try input.peek(4))
         guard let to = toOption ?? (paths[1].hasSuffix(".flv") ? "flv" : inputIsFLV ? "annexb" : nil) else {
             throw CLIError("--to avcc|annexb|flv is required (or OUT ending in .flv, or an FLV IN)")
         }
         guard aud == nil || to == "annexb" else { throw CLIError("--aud insert needs --to annexb") }
+        guard ["avcc", "annexb", "flv"].contains(to) else { throw CLIError("--to must be avcc, annexb or flv, not '\(to)'") }
+        if to == "avcc" && configPath == nil { throw CLIError("--to avcc needs --avcc-config FILE") }
+        if to == "annexb" && configPath == nil && !inputIsFLV && aud == nil {
+            throw CLIError("--to annexb needs --avcc-config FILE for AVCC input")
+        }
+        if to == "flv" && inputIsFLV { throw CLIError("the input is already FLV") }
+        // Everything streams: the input is read in chunks and the output written as it is made.
+        let output = try OutputFile(paths[1], notSameAs: input)
         switch to {
         case "avcc":
-            guard let configPath else { throw CLIError("--to avcc needs --avcc-config FILE") }
-            let result = try FormatConversion.annexBToAVCC(input[...], lengthSize: lengthSize ?? .four,
-                                                           placement: keep ? .inBand : .outOfBand,
-                                                           leadingData: lenient ? .skip : .reject)
-            try Output.write(result.bytes, to: paths[1])
-            try Output.write(result.configuration.serialized(), to: configPath)
+            try annexBToAVCC(input, output, configPath: configPath ?? "", lengthSize: lengthSize ?? .four,
+                             placement: keep ? .inBand : .outOfBand, leadingData: lenient ? .skip : .reject)
         case "annexb":
-            var out: [UInt8]
+            // With --aud insert, the Annex-B output goes through the header editor on its way out.
+            var editor = aud != nil ? AnnexBStreamEditor(edits: { var e = HeaderEdits(); e.accessUnitDelimiters = .insert; return e }()) : nil
+            let write = { (bytes: [UInt8]) throws in
+                guard editor != nil else { return try output.write(bytes) }
+                var out: [UInt8] = []
+                try editor!.append(bytes[...], to: &out)
+                try output.write(out)
+            }
             if let configPath {
                 let configuration = try AVCDecoderConfigurationRecord(parsing: try Input.readAll(configPath))
-                out = try FormatConversion.avccToAnnexB(input[...], configuration: configuration, lengthSize: lengthSize)
+                try avccToAnnexB(input, configuration: configuration, lengthSize: lengthSize, write: write)
             } else if inputIsFLV {
-                out = try FLVConversion.flvToAnnexB(input)
-            } else if aud != nil {
-                out = input
+                try FLVConversion.flvToAnnexB(read: input.read, write: write)
             } else {
-                throw CLIError("--to annexb needs --avcc-config FILE for AVCC input")
+                while let chunk = try input.read() { try write(Array(chunk)) }
             }
-            if aud != nil { out = try AUDInsertion.insert(into: out).bytes }
-            try Output.write(out, to: paths[1])
-        case "flv":
-            guard !inputIsFLV else { throw CLIError("the input is already FLV") }
-            var timing = TimestampAssigner.Configuration()
-            if let fps { timing.frameRate = (Int64(fps.0), Int64(fps.1)) }
-            try Output.write(try FLVConversion.annexBToFLV(input, timing: timing), to: paths[1])
+            if editor != nil {
+                var out: [UInt8] = []
+                try editor!.finish(to: &out)
+                try output.write(out)
+            }
         default:
-            throw CLIError("--to must be avcc, annexb or flv, not '\(to)'")
+            try FLVConversion.annexBToFLV(timing: timing, read: input.read, rewind: input.isRewindable ? input.rewind : nil,
+                                          write: output.write)
+        }
+        try output.close()
+    }
+
+    /// Annex-B in chunks to AVCC out as it goes; the record at the end.
+    static func annexBToAVCC(_ input: ChunkedInput, _ output: OutputFile, configPath: String, lengthSize: AVCC.LengthSize,
+                             placement: FormatConversion.ParameterSetPlacement, leadingData: AnnexB.LeadingDataPolicy) throws {
+        var parser = AnnexBStreamParser(leadingData: leadingData)
+        var writer = FormatConversion.AVCCWriter(lengthSize: lengthSize, placement: placement)
+        var out: [UInt8] = []
+        while let chunk = try input.read() {
+            parser.append(chunk)
+            while let unit = try parser.next() { try writer.add(unit, to: &out) }
+            try output.write(out)
+            out.removeAll(keepingCapacity: true)
+        }
+        parser.finish()
+        while let unit = try parser.next() { try writer.add(unit, to: &out) }
+        try output.write(out)
+        try Output.write(writer.configuration().serialized(), to: configPath)
+    }
+
+    /// AVCC in chunks to Annex-B out as it goes.
+    static func avccToAnnexB(_ input: ChunkedInput, configuration: AVCDecoderConfigurationRecord, lengthSize: AVCC.LengthSize?,
+                             write: ([UInt8]) throws -> Void) throws {
+        var reader = AVCC.StreamReader(lengthSize: lengthSize ?? configuration.nalUnitLengthSize)
+        var writer = FormatConversion.AnnexBWriter(configuration: configuration)
+        var out: [UInt8] = []
+        var ended = false
+        while !ended {
+            if let chunk = try input.read() { reader.append(chunk) } else { reader.finish(); ended = true }
+            while let unit = try reader.next() { try writer.add(unit, to: &out) }
+            if ended { writer.finish(to: &out) }
+            try write(out)
+            out.removeAll(keepingCapacity: true)
         }
     }
 }

@@ -29,14 +29,12 @@ enum EditCommand: CLICommand {
     static func run(_ args: inout Arguments) throws {
         var edits = HeaderEdits()
         if let s = try args.option("--sar") {
-            let p = s.split(separator: ":").compactMap { UInt16($0) }
-            guard p.count == 2, p[0] > 0, p[1] > 0 else { throw CLIError("--sar: expected W:H, got '\(s)'") }
-            edits.sampleAspectRatio = (p[0], p[1])
+            let p = s.split(separator: ":", omittingEmptySubsequences: false).map { UInt16($0) }
+            guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else { throw CLIError("--sar: expected W:H, got '\(s)'") }
+            edits.sampleAspectRatio = (w, h)
         }
-        if let s = try args.option("--frame-rate") {
-            let p = s.split(separator: "/").compactMap { UInt32($0) }
-            guard p.count == 2 || p.count == 1 else { throw CLIError("--frame-rate: expected N/D, got '\(s)'") }
-            edits.frameRate = (p[0], p.count == 2 ? p[1] : 1)
+        if let rate = try args.rateOption("--frame-rate", limit: Int64(UInt32.max / 2)) {
+            edits.frameRate = (UInt32(rate.numerator), UInt32(rate.denominator))  // both checked to fit
         }
         edits.colourPrimaries = try byte(&args, "--color-primaries")
         edits.transferCharacteristics = try byte(&args, "--transfer")
@@ -58,9 +56,11 @@ enum EditCommand: CLICommand {
             }
         }
         if let s = try args.option("--crop") {
-            let p = s.split(separator: ",").compactMap { Int($0) }
-            guard p.count == 4 else { throw CLIError("--crop: expected L,R,T,B, got '\(s)'") }
-            edits.crop = p
+            let p = s.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard p.count == 4, p.allSatisfy({ ($0 ?? -1) >= 0 && ($0 ?? 0) <= 65536 }) else {
+                throw CLIError("--crop: expected L,R,T,B in 0...65536, got '\(s)'")
+            }
+            edits.crop = p.compactMap { $0 }
         }
         if let s = try args.option("--aud") {
             switch s {
@@ -76,14 +76,23 @@ enum EditCommand: CLICommand {
             edits.removedSEIPayloadTypes.insert(type)
         }
         let paths = try args.positionals(min: 2, max: 2)
-        let input = try Input.readAll(paths[0])
-        var unparsed: [(index: Int, error: H264Error)] = []
-        let output = try AnnexBHeaderEditor.edit(input[...], edits: edits, unparsed: &unparsed)
-        for u in unparsed.prefix(10) {
+        // The input is read in chunks and the output written as it is made.
+        let input = try ChunkedInput(paths[0])
+        let output = try OutputFile(paths[1], notSameAs: input)
+        var editor = AnnexBStreamEditor(edits: edits)
+        var out: [UInt8] = []
+        while let chunk = try input.read() {
+            try editor.append(chunk, to: &out)
+            try output.write(out)
+            out.removeAll(keepingCapacity: true)
+        }
+        try editor.finish(to: &out)
+        try output.write(out)
+        try output.close()
+        for u in editor.unparsed.prefix(10) {
             Output.error("warning: NAL unit \(u.index) copied unchanged: \(u.error.code): \(u.error.reason)")
         }
-        if unparsed.count > 10 { Output.error("warning: \(unparsed.count) NAL units copied unchanged in all") }
-        try Output.write(output, to: paths[1])
+        if editor.unparsedCount > 10 { Output.error("warning: \(editor.unparsedCount) NAL units copied unchanged in all") }
     }
 
     private static func byte(_ args: inout Arguments, _ name: String) throws -> UInt8? {

@@ -154,10 +154,10 @@ final class FLVEncodeOutput: EncodeOutput {
 /// Live publishing to `rtmp://host[:port]/app/stream`: each frame is queued as soon as the
 /// encoder returns it, so the pace is the source's (the encoding loop's).
 final class RTMPEncodeOutput: EncodeOutput {
-    private let session: RTMPPublishing
+    private let session: RTMPVideoPublisher
 
     init(url: String, encoder: any FrameEncoder, metadata: FLVMetadata, options: RTMPPublisher.Options) throws {
-        session = try RTMPPublishing(url: url, metadata: metadata, parameterSets: encoder.parameterSets, options: options)
+        session = try RTMPVideoPublisher(url: url, metadata: metadata, parameterSets: encoder.parameterSets, options: options)
     }
 
     func write(_ frame: EncodedFrame) throws { try session.send(frame) }

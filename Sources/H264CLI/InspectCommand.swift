@@ -26,43 +26,44 @@ enum InspectCommand: CLICommand {
         let json = args.flag("--json")
         let lenient = args.flag("--lenient")
         var timing = TimestampAssigner.Configuration()
-        if let fps = try args.option("--fps") { timing.frameRate = try parseRate(fps) }
+        if let fps = try args.rateOption("--fps") { timing.frameRate = fps }
         let path = try args.positionals(min: 1, max: 1)[0]
         if MP4Conversion.isMP4(path: path) { return try MP4Inspection.run(path: path, json: json) }
+        let leading: AnnexB.LeadingDataPolicy = lenient ? .skip : .reject
+        let input = try ChunkedInput(path)
         var report = Report(json: json)
-        if path == "-" {
-            // Streaming: memory stays flat whatever the input size.
-            var parser = AccessUnitParser(timing: timing, leadingData: lenient ? .skip : .reject)
-            let input = try Input.open(path)
-            var total = 0
-            var warnings: [H264Error] = []
-            func drain() {
-                while true {
-                    do {
-                        guard let au = try parser.next() else { return }
-                        report.add(au)
-                    } catch {
-                        if warnings.count < 5 { warnings.append(error) }
-                    }
-                }
-            }
-            while let chunk = try Input.readChunk(input, 1 << 20) {
-                total += chunk.count
-                parser.append(chunk)
-                drain()
-            }
-            parser.finish()
-            drain()
-            report.finish(totalBytes: total, sps: parser.store.activeSPS ?? firstSPS(parser.store), timeBase: parser.timeBase)
-            for e in warnings { Output.error("warning: \(e.code): \(e.reason)") }
-        } else {
-            let bytes = try Input.readAll(path)
-            let (units, errors) = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: lenient ? .skip : .reject)
-            if let first = errors.first, units.isEmpty { throw first }
-            for au in units { report.add(au) }
-            report.finish(totalBytes: bytes.count, sps: summarySPS(units), timeBase: units.first?.timeBase)
-            for e in errors.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
+        var warnings: [H264Error] = []
+        var warningCount = 0
+        let warn = { (e: H264Error) in
+            warningCount += 1
+            if warnings.count < 5 { warnings.append(e) }
         }
+        if input.isRewindable {
+            // A file is read twice, in chunks either time: a first pass measures the presentation
+            // delay the stream needs, so the timestamps are those of a whole-stream assignment.
+            timing.presentationDelay = 0
+            var measuring = AccessUnitParser(timing: timing, leadingData: leading)
+            var count = 0
+            var firstError: H264Error?
+            try measuring.run(read: input.read, problem: { firstError = firstError ?? $0 }, body: { _ in count += 1 })
+            if count == 0, let firstError { throw firstError }
+            timing.presentationDelay = measuring.requiredPresentationDelay
+            try input.rewind()
+            var parser = AccessUnitParser(timing: timing, leadingData: leading)
+            var summary = SummarySPS()
+            try parser.run(read: input.read, problem: warn, body: { au in
+                summary.add(au)
+                report.add(au)
+            })
+            report.finish(totalBytes: input.bytesRead, sps: summary.sps, timeBase: report.firstTimeBase)
+        } else {
+            // A pipe: one pass, the reorder depth from the SPS.
+            var parser = AccessUnitParser(timing: timing, leadingData: leading)
+            try parser.run(read: input.read, problem: warn, body: { report.add($0) })
+            report.finish(totalBytes: input.bytesRead, sps: parser.store.activeSPS ?? firstSPS(parser.store), timeBase: parser.timeBase)
+        }
+        for e in warnings { Output.error("warning: \(e.code): \(e.reason)") }
+        if warningCount > warnings.count { Output.error("warning: \(warningCount) problems in all") }
     }
 
     /// Prints access units as they come, one behind (an access unit's size is known when the
@@ -71,6 +72,8 @@ enum InspectCommand: CLICommand {
         let json: Bool
         var held: AccessUnit?
         var stats = StreamStatistics()
+        /// The time base of the first access unit.
+        var firstTimeBase: TimeBase?
 
         init(json: Bool) {
             self.json = json
@@ -80,6 +83,7 @@ enum InspectCommand: CLICommand {
         }
 
         mutating func add(_ au: AccessUnit) {
+            if held == nil && stats.accessUnits == 0 { firstTimeBase = au.timeBase }
             if let previous = held { emit(previous, end: au.byteOffset) }
             held = au
         }
@@ -133,29 +137,23 @@ enum InspectCommand: CLICommand {
     }
 
     /// The SPS the summary describes: the id of the first SPS in the stream, with the content
-    /// it last had; read from the access units already assembled (no second pass over the bytes).
-    private static func summarySPS(_ units: [AccessUnit]) -> SequenceParameterSet? {
-        var store = ParameterSetStore()
-        var firstID: Int?
-        for au in units {
+    /// it last had; gathered access unit by access unit.
+    struct SummarySPS {
+        private var store = ParameterSetStore()
+        private var firstID: Int?
+
+        mutating func add(_ au: AccessUnit) {
             for unit in au.nalUnits where unit.type == .sps {
                 guard (try? store.ingest(unit)) != nil, let id = unit.parameterSetID else { continue }
                 if firstID == nil { firstID = id }
             }
         }
-        return firstID.flatMap { store.sps(id: $0) }
+
+        var sps: SequenceParameterSet? { firstID.flatMap { store.sps(id: $0) } }
     }
 
     private static func firstSPS(_ store: ParameterSetStore) -> SequenceParameterSet? {
         (0..<32).lazy.compactMap { store.sps(id: $0) }.first
-    }
-
-    static func parseRate(_ s: String) throws -> (numerator: Int64, denominator: Int64) {
-        let parts = s.split(separator: "/")
-        guard let n = Int64(parts[0]), n > 0, n < 1_000_000 else { throw CLIError("--fps: '\(s)' is not a frame rate") }
-        if parts.count == 1 { return (n, 1) }
-        guard parts.count == 2, let d = Int64(parts[1]), d > 0, d < 1_000_000 else { throw CLIError("--fps: '\(s)' is not a frame rate") }
-        return (n, d)
     }
 
     static func pad(_ v: Int, _ w: Int) -> String { pad(String(v), w) }
@@ -170,7 +168,13 @@ struct StreamStatistics {
     var pictures = 0
     var keyframes = 0
     var idrs = 0
+    /// The first GOP lengths (for `gop_lengths`), at most ``maximumGOPLengths``; the summary
+    /// line uses the running figures below, over all of them.
     var gopLengths: [Int] = []
+    /// GOP lengths not kept in ``gopLengths``.
+    var droppedGOPLengths = 0
+    var gopCount = 0, gopMin = Int.max, gopMax = 0, gopTotal = 0
+    static let maximumGOPLengths = 10_000
     var sinceKeyframe: Int?
     var fields = 0
     var formatChanges = 0
@@ -185,7 +189,7 @@ struct StreamStatistics {
         if au.flags.isSync { idrs += 1 }
         if au.isKeyframe {
             keyframes += 1
-            if let n = sinceKeyframe { gopLengths.append(n) }
+            if let n = sinceKeyframe { addGOP(n) }
             sinceKeyframe = 0
         }
         if !au.flags.hasNoPicture, sinceKeyframe != nil { sinceKeyframe! += 1 }
@@ -193,6 +197,14 @@ struct StreamStatistics {
             firstPTS = min(firstPTS ?? pts, pts)
             lastPTSEnd = max(lastPTSEnd, pts + (au.duration ?? 0))
         }
+    }
+
+    mutating func addGOP(_ n: Int) {
+        gopCount += 1
+        gopMin = min(gopMin, n)
+        gopMax = max(gopMax, n)
+        gopTotal &+= n  // at most the number of access units
+        if gopLengths.count < Self.maximumGOPLengths { gopLengths.append(n) } else { droppedGOPLengths += 1 }
     }
 
     struct Summary {
@@ -203,8 +215,9 @@ struct StreamStatistics {
     func summary(sps: SequenceParameterSet?, timeBase: TimeBase?, totalBytes: Int) -> Summary {
         var lines: [String] = []
         var o = JSONObject()
-        var gops = gopLengths
-        if let n = sinceKeyframe, n > 0 { gops.append(n) }
+        var all = self
+        if let n = sinceKeyframe, n > 0 { all.addGOP(n) }
+        let gops = all.gopLengths
         let seconds = timeBase.map { $0.seconds(lastPTSEnd - (firstPTS ?? 0)) } ?? 0
         if let sps {
             let structure = sps.frameMbsOnlyFlag ? "frames" : (sps.mbAdaptiveFrameFieldFlag ? (fields > 0 ? "fields+MBAFF" : "MBAFF") : (fields > 0 ? "fields" : "frames (field-capable)"))
@@ -237,8 +250,8 @@ struct StreamStatistics {
         }
         lines.append("access units   \(accessUnits) (\(pictures) pictures, \(fields) fields)")
         lines.append("keyframes      \(keyframes) (\(idrs) IDR)")
-        if !gops.isEmpty {
-            lines.append("GOP lengths    min \(gops.min()!), max \(gops.max()!), mean \(String(format1(Double(gops.reduce(0, +)) / Double(gops.count))))")
+        if all.gopCount > 0 {
+            lines.append("GOP lengths    min \(all.gopMin), max \(all.gopMax), mean \(String(format1(Double(all.gopTotal) / Double(all.gopCount))))")
         }
         if seconds > 0 {
             lines.append("duration       \(format1(seconds)) s, bitrate \(format1(Double(totalBytes) * 8 / seconds / 1000)) kb/s")
@@ -250,6 +263,7 @@ struct StreamStatistics {
         o.add("keyframes", keyframes)
         o.add("idr_frames", idrs)
         o.add("gop_lengths", gops)
+        if all.droppedGOPLengths > 0 { o.add("gop_lengths_dropped", all.droppedGOPLengths) }
         if let tb = timeBase { o.add("time_base", tb.description) }
         return Summary(lines: lines, json: o)
     }

@@ -9,7 +9,8 @@ enum NalsCommand: CLICommand {
 
     One line per NAL unit: byte offset of the NAL header, size (without start code),
     nal_unit_type, nal_ref_idc and the type's name (Table 7-1). A NAL unit whose header is
-    invalid (forbidden_zero_bit set) is listed at its offset as an error; the listing goes on.
+    invalid (forbidden_zero_bit set), or that is longer than 64 MiB, is listed at its offset as
+    an error; the listing goes on. The input is read in chunks: memory does not grow with its size.
 
       --json      JSON Lines with keys offset, size, nal_unit_type, nal_ref_idc (an invalid
                   NAL unit: offset, error, reason)
@@ -20,35 +21,41 @@ enum NalsCommand: CLICommand {
         let json = args.flag("--json")
         let lenient = args.flag("--lenient")
         let path = try args.positionals(min: 1, max: 1)[0]
-        let bytes = try Input.readAll(path)
+        let input = try ChunkedInput(path)
         if !json { Output.line("offset      size  type ref  name") }
-        for entry in try AnnexB.entries(bytes[...], leadingData: lenient ? .skip : .reject) {
-            switch entry {
-            case .unit(let unit):
-                let offset = unit.bytes.startIndex
-                if json {
-                    var o = JSONObject()
-                    o.add("offset", offset)
-                    o.add("size", unit.count)
-                    o.add("nal_unit_type", Int(unit.type.rawValue))
-                    o.add("nal_ref_idc", Int(unit.nalRefIdc))
-                    Output.line(o.rendered)
-                } else {
-                    let cols = [pad(String(offset), 10), pad(String(unit.count), 9), pad(String(unit.type.rawValue), 5),
-                                pad(String(unit.nalRefIdc), 4)]
-                    Output.line(cols.joined() + "  " + unit.type.name)
-                }
-            case .invalid(let offset, let error):
-                if json {
-                    var o = JSONObject()
-                    o.add("offset", offset)
-                    o.add("error", error.code.description)
-                    o.add("reason", error.reason)
-                    Output.line(o.rendered)
-                } else {
-                    Output.line(pad(String(offset), 10) + "  invalid NAL unit: \(error.code): \(error.reason)")
-                }
-            }
+        var parser = AnnexBStreamParser(leadingData: lenient ? .skip : .reject)
+        try parser.run(read: input.read, problem: { error, at in
+            if error.code == .missingStartCode { throw error }
+            listInvalid(at: at.offset, error, json: json)
+        }, body: { unit, at in
+            list(unit, at: at.offset, json: json)
+        })
+    }
+
+    private static func list(_ unit: NALUnit, at offset: Int, json: Bool) {
+        if json {
+            var o = JSONObject()
+            o.add("offset", offset)
+            o.add("size", unit.count)
+            o.add("nal_unit_type", Int(unit.type.rawValue))
+            o.add("nal_ref_idc", Int(unit.nalRefIdc))
+            Output.line(o.rendered)
+        } else {
+            let cols = [pad(String(offset), 10), pad(String(unit.count), 9), pad(String(unit.type.rawValue), 5),
+                        pad(String(unit.nalRefIdc), 4)]
+            Output.line(cols.joined() + "  " + unit.type.name)
+        }
+    }
+
+    private static func listInvalid(at offset: Int, _ error: H264Error, json: Bool) {
+        if json {
+            var o = JSONObject()
+            o.add("offset", offset)
+            o.add("error", error.code.description)
+            o.add("reason", error.reason)
+            Output.line(o.rendered)
+        } else {
+            Output.line(pad(String(offset), 10) + "  invalid NAL unit: \(error.code): \(error.reason)")
         }
     }
 

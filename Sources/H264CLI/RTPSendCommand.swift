@@ -26,7 +26,8 @@ enum RTPSendCommand: CLICommand {
                                 timing, else 25)
       --speed X                 pace at X times real time (default 1)
       --payload-type PT         RTP payload type, 96...127 (default 96)
-      --repeat-parameter-sets   put the last SPS/PPS before every IDR access unit lacking them
+      --repeat-parameter-sets   put the last SPS/PPS an IDR access unit uses before it when it
+                                lacks them
       --bench                   measure packetising and depacketising speed of FILE in memory
                                 and print JSON (rtp_packetize_gbps, rtp_depacketize_gbps)
     """
@@ -39,7 +40,7 @@ enum RTPSendCommand: CLICommand {
         let fast = args.flag("--fast")
         let fpsOption = try args.option("--fps").map(frameRate)
         let speed = try args.option("--speed").map { s -> Double in
-            guard let v = Double(s), v > 0, v.isFinite else { throw CLIError("--speed: '\(s)' is not a positive number") }
+            guard let v = Double(s), v > 0, v <= 1000 else { throw CLIError("--speed: '\(s)' is not a number in (0, 1000]") }
             return v
         } ?? 1
         let payloadType = try args.intOption("--payload-type") ?? 96

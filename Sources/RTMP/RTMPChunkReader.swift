@@ -4,121 +4,174 @@ import H264
 /// Reassembles RTMP messages from chunks, keeping each chunk stream's last header.
 ///
 /// Input arrives in arbitrary pieces (``append(_:)``); ``nextMessage()`` returns a message
-/// once all its chunks are in. Limits: message size (``maximumMessageSize``) and the number
-/// of chunk streams in use (``maximumChunkStreams``), so a hostile peer cannot make it
-/// allocate without bound.
-struct RTMPChunkReader: Sendable {
-    /// The peer's chunk size (Set Chunk Size); 128 until it says otherwise.
-    var chunkSize = 128
+/// once all its chunks are in. Reassembly is linear: each chunk's payload is appended once to
+/// its message, whatever the chunk size, so a peer that sets the chunk size to 1 costs a
+/// constant per chunk (a byte or a few of header per byte of payload), not a copy of the
+/// message so far.
+///
+/// Limits, each a typed ``RTMPError/Code/limitExceeded``: the size of one message
+/// (``maximumMessageSize``), the number of chunk streams in use (``maximumChunkStreams``) and
+/// the bytes held in incomplete messages across all chunk streams (``maximumBufferedBytes``).
+/// Memory: at most ``maximumBufferedBytes`` plus the bytes received and not yet parsed.
+package struct RTMPChunkReader: Sendable {
+    /// The peer's chunk size (Set Chunk Size); 128 until it says otherwise. Any size from 1 up
+    /// is accepted, as the specification requires: cost per chunk is bounded, and the
+    /// connection's deadlines bound the time a peer can make it spend.
+    package var chunkSize = 128
     /// Largest message accepted.
-    var maximumMessageSize = 4 << 20
+    package var maximumMessageSize = RTMPChunkReader.defaultMaximumMessageSize
     /// Most chunk streams tracked at once.
-    var maximumChunkStreams = 64
+    package var maximumChunkStreams = 64
+    /// Most bytes held in incomplete messages, all chunk streams together.
+    package var maximumBufferedBytes = RTMPChunkReader.defaultMaximumBufferedBytes
 
-    private struct StreamState {
+    /// The default limit on one message: 4 MiB, above any command or control message and a
+    /// large video frame.
+    package static let defaultMaximumMessageSize = 4 << 20
+    /// The default limit on incomplete messages: 8 MiB in all.
+    package static let defaultMaximumBufferedBytes = 8 << 20
+
+    /// What the last chunk header of a chunk stream said.
+    private struct Header: Sendable {
         var timestamp: UInt32 = 0
         var delta: UInt32 = 0
         var length = 0
         var typeID: UInt8 = 0
         var streamID: UInt32 = 0
         var extended = false
+    }
+
+    private struct StreamState: Sendable {
+        var id: UInt32
+        var header = Header()
         var partial: [UInt8] = []
+    }
+
+    /// What one call of `readChunk` found.
+    private enum Chunk {
+        /// The chunk is not all there yet: nothing was consumed.
+        case incomplete
+        /// A chunk was read; it completed this message, if any.
+        case read(RTMPMessage?)
     }
 
     private var buffer: [UInt8] = []
     private var readOffset = 0
-    private var streams: [UInt32: StreamState] = [:]
+    /// The chunk streams in use, found by a linear search (at most `maximumChunkStreams`).
+    private var streams: [StreamState] = []
+    /// Bytes in all `partial` arrays.
+    package private(set) var bufferedByteCount = 0
 
     /// Adds received bytes.
-    mutating func append(_ bytes: [UInt8]) {
+    package mutating func append(_ bytes: ArraySlice<UInt8>) {
         if readOffset > 0 && readOffset >= buffer.count / 2 {
-            buffer.removeFirst(readOffset)
+            buffer.removeSubrange(0..<readOffset)
             readOffset = 0
         }
-        buffer += bytes
+        buffer.append(contentsOf: bytes)
     }
 
+    /// Adds received bytes held in an array.
+    package mutating func append(_ bytes: [UInt8]) { append(bytes[...]) }
+
+    /// Bytes received and not yet parsed.
+    package var unparsedByteCount: Int { buffer.count &- readOffset }
+
     /// Drops the partial message of a chunk stream (an Abort Message from the peer).
-    mutating func abort(chunkStreamID: UInt32) {
-        streams[chunkStreamID]?.partial = []
+    package mutating func abort(chunkStreamID: UInt32) {
+        guard let i = streams.firstIndex(where: { $0.id == chunkStreamID }) else { return }
+        bufferedByteCount &-= streams[i].partial.count  // counted when appended
+        streams[i].partial = []
     }
 
     /// The next complete message, or nil when more bytes are needed.
-    /// - Throws: ``H264Error/Code/protocolViolation`` for a chunk that continues an unknown
-    ///   chunk stream, ``H264Error/Code/limitExceeded`` beyond the limits.
-    mutating func nextMessage() throws(H264Error) -> RTMPMessage? {
+    /// - Throws: ``RTMPError/Code/protocolViolation`` for a chunk that continues an unknown
+    ///   chunk stream or a header type in the middle of a message,
+    ///   ``RTMPError/Code/limitExceeded`` beyond the limits.
+    package mutating func nextMessage() throws(RTMPError) -> RTMPMessage? {
         while true {
             var c = ByteCursor(buffer[readOffset...])
-            let message: RTMPMessage?
-            do {
-                message = try readChunk(&c)
-            } catch where error.code == .truncated {
-                return nil  // wait for more bytes; nothing was consumed
-            }
+            guard case .read(let message) = try readChunk(&c) else { return nil }
             readOffset = c.position
             if let message { return message }
         }
     }
 
-    /// Reads one chunk; returns a message when it completes one. State changes only when the
-    /// whole chunk is present (the cursor is a copy until then).
-    private mutating func readChunk(_ c: inout ByteCursor) throws(H264Error) -> RTMPMessage? {
-        let b0 = try c.readUInt8()
+    /// Reads one chunk. State changes only when the whole chunk is present.
+    private mutating func readChunk(_ c: inout ByteCursor) throws(RTMPError) -> Chunk {
+        guard let b0 = try? c.readUInt8() else { return .incomplete }
         let fmt = b0 >> 6
         var csid = UInt32(b0 & 0x3F)
         if csid == 0 {
-            csid = 64 &+ UInt32(try c.readUInt8())
+            guard let b = try? c.readUInt8() else { return .incomplete }
+            csid = 64 &+ UInt32(b)
         } else if csid == 1 {
-            let lo = UInt32(try c.readUInt8()), hi = UInt32(try c.readUInt8())
-            csid = 64 &+ lo &+ hi << 8  // at most 65599
+            guard let lo = try? c.readUInt8(), let hi = try? c.readUInt8() else { return .incomplete }
+            csid = 64 &+ UInt32(lo) &+ UInt32(hi) << 8  // at most 65599
         }
-        var s: StreamState
-        if let known = streams[csid] {
-            s = known
-        } else {
+        let index = streams.firstIndex { $0.id == csid }
+        let known = index.map { streams[$0].header }
+        if index == nil {
             guard fmt == 0 else {
-                throw H264Error.invalid(.protocolViolation, "RTMP chunk of type \(fmt) on new chunk stream \(csid)")
+                throw RTMPError.invalid(.protocolViolation, "RTMP chunk of type \(fmt) on new chunk stream \(csid)")
             }
             guard streams.count < maximumChunkStreams else {
-                throw H264Error.invalid(.limitExceeded, "more than \(maximumChunkStreams) RTMP chunk streams")
+                throw RTMPError.invalid(.limitExceeded, "more than \(maximumChunkStreams) RTMP chunk streams")
             }
-            s = StreamState()
         }
-        let starting = s.partial.isEmpty
+        var h = known ?? Header()
+        let partialCount = index.map { streams[$0].partial.count } ?? 0
+        let starting = partialCount == 0
         switch fmt {
         case 0, 1, 2:
-            let t = try c.readUInt24()
+            guard let t = try? c.readUInt24() else { return .incomplete }
             if fmt <= 1 {
-                s.length = Int(try c.readUInt24())
-                s.typeID = try c.readUInt8()
-                guard s.length <= maximumMessageSize else {
-                    throw H264Error.invalid(.limitExceeded, "RTMP message of \(s.length) bytes exceeds \(maximumMessageSize)")
-                }
+                guard let l = try? c.readUInt24(), let ty = try? c.readUInt8() else { return .incomplete }
+                h.length = Int(l)
+                h.typeID = ty
             }
             if fmt == 0 {
-                let le = try c.readBytes(4)
-                s.streamID = le.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+                guard let le = try? c.readBytes(4) else { return .incomplete }
+                h.streamID = le.reversed().reduce(0) { $0 << 8 | UInt32($1) }
             }
-            s.extended = t == 0xFF_FFFF
-            let value = s.extended ? try c.readUInt32() : t
+            h.extended = t == 0xFF_FFFF
+            var value = t
+            if h.extended {
+                guard let v = try? c.readUInt32() else { return .incomplete }
+                value = v
+            }
             guard starting else {
-                throw H264Error.invalid(.protocolViolation, "RTMP chunk header type \(fmt) in the middle of a message")
+                throw RTMPError.invalid(.protocolViolation, "RTMP chunk header type \(fmt) in the middle of a message")
             }
-            if fmt == 0 { s.timestamp = value; s.delta = 0 } else { s.delta = value; s.timestamp &+= value }  // RTMP times wrap
+            guard h.length <= maximumMessageSize else {
+                throw RTMPError.invalid(.limitExceeded, "RTMP message of \(h.length) bytes exceeds \(maximumMessageSize)")
+            }
+            if fmt == 0 { h.timestamp = value; h.delta = 0 } else { h.delta = value; h.timestamp &+= value }  // RTMP times wrap
         default:
-            if s.extended { try c.skip(4) }
-            if starting { s.timestamp &+= s.delta }  // a new message with the previous header
+            if h.extended {
+                guard (try? c.skip(4)) != nil else { return .incomplete }
+            }
+            if starting { h.timestamp &+= h.delta }  // a new message with the previous header
         }
-        let take = min(chunkSize, s.length - s.partial.count)  // partial.count < length here
-        let payload = try c.readBytes(take)
-        s.partial += payload
-        if s.partial.count >= s.length {
-            let message = RTMPMessage(typeID: s.typeID, streamID: s.streamID, timestamp: s.timestamp, payload: s.partial)
-            s.partial = []
-            streams[csid] = s
-            return message
+        let take = min(max(chunkSize, 1), h.length &- partialCount)  // partialCount < length here
+        guard let payload = try? c.readBytes(take) else { return .incomplete }
+        let completes = partialCount &+ take >= h.length
+        if !completes && bufferedByteCount &+ take > maximumBufferedBytes {
+            throw RTMPError.invalid(.limitExceeded, "more than \(maximumBufferedBytes) bytes of incomplete RTMP messages")
         }
-        streams[csid] = s
-        return nil
+        // The whole chunk is here: commit.
+        let i: Int
+        if let index { i = index } else { streams.append(StreamState(id: csid)); i = streams.count &- 1 }
+        streams[i].header = h
+        guard completes else {
+            streams[i].partial.append(contentsOf: payload)  // in place: appending is linear
+            bufferedByteCount &+= take  // <= maximumBufferedBytes, checked above
+            return .read(nil)
+        }
+        var bytes = streams[i].partial
+        streams[i].partial = []
+        bufferedByteCount &-= bytes.count  // counted when appended
+        bytes.append(contentsOf: payload)
+        return .read(RTMPMessage(typeID: h.typeID, streamID: h.streamID, timestamp: h.timestamp, payload: bytes))
     }
 }

@@ -3,12 +3,14 @@ import H264
 
 /// Splits messages into RTMP chunks: a type-0 header on the first chunk, type-3 headers on
 /// the rest, the extended timestamp repeated in every chunk when the timestamp needs it.
-struct RTMPChunkWriter: Sendable {
+package struct RTMPChunkWriter: Sendable {
     /// The largest chunk payload we send (changed by sending Set Chunk Size).
-    var chunkSize = 128
+    package var chunkSize = 128
+
+    package init() {}
 
     /// Appends the chunks of `message` on chunk stream `chunkStreamID` (2...63).
-    func write(_ message: RTMPMessage, chunkStreamID: UInt8, into out: inout [UInt8]) {
+    package func write(_ message: RTMPMessage, chunkStreamID: UInt8, into out: inout [UInt8]) {
         let csid = chunkStreamID & 0x3F
         let extended = message.timestamp >= 0xFF_FFFF
         out.append(csid)  // fmt 0

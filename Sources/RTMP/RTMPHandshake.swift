@@ -18,10 +18,10 @@ enum RTMPHandshake {
     }
 
     /// Checks S0 and returns C2 (S1 echoed) when `bytes` holds at least S0 and S1.
-    /// - Throws: ``H264Error/Code/protocolViolation`` when S0 is not version 3.
-    static func c2(fromS0S1 bytes: ArraySlice<UInt8>) throws(H264Error) -> [UInt8] {
+    /// - Throws: ``RTMPError/Code/protocolViolation`` when S0 is not version 3.
+    static func c2(fromS0S1 bytes: ArraySlice<UInt8>) throws(RTMPError) -> [UInt8] {
         guard let version = bytes.first, version == 3 else {
-            throw H264Error.invalid(.protocolViolation, "RTMP server answered handshake version \(bytes.first ?? 0), not 3")
+            throw RTMPError.invalid(.protocolViolation, "RTMP server answered handshake version \(bytes.first ?? 0), not 3")
         }
         let s1 = bytes.dropFirst().prefix(packetSize)
         return Array(s1)

@@ -74,7 +74,7 @@ public final class RTMPPublisher: @unchecked Sendable {
         var items: [Item] = []
         var head = 0
         var droppingUntilKeyframe = false
-        var error: H264Error?
+        var error: RTMPError?
         var finishing = false
         var statistics = Statistics()
 
@@ -102,13 +102,13 @@ public final class RTMPPublisher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "swift-h264.rtmp.publisher")
 
     /// Connects, publishes `url`, and starts the sending queue.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a bad URL or capacity, and the errors of
+    /// - Throws: ``RTMPError/Code/invalidArgument`` for a bad URL or capacity, and the errors of
     ///   ``RTMPConnection/init(url:options:)`` and ``RTMPConnection/publish()``.
-    public init(url: String, options: Options = Options()) throws(H264Error) {
+    public init(url: String, options: Options = Options()) throws(RTMPError) {
         self.url = try RTMPURL(url)
         self.options = options
         guard options.queueCapacity > 0 else {
-            throw H264Error.invalid(.invalidArgument, "queue capacity must be positive")
+            throw RTMPError.invalid(.invalidArgument, "queue capacity must be positive")
         }
         slots = DispatchSemaphore(value: options.queueCapacity)
         connection = try RTMPConnection(url: self.url, options: options.connection)
@@ -120,7 +120,7 @@ public final class RTMPPublisher: @unchecked Sendable {
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// The error that stopped the sender, if any.
-    public var error: H264Error? { state.withLock { $0.error } }
+    public var error: RTMPError? { state.withLock { $0.error } }
 
     /// Queues `@setDataFrame onMetaData`.
     public func send(metadata: FLVMetadata) {
@@ -128,21 +128,22 @@ public final class RTMPPublisher: @unchecked Sendable {
     }
 
     /// Queues an AVC sequence header (call it again with a new record on a format change).
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a time outside the 32-bit range.
-    public func send(decoderConfiguration avcC: [UInt8], timestamp: Int64) throws(H264Error) {
+    /// - Throws: ``RTMPError/Code/invalidArgument`` for a time outside the 32-bit range.
+    public func send(decoderConfiguration avcC: [UInt8], timestamp: Int64) throws(RTMPError) {
         try checkOpen()
         enqueue(.video(.sequenceHeader(avcC[...]), timestamp: try Self.time(timestamp), isFrame: false))
     }
 
     /// Queues one frame, waiting for room only as the ``OverflowPolicy`` allows.
     /// - Returns: true when queued, false when dropped.
-    /// - Throws: the error that stopped the sender (e.g. ``H264Error/Code/connectionClosed``
-    ///   when the server went away), or ``H264Error/Code/invalidArgument`` for bad times or
+    /// - Throws: the error that stopped the sender (e.g. ``RTMPError/Code/connectionClosed``
+    ///   when the server went away), or ``RTMPError/Code/invalidArgument`` for bad times or
     ///   after ``finish(endOfSequenceTimestamp:timeoutMilliseconds:)``.
     @discardableResult
-    public func send(_ sample: FLVVideoSample) throws(H264Error) -> Bool {
+    public func send(_ sample: FLVVideoSample) throws(RTMPError) -> Bool {
         try checkOpen()
-        let packet = try FLVVideoPacket.frame(sample)
+        let packet: FLVVideoPacket
+        do throws(FLVError) { packet = try FLVVideoPacket.frame(sample) } catch { throw RTMPError.argument(error) }
         let time = try Self.time(sample.dts)
         let skip = state.withLock { s -> Bool in
             if s.droppingUntilKeyframe && !sample.isKeyframe {
@@ -177,8 +178,8 @@ public final class RTMPPublisher: @unchecked Sendable {
     /// - Parameters:
     ///   - endOfSequenceTimestamp: time of the end-of-sequence message; nil sends none.
     ///   - timeoutMilliseconds: how long to wait for the queue to drain.
-    /// - Throws: the error that stopped the sender, or ``H264Error/Code/timedOut``.
-    public func finish(endOfSequenceTimestamp: Int64? = nil, timeoutMilliseconds: Int = 10_000) throws(H264Error) {
+    /// - Throws: the error that stopped the sender, or ``RTMPError/Code/timedOut``.
+    public func finish(endOfSequenceTimestamp: Int64? = nil, timeoutMilliseconds: Int = 10_000) throws(RTMPError) {
         if let t = endOfSequenceTimestamp {
             enqueue(.video(.endOfSequence, timestamp: try Self.time(t), isFrame: false))
         }
@@ -188,17 +189,17 @@ public final class RTMPPublisher: @unchecked Sendable {
         }
         if first { enqueue(.finish) }
         guard done.wait(timeout: .now() + .milliseconds(max(timeoutMilliseconds, 0))) == .success else {
-            throw H264Error.invalid(.timedOut, "the RTMP queue did not drain in \(timeoutMilliseconds) ms")
+            throw RTMPError.invalid(.timedOut, "the RTMP queue did not drain in \(timeoutMilliseconds) ms")
         }
         done.signal()  // let a second finish() return too
         if let error = self.error { throw error }
     }
 
-    /// Throws the sender's error, or ``H264Error/Code/invalidArgument`` after ``finish``.
-    private func checkOpen() throws(H264Error) {
+    /// Throws the sender's error, or ``RTMPError/Code/invalidArgument`` after ``finish``.
+    private func checkOpen() throws(RTMPError) {
         let (error, finishing) = state.withLock { ($0.error, $0.finishing) }
         if let error { throw error }
-        if finishing { throw H264Error.invalid(.invalidArgument, "the publisher has finished") }
+        if finishing { throw RTMPError.invalid(.invalidArgument, "the publisher has finished") }
     }
 
     private func enqueue(_ item: Item) {
@@ -206,9 +207,9 @@ public final class RTMPPublisher: @unchecked Sendable {
         ready.signal()
     }
 
-    private static func time(_ ms: Int64) throws(H264Error) -> UInt32 {
+    private static func time(_ ms: Int64) throws(RTMPError) -> UInt32 {
         guard let t = UInt32(exactly: ms) else {
-            throw H264Error.invalid(.invalidArgument, "time \(ms) ms is outside 0...\(UInt32.max)")
+            throw RTMPError.invalid(.invalidArgument, "time \(ms) ms is outside 0...\(UInt32.max)")
         }
         return t
     }
@@ -254,7 +255,7 @@ public final class RTMPPublisher: @unchecked Sendable {
         }
     }
 
-    private func fail(_ error: H264Error) {
+    private func fail(_ error: RTMPError) {
         state.withLock { if $0.error == nil { $0.error = error } }
     }
 }

@@ -19,10 +19,10 @@ public struct RTMPURL: Hashable, Sendable, CustomStringConvertible {
     public var streamName: String
 
     /// Parses a URL.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for another scheme, a missing host,
+    /// - Throws: ``RTMPError/Code/invalidArgument`` for another scheme, a missing host,
     ///   application or stream name, or a bad port.
-    public init(_ string: String) throws(H264Error) {
-        func bad(_ why: String) -> H264Error { H264Error.invalid(.invalidArgument, "RTMP URL '\(string)': \(why)") }
+    public init(_ string: String) throws(RTMPError) {
+        func bad(_ why: String) -> RTMPError { RTMPError.invalid(.invalidArgument, "RTMP URL '\(string)': \(why)") }
         let prefix = "rtmp://"
         guard string.lowercased().hasPrefix(prefix) else { throw bad("the scheme must be rtmp://") }
         let rest = string.dropFirst(prefix.count)

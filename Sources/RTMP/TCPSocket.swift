@@ -8,10 +8,10 @@ final class TCPSocket {
     private var fd: Int32
 
     /// Connects to `host:port`, trying each address the name resolves to.
-    /// - Throws: ``H264Error/Code/connectionRefused`` when the host answers that nothing
-    ///   listens, ``H264Error/Code/timedOut`` past `timeoutMilliseconds`,
-    ///   ``H264Error/Code/io`` when the name does not resolve or another socket error occurs.
-    init(host: String, port: UInt16, timeoutMilliseconds: Int) throws(H264Error) {
+    /// - Throws: ``RTMPError/Code/connectionRefused`` when the host answers that nothing
+    ///   listens, ``RTMPError/Code/timedOut`` past `timeoutMilliseconds`,
+    ///   ``RTMPError/Code/io`` when the name does not resolve or another socket error occurs.
+    init(host: String, port: UInt16, timeoutMilliseconds: Int) throws(RTMPError) {
         let deadline = Deadline(milliseconds: timeoutMilliseconds)
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -19,10 +19,10 @@ final class TCPSocket {
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {
-            throw H264Error.invalid(.io, "cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))")
+            throw RTMPError.invalid(.io, "cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(list) }
-        var lastError = H264Error.invalid(.io, "no address for '\(host)'")
+        var lastError = RTMPError.invalid(.io, "no address for '\(host)'")
         var node: UnsafeMutablePointer<addrinfo>? = first
         while let ai = node {
             node = ai.pointee.ai_next
@@ -79,12 +79,13 @@ final class TCPSocket {
     }
 
     /// Sends all of `bytes` before `deadline`.
-    /// - Throws: ``H264Error/Code/timedOut``, ``H264Error/Code/connectionClosed`` when the peer
-    ///   has gone (`EPIPE`, `ECONNRESET`), ``H264Error/Code/io`` otherwise.
-    func send(_ bytes: [UInt8], deadline: Deadline) throws(H264Error) {
-        guard fd >= 0 else { throw H264Error.invalid(.connectionClosed, "socket is closed") }
+    /// - Throws: ``RTMPError/Code/timedOut``, ``RTMPError/Code/connectionClosed`` when the peer
+    ///   has gone (`EPIPE`, `ECONNRESET`), ``RTMPError/Code/io`` otherwise.
+    func send(_ bytes: [UInt8], deadline: Deadline) throws(RTMPError) {
+        guard fd >= 0 else { throw RTMPError.invalid(.connectionClosed, "socket is closed") }
         var offset = 0
         while offset < bytes.count {
+            try deadline.check("send")
             let n = bytes.withUnsafeBytes { p in
                 Glibc.send(fd, p.baseAddress! + offset, p.count - offset, Int32(MSG_NOSIGNAL))
             }
@@ -100,17 +101,20 @@ final class TCPSocket {
         }
     }
 
-    /// Receives at most `maximum` bytes, waiting until `deadline` for the first.
+    /// Receives at most `maximum` bytes, waiting until `deadline` for the first: bytes already
+    /// waiting are returned at once (a deadline of 0 reads without waiting). A caller that loops
+    /// on it checks its deadline each time round (``Deadline/check(_:)``), so a peer that keeps
+    /// sending cannot hold it.
     /// - Returns: the bytes (never empty).
-    /// - Throws: ``H264Error/Code/connectionClosed`` when the peer closed,
-    ///   ``H264Error/Code/timedOut`` when nothing arrived in time.
-    func receive(maximum: Int, deadline: Deadline) throws(H264Error) -> [UInt8] {
-        guard fd >= 0 else { throw H264Error.invalid(.connectionClosed, "socket is closed") }
+    /// - Throws: ``RTMPError/Code/connectionClosed`` when the peer closed,
+    ///   ``RTMPError/Code/timedOut`` when nothing arrived in time.
+    func receive(maximum: Int, deadline: Deadline) throws(RTMPError) -> [UInt8] {
+        guard fd >= 0 else { throw RTMPError.invalid(.connectionClosed, "socket is closed") }
         var buffer = [UInt8](repeating: 0, count: maximum)
         while true {
             let n = buffer.withUnsafeMutableBytes { p in recv(fd, p.baseAddress!, p.count, 0) }
             if n > 0 { return Array(buffer[..<n]) }
-            if n == 0 { throw H264Error.invalid(.connectionClosed, "the server closed the connection") }
+            if n == 0 { throw RTMPError.invalid(.connectionClosed, "the server closed the connection") }
             if errno == EAGAIN || errno == EWOULDBLOCK {
                 try Self.wait(fd, events: Int16(POLLIN), deadline: deadline, what: "receive")
             } else if errno != EINTR {
@@ -126,10 +130,10 @@ final class TCPSocket {
         return poll(&p, 1, 0) > 0
     }
 
-    private static func wait(_ fd: Int32, events: Int16, deadline: Deadline, what: String) throws(H264Error) {
+    private static func wait(_ fd: Int32, events: Int16, deadline: Deadline, what: String) throws(RTMPError) {
         while true {
             let ms = deadline.remainingMilliseconds
-            guard ms > 0 else { throw H264Error.invalid(.timedOut, "\(what) timed out") }
+            guard ms > 0 else { throw RTMPError.invalid(.timedOut, "\(what) timed out") }
             var p = pollfd(fd: fd, events: events, revents: 0)
             let r = poll(&p, 1, Int32(clamping: ms))
             if r > 0 { return }
@@ -137,26 +141,26 @@ final class TCPSocket {
         }
     }
 
-    private static func connectError(_ code: Int32, _ host: String, _ port: UInt16) -> H264Error {
+    private static func connectError(_ code: Int32, _ host: String, _ port: UInt16) -> RTMPError {
         if code == ECONNREFUSED {
-            return H264Error.invalid(.connectionRefused, "connection to \(host):\(port) refused")
+            return RTMPError.invalid(.connectionRefused, "connection to \(host):\(port) refused")
         }
         if code == ETIMEDOUT {
-            return H264Error.invalid(.timedOut, "connect to \(host):\(port) timed out")
+            return RTMPError.invalid(.timedOut, "connect to \(host):\(port) timed out")
         }
-        return H264Error.invalid(.io, "connect to \(host):\(port): \(String(cString: strerror(code)))")
+        return RTMPError.invalid(.io, "connect to \(host):\(port): \(String(cString: strerror(code)))")
     }
 
-    private static func transferError(_ what: String) -> H264Error {
+    private static func transferError(_ what: String) -> RTMPError {
         let code = errno
         if code == EPIPE || code == ECONNRESET || code == ENOTCONN {
-            return H264Error.invalid(.connectionClosed, "\(what): the server closed the connection")
+            return RTMPError.invalid(.connectionClosed, "\(what): the server closed the connection")
         }
-        return H264Error.invalid(.io, "\(what): \(String(cString: strerror(code)))")
+        return RTMPError.invalid(.io, "\(what): \(String(cString: strerror(code)))")
     }
 
-    private static func errnoError(_ what: String) -> H264Error {
-        H264Error.invalid(.io, "\(what): \(String(cString: strerror(errno)))")
+    private static func errnoError(_ what: String) -> RTMPError {
+        RTMPError.invalid(.io, "\(what): \(String(cString: strerror(errno)))")
     }
 }
 
@@ -167,6 +171,11 @@ struct Deadline: Sendable {
     /// `milliseconds` from now (negative values are treated as 0).
     init(milliseconds: Int) {
         instant = ContinuousClock.now.advanced(by: .milliseconds(max(milliseconds, 0)))
+    }
+
+    /// Throws ``RTMPError/Code/timedOut`` once the deadline has passed.
+    func check(_ what: @autoclosure () -> String) throws(RTMPError) {
+        guard ContinuousClock.now < instant else { throw RTMPError.invalid(.timedOut, "\(what()) timed out") }
     }
 
     /// Milliseconds left, rounded up; 0 when past.

@@ -18,15 +18,19 @@ import H264
 /// }
 /// ```
 public struct RTPPacketizer: Sendable {
-    /// Where the SPS and PPS put in front of an IDR access unit come from.
+    /// Where the SPS and PPS put in front of an IDR access unit come from. Either way a
+    /// ``ParameterSetInserter`` chooses them: the SPS and PPS the access unit's slices refer to,
+    /// at most 256 KiB per access unit and in all at most the bytes packetised plus 256 KiB,
+    /// whatever the stream defines.
     public enum ParameterSetInsertion: Sendable {
         /// Send access units as they are.
         case off
-        /// Remember the last SPS and PPS of each id seen in the stream and put them in front of
-        /// every IDR access unit that lacks them. The packetiser keeps the NAL units (views
-        /// into the caller's buffers) until they are replaced.
+        /// Remember the last SPS and PPS of each id seen in the stream and put the ones an IDR
+        /// access unit uses in front of it when it lacks them. The packetiser keeps the NAL
+        /// units (views into the caller's buffers) until they are replaced.
         case fromStream
-        /// Put these SPS and PPS NAL units in front of every IDR access unit that lacks them.
+        /// Put these SPS and PPS NAL units (the ones it uses) in front of every IDR access unit
+        /// that lacks them.
         case given([NALUnit])
     }
 
@@ -71,9 +75,8 @@ public struct RTPPacketizer: Sendable {
     public private(set) var nextSequenceNumber: UInt16
     /// Bytes of RTP payload a packet can hold.
     @usableFromInline let maxPayload: Int
-    /// Parameter sets remembered by id (SPS ids 0...31, PPS ids 0...255) for `.fromStream`.
-    var rememberedSPS: [UInt32: NALUnit] = [:]
-    var rememberedPPS: [UInt32: NALUnit] = [:]
+    /// The parameter sets known (given, or seen in the stream) and which to insert.
+    var inserter: ParameterSetInserter
 
     /// Creates a packetiser.
     /// - Throws: ``H264Error/Code/invalidArgument`` for an MTU outside
@@ -86,6 +89,11 @@ public struct RTPPacketizer: Sendable {
             throw H264Error.invalid(.invalidArgument, "payload type \(configuration.payloadType) is above 127")
         }
         self.configuration = configuration
+        if case .given(let sets) = configuration.parameterSets {
+            inserter = ParameterSetInserter(parameterSets: sets)
+        } else {
+            inserter = ParameterSetInserter()
+        }
         self.nextSequenceNumber = configuration.initialSequenceNumber
         self.maxPayload = configuration.mtu - RTPHeader.fixedLength
     }
@@ -190,47 +198,8 @@ public struct RTPPacketizer: Sendable {
 
     /// The access unit with SPS/PPS inserted, or nil when nothing is needed.
     private mutating func withParameterSets(_ units: [NALUnit]) -> [NALUnit]? {
-        var hasIDR = false, hasSPS = false, hasPPS = false
-        for u in units {
-            switch u.type {
-            case .idrSlice: hasIDR = true
-            case .sps:
-                hasSPS = true
-                if case .fromStream = configuration.parameterSets, let id = Self.parameterSetID(u, skipping: 3) {
-                    if id <= 31 { rememberedSPS[id] = u }
-                }
-            case .pps:
-                hasPPS = true
-                if case .fromStream = configuration.parameterSets, let id = Self.parameterSetID(u, skipping: 0) {
-                    if id <= 255 { rememberedPPS[id] = u }
-                }
-            default: break
-            }
-        }
-        guard hasIDR, !(hasSPS && hasPPS) else { return nil }
-        var sets: [NALUnit] = []
-        switch configuration.parameterSets {
-        case .off: return nil
-        case .given(let given):
-            sets = given.filter { ($0.type == .sps && !hasSPS) || ($0.type == .pps && !hasPPS) }
-        case .fromStream:
-            if !hasSPS { sets += rememberedSPS.sorted { $0.key < $1.key }.map(\.value) }
-            if !hasPPS { sets += rememberedPPS.sorted { $0.key < $1.key }.map(\.value) }
-        }
-        guard !sets.isEmpty else { return nil }
-        // After the leading AUD and parameter sets, so that a PPS follows the SPS it refers to.
-        var out = units
-        let at = units.firstIndex { !($0.type == .accessUnitDelimiter || $0.type.isParameterSet) } ?? units.count
-        out.insert(contentsOf: sets, at: at)
-        return out
-    }
-
-    /// The first `ue(v)` after `skipping` RBSP bytes of the payload: `seq_parameter_set_id` or
-    /// `pic_parameter_set_id`.
-    static func parameterSetID(_ unit: NALUnit, skipping: Int) -> UInt32? {
-        let rbsp = unit.rbsp
-        guard rbsp.count > skipping else { return nil }
-        var reader = BitReader(rbsp.dropFirst(skipping))
-        return try? reader.readUE()
+        let idr = units.contains { $0.type == .idrSlice }
+        let out = inserter.inserting(into: units, isRandomAccess: idr)
+        return out.count == units.count ? nil : out
     }
 }

@@ -31,17 +31,17 @@ import H264
         let bytes = AMF0.encode([.ecmaArray([AMF0Property("k", .strictArray([.number(1), .string("s")]))])])
         #expect(try AMF0.decodeAll(bytes[..<0]).isEmpty)
         for n in 1..<bytes.count {
-            #expect(throws: H264Error(.truncated, "")) { try AMF0.decodeAll(bytes[..<n]) }
+            #expect(throws: FLVError(.truncated, "")) { try AMF0.decodeAll(bytes[..<n]) }
         }
     }
 
     @Test func hostileInput() throws {
         // A strict array claiming 4 billion elements in 5 bytes: no allocation, a typed error.
-        #expect(throws: H264Error(.truncated, "")) { try AMF0.decodeAll([0x0A, 0xFF, 0xFF, 0xFF, 0xFF]) }
+        #expect(throws: FLVError(.truncated, "")) { try AMF0.decodeAll([0x0A, 0xFF, 0xFF, 0xFF, 0xFF]) }
         // Nesting beyond the cap.
         let deep: [UInt8] = (0..<100).flatMap { _ in [0x0A, 0, 0, 0, 1] as [UInt8] } + [0x05]
-        #expect(throws: H264Error(.limitExceeded, "")) { try AMF0.decodeAll(deep[...]) }
-        #expect(throws: H264Error(.invalidContainer, "")) { try AMF0.decodeAll([0x07, 0, 1]) }
-        #expect(throws: H264Error(.invalidContainer, "")) { try AMF0.decodeAll([0x42]) }
+        #expect(throws: FLVError(.limitExceeded, "")) { try AMF0.decodeAll(deep[...]) }
+        #expect(throws: FLVError(.invalidContainer, "")) { try AMF0.decodeAll([0x07, 0, 1]) }
+        #expect(throws: FLVError(.invalidContainer, "")) { try AMF0.decodeAll([0x42]) }
     }
 }

@@ -3,7 +3,6 @@ import TestSupport
 import Testing
 import H264
 @testable import FLV
-@testable import H264CLI
 
 /// Real files: the corpus FLVs, and FLVs written from corpus Annex-B streams, checked with
 /// FFmpeg.
@@ -16,7 +15,7 @@ import H264
           arguments: ["flv/rflv_file.flv", "flv/rflv_test.flv"])
     func annexBSequenceHeaderIsRejected(_ name: String) throws {
         let bytes = try Self.read(name)
-        #expect(throws: H264Error(.invalidDecoderConfiguration, "")) { try FLVVideoTrack(reading: bytes) }
+        #expect(throws: FLVError(.invalidDecoderConfiguration, "")) { try FLVVideoTrack(reading: bytes) }
     }
 
     /// `node-flv_test.flv` to Annex-B gives the NAL units that FFmpeg's h264_mp4toannexb gives.

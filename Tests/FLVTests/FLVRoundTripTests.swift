@@ -69,13 +69,13 @@ import H264
     @Test func writerErrors() throws {
         var w = FLVWriter()
         let s = FLVVideoSample(dts: 0, pts: 0, isKeyframe: true, data: [0, 0, 0, 1, 0x65])
-        #expect(throws: H264Error(.missingParameterSet, "")) { try w.writeSample(s) }
-        #expect(throws: H264Error(.invalidDecoderConfiguration, "")) { try w.writeDecoderConfiguration([0, 0, 0, 1] + Self.sps, timestamp: 0) }
+        #expect(throws: FLVError(.missingDecoderConfiguration, "")) { try w.writeSample(s) }
+        #expect(throws: FLVError(.invalidDecoderConfiguration, "")) { try w.writeDecoderConfiguration([0, 0, 0, 1] + Self.sps, timestamp: 0) }
         try w.writeDecoderConfiguration(Self.avcC(Self.sps), timestamp: 0)
-        #expect(throws: H264Error(.invalidArgument, "")) { try w.writeSample(FLVVideoSample(dts: 0, pts: 1 << 24, isKeyframe: true, data: s.data)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try w.writeSample(FLVVideoSample(dts: -1, pts: 0, isKeyframe: true, data: s.data)) }
+        #expect(throws: FLVError(.invalidArgument, "")) { try w.writeSample(FLVVideoSample(dts: 0, pts: 1 << 24, isKeyframe: true, data: s.data)) }
+        #expect(throws: FLVError(.invalidArgument, "")) { try w.writeSample(FLVVideoSample(dts: -1, pts: 0, isKeyframe: true, data: s.data)) }
         try w.writeSample(FLVVideoSample(dts: 40, pts: 40, isKeyframe: true, data: s.data))
-        #expect(throws: H264Error(.invalidArgument, "")) { try w.writeSample(FLVVideoSample(dts: 39, pts: 40, isKeyframe: false, data: s.data)) }
+        #expect(throws: FLVError(.invalidArgument, "")) { try w.writeSample(FLVVideoSample(dts: 39, pts: 40, isKeyframe: false, data: s.data)) }
     }
 
     @Test func everyPrefixIsSafe() throws {
@@ -95,26 +95,27 @@ import H264
         let file = try Self.writeFile()
         var bad = file
         bad[0] = 0x47
-        #expect(throws: H264Error(.invalidContainer, "")) { try FLVVideoTrack(reading: bad) }
+        #expect(throws: FLVError(.invalidContainer, "")) { try FLVVideoTrack(reading: bad) }
         bad = file
         bad[bad.count - 1] ^= 1  // the last PreviousTagSize
-        #expect(throws: H264Error(.invalidContainer, "")) { try FLVVideoTrack(reading: bad) }
+        #expect(throws: FLVError(.invalidContainer, "")) { try FLVVideoTrack(reading: bad) }
         #expect(try FLVVideoTrack(reading: bad, options: .init(checkPreviousTagSize: false)).samples.count == 8)
         // A cap on tag sizes: the first tag (metadata) is larger than 16 bytes.
-        #expect(throws: H264Error(.limitExceeded, "")) { try FLVVideoTrack(reading: file, options: .init(maximumTagSize: 16)) }
+        #expect(throws: FLVError(.limitExceeded, "")) { try FLVVideoTrack(reading: file, options: .init(maximumTagSize: 16)) }
         // A sequence header holding Annex-B bytes.
         var w = FLVWriter()
         try w.writeTag(FLVTag(type: .video, timestamp: 0, body: FLVVideoPacket.sequenceHeader(([0, 0, 0, 1] + Self.sps)[...]).bytes[...]))
-        #expect(throws: H264Error(.invalidDecoderConfiguration, "")) { try FLVVideoTrack(reading: w.bytes) }
+        #expect(throws: FLVError(.invalidDecoderConfiguration, "")) { try FLVVideoTrack(reading: w.bytes) }
         // A sample with a length past its end.
         w = FLVWriter()
         try w.writeDecoderConfiguration(Self.avcC(Self.sps), timestamp: 0)
         try w.writeSample(FLVVideoSample(dts: 0, pts: 0, isKeyframe: true, data: [0, 0, 0, 9, 0x65]))
-        #expect(throws: H264Error(.lengthPastEnd, "")) { try FLVVideoTrack(reading: w.bytes).annexB() }
+        let error = #expect(throws: FLVError(.invalidBitstream, "")) { try FLVVideoTrack(reading: w.bytes).annexB() }
+        #expect(error?.underlying?.code == .lengthPastEnd)
         // Another codec.
         w = FLVWriter()
         try w.writeTag(FLVTag(type: .video, timestamp: 0, body: [0x12, 0, 0, 0, 0]))
-        #expect(throws: H264Error(.unsupported, "")) { try FLVVideoTrack(reading: w.bytes) }
+        #expect(throws: FLVError(.unsupported, "")) { try FLVVideoTrack(reading: w.bytes) }
     }
 
     @Test func annexBInsertsParameterSets() throws {

@@ -1,29 +1,33 @@
 #!/bin/sh
-# Builds one libFuzzer target and runs it for a given time.
+# Builds the libFuzzer binary and runs one target for a given time.
 #
 #   Tests/Fuzz/run.sh TARGET SECONDS [extra libFuzzer arguments]
 #
-# TARGET is one of annexb_parse, streaming, avcc, access_units, roundtrip: a key of
-# FuzzBodies.targets (Tests/H264Tests/Fuzz/FuzzBodies.swift). Every file of Sources/H264, the
-# shared bodies and the entry point (Tests/Fuzz/Targets/Entry.swift) are compiled into ONE module
-# and one binary for all targets, into .build/fuzz/bin/h264-fuzz[-SANITIZERS];
-# FUZZ_TARGET selects the body at run time.
-# TARGET mp4_read is a key of MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift):
-# its binary, .build/fuzz/bin/mp4-fuzz[-SANITIZERS], links the H264 and MP4 modules (each built
-# with the same instrumentation) with the same entry point; its seeds are the fixtures
-# converted to MP4 by the h264 tool (when built) and the corpus's MP4 files.
+# TARGET is a key of FuzzBodies.targets (Tests/H264Tests/Fuzz/FuzzBodies.swift) or, for
+# mp4_read, of MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift):
+#   H.264 core:  annexb_parse, streaming, avcc, access_units, roundtrip
+#   around it:   flv_read, rtp_depacketize, rtmp_receive, y4m_parse, sdp_parse, mp4_read
+# The library modules (H264, RTP, FLV, RTMP, MP4) are compiled as they are in the package, one static
+# library each with libFuzzer's coverage instrumentation, into .build/fuzz/modules; the shared
+# bodies and the entry point (Tests/Fuzz/Targets/Entry.swift) make ONE binary for all targets,
+# .build/fuzz/bin/h264-fuzz[-SANITIZERS]; FUZZ_TARGET selects the body at run time.
 #
 # FUZZ_SANITIZE (default: none) adds sanitizers to libFuzzer's coverage instrumentation, e.g.
 # FUZZ_SANITIZE=address. Swift already traps on out-of-bounds indexing and overflow in -O builds;
 # AddressSanitizer adds checks for the few unsafe-pointer paths (the start-code scanner, unaligned
 # word loads) at about five times the cost per execution. The intended campaign: run each target
 # without it, then replay the grown corpus once under AddressSanitizer:
-#   FUZZ_SANITIZE=address Tests/Fuzz/run.sh TARGET 0 -runs=0   (SECONDS 0: replay only) The corpus lives in .build/fuzz/corpus/TARGET (kept between runs, not
-# committed); it is seeded at every run with Fixtures/Streams, ../shared/corpus when present
-# (the first FUZZ_MAX_LEN bytes of each stream) and Tests/Fuzz/Regressions/TARGET. Crashers are written to
-# .build/fuzz/artifacts/TARGET/; keep each as Tests/Fuzz/Regressions/TARGET/<name> once fixed.
+#   FUZZ_SANITIZE=address Tests/Fuzz/run.sh TARGET 0 -runs=0   (SECONDS 0: replay only)
+# The corpus lives in .build/fuzz/corpus/TARGET (kept between runs, not committed); it is seeded
+# at every run with Fixtures/Streams, ../shared/corpus when present (the first FUZZ_MAX_LEN bytes
+# of each stream; for mp4_read its MP4 files instead), seeds the binary derives from the fixtures
+# in the target's own format (FLV files, RTP packets, RTMP server bytes, Y4M, SDP: FuzzSeeds.swift;
+# MP4 files in each layout: MP4FuzzBodies.seeds) and Tests/Fuzz/Regressions/TARGET.
+# Crashers are written to .build/fuzz/artifacts/TARGET/; keep each as
+# Tests/Fuzz/Regressions/TARGET/<name> once fixed.
 # Environment: FUZZ_JOBS (default 1) runs that many workers with -fork; FUZZ_MAX_LEN (default
-# 4096) bounds inputs: headers live in the first bytes, and short inputs run many times faster.
+# 4096, mp4_read 16384) bounds inputs: headers live in the first bytes, and short inputs run many
+# times faster; an MP4 input must hold a whole small file (a fixture muxed is 1 to 10 KiB).
 set -eu
 if [ $# -lt 2 ]; then
     echo "usage: $0 TARGET SECONDS [libFuzzer args...]" >&2
@@ -32,75 +36,64 @@ fi
 target=$1; seconds=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+targets="annexb_parse streaming avcc access_units roundtrip flv_read rtp_depacketize rtmp_receive y4m_parse sdp_parse mp4_read"
+case " $targets " in
+    *" $target "*) ;;
+    *) echo "no target $target ($targets)" >&2; exit 2 ;;
+esac
 case $target in
-    annexb_parse|streaming|avcc|access_units|roundtrip) kind=h264 ;;
-    mp4_read) kind=mp4 ;;
-    *) echo "no target $target (annexb_parse, streaming, avcc, access_units, roundtrip, mp4_read)" >&2; exit 2 ;;
+    flv_read|rtmp_receive) dict="$here/flv-rtmp.dict" ;;
+    sdp_parse) dict="$here/sdp.dict" ;;
+    y4m_parse) dict="$here/y4m.dict" ;;
+    mp4_read) dict="$here/mp4.dict" ;;
+    *) dict="$here/h264.dict" ;;
 esac
 out="$root/.build/fuzz"
-# MP4 inputs hold a whole small file (a fixture muxed is 1 to 10 KiB); H.264 headers live in the
-# first bytes of a stream.
-if [ "$kind" = mp4 ]; then max_len=${FUZZ_MAX_LEN:-16384}; else max_len=${FUZZ_MAX_LEN:-4096}; fi
+if [ "$target" = mp4_read ]; then max_len=${FUZZ_MAX_LEN:-16384}; else max_len=${FUZZ_MAX_LEN:-4096}; fi
 mkdir -p "$out/bin" "$out/corpus/$target" "$out/seeds/$target" "$out/artifacts/$target"
 sanitize=${FUZZ_SANITIZE:-}
-bin="$out/bin/h264-fuzz${sanitize:+-$(printf '%s' "$sanitize" | tr ',' '-')}"
+suffix=${sanitize:+-$(printf '%s' "$sanitize" | tr ',' '-')}
+bin="$out/bin/h264-fuzz$suffix"
+modules="$out/modules$suffix"
+flags="-parse-as-library -swift-version 6 -package-name swift_h264 -O -g -sanitize=fuzzer${sanitize:+,$sanitize}"
 
-if [ "$kind" = mp4 ]; then
-    bin="$out/bin/mp4-fuzz${sanitize:+-$(printf '%s' "$sanitize" | tr ',' '-')}"
-    # Rebuild when any input is newer than the binary: H264 and MP4 as static library modules
-    # (instrumented like the executable), then the entry point and the MP4 bodies.
-    if [ ! -x "$bin" ] || [ -n "$(find "$root/Sources/H264" "$root/Sources/MP4" "$here/Targets" "$here/MP4" \
-            "$root/Tests/MP4Tests/Fuzz" -name '*.swift' -newer "$bin" | head -n 1)" ]; then
-        echo "building $bin..." >&2
-        mods="$out/modules${sanitize:+-$(printf '%s' "$sanitize" | tr ',' '-')}"
-        mkdir -p "$mods"
-        for module in H264 MP4; do
-            find "$root/Sources/$module" -name '*.swift' > "$out/sources-$module"
-            swiftc -parse-as-library -swift-version 6 -module-name "$module" -O -g -I "$mods" \
-                -sanitize=fuzzer${sanitize:+,$sanitize} -emit-module -emit-module-path "$mods/$module.swiftmodule" \
-                -emit-library -static -o "$mods/lib$module.a" @"$out/sources-$module"
-        done
-        swiftc -parse-as-library -swift-version 6 -module-name MP4Fuzz -O -g -I "$mods" \
-            -sanitize=fuzzer${sanitize:+,$sanitize} "$here/Targets/Entry.swift" "$here/MP4/FuzzBodies.swift" \
-            "$root/Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift" "$mods/libMP4.a" "$mods/libH264.a" -o "$bin.tmp"
-        mv "$bin.tmp" "$bin"
+# One static library per module, in dependency order, then the binary. A module is rebuilt
+# when one of its sources (or a module before it) is newer than its library.
+build_module() {  # NAME
+    mkdir -p "$modules"
+    find "$root/Sources/$1" -name '*.swift' > "$modules/$1.sources"
+    # shellcheck disable=SC2086
+    swiftc $flags -module-name "$1" -I "$modules" -emit-module -emit-module-path "$modules/$1.swiftmodule" \
+        -emit-library -static -o "$modules/lib$1.a.tmp" @"$modules/$1.sources"
+    mv "$modules/lib$1.a.tmp" "$modules/lib$1.a"
+}
+rebuilt=no
+for m in H264 RTP FLV RTMP MP4; do
+    if [ "$rebuilt" = yes ] || [ ! -f "$modules/lib$m.a" ] || \
+       [ -n "$(find "$root/Sources/$m" -name '*.swift' -newer "$modules/lib$m.a" | head -n 1)" ]; then
+        echo "building module $m..." >&2
+        build_module "$m"
+        rebuilt=yes
     fi
-elif [ ! -x "$bin" ] || [ -n "$(find "$root/Sources/H264" "$here/Targets" \
-        "$root/Tests/H264Tests/Fuzz" -name '*.swift' -newer "$bin" | head -n 1)" ]; then
-    # Rebuild when any input is newer than the binary.
+done
+if [ "$rebuilt" = yes ] || [ ! -x "$bin" ] || \
+   [ -n "$(find "$here/Targets" "$root/Tests/H264Tests/Fuzz" "$root/Tests/MP4Tests/Fuzz" -name '*.swift' -newer "$bin" | head -n 1)" ]; then
     echo "building $bin..." >&2
-    find "$root/Sources/H264" "$here/Targets" -name '*.swift' > "$out/sources"
-    echo "$root/Tests/H264Tests/Fuzz/FuzzBodies.swift" >> "$out/sources"
-    swiftc -parse-as-library -swift-version 6 -module-name H264Fuzz -O -g \
-        -sanitize=fuzzer${sanitize:+,$sanitize} @"$out/sources" -o "$bin.tmp"
+    { find "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name 'Fuzz*.swift' -o -name 'Entry.swift'
+      echo "$root/Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift"; } | grep -v Regression > "$out/sources"
+    # shellcheck disable=SC2086
+    swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264 \
+        @"$out/sources" -o "$bin.tmp"
     mv "$bin.tmp" "$bin"
 fi
 
-# Seeds: copied at run time (never committed).
+# Seeds: copied or derived at run time (never committed).
 seeds="$out/seeds/$target"
 rm -rf "$seeds"; mkdir -p "$seeds"
-if [ "$kind" = mp4 ]; then
-    # MP4 files: the corpus's, and the fixtures muxed by the h264 tool when it is built.
-    if [ -d "$root/../shared/corpus" ]; then
-        find "$root/../shared/corpus" -type f \( -iname '*.mp4' -o -iname '*.m4s' -o -iname '*.bin' \) 2>/dev/null |
-        while read -r f; do
-            head -c "$max_len" "$f" > "$seeds/corpus-$(printf '%s' "$f" | cksum | cut -d' ' -f1)"
-        done
-    fi
-    h264="$root/.build/debug/h264"
-    if [ -x "$h264" ]; then
-        for f in "$root"/Fixtures/Streams/*.264; do
-            "$h264" convert "$f" "$seeds/fixture-$(basename "$f").mp4" >/dev/null 2>&1 || true
-            "$h264" convert "$f" "$seeds/fixture-$(basename "$f").frag.mp4" --fragmented >/dev/null 2>&1 || true
-        done
-        for f in "$seeds"/fixture-*; do
-            [ -f "$f" ] && head -c "$max_len" "$f" > "$f.cut" && mv "$f.cut" "$f"
-        done
-    fi
-else
-for f in "$root"/Fixtures/Streams/*; do
-    [ -f "$f" ] && head -c "${FUZZ_MAX_LEN:-4096}" "$f" > "$seeds/fixture-$(basename "$f")"
-done
+if [ "$target" != mp4_read ]; then
+    for f in "$root"/Fixtures/Streams/*; do
+        [ -f "$f" ] && head -c "$max_len" "$f" > "$seeds/fixture-$(basename "$f")"
+    done
 fi
 if [ "$target" = avcc ]; then
     # The avcc body's layout: length-size choice (2 = four bytes), the record's length (2 bytes,
@@ -109,18 +102,27 @@ if [ "$target" = avcc ]; then
         [ -f "$f-config" ] || continue
         n=$(wc -c < "$f-config")
         { printf "\\$(printf '%03o' 2)\\$(printf '%03o' $((n / 256)))\\$(printf '%03o' $((n % 256)))"
-          cat "$f-config" "$f"; } | head -c "${FUZZ_MAX_LEN:-4096}" > "$seeds/avcc-$(basename "$f")"
+          cat "$f-config" "$f"; } | head -c "$max_len" > "$seeds/avcc-$(basename "$f")"
     done
 fi
-if [ "$kind" = h264 ] && [ -d "$root/../shared/corpus" ]; then
+if [ "$target" = mp4_read ] && [ -d "$root/../shared/corpus" ]; then
+    # The corpus's MP4 files (their first FUZZ_MAX_LEN bytes).
+    find "$root/../shared/corpus" -type f \( -iname '*.mp4' -o -iname '*.m4s' -o -path '*/mp4ff/*.bin' \) 2>/dev/null |
+    while read -r f; do
+        head -c "$max_len" "$f" > "$seeds/corpus-$(printf '%s' "$f" | cksum | cut -d' ' -f1)"
+    done
+elif [ -d "$root/../shared/corpus" ]; then
     # The first FUZZ_MAX_LEN bytes of each stream: its parameter sets and first slices.
     find "$root/../shared/corpus" -type f \( -iname '*.264' -o -iname '*.h264' -o -iname '*.avc' \
-        -o -iname '*.jsv' -o -iname '*.26l' -o -iname '*.jvt' -o -iname '*.avcc' -o -iname '*.bin' \) \
+        -o -iname '*.jsv' -o -iname '*.26l' -o -iname '*.jvt' -o -iname '*.avcc' -o -iname '*.bin' -o -iname '*.flv' \) \
         2>/dev/null | head -n 500 |
     while read -r f; do
-        head -c "${FUZZ_MAX_LEN:-4096}" "$f" > "$seeds/corpus-$(printf '%s' "$f" | cksum | cut -d' ' -f1)"
+        head -c "$max_len" "$f" > "$seeds/corpus-$(printf '%s' "$f" | cksum | cut -d' ' -f1)"
     done
 fi
+# Seeds in the target's own format, derived from the fixture streams by the library's writers.
+FUZZ_TARGET="$target" FUZZ_MAKE_SEEDS="$seeds" FUZZ_MAX_LEN="$max_len" \
+    "$bin" "$root"/Fixtures/Streams/*.264 > /dev/null
 if [ -d "$here/Regressions/$target" ]; then
     for f in "$here/Regressions/$target"/*; do [ -f "$f" ] && cp "$f" "$seeds/regression-$(basename "$f")"; done
 fi
@@ -128,7 +130,7 @@ fi
 jobs=${FUZZ_JOBS:-1}
 if [ "$seconds" -gt 0 ]; then set -- -max_total_time="$seconds" "$@"; fi
 set -- -rss_limit_mb=2048 -timeout=10 -max_len="$max_len" \
-    -dict="$here/$kind.dict" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
+    -dict="$dict" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
 if [ "$jobs" -gt 1 ]; then set -- -fork="$jobs" "$@"; fi
 export FUZZ_TARGET="$target"
 # libFuzzer, not the Swift runtime's backtracer, must handle a trap: it saves the input.

@@ -117,5 +117,60 @@ import TestSupport
             #expect(FuzzBodies.streamEvents(bytes, sizes: sizes) == FuzzBodies.splitEvents(bytes[...]), "\(path)")
         }
     }
-}
 
+    /// After `next()` throws, the caller appends the next chunk before draining (issue 12):
+    /// the chunk waits its turn, nothing traps, and the stream comes out as the batch splitter
+    /// sees it.
+    @Test func appendAfterAnError() throws {
+        let first: [UInt8] = [0, 0, 1, 0x80, 0xAA, 0, 0, 1, 0x09, 0xF0]
+        let second: [UInt8] = [0, 0, 1, 0x09, 0xF0]
+        var parser = AnnexBStreamParser()
+        parser.append(first)
+        var events: [FuzzBodies.SplitEvent] = []
+        do { _ = try parser.next() } catch { events.append(.error(error.code)) }
+        #expect(events == [.error(.forbiddenBitSet)])
+        parser.append(second)  // the first chunk is not drained yet
+        #expect(!parser.needsInput)
+        parser.finish()
+        parser.append([0, 0, 1, 0x09, 0x10])  // after finish(): ignored
+        while true {
+            do throws(H264Error) {
+                guard let unit = try parser.next() else { break }
+                events.append(.unit(Array(unit.bytes)))
+            } catch { events.append(.error(error.code)) }
+        }
+        #expect(events == FuzzBodies.splitEvents((first + second)[...]))
+        #expect(events == [.error(.forbiddenBitSet), .unit([0x09, 0xF0]), .unit([0x09, 0xF0])])
+    }
+
+    /// The same through `AccessUnitParser`, and chunks appended many at a time.
+    @Test func accessUnitParserAfterAnError() throws {
+        var parser = AccessUnitParser()
+        parser.append([0, 0, 1, 0x80, 0xAA, 0, 0, 1, 0x09, 0xF0])
+        #expect(throws: H264Error(.forbiddenBitSet, "")) { _ = try parser.next() }
+        for _ in 0..<3 { parser.append([0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x41, 0x9A, 0x02]) }  // AUD, P slice
+        parser.finish()
+        var types: [[NALUnitType]] = []
+        while let au = try parser.next() { types.append(au.nalUnits.map(\.type)) }
+        #expect(types == [[.accessUnitDelimiter, .accessUnitDelimiter, .slice], [.accessUnitDelimiter, .slice],
+                          [.accessUnitDelimiter, .slice]])
+    }
+
+    /// `leadingByteCount`: the bytes skipped before the first start code, without the zero
+    /// bytes right before it, whatever the chunking.
+    @Test(arguments: [1, 2, 3, 5, 100])
+    func leadingByteCount(chunk: Int) throws {
+        let bytes: [UInt8] = [7, 7, 0, 7, 0, 0, 0, 0, 1, 0x09, 0xF0]
+        var parser = AnnexBStreamParser(leadingData: .skip)
+        var i = 0
+        var units = 0
+        while i < bytes.count {
+            parser.append(bytes[i..<min(i + chunk, bytes.count)])
+            i += chunk
+            while try parser.next() != nil { units += 1 }
+        }
+        parser.finish()
+        while try parser.next() != nil { units += 1 }
+        #expect(units == 1 && parser.leadingByteCount == 4)
+    }
+}

@@ -12,7 +12,7 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         let v = SEITraceVectors.all[index]
         let nal = try unit(v.hex)
         let context = SEITestSupport.context(v.context)
-        let trace = try SEI.trace(nal, context: context).map(\.description)
+        let trace = try SEI.trace(nal, context: context).flatMap(\.expanded).map(\.description)
         let expected = v.trace.components(separatedBy: " | ")
         #expect(trace == expected)
         for options in [SEIParseOptions.default, .ffmpegTrace, .framingOnly] {
@@ -155,7 +155,7 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         #expect(Array(bytes[1...6]) == [0xFF, 0xFF, 90, 0xFF, 0xFF, 90])
         let parsed = try SEI.parse(try NALUnit(bytes), context: NoSEIContext())
         #expect(parsed.messages[0].payload == .raw(type: SEIPayloadType(600), bytes: payload))
-        let trace = try SEI.trace(try NALUnit(bytes), context: NoSEIContext()).prefix(9).map(\.description)
+        let trace = try SEI.trace(try NALUnit(bytes), context: NoSEIContext()).flatMap(\.expanded).prefix(9).map(\.description)
         #expect(trace.suffix(6) == ["8 ff_byte = 255", "16 ff_byte = 255", "24 last_payload_type_byte = 90",
                                     "32 ff_byte = 255", "40 ff_byte = 255", "48 last_payload_size_byte = 90"])
     }
@@ -241,12 +241,36 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         #expect(try SEI.parse(nal, context: NoSEIContext(), options: lenient).messages.count == 300)
     }
 
-    /// 128 messages of 300 bytes: tracing stays linear (a look-ahead never copies the element list).
+    /// 128 messages of 300 bytes: tracing stays linear (a look-ahead never copies the element
+    /// list), and each message's bytes are two run elements (the UUID, the payload).
     @Test func bigNALUnitTraces() throws {
         let message = SEIMessage(.userDataUnregistered(SEIUserDataUnregistered(payload: Array(repeating: 0x41, count: 284))))
         let bytes = try SEIRBSP(messages: Array(repeating: message, count: 128)).write()
         let elements = try SEI.trace(try NALUnit(bytes), context: NoSEIContext())
-        #expect(elements.count == 3 + 128 * (3 + 300) + 8)  // header, (type, ff_byte + size, bytes) each, trailing bits
+        let runs: Int = 3 + 128 * (3 + 2) + 8  // header, (type, ff_byte + size, UUID, payload) each, trailing bits
+        let expanded: Int = 3 + 128 * (3 + 300) + 8  // one per byte
+        #expect(elements.count == runs)
+        #expect(elements.reduce(0) { $0 + $1.elementCount } == expanded)
+        let payload = try #require(elements.first { $0.syntaxName == SyntaxName("user_data_payload_byte", 0) })
+        #expect(payload.run?.count == 284 && payload.expanded.last?.name == "user_data_payload_byte[283]")
+        #expect(payload.expanded.last?.bitPosition == payload.bitPosition + 283 * 8)
+    }
+
+    /// A 4 MiB user-data payload is one trace element that refers to its bytes: no element (and
+    /// no name string) per byte.
+    @Test func longPayloadIsOneElement() throws {
+        let payload = [UInt8](repeating: 0x41, count: 4 << 20)
+        let message = SEIMessage(.userDataUnregistered(SEIUserDataUnregistered(payload: payload)))
+        let nal = try SEIRBSP(messages: [message]).nalUnit()
+        var count = 0
+        var bytes = 0
+        try SEI.trace(nal, context: NoSEIContext(), sink: { count += 1; bytes += $0.run?.count ?? 0 })
+        // The header, the type, the size (an ff_byte per 255 bytes of it), the UUID and payload
+        // runs, the trailing bits.
+        let sizeElements = (payload.count + 16) / 255 + 1
+        let expected: Int = 3 + 1 + sizeElements + 2 + 8
+        #expect(count == expected)
+        #expect(bytes == 16 + payload.count)
     }
 
     @Test func notAnSEINALUnit() throws {
@@ -346,7 +370,7 @@ struct SEICorpusTests {
         if frames == nil { #expect(units.count == expected.count) }
         #expect(!expected.isEmpty && units.count >= expected.count)
         for (u, e) in zip(units, expected) {
-            #expect(try SEI.trace(u, context: context).map(\.description) == e)
+            #expect(try SEI.trace(u, context: context).flatMap(\.expanded).map(\.description) == e)
         }
     }
 

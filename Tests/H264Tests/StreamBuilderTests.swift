@@ -270,7 +270,7 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
                 if let error = result.error { throw error }
                 elements = result.elements
             }
-            return elements.map { TraceConformanceTests.Element(position: $0.bitPosition, name: $0.name, value: $0.value) }
+            return elements.flatMap(\.expanded).map { TraceConformanceTests.Element(position: $0.bitPosition, name: $0.name, value: $0.value) }
         }
     }
 

@@ -13,7 +13,7 @@ import FLV
         #expect(v.host == "::1" && v.port == 1940 && v.application == "app/instance" && v.streamName == "name?key=1")
         #expect(v.tcURL == "rtmp://[::1]:1940/app/instance")
         for bad in ["http://h/a/b", "rtmp://h/a", "rtmp:///a/b", "rtmp://h:0/a/b", "rtmp://h:99999/a/b", "rtmp://[::1/a/b"] {
-            #expect(throws: H264Error(.invalidArgument, "")) { try RTMPURL(bad) }
+            #expect(throws: RTMPError(.invalidArgument, "")) { try RTMPURL(bad) }
         }
     }
 
@@ -49,11 +49,11 @@ import FLV
         var bytes: [UInt8] = []
         w.write(RTMPMessage(.video, payload: [UInt8](repeating: 1, count: 101)), chunkStreamID: 6, into: &bytes)
         r.append(bytes)
-        #expect(throws: H264Error(.limitExceeded, "")) { try r.nextMessage() }
+        #expect(throws: RTMPError(.limitExceeded, "")) { try r.nextMessage() }
         // A type-3 chunk on a chunk stream never opened.
         var r2 = RTMPChunkReader()
         r2.append([0xC5, 1, 2, 3])
-        #expect(throws: H264Error(.protocolViolation, "")) { try r2.nextMessage() }
+        #expect(throws: RTMPError(.protocolViolation, "")) { try r2.nextMessage() }
         w.chunkSize = 128
     }
 
@@ -62,7 +62,7 @@ import FLV
         #expect(c0c1.count == 1537 && c0c1[0] == 3 && c0c1[1..<9].allSatisfy { $0 == 0 })
         let s1 = [UInt8](repeating: 7, count: 1536)
         #expect(try RTMPHandshake.c2(fromS0S1: ([3] + s1)[...]) == s1)
-        #expect(throws: H264Error(.protocolViolation, "")) { try RTMPHandshake.c2(fromS0S1: ([6] + s1)[...]) }
+        #expect(throws: RTMPError(.protocolViolation, "")) { try RTMPHandshake.c2(fromS0S1: ([6] + s1)[...]) }
     }
 
     /// Pseudo-random bytes from a "server": typed errors or partial messages, never a trap.

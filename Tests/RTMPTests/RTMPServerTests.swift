@@ -5,7 +5,6 @@ import H264
 import FLV
 import TestSupport
 @testable import RTMP
-@testable import H264CLI
 
 /// Publishing to a real nginx-rtmp started by the test, with `record all`, and reading back
 /// what the server received.
@@ -24,7 +23,7 @@ import TestSupport
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         #expect(accessUnits.count == 250)  // 10 s at 25 fps
         let options = RTMPPublisher.Options(queueCapacity: 16, overflowPolicy: .block(maximumWaitMilliseconds: 5000))
-        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/test",
+        let stats = try RTMPVideoPublisher.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/test",
                                                realTime: false, options: options)
         #expect(stats.framesSent == 250 && stats.framesDropped == 0)
         // nginx closes the recording when the stream is deleted; give it a moment, then stop.
@@ -59,14 +58,14 @@ import TestSupport
     @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
     func unknownApplicationIsRejected() throws {
         let server = try NginxServer()
-        #expect(throws: H264Error(.connectionRejected, "")) {
+        #expect(throws: RTMPError(.connectionRejected, "")) {
             try RTMPPublisher(url: "rtmp://127.0.0.1:\(server.port)/nosuchapp/test")
         }
     }
 
     @Test func closedPortIsRefused() throws {
         let port = try NginxServer.freePort()
-        #expect(throws: H264Error(.connectionRefused, "")) {
+        #expect(throws: RTMPError(.connectionRefused, "")) {
             try RTMPPublisher(url: "rtmp://127.0.0.1:\(port)/live/test")
         }
     }
@@ -77,17 +76,17 @@ import TestSupport
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(Self.stream))))
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         let options = RTMPPublisher.Options(queueCapacity: 4, overflowPolicy: .block(maximumWaitMilliseconds: 2000))
-        let session = try RTMPPublishing(url: "rtmp://127.0.0.1:\(server.port)/live/gone", metadata: FLVMetadata(), options: options)
+        let session = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/gone", metadata: FLVMetadata(), options: options)
         for au in accessUnits.prefix(10) { try session.send(au) }
         server.kill()
-        var caught: H264Error?
+        var caught: RTMPError?
         do {
             for au in accessUnits.dropFirst(10) {
                 try session.send(au)
                 usleep(2000)
             }
             try session.finish()
-        } catch let e as H264Error {
+        } catch let e as RTMPError {
             caught = e
         }
         #expect(caught?.code == .connectionClosed, "\(String(describing: caught))")
@@ -98,7 +97,7 @@ import TestSupport
         let server = try NginxServer()
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(Self.stream))))
         let options = RTMPPublisher.Options(queueCapacity: 1, overflowPolicy: .dropUntilKeyframe)
-        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/drops",
+        let stats = try RTMPVideoPublisher.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/drops",
                                                realTime: false, options: options)
         #expect(stats.framesSent + stats.framesDropped == 250)
         #expect(stats.framesSent == stats.framesQueued)
@@ -114,34 +113,13 @@ import TestSupport
         }
     }
 
-    /// A server that accepts the TCP connection but never answers the handshake.
-    @Test func silentServerTimesOut() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                bind(fd, sa, len) == 0 && listen(fd, 4) == 0 && getsockname(fd, sa, &len) == 0
-            }
-        }
-        #expect(ok)
-        let port = UInt16(bigEndian: addr.sin_port)
-        let options = RTMPPublisher.Options(connection: .init(connectTimeoutMilliseconds: 1000, timeoutMilliseconds: 300))
-        #expect(throws: H264Error(.timedOut, "")) {
-            try RTMPPublisher(url: "rtmp://127.0.0.1:\(port)/live/test", options: options)
-        }
-    }
-
     /// A second publisher of a name already being published gets NetStream.Publish.BadName.
     @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
     func nameInUseIsRejected() throws {
         let server = try NginxServer()
         let url = "rtmp://127.0.0.1:\(server.port)/live/busy"
         let first = try RTMPPublisher(url: url)
-        #expect(throws: H264Error(.connectionRejected, "")) { try RTMPPublisher(url: url) }
+        #expect(throws: RTMPError(.connectionRejected, "")) { try RTMPPublisher(url: url) }
         try first.finish()
     }
 
@@ -153,7 +131,7 @@ import TestSupport
         let path = Support.corpusFile("cros-codecs/64x64-I-P-B-P.h264")
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let order = try Support.presentationOrder(path)
-        let stats = try RTMPPublishing.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/paced",
+        let stats = try RTMPVideoPublisher.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/paced",
                                                timing: .init(frameRate: (25, 1), overridesStreamTiming: true), realTime: true)
         #expect(stats.framesSent == order.count && stats.framesDropped == 0)
         for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }

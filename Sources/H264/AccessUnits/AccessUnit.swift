@@ -30,14 +30,22 @@ public struct AccessUnit: Sendable {
     /// The unit of ``pts``, ``dts`` and ``duration``, in seconds.
     public var timeBase: TimeBase?
     /// Set on the first access unit after a parameter set changed (resolution or profile
-    /// change mid-stream): the parameter sets now in force.
+    /// change mid-stream): the parameter sets that changed, and those now in force (storage
+    /// shared with the other access units' format changes).
     public var formatChange: FormatChange?
     /// The picture is an IDR picture or has `memory_management_control_operation` 5: picture
     /// order counts start again, and every earlier picture is presented before it.
     public var startsPOCPeriod = false
     /// Problems met while assembling this access unit that did not stop assembly (a slice
-    /// header that could not be parsed, for example).
+    /// header that could not be parsed, for example): at most
+    /// ``AccessUnitAssembler/maximumDiagnostics``, later ones counted in
+    /// ``droppedDiagnosticCount``.
     public var diagnostics: [H264Error]
+    /// Problems not kept in ``diagnostics`` because it was full.
+    public var droppedDiagnosticCount = 0
+    /// The `offset` the assembler was given with the access unit's first NAL unit (unlike
+    /// ``byteOffset``, also for the first access unit).
+    var startOffset: Int?
 
     /// Creates an access unit.
     public init(nalUnits: [NALUnit], index: Int, flags: AccessUnitFlags = AccessUnitFlags(), sliceTypes: [UInt8] = [],
@@ -97,20 +105,6 @@ public struct TimeBase: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(numerator)/\(denominator)" }
-}
-
-/// A change of parameter sets mid-stream.
-public struct FormatChange: Sendable {
-    /// The SPS NAL units in force after the change (one per id).
-    public var sequenceParameterSets: [NALUnit]
-    /// The PPS NAL units in force after the change.
-    public var pictureParameterSets: [NALUnit]
-
-    /// The new decoder configuration record (avcC) with 4-byte NAL lengths, or nil when the
-    /// parameter sets cannot make one.
-    public var decoderConfiguration: AVCDecoderConfigurationRecord? {
-        try? AVCDecoderConfigurationRecord(parameterSets: sequenceParameterSets + pictureParameterSets)
-    }
 }
 
 /// The flags a muxer needs for one access unit, named as CoreMedia users know them.

@@ -44,10 +44,12 @@ public struct AccessUnitAssembler: Sendable {
     private var picture = PictureInfo()
     private var pocCounter = PictureOrderCounter()
     private var nextIndex = 0
-    private var spsBytes: [Int: ArraySlice<UInt8>] = [:]
-    private var ppsBytes: [Int: ArraySlice<UInt8>] = [:]
-    private var spsUnits: [Int: NALUnit] = [:]
-    private var ppsUnits: [Int: NALUnit] = [:]
+    /// The SPS (slots 0...31) and PPS (32...287) NAL units in force.
+    private var parameterSets: [NALUnit?] = Array(repeating: nil, count: ParameterSetHistory.slotCount)
+    /// Slots whose content changed since the last format change (each once).
+    private var changedSlots: [Int] = []
+    /// The storage the format changes share.
+    private var history: ParameterSetHistory?
     private var formatChanged = false
     /// `pic_order_cnt_type` of each SPS id seen (-1: none), refreshed when an SPS arrives.
     private var pocTypeBySPS = [Int8](repeating: -1, count: ParameterSetStore.spsIDCount)
@@ -66,7 +68,20 @@ public struct AccessUnitAssembler: Sendable {
         var recoveryFrameCount: Int?
         var maxNumRefFrames: Int?
         var diagnostics: [H264Error] = []
+        var droppedDiagnostics = 0
+
+        mutating func note(_ error: H264Error) {
+            if diagnostics.count < AccessUnitAssembler.maximumDiagnostics {
+                diagnostics.append(error)
+            } else {
+                droppedDiagnostics &+= 1  // at most one per NAL unit of the access unit
+            }
+        }
     }
+
+    /// The most problems kept in one access unit's ``AccessUnit/diagnostics``; later ones are
+    /// counted in ``AccessUnit/droppedDiagnosticCount``.
+    public static let maximumDiagnostics = 16
 
     /// Creates an assembler.
     /// - Parameter limits: bounds on one access unit.
@@ -159,7 +174,7 @@ public struct AccessUnitAssembler: Sendable {
             }
         } else if parsed.fields == nil {
             picture.allSlicesParsed = false
-            if let error = parsed.error { picture.diagnostics.append(error) }
+            if let error = parsed.error { picture.note(error) }
         }
         return done
     }
@@ -264,20 +279,25 @@ public struct AccessUnitAssembler: Sendable {
     private mutating func close() -> AccessUnit {
         var au = AccessUnit(nalUnits: current, index: nextIndex)
         au.byteOffset = nextIndex == 0 ? (currentOffset.map { _ in 0 }) : currentOffset
+        au.startOffset = currentOffset
         nextIndex &+= 1  // one per access unit
         au.sliceTypes = picture.sliceTypes
         au.frameNum = picture.frameNum
         au.structure = picture.structure
         au.poc = picture.poc
         au.diagnostics = picture.diagnostics
+        au.droppedDiagnosticCount = picture.droppedDiagnostics
         au.startsPOCPeriod = picture.startsPOCPeriod
         au.flags = AccessUnitFlags(units: current, sliceTypes: picture.sliceTypes, allSlicesParsed: picture.allSlicesParsed,
                                     recoveryFrameCount: picture.recoveryFrameCount,
                                     maxNumRefFrames: picture.maxNumRefFrames)
         if formatChanged && current.contains(where: { $0.type == .sps }) {
-            au.formatChange = FormatChange(
-                sequenceParameterSets: spsUnits.keys.sorted().compactMap { spsUnits[$0] },
-                pictureParameterSets: ppsUnits.keys.sorted().compactMap { ppsUnits[$0] })
+            changedSlots.sort()
+            let changed = changedSlots.compactMap { slot in parameterSets[slot].map { (slot: slot, unit: $0) } }
+            let link = ParameterSetHistory.next(after: history, changed: changed, current: parameterSets)
+            history = link
+            au.formatChange = FormatChange(node: link)
+            changedSlots.removeAll(keepingCapacity: true)
             formatChanged = false
         }
         current.removeAll(keepingCapacity: true)
@@ -298,21 +318,20 @@ public struct AccessUnitAssembler: Sendable {
         do throws(H264Error) {
             _ = try store.ingest(unit)
         } catch {
-            picture.diagnostics.append(error)
+            picture.note(error)
             return
         }
         guard let id = unit.parameterSetID else { return }
-        let bytes = unit.payload
         if type == .sps, id < pocTypeBySPS.count, let sps = store.sps(id: id) {
             pocTypeBySPS[id] = Int8(truncatingIfNeeded: sps.picOrderCntType)  // 0...2
         }
-        if type == .sps {
-            if let old = spsBytes[id], old != bytes { formatChanged = true }
-            spsBytes[id] = bytes
-            spsUnits[id] = unit
-        } else {
-            ppsBytes[id] = bytes
-            ppsUnits[id] = unit
-        }
+        guard type == .pps || id < ParameterSetHistory.ppsBase else { return }
+        let slot = type == .sps ? id : ParameterSetHistory.ppsBase &+ id  // id < 256: parameterSetID checks
+        guard slot < parameterSets.count else { return }
+        let old = parameterSets[slot]
+        guard old?.payload != unit.payload else { return }
+        if type == .sps && old != nil { formatChanged = true }
+        parameterSets[slot] = unit
+        if !changedSlots.contains(slot) { changedSlots.append(slot) }  // at most 288 slots
     }
 }

@@ -13,11 +13,12 @@
 /// ```
 ///
 /// It yields the same access units for any chunking. Memory is bounded by one incomplete NAL
-/// unit, one access unit being assembled and the access units waiting for their presentation
-/// time (the reorder depth).
+/// unit (``AnnexBStreamParser/maximumNALUnitSize``), one access unit being assembled
+/// (``AccessUnitAssembler/Limits``) and the access units waiting for their presentation time
+/// (the reorder depth), whatever the stream's length.
 ///
 /// Errors from a NAL unit (a bad header, a limit) are thrown by ``next()``; the parser has
-/// moved past the problem and `next()` may be called again.
+/// moved past the problem, and `next()` and `append(_:)` may be called again.
 public struct AccessUnitParser: Sendable {
     private var splitter: AnnexBStreamParser
     private var assembler: AccessUnitAssembler
@@ -50,10 +51,16 @@ public struct AccessUnitParser: Sendable {
     /// The reorder depth in force, once known.
     public var reorderDepth: Int? { timing.reorderDepth }
 
+    /// The largest DTS - PTS of the access units with a picture returned so far (0 when none
+    /// exceeds its PTS): after a pass with ``TimestampAssigner/Configuration/presentationDelay``
+    /// 0, the delay the stream needs.
+    public private(set) var requiredPresentationDelay: Int64 = 0
+
     /// True when the current chunk has been consumed and ``append(_:)`` may be called.
     public var needsInput: Bool { readyHead >= ready.count && splitter.needsInput }
 
-    /// Hands over the next chunk (kept by reference until consumed).
+    /// Hands over the next chunk (kept by reference until consumed). It may be called at any
+    /// time, after an error too; see ``AnnexBStreamParser/append(_:)``.
     public mutating func append(_ chunk: ArraySlice<UInt8>) { splitter.append(chunk) }
 
     /// Hands over the next chunk held in an array.
@@ -73,6 +80,9 @@ public struct AccessUnitParser: Sendable {
                 let au = ready[readyHead]
                 readyHead &+= 1
                 if readyHead == ready.count { ready.removeAll(keepingCapacity: true); readyHead = 0 }
+                if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
+                    requiredPresentationDelay = Swift.max(requiredPresentationDelay, dts &- pts)  // both small counts
+                }
                 return au
             }
             if let unit = try splitter.next() {
@@ -90,6 +100,43 @@ public struct AccessUnitParser: Sendable {
         }
     }
 
+    /// Feeds the parser the chunks `read` returns until it returns nil, then finishes, handing
+    /// each access unit to `body` as soon as it is ready and each error of the stream to
+    /// `problem` (the parser goes on after it).
+    ///
+    /// Memory: the parser's (independent of the stream's length), plus the chunk being read.
+    /// - Parameters:
+    ///   - read: the next chunk of the stream, or nil at its end.
+    ///   - problem: called with each error ``next()`` throws.
+    ///   - body: called with each access unit, in decoding order.
+    /// - Throws: what `read` or `body` throw.
+    public mutating func run(read: () throws -> ArraySlice<UInt8>?, problem: (H264Error) -> Void,
+                             body: (AccessUnit) throws -> Void) rethrows {
+        var ended = false
+        while true {
+            if needsInput && !ended {
+                if let chunk = try read() {
+                    append(chunk)
+                } else {
+                    finish()
+                    ended = true
+                }
+            }
+            let au: AccessUnit?
+            do throws(H264Error) {
+                au = try next()
+            } catch {
+                problem(error)
+                continue
+            }
+            if let au {
+                try body(au)
+            } else if ended {
+                return
+            }
+        }
+    }
+
     private mutating func enqueue(_ au: AccessUnit) {
         ready += timing.push(au, sps: assembler.store.activeSPS)
     }
@@ -97,18 +144,37 @@ public struct AccessUnitParser: Sendable {
 
 /// Whole-stream conveniences.
 public enum AccessUnits {
+    /// The most errors ``assemble(annexB:timing:leadingData:)`` returns; later ones are only
+    /// counted (``assemble(annexB:timing:leadingData:droppedErrorCount:)``).
+    public static let maximumErrors = 64
+
     /// Splits an Annex-B stream and assembles its access units, with timestamps using the
     /// smallest reorder delay the stream needs.
+    ///
+    /// Memory: the access units refer to `bytes` (nothing is copied); each costs a constant
+    /// (its NAL unit views, slice types, at most ``AccessUnitAssembler/maximumDiagnostics``
+    /// diagnostics, and a format change's changed parameter sets); the errors are at most
+    /// ``maximumErrors``. For input of unbounded length, use ``AccessUnitParser``.
     /// - Parameters:
     ///   - bytes: the stream.
     ///   - timing: frame rate and reorder-depth choices.
     ///   - leadingData: the policy for bytes before the first start code.
-    /// - Returns: the access units and the problems met (bad NAL units are skipped).
+    /// - Returns: the access units and the first problems met (bad NAL units are skipped).
     /// - Complexity: O(n) in the stream size.
     public static func assemble(annexB bytes: ArraySlice<UInt8>, timing: TimestampAssigner.Configuration = .init(),
                                 leadingData: AnnexB.LeadingDataPolicy = .reject) -> (accessUnits: [AccessUnit], errors: [H264Error]) {
+        var dropped = 0
+        return assemble(annexB: bytes, timing: timing, leadingData: leadingData, droppedErrorCount: &dropped)
+    }
+
+    /// ``assemble(annexB:timing:leadingData:)``, also counting the errors not returned.
+    /// - Parameter droppedErrorCount: set to the number of errors met beyond ``maximumErrors``.
+    public static func assemble(annexB bytes: ArraySlice<UInt8>, timing: TimestampAssigner.Configuration = .init(),
+                                leadingData: AnnexB.LeadingDataPolicy = .reject,
+                                droppedErrorCount: inout Int) -> (accessUnits: [AccessUnit], errors: [H264Error]) {
         var splitter = AnnexB.Splitter(bytes, leadingData: leadingData)
         var errors: [H264Error] = []
+        droppedErrorCount = 0
         var assembler = AccessUnitAssembler()
         var units: [AccessUnit] = []
         var firstSPS: SequenceParameterSet?
@@ -122,7 +188,7 @@ public enum AccessUnits {
                     units.append(au)
                 }
             } catch {
-                errors.append(error)
+                if errors.count < maximumErrors { errors.append(error) } else { droppedErrorCount &+= 1 }  // < input bytes
             }
         }
         if let au = assembler.finish() {

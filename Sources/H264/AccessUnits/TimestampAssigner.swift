@@ -25,22 +25,34 @@ public struct TimestampAssigner: Sendable {
         public var overridesStreamTiming: Bool
         /// Reorder depth in frames, instead of the one the stream declares.
         public var reorderDepth: Int?
+        /// A presentation delay measured beforehand, in time-base units (two per frame), instead
+        /// of one taken from the reorder depth: the timestamps of batch assignment
+        /// (``TimestampAssigner/assign(_:spsLookup:configuration:)``) from a streaming pass.
+        ///
+        /// Pictures then wait in a presentation order deep enough to find the true order (32
+        /// pictures) and PTS is the presentation position plus this delay. A first streaming pass
+        /// with 0 measures it: the delay a stream needs is the largest DTS - PTS of its access
+        /// units with a picture (``AccessUnitParser/requiredPresentationDelay``); a second pass
+        /// with that value yields batch assignment's timestamps without holding the stream.
+        public var presentationDelay: Int64?
 
         /// Creates a configuration.
         public init(frameRate: (numerator: Int64, denominator: Int64)? = nil, overridesStreamTiming: Bool = false,
-                    reorderDepth: Int? = nil) {
+                    reorderDepth: Int? = nil, presentationDelay: Int64? = nil) {
             self.frameRate = frameRate
             self.overridesStreamTiming = overridesStreamTiming
             self.reorderDepth = reorderDepth
+            self.presentationDelay = presentationDelay
         }
 
         public static func == (a: Configuration, b: Configuration) -> Bool {
             a.frameRate?.numerator == b.frameRate?.numerator && a.frameRate?.denominator == b.frameRate?.denominator
                 && a.overridesStreamTiming == b.overridesStreamTiming && a.reorderDepth == b.reorderDepth
+                && a.presentationDelay == b.presentationDelay
         }
         public func hash(into h: inout Hasher) {
             h.combine(frameRate?.numerator); h.combine(frameRate?.denominator)
-            h.combine(overridesStreamTiming); h.combine(reorderDepth)
+            h.combine(overridesStreamTiming); h.combine(reorderDepth); h.combine(presentationDelay)
         }
     }
 
@@ -120,10 +132,12 @@ public struct TimestampAssigner: Sendable {
         depth = Swift.max(0, Swift.min(depth, 16))
         reorderDepth = depth
         let fields = sps.map { !$0.frameMbsOnlyFlag } ?? false
-        // Measuring needs a depth that is surely large enough to find the true order.
-        let bumpingDepth = measuring ? 32 : (fields ? depth &* 2 &+ 1 : depth)
+        // Measuring needs a depth that is surely large enough to find the true order; so does a
+        // delay measured that way.
+        let measured = measuring ? 0 : configuration.presentationDelay.map { Swift.max(0, $0) }
+        let bumpingDepth = measured != nil ? 32 : (fields ? depth &* 2 &+ 1 : depth)
         order = PresentationOrder(reorderDepth: bumpingDepth)
-        delay = measuring ? 0 : Int64(depth) &* 2
+        delay = measured ?? Int64(depth) &* 2
     }
 
     private mutating func add(_ au: AccessUnit) -> [AccessUnit] {

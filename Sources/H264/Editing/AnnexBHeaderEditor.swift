@@ -19,87 +19,20 @@ public enum AnnexBHeaderEditor {
 
     /// Edits `stream`, copying every NAL unit that cannot be parsed (a slice naming a missing
     /// PPS, a malformed header, a NAL unit header with `forbidden_zero_bit` set) unchanged
-    /// instead of failing, and listing them in `unparsed` (the NAL unit's index in the stream,
-    /// counting every NAL unit, and the error). Edits never change what a slice header depends
-    /// on, so a copied slice stays valid; a copied SPS keeps its old values.
+    /// instead of failing, and listing the first ``AnnexBStreamEditor/maximumReports`` of them
+    /// in `unparsed` (the NAL unit's index in the stream, counting every NAL unit, and the
+    /// error). Edits never change what a slice header depends on, so a copied slice stays
+    /// valid; a copied SPS keeps its old values. For a stream that arrives in chunks (or does
+    /// not fit in memory), use ``AnnexBStreamEditor``, which this calls.
     /// - Throws: only for edits that cannot be applied (``H264Error/Code/invalidArgument``).
     public static func edit(_ stream: ArraySlice<UInt8>, edits: HeaderEdits,
                             unparsed: inout [(index: Int, error: H264Error)]) throws(H264Error) -> [UInt8] {
-        // The valid NAL units and their indices in the stream. An invalid one is left out: it is
-        // copied with the bytes between its neighbours, as leading bytes are.
-        var units: [NALUnit] = []
-        var streamIndex: [Int] = []
-        var problems: [(index: Int, error: H264Error)] = []
-        for (index, entry) in try AnnexB.entries(stream, leadingData: .skip).enumerated() {
-            switch entry {
-            case .unit(let unit):
-                streamIndex.append(index)
-                units.append(unit)
-            case .invalid(_, let error):
-                problems.append((index, error))
-            }
-        }
-        defer { unparsed.append(contentsOf: problems.sorted { $0.index < $1.index }) }
-        var original = ParameterSetStore()
+        var editor = AnnexBStreamEditor(edits: edits, maximumNALUnitSize: Int.max)
         var out: [UInt8] = []
         out.reserveCapacity(stream.count &+ stream.count / 16)
-        var previousEnd = stream.startIndex
-
-        // Access units for AUD insertion (7.4.1.2.3, found by the access-unit layer): the index
-        // of the first NAL unit of each, and its slice types.
-        var auStart: [Int: [UInt8]] = [:]
-        var auHasAUD: Set<Int> = []
-        if edits.accessUnitDelimiters == .insert {
-            var assembler = AccessUnitAssembler()
-            var accessUnits: [AccessUnit] = []
-            for (i, nal) in units.enumerated() {
-                if let au = try? assembler.push(nal, offset: i) { accessUnits.append(au) }
-            }
-            if let au = assembler.finish() { accessUnits.append(au) }
-            for au in accessUnits {
-                guard let first = au.byteOffset else { continue }
-                auStart[first] = au.sliceTypes
-                if au.nalUnits.first?.type == .accessUnitDelimiter { auHasAUD.insert(first) }
-            }
-        }
-
-        for (i, nal) in units.enumerated() {
-            let start = nal.bytes.startIndex
-            let gap = stream[previousEnd..<start]
-            previousEnd = nal.bytes.endIndex
-            let t = nal.type.rawValue
-            if t == 9 && edits.accessUnitDelimiters == .remove { continue }
-            var nal = nal
-            if t == 6 && !edits.removedSEIPayloadTypes.isEmpty {
-                // Only the message framing is parsed: the other messages keep their bytes.
-                do throws(H264Error) {
-                    let types = edits.removedSEIPayloadTypes
-                    if let kept = try SEI.removingMessages(from: nal, where: { types.contains($0.payload.payloadType) }) {
-                        nal = try NALUnit(kept[...])
-                    } else {
-                        continue  // every message removed: the NAL unit goes
-                    }
-                } catch {
-                    problems.append((streamIndex[i], error))
-                }
-            }
-            if let types = auStart[i], !auHasAUD.contains(i) {
-                var aud = AccessUnitDelimiter(primaryPicType: primaryPicType(types))
-                var w = SyntaxWriter()
-                try aud.code(&w)
-                out.append(contentsOf: [0, 0, 0, 1, 0x09])
-                EmulationPrevention.appendEBSP(of: w.writer.bytes, to: &out)
-                // Keep the original start code of the unit that follows.
-            }
-            out.append(contentsOf: gap)
-            do throws(H264Error) {
-                try appendRewritten(nal, store: &original, edits: edits, to: &out)
-            } catch where error.code != .invalidArgument {
-                problems.append((streamIndex[i], error))
-                out.append(contentsOf: nal.bytes)
-            }
-        }
-        out.append(contentsOf: stream[previousEnd...])
+        try editor.append(stream, to: &out)
+        try editor.finish(to: &out)
+        unparsed.append(contentsOf: editor.unparsed)
         return out
     }
 

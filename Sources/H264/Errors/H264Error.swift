@@ -29,12 +29,6 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
             case encoderFailure
             case invalidTimestamp
             case io
-            case invalidContainer
-            case connectionRefused
-            case timedOut
-            case connectionRejected
-            case connectionClosed
-            case protocolViolation
         }
 
         let base: Base
@@ -79,18 +73,6 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidTimestamp = Code(.invalidTimestamp)
         /// Reading or writing outside data failed.
         public static let io = Code(.io)
-        /// A malformed container structure around the bitstream (an FLV header or tag).
-        public static let invalidContainer = Code(.invalidContainer)
-        /// The remote host refused the network connection (nothing listens on the port).
-        public static let connectionRefused = Code(.connectionRefused)
-        /// A network operation did not complete within the allowed time.
-        public static let timedOut = Code(.timedOut)
-        /// The server refused the request (an unknown application, a rejected stream name).
-        public static let connectionRejected = Code(.connectionRejected)
-        /// The peer closed the connection while more was expected.
-        public static let connectionClosed = Code(.connectionClosed)
-        /// The peer broke the rules of a network protocol (a malformed RTMP chunk or reply).
-        public static let protocolViolation = Code(.protocolViolation)
 
         public var description: String { base.rawValue }
     }

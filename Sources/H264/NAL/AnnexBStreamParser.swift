@@ -22,7 +22,12 @@
 /// Errors: ``next()`` throws the errors of ``AnnexB/Splitter/next()`` (a missing start code
 /// under ``AnnexB/LeadingDataPolicy/reject``, a bad NAL unit header), and
 /// ``H264Error/Code/nalUnitTooLarge`` when a NAL unit grows past the limit; that NAL unit is then
-/// dropped up to the next start code. After an error, ``next()`` may be called again.
+/// dropped up to the next start code. After an error the parser is in a valid state for any
+/// documented call: ``next()`` goes on after the problem, and ``append(_:)`` may be called at
+/// any time (a chunk handed over before the previous one was drained waits its turn).
+///
+/// Memory: at most ``maximumNALUnitSize`` bytes of one NAL unit that spans chunks, plus
+/// references to the chunks handed over and not yet parsed; independent of the stream's length.
 public struct AnnexBStreamParser: Sendable {
     /// The default limit on one NAL unit: 64 MiB, generous for an 8K intra picture.
     public static let defaultMaximumNALUnitSize = 64 << 20
@@ -55,6 +60,10 @@ public struct AnnexBStreamParser: Sendable {
     /// `pending` is empty). They are part of the NAL unit only if a byte other than the `01` of a
     /// start code follows them.
     private var pendingZeros = 0
+    /// Chunks handed over while an earlier one was still being parsed, oldest first (from
+    /// `queuedHead`): they wait their turn, by reference.
+    private var queued: [ArraySlice<UInt8>] = []
+    private var queuedHead = 0
     /// The chunk being parsed and the index of the next byte to look at.
     private var chunk: ArraySlice<UInt8> = []
     private var position = 0
@@ -77,6 +86,13 @@ public struct AnnexBStreamParser: Sendable {
     /// Length of the start code before that NAL unit: 4 when a `zero_byte` precedes `00 00 01`,
     /// else 3. `lastNALUnitOffset - lastStartCodeLength` is where its start code begins.
     public private(set) var lastStartCodeLength = 3
+    /// The number of bytes before the first start code, up to the last one that is not zero
+    /// (zero bytes right before a start code are framing): what ``AnnexB/LeadingDataPolicy/skip``
+    /// skipped, 0 for a stream that starts with a start code. Known once the first start code
+    /// (or the end of the stream) has been seen.
+    public private(set) var leadingByteCount = 0
+    /// Stream offset just past the last nonzero byte seen before the first start code.
+    private var leadingNonZeroEnd = 0
     /// The size of the last NAL unit that spanned chunks: the capacity reserved for the next
     /// one, so that accumulating rarely reallocates.
     private var capacityHint = 0
@@ -91,21 +107,30 @@ public struct AnnexBStreamParser: Sendable {
         self.leadingData = leadingData
     }
 
-    /// True when the current chunk has been parsed completely, so that ``append(_:)`` may be
-    /// called.
-    public var needsInput: Bool { position >= chunk.endIndex && !atChunkStart }
+    /// True when every chunk handed over has been parsed completely: ``next()`` returns nil
+    /// until more input (or ``finish()``) comes.
+    public var needsInput: Bool { position >= chunk.endIndex && !atChunkStart && queuedHead >= queued.count }
 
     /// The number of bytes held for a NAL unit that spans chunks.
     public var bufferedByteCount: Int { pendingYielded ? 0 : pending.count }
 
     /// Hands over the next chunk of the stream. The parser keeps a reference to it (no copy)
-    /// until ``next()`` returns nil.
+    /// until ``next()`` has parsed it.
     ///
-    /// - Precondition: the previous chunk has been drained (``needsInput`` is true) and
-    ///   ``finish()`` has not been called.
+    /// Call it whenever input arrives: usually after ``next()`` returned nil, but also after
+    /// ``next()`` threw, or before the previous chunk was drained, in which case the chunk
+    /// waits its turn. Bytes appended after ``finish()`` are ignored: the stream has ended.
     public mutating func append(_ chunk: ArraySlice<UInt8>) {
-        precondition(needsInput && !finished, "AnnexBStreamParser.append: drain next() first")
-        guard !chunk.isEmpty else { return }
+        guard !finished, !chunk.isEmpty else { return }
+        if position >= self.chunk.endIndex && !atChunkStart && queuedHead >= queued.count {
+            start(chunk)
+        } else {
+            queued.append(chunk)
+        }
+    }
+
+    /// Makes `chunk` the one being parsed.
+    private mutating func start(_ chunk: ArraySlice<UInt8>) {
         chunkStreamOffset = appendedByteCount
         appendedByteCount &+= chunk.count  // total input size: bounded by memory handed over
         self.chunk = chunk
@@ -114,11 +139,65 @@ public struct AnnexBStreamParser: Sendable {
         atChunkStart = true
     }
 
+    /// Starts the next waiting chunk, if any.
+    private mutating func startQueued() -> Bool {
+        guard queuedHead < queued.count else { return false }
+        let next = queued[queuedHead]
+        queuedHead &+= 1
+        if queuedHead == queued.count {
+            queued.removeAll(keepingCapacity: true)
+            queuedHead = 0
+        }
+        start(next)
+        return true
+    }
+
     /// Hands over a chunk held in an array.
     public mutating func append(_ chunk: [UInt8]) { append(chunk[...]) }
 
     /// Marks the end of the stream: the next calls to ``next()`` yield the last NAL unit.
     public mutating func finish() { finished = true }
+
+    /// Where a NAL unit (or a problem) is in the stream, as ``run(read:problem:body:)`` reports it.
+    public struct Position: Sendable, Hashable {
+        /// ``lastNALUnitOffset``: the stream offset of the NAL unit's header byte.
+        public var offset: Int
+        /// ``lastStartCodeLength``.
+        public var startCodeLength: Int
+        /// ``leadingByteCount``: the bytes skipped before the first start code.
+        public var leadingByteCount: Int
+    }
+
+    private var currentPosition: Position {
+        Position(offset: lastNALUnitOffset, startCodeLength: lastStartCodeLength, leadingByteCount: leadingByteCount)
+    }
+
+    /// Feeds the parser the chunks `read` returns until it returns nil, then finishes, handing
+    /// each NAL unit to `body` as soon as it is complete and each error to `problem` (which
+    /// may rethrow it to stop; otherwise the parser goes on after it), each with where it is.
+    ///
+    /// Memory: the parser's, plus the chunk being read.
+    public mutating func run(read: () throws -> ArraySlice<UInt8>?, problem: (H264Error, Position) throws -> Void,
+                             body: (NALUnit, Position) throws -> Void) rethrows {
+        var ended = false
+        while true {
+            if needsInput && !ended {
+                if let chunk = try read() { append(chunk) } else { finish(); ended = true }
+            }
+            let unit: NALUnit?
+            do throws(H264Error) {
+                unit = try next()
+            } catch {
+                try problem(error, currentPosition)
+                continue
+            }
+            if let unit {
+                try body(unit, currentPosition)
+            } else if ended {
+                return
+            }
+        }
+    }
 
     /// The next complete NAL unit, or nil when more input (or ``finish()``) is needed, or when
     /// the stream has ended.
@@ -131,13 +210,15 @@ public struct AnnexBStreamParser: Sendable {
             pendingYielded = false
             pending.removeAll(keepingCapacity: true)
         }
-        if atChunkStart {
-            atChunkStart = false
-            if let unit = try matchCarriedZeros() { return unit }
-        }
-        while position < chunk.endIndex {
-            if let unit = try scanChunk() { return unit }
-        }
+        repeat {
+            if atChunkStart {
+                atChunkStart = false
+                if let unit = try matchCarriedZeros() { return unit }
+            }
+            while position < chunk.endIndex {
+                if let unit = try scanChunk() { return unit }
+            }
+        } while startQueued()
         if finished && !flushed {
             flushed = true
             return try flush()
@@ -193,6 +274,8 @@ public struct AnnexBStreamParser: Sendable {
             pending.removeAll(keepingCapacity: true)
             pendingZeros = 0
             phase = .discarding
+            lastNALUnitOffset = currentNALOffset  // the error is about this NAL unit
+            lastStartCodeLength = currentStartCodeLength
             throw tooLarge()
         }
         if pending.capacity < total.partialValue {
@@ -235,6 +318,7 @@ public struct AnnexBStreamParser: Sendable {
         switch phase {
         case .leading(let nonZero):
             phase = .leading(nonZero: nonZero || last > tailStart)
+            if last > tailStart { leadingNonZeroEnd = chunkStreamOffset &+ (last &- tailChunk.startIndex) }
             pendingZeros = trailingZeros
         case .discarding:
             pendingZeros = trailingZeros
@@ -274,6 +358,8 @@ public struct AnnexBStreamParser: Sendable {
         switch previous {
         case .leading(let nonZero):
             pending.removeAll(keepingCapacity: true)
+            if partEnd > partStart { leadingNonZeroEnd = chunkStreamOffset &+ (partEnd &- chunk.startIndex) }
+            leadingByteCount = leadingNonZeroEnd
             if leadingData == .reject && (nonZero || partEnd > partStart) {
                 throw H264Error.invalid(.missingStartCode, "bytes before the first start code")
             }
@@ -314,6 +400,7 @@ public struct AnnexBStreamParser: Sendable {
         lastStartCodeLength = currentStartCodeLength
         switch phase {
         case .leading(let nonZero):
+            leadingByteCount = leadingNonZeroEnd
             if leadingData == .reject && nonZero {
                 throw H264Error.invalid(.missingStartCode, "no start code in the stream")
             }

@@ -153,26 +153,79 @@ public enum FormatConversion {
         return try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
     }
 
-    /// Chooses the record's parameter sets while the stream goes by.
-    struct ParameterSetCollector {
+    /// Chooses the record's parameter sets while the stream goes by: at most what an avcC
+    /// record holds (31 SPS, 255 PPS, 255 SPS extensions); more stay in band.
+    struct ParameterSetCollector: Sendable {
         private(set) var record: [NALUnit] = []
         private var open = true
-        private var hasSPS = false
+        private var counts = (sps: 0, pps: 0, extensions: 0)
 
         /// Offers a parameter set or slice; true when `unit` is a parameter set the record holds
         /// (so it may be dropped from the stream).
+        /// - Complexity: O(size of the record), at most 541 parameter sets.
         mutating func offer(_ unit: NALUnit) -> Bool {
             let type = unit.type
             if type.isVCL {
-                if hasSPS { open = false }
+                if counts.sps > 0 { open = false }
                 return false
             }
             guard type == .sps || type == .pps || type == .spsExtension else { return false }  // subset SPS stays in band
             if record.contains(unit) { return true }
             guard open else { return false }
+            switch type {
+            case .sps:
+                guard counts.sps < 31 else { return false }
+                counts.sps &+= 1
+            case .pps:
+                guard counts.pps < 255 else { return false }
+                counts.pps &+= 1
+            default:
+                guard counts.extensions < 255 else { return false }
+                counts.extensions &+= 1
+            }
             record.append(unit)
-            if type == .sps { hasSPS = true }
             return true
+        }
+    }
+
+    /// Converts Annex-B NAL units that arrive one by one to length-prefixed NAL units, and
+    /// collects the avcC record (the distinct parameter sets before the first slice, as
+    /// ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` does).
+    ///
+    /// ```swift
+    /// var writer = FormatConversion.AVCCWriter(lengthSize: .four)
+    /// for unit in units { try writer.add(unit, to: &out) }   // write `out` out as it grows
+    /// let record = try writer.configuration()
+    /// ```
+    ///
+    /// Memory: the record's parameter sets (views), at most 541; nothing per NAL unit.
+    public struct AVCCWriter: Sendable {
+        /// The size of the length prefixes.
+        public let lengthSize: AVCC.LengthSize
+        /// Whether parameter sets also stay in band.
+        public let placement: ParameterSetPlacement
+        private var collector = ParameterSetCollector()
+
+        /// Creates a writer.
+        public init(lengthSize: AVCC.LengthSize = .four, placement: ParameterSetPlacement = .outOfBand) {
+            self.lengthSize = lengthSize
+            self.placement = placement
+        }
+
+        /// Appends `unit` to `out` with its length prefix (unless it is a parameter set that
+        /// goes into the record only).
+        /// - Throws: ``H264Error/Code/nalUnitTooLarge`` when it does not fit the length size.
+        public mutating func add(_ unit: NALUnit, to out: inout [UInt8]) throws(H264Error) {
+            if unit.type.isParameterSet || unit.type.isVCL {
+                if collector.offer(unit) && placement == .outOfBand { return }
+            }
+            try AVCC.append(unit, lengthSize: lengthSize, to: &out)
+        }
+
+        /// The avcC record for what was added.
+        /// - Throws: ``H264Error/Code/missingParameterSet`` without an SPS, and the record's errors.
+        public func configuration() throws(H264Error) -> AVCDecoderConfigurationRecord {
+            try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
         }
     }
 
@@ -180,11 +233,17 @@ public enum FormatConversion {
 
     /// Converts length-prefixed NAL units to an Annex-B stream with 4-byte start codes.
     ///
-    /// Every access unit that holds an IDR slice but no SPS and PPS in band gets the record's
-    /// parameter sets (SPS, PPS, SPS extensions), or its PPSs when only an SPS is in band, at the
-    /// start of the access unit: after an access unit delimiter, before any SEI. (FFmpeg's
-    /// `h264_mp4toannexb` puts them right before the slice, after the SEI, which leaves a
-    /// buffering-period SEI referring to an SPS not yet seen.)
+    /// The record's parameter sets go into the stream where a decoder needs them
+    /// (``ParameterSetInserter``): before each random access point (IDR or recovery point) that
+    /// does not carry them, the SPS and PPS its slices refer to, at the start of the access
+    /// unit (after an access unit delimiter, before any SEI). FFmpeg's `h264_mp4toannexb` puts
+    /// them right before the slice, after the SEI, which leaves a buffering-period SEI referring
+    /// to an SPS not yet seen; and it inserts every set of the record, where this inserts the
+    /// ones the picture uses.
+    ///
+    /// Whatever the record holds, the parameter sets inserted are at most as many bytes as the
+    /// input (samples and record) plus ``ParameterSetInserter/defaultMaximumBytesPerAccessUnit``;
+    /// the rest of the output is the input's NAL units behind start codes.
     /// - Parameters:
     ///   - bytes: the length-prefixed NAL units.
     ///   - configuration: the avcC record.
@@ -197,34 +256,54 @@ public enum FormatConversion {
         var reader = AVCC.Reader(bytes, lengthSize: lengthSize ?? configuration.nalUnitLengthSize)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count &+ bytes.count / 64 &+ 64)
-        var writer = AnnexBAccessUnitWriter(configuration: configuration)
+        var writer = AnnexBWriter(configuration: configuration)
         while let unit = try reader.next() { try writer.add(unit, to: &out) }
         writer.finish(to: &out)
         return out
     }
 
-    /// Writes NAL units as Annex-B, one access unit at a time (found by the access-unit layer,
-    /// 7.4.1.2.4, with the record's parameter sets known from the start), inserting the
-    /// record's parameter sets into IDR access units that lack them.
-    struct AnnexBAccessUnitWriter {
-        let configuration: AVCDecoderConfigurationRecord
+    /// Writes NAL units that arrive one by one (from AVCC samples, in decoding order) as an
+    /// Annex-B stream, one access unit at a time: access units are found by the access-unit
+    /// layer (7.4.1.2.4) with the record's parameter sets known from the start, and the
+    /// parameter sets a picture needs are inserted by a ``ParameterSetInserter``.
+    ///
+    /// ```swift
+    /// var writer = FormatConversion.AnnexBWriter(configuration: record)
+    /// var out: [UInt8] = []
+    /// for unit in units { try writer.add(unit, to: &out); flushIfLarge(&out) }
+    /// writer.finish(to: &out)
+    /// ```
+    ///
+    /// Memory: the access unit being assembled (at most ``AccessUnitAssembler/Limits``) and the
+    /// parameter sets by id; independent of the stream's length.
+    public struct AnnexBWriter: Sendable {
         private var assembler: AccessUnitAssembler
+        /// The parameter-set insertion, with its counts.
+        public private(set) var inserter: ParameterSetInserter
 
-        init(configuration: AVCDecoderConfigurationRecord) {
-            self.configuration = configuration
+        /// Creates a writer for the NAL units that go with `configuration`.
+        /// - Parameter maximumInsertedBytesPerAccessUnit: see ``ParameterSetInserter``.
+        public init(configuration: AVCDecoderConfigurationRecord,
+                    maximumInsertedBytesPerAccessUnit: Int = ParameterSetInserter.defaultMaximumBytesPerAccessUnit) {
             assembler = AccessUnitAssembler(parameterSets: configuration.parameterSets)
+            inserter = ParameterSetInserter(parameterSets: configuration.parameterSets,
+                                            maximumBytesPerAccessUnit: maximumInsertedBytesPerAccessUnit)
         }
 
-        mutating func add(_ unit: NALUnit, to out: inout [UInt8]) throws(H264Error) {
-            if let au = try assembler.push(unit) { write(au.nalUnits, to: &out) }
+        /// Adds the next NAL unit; appends to `out` the access unit it completes, if any.
+        /// - Throws: ``H264Error/Code/limitExceeded`` for an access unit past the assembler's
+        ///   limits (it is dropped; the writer goes on with the next NAL unit).
+        public mutating func add(_ unit: NALUnit, to out: inout [UInt8]) throws(H264Error) {
+            if let au = try assembler.push(unit) { write(au, to: &out) }
         }
 
-        mutating func finish(to out: inout [UInt8]) {
-            if let au = assembler.finish() { write(au.nalUnits, to: &out) }
+        /// Appends the last access unit.
+        public mutating func finish(to out: inout [UInt8]) {
+            if let au = assembler.finish() { write(au, to: &out) }
         }
 
-        private func write(_ accessUnit: [NALUnit], to out: inout [UInt8]) {
-            AnnexB.appendAccessUnit(accessUnit, parameterSetsFrom: configuration, to: &out)
+        private mutating func write(_ au: AccessUnit, to out: inout [UInt8]) {
+            for unit in inserter.inserting(into: au.nalUnits, isRandomAccess: au.isKeyframe) { AnnexB.append(unit, to: &out) }
         }
     }
 }

@@ -23,23 +23,33 @@ public enum SEI {
     /// Traces an SEI NAL unit: one element per syntax element, with bit positions counted from
     /// the NAL unit header's first bit after emulation-prevention removal, names and values as
     /// FFmpeg's `trace_headers` prints them (with ``SEIParseOptions/ffmpegTrace``, the default).
+    /// Byte payloads (user data, raw payloads) are one run element each (``TraceElement/run``).
     ///
     /// Elements are appended to `elements` as they are read, so on error the caller still has
     /// the trace up to the failure.
     public static func trace(_ unit: NALUnit, context: some SEIContext, options: SEIParseOptions = .ffmpegTrace,
                              into elements: inout [TraceElement]) throws(H264Error) {
+        try trace(unit, context: context, options: options, sink: { elements.append($0) })
+    }
+
+    /// Traces an SEI NAL unit (see ``trace(_:context:options:into:)``), handing each element to
+    /// `sink` as it is read: nothing is kept per element.
+    public static func trace(_ unit: NALUnit, context: some SEIContext, options: SEIParseOptions = .ffmpegTrace,
+                             sink: (TraceElement) -> Void) throws(H264Error) {
         guard unit.type == .sei else { throw H264Error.invalid(.invalidArgument, "not an SEI NAL unit (type \(unit.type.rawValue))") }
         let (rbsp, _) = strippedRBSP(unit)
-        var tracer = SyntaxTracer(rbsp)
-        var sei = SEIRBSP(messages: [])
-        var state = SEIContextState(context)
-        do {
-            try sei.code(&tracer, state: &state, options: options)
-        } catch {
-            elements.append(contentsOf: tracer.elements)
-            throw error
+        let failure: H264Error? = withoutActuallyEscaping(sink) { sink in
+            var tracer = SyntaxTracer(rbsp, sink: sink)
+            var sei = SEIRBSP(messages: [])
+            var state = SEIContextState(context)
+            do throws(H264Error) {
+                try sei.code(&tracer, state: &state, options: options)
+                return nil
+            } catch {
+                return error
+            }
         }
-        elements.append(contentsOf: tracer.elements)
+        if let failure { throw failure }
     }
 
     /// Traces an SEI NAL unit (see ``trace(_:context:options:into:)``).

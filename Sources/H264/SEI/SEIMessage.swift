@@ -76,9 +76,8 @@ public struct SEIMessage: Sendable, Hashable {
         }
         switch type {
         case .bufferingPeriod:
-            var probe = c
-            var id = 0
-            try probe.ue(&id, "seq_parameter_set_id", 0...31)
+            // A look-ahead, not a copy of the coder: a tracer's copy would record the element.
+            let id = Int(try c.peekUE("seq_parameter_set_id", 0...31))
             if let timing = context.timing(forSPS: id) {
                 payload = .bufferingPeriod(SEIBufferingPeriod(seqParameterSetID: id, timing: timing))
                 context.activatedSPS = id

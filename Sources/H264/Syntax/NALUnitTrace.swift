@@ -16,17 +16,32 @@ public enum NALUnitTrace {
 
     /// Traces `nal`, updating `store` with the parameter sets it defines and the active SPS
     /// and PPS slices select.
+    ///
+    /// Memory: the elements, a fixed size each (byte payloads are one run element); use
+    /// ``trace(_:store:sink:)`` to keep none.
     /// - Complexity: O(n) in the NAL unit's size (one emulation-prevention pass).
     public static func trace(_ nal: NALUnit, store: inout ParameterSetStore) -> Result {
-        if nal.type == .sei { return traceSEI(nal, store: &store) }
-        var t = SyntaxTracer(nal.rbspWithHeader)
-        var header = NALUnitHeader()
-        do throws(H264Error) {
-            try header.code(&t)
-            try codePayload(&t, header: header, store: &store)
-            return Result(elements: t.elements, error: nil)
-        } catch {
-            return Result(elements: t.elements, error: error)
+        var elements: [TraceElement] = []
+        let error = trace(nal, store: &store, sink: { elements.append($0) })
+        return Result(elements: elements, error: error)
+    }
+
+    /// Traces `nal` like ``trace(_:store:)``, handing each element to `sink` as it is read
+    /// (nothing is kept per element: a trace printed as it goes needs no memory per element).
+    /// - Returns: why tracing stopped early, if it did (the elements before the problem have
+    ///   been handed over).
+    public static func trace(_ nal: NALUnit, store: inout ParameterSetStore, sink: (TraceElement) -> Void) -> H264Error? {
+        if nal.type == .sei { return traceSEI(nal, store: &store, sink: sink) }
+        return withoutActuallyEscaping(sink) { sink in
+            var t = SyntaxTracer(nal.rbspWithHeader, sink: sink)
+            var header = NALUnitHeader()
+            do throws(H264Error) {
+                try header.code(&t)
+                try codePayload(&t, header: header, store: &store)
+                return nil
+            } catch {
+                return error
+            }
         }
     }
 
@@ -41,21 +56,20 @@ public enum NALUnitTrace {
         }
     }
 
-    /// SEI NAL units go through ``SEI/trace(_:context:options:into:)``; a buffering_period
+    /// SEI NAL units go through ``SEI/trace(_:context:options:sink:)``; a buffering_period
     /// then makes the SPS it names the active one, as FFmpeg's coded-bitstream layer does.
-    static func traceSEI(_ nal: NALUnit, store: inout ParameterSetStore) -> Result {
-        var elements: [TraceElement] = []
+    static func traceSEI(_ nal: NALUnit, store: inout ParameterSetStore, sink: (TraceElement) -> Void) -> H264Error? {
         do throws(H264Error) {
-            try SEI.trace(nal, context: store, into: &elements)
+            try SEI.trace(nal, context: store, sink: sink)
         } catch {
-            return Result(elements: elements, error: error)
+            return error
         }
         if let sei = try? SEI.parse(nal, context: store) {
             for m in sei.messages {
                 if case .bufferingPeriod(let bp) = m.payload { try? store.activateSPS(id: bp.seqParameterSetID) }
             }
         }
-        return Result(elements: elements, error: nil)
+        return nil
     }
 
     /// Codes the RBSP of a NAL unit whose header is `header`, storing parameter sets.

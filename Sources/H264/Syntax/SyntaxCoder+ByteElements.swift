@@ -4,6 +4,12 @@ extension SyntaxCoder {
     /// Callers check `count` against the bits available first (it sizes an allocation).
     /// - Complexity: O(count).
     public mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error) {
+        try byteElementsOneByOne(&bytes, count: count, name)
+    }
+
+    /// Codes the bytes as one `u(8)` element each: the default ``SyntaxCoder/byteElements(_:count:_:)``,
+    /// which a coder that overrides it can fall back to.
+    public mutating func byteElementsOneByOne(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error) {
         if isReading {
             guard count >= 0 else { throw .outOfRange("\(name(0)) count", Int64(count)) }
             var out = [UInt8]()

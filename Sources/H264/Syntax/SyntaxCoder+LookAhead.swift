@@ -53,6 +53,23 @@ extension SyntaxCoder {
         return value
     }
 
+    /// Reads the `ue(v)` that comes next without consuming it (and without a tracer recording
+    /// it), checking it against `range`.
+    /// - Throws: ``H264Error/Code/truncated``, ``H264Error/Code/invalidExpGolomb``,
+    ///   ``H264Error/Code/valueOutOfRange``.
+    /// - Complexity: O(number of leading zero bits) look-aheads, at most 32.
+    public func peekUE(_ name: SyntaxName, _ range: ClosedRange<UInt32>) throws(H264Error) -> UInt32 {
+        var zeros = 0
+        while try peekBits(1, skipping: zeros) == 0 {
+            zeros &+= 1  // at most 32 here
+            guard zeros <= 31 else { throw H264Error.invalid(.invalidExpGolomb, "\(name): more than 31 leading zero bits") }
+        }
+        let info = zeros == 0 ? 0 : try peekBits(zeros, skipping: zeros &+ 1)
+        let value = UInt32(truncatingIfNeeded: (UInt64(1) << UInt64(zeros)) &- 1 &+ UInt64(info))  // zeros <= 31: < 2^32 - 1
+        guard range.contains(value) else { throw .outOfRange("\(name)", Int64(value)) }
+        return value
+    }
+
     /// Checks, without consuming anything, that `count` more bits can be read.
     /// - Throws: ``H264Error/Code/truncated`` when they cannot.
     /// - Complexity: O(1) for the library's coders, O(count / 32) for others.

@@ -2,7 +2,7 @@
 /// with up to two array subscripts: `offset_for_ref_frame[3]`, `luma_weight_l0[1]`.
 ///
 /// Costs nothing when nobody traces: it is a static string and two integers.
-public struct SyntaxName: Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct SyntaxName: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The element name without subscripts.
     public let base: StaticString
     /// Number of subscripts (0, 1 or 2).
@@ -31,6 +31,19 @@ public struct SyntaxName: Sendable, ExpressibleByStringLiteral, CustomStringConv
         case 1: return "\(base)[\(i)]"
         default: return "\(base)[\(i)][\(j)]"
         }
+    }
+
+    /// Equal names print alike: the same base text and subscripts.
+    public static func == (a: SyntaxName, b: SyntaxName) -> Bool {
+        guard a.subscriptCount == b.subscriptCount, a.i == b.i, a.j == b.j else { return false }
+        return a.base.withUTF8Buffer { x in b.base.withUTF8Buffer { y in x.elementsEqual(y) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        base.withUTF8Buffer { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(subscriptCount)
+        hasher.combine(i)
+        hasher.combine(j)
     }
 }
 
@@ -204,95 +217,5 @@ public struct SyntaxWriter: SyntaxCoder {
     public mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
         guard bytes.count == count else { throw .outOfRange("\(name) byte count", Int64(bytes.count)) }
         for b in bytes { writer.writeBits(UInt64(b), 8) }
-    }
-}
-
-/// One traced syntax element.
-public struct TraceElement: Sendable, Hashable, CustomStringConvertible {
-    /// Bit position of the element's first bit in the NAL unit's RBSP (header included).
-    public var bitPosition: Int
-    /// The element name with subscripts, as FFmpeg's `trace_headers` prints it.
-    public var name: String
-    /// The decoded value.
-    public var value: Int64
-
-    /// Creates a trace element.
-    public init(bitPosition: Int, name: String, value: Int64) {
-        self.bitPosition = bitPosition
-        self.name = name
-        self.value = value
-    }
-
-    /// `<bit position> <name> = <value>`, the `h264 trace` line format.
-    public var description: String { "\(bitPosition) \(name) = \(value)" }
-}
-
-/// Reads syntax elements like ``SyntaxReader`` and records each one.
-public struct SyntaxTracer: SyntaxCoder {
-    /// The reader doing the work.
-    public var inner: SyntaxReader
-    /// Every element read so far, in order.
-    public var elements: [TraceElement] = []
-    /// Added to every recorded bit position (for example 8 when the RBSP starts after the
-    /// NAL unit header byte).
-    public var positionOffset: Int
-
-    /// Creates a tracer over an RBSP.
-    public init(_ rbsp: ArraySlice<UInt8>, positionOffset: Int = 0) {
-        inner = SyntaxReader(rbsp)
-        self.positionOffset = positionOffset
-    }
-
-    /// Records an element that is not read through the coder (the NAL unit header, for example).
-    public mutating func record(_ name: SyntaxName, _ value: Int64, at position: Int) {
-        elements.append(TraceElement(bitPosition: position &+ positionOffset, name: name.description, value: value))
-    }
-
-    public var isReading: Bool { true }
-    public var bitPosition: Int { inner.bitPosition }
-    public var isAtEnd: Bool { inner.isAtEnd }
-
-    public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
-        let p = inner.bitPosition
-        try inner.u(bits, &value, name)
-        record(name, Int64(truncatingIfNeeded: value), at: p)
-    }
-
-    public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
-        let p = inner.bitPosition
-        try inner.u(bits, &value, name, range)
-        record(name, Int64(truncatingIfNeeded: value), at: p)
-    }
-
-    public mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
-        let p = inner.bitPosition
-        try inner.ue(&value, name, range)
-        record(name, Int64(truncatingIfNeeded: value), at: p)
-    }
-
-    public mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
-        let p = inner.bitPosition
-        try inner.se(&value, name, range)
-        record(name, Int64(truncatingIfNeeded: value), at: p)
-    }
-
-    public mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error) {
-        let p = inner.bitPosition
-        try inner.flag(&value, name)
-        record(name, value ? 1 : 0, at: p)
-    }
-
-    public mutating func moreRBSPData(writerAnswer: Bool) -> Bool { inner.moreRBSPData(writerAnswer: writerAnswer) }
-
-    public mutating func trailingBits() throws(H264Error) {
-        let p = inner.bitPosition
-        try inner.trailingBits()
-        record("rbsp_stop_one_bit", 1, at: p)
-        var q = p &+ 1
-        while q < inner.bitPosition { record("rbsp_alignment_zero_bit", 0, at: q); q &+= 1 }
-    }
-
-    public mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
-        try inner.bytes(&bytes, count: count, name)
     }
 }

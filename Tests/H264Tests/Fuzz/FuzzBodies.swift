@@ -1,10 +1,9 @@
-// The bodies of the libFuzzer targets in Tests/Fuzz. This file compiles twice: into the
-// single-module fuzz build (Tests/Fuzz/run.sh compiles it with every file of Sources/H264, so
-// there is no H264 module to import), and into H264Tests, where FuzzRegressionTests replays
-// every kept crasher through the same functions.
-#if canImport(H264)
+// The bodies of the libFuzzer targets in Tests/Fuzz (but mp4_read's, in MP4Tests). This file
+// (with FuzzBodies+*.swift and FuzzSeeds.swift) compiles twice: into the fuzz binary
+// (Tests/Fuzz/run.sh links it with the library modules, built with coverage instrumentation),
+// and into H264Tests, where FuzzRegressionTests replays every kept crasher through the same
+// functions.
 import H264
-#endif
 
 /// One function per fuzz target. Each takes arbitrary bytes, drives public entry points, and
 /// traps (through ``FuzzBodies/check(_:_:)``) only when a property the library promises does not
@@ -17,6 +16,11 @@ enum FuzzBodies {
         "avcc": avcc,
         "access_units": accessUnits,
         "roundtrip": roundTrip,
+        "rtp_depacketize": rtpDepacketize,
+        "y4m_parse": y4mParse,
+        "sdp_parse": sdpParse,
+        "flv_read": flvRead,
+        "rtmp_receive": rtmpReceive,
     ]
 
     /// Traps with `message` when `condition` is false: a broken promise is a finding.
@@ -68,6 +72,9 @@ enum FuzzBodies {
             }
             let trace = NALUnitTrace.trace(unit, store: &traceStore)
             check(!trace.elements.isEmpty || trace.error != nil, "a trace with neither elements nor error")
+            // Resource property: every element but the header's takes at least one bit, and a
+            // byte payload is one element: what a trace keeps follows the NAL unit's size.
+            check(trace.elements.count <= unit.count &* 8 &+ 16, "\(trace.elements.count) trace elements for \(unit.count) bytes")
         }
     }
 
@@ -126,7 +133,10 @@ enum FuzzBodies {
             while steps <= bytes.count &+ 2 {
                 steps &+= 1
                 do throws(H264Error) {
-                    guard let u = try parser.next() else { return }
+                    guard let u = try parser.next() else {
+                        check(parser.bufferedByteCount <= maximum, "\(parser.bufferedByteCount) bytes held, limit \(maximum)")
+                        return
+                    }
                     out.append(.unit(Array(u.bytes)))
                 } catch { out.append(.error(error.code)) }
             }
@@ -166,6 +176,10 @@ enum FuzzBodies {
             check(again == record, "an avcC record does not survive serialise + parse")
             if let annexB = try? FormatConversion.avccToAnnexB(payload, configuration: record) {
                 _ = nalUnits(annexB[...])
+                // Resource property: start codes for length fields (at most 2.5 times), and
+                // parameter sets inserted at most the input's bytes plus one access unit's bound.
+                let bound = 4 &* data.count &+ ParameterSetInserter.defaultMaximumBytesPerAccessUnit
+                check(annexB.count <= bound, "\(annexB.count) Annex-B bytes from \(data.count) input bytes")
             }
             _ = try? FormatConversion.avccToAnnexB(payload, configuration: record, lengthSize: lengthSize)
         }
@@ -187,8 +201,17 @@ enum FuzzBodies {
             frameRate: first & 1 == 0 ? nil : (numerator: Int64(first >> 4) &+ 1, denominator: 1),
             overridesStreamTiming: first & 2 != 0,
             reorderDepth: first & 4 == 0 ? nil : Int(first >> 5))
-        let (units, _) = AccessUnits.assemble(annexB: stream, timing: timing, leadingData: .skip)
+        var dropped = 0
+        let (units, errors) = AccessUnits.assemble(annexB: stream, timing: timing, leadingData: .skip, droppedErrorCount: &dropped)
         for au in units { check(!au.nalUnits.isEmpty, "an empty access unit") }
+        // Resource properties: a format change keeps the parameter sets that changed, never a
+        // copy of all of them (so all changes together hold at most the input's parameter
+        // sets); error lists stay capped.
+        let parameterSets = nalUnits(stream).filter { $0.type == .sps || $0.type == .pps }.count
+        let kept = units.reduce(0) { $0 &+ ($1.formatChange?.changedParameterSets.count ?? 0) }
+        check(kept <= parameterSets, "format changes keep \(kept) parameter sets of \(parameterSets) in the input")
+        check(errors.count <= AccessUnits.maximumErrors, "\(errors.count) errors kept")
+        for au in units { check(au.diagnostics.count <= AccessUnitAssembler.maximumDiagnostics, "\(au.diagnostics.count) diagnostics kept") }
 
         let limits = first & 8 == 0 ? AccessUnitAssembler.Limits()
             : AccessUnitAssembler.Limits(maxAccessUnitBytes: 512, maxNALUnitsPerAccessUnit: 4)
@@ -229,6 +252,18 @@ enum FuzzBodies {
         do throws(H264Error) {
             let same = try AnnexBHeaderEditor.edit(data[...], edits: HeaderEdits(), unparsed: &unparsed)
             check(same == data, "the header editor without edits changed the stream")
+            // The streaming editor in small chunks gives the same bytes.
+            var editor = AnnexBStreamEditor(edits: HeaderEdits(), maximumNALUnitSize: 64)
+            var out: [UInt8] = []
+            var i = 0
+            while i < data.count {
+                let end = min(i &+ 7, data.count)
+                try editor.append(data[i..<end], to: &out)
+                i = end
+            }
+            try editor.finish(to: &out)
+            check(out == data, "the streaming editor without edits changed the stream")
+            check(editor.unparsed.count <= AnnexBStreamEditor.maximumReports, "unparsed reports past the cap")
         } catch {
             check(false, "the header editor without edits threw \(error)")
         }
@@ -242,7 +277,10 @@ enum FuzzBodies {
         if k & 32 != 0 { edits.crop = [0, 2, 0, 2] }
         if k & 64 != 0 { edits.removedSEIPayloadTypes = [SEIPayloadType(5), SEIPayloadType(6)] }
         if k & 128 != 0 { edits.fullRange = true; edits.colourPrimaries = 1 }
-        _ = try? AnnexBHeaderEditor.edit(data[...], edits: edits)
+        if let edited = try? AnnexBHeaderEditor.edit(data[...], edits: edits) {
+            // Resource property: an AUD (6 bytes) per access unit, SPS fields a few bytes each.
+            check(edited.count <= 3 &* data.count &+ 64, "\(edited.count) bytes edited from \(data.count)")
+        }
     }
 
     /// Whatever parses (SPS, PPS, subset SPS, slice header, SEI) writes back and parses again

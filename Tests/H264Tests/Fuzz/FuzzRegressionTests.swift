@@ -30,6 +30,17 @@ import TestSupport
         FuzzBodies.targets[input.target]?(bytes)
     }
 
+    /// Every body accepts the seeds derived for it from the fixtures (FLV files, RTP packets,
+    /// server bytes, SDP, Y4M), and there are some for each target that needs them.
+    @Test(arguments: ["flv_read", "rtp_depacketize", "rtmp_receive", "y4m_parse", "sdp_parse"])
+    func derivedSeeds(_ target: String) throws {
+        let body = try #require(FuzzBodies.targets[target])
+        let streams = Fixture.allCases.map { $0.bytes() }
+        let seeds = FuzzSeeds.make(target: target, streams: streams, maximumLength: 1 << 16)
+        #expect(!seeds.isEmpty)
+        for seed in seeds { body(seed) }
+    }
+
     /// Every body accepts every fixture (the fuzzers' seeds) as is.
     @Test(arguments: FuzzBodies.targets.keys.sorted())
     func fixtures(_ target: String) throws {

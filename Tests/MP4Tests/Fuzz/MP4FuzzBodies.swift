@@ -1,7 +1,8 @@
-// The body of the MP4 libFuzzer target (Tests/Fuzz, target mp4_read). This file compiles twice:
-// into the fuzz binary (Tests/Fuzz/run.sh builds the H264 and MP4 modules and links it with
-// Tests/Fuzz/Targets/Entry.swift), and into MP4Tests, where MP4FuzzRegressionTests replays
-// every kept crasher through the same function.
+// The body of the MP4 libFuzzer target (Tests/Fuzz, target mp4_read) and its seeds. This file
+// compiles twice: into the fuzz binary (Tests/Fuzz/run.sh links it with the library modules and
+// the other targets' bodies; Tests/Fuzz/Targets/Entry.swift adds these targets to
+// FuzzBodies.targets), and into MP4Tests, where MP4FuzzRegressionTests replays every kept crasher
+// through the same function.
 import H264
 import MP4
 
@@ -18,7 +19,7 @@ enum MP4FuzzBodies {
 
     /// Opens the bytes as an MP4 file, lists its boxes, walks every track's samples, reads
     /// them, converts H.264 tracks to Annex-B and to access units, and writes what was read
-    /// back through the progressive and fragmented writers, which must read back the same.
+    /// back through the progressive writer, which must read back the same.
     static func read(_ data: [UInt8]) {
         _ = try? MP4BoxTree.nodes(in: data)
         guard let reader = try? MP4Reader(data) else { return }
@@ -46,7 +47,7 @@ enum MP4FuzzBodies {
         }
     }
 
-    /// Writes the samples again (progressive, then fragmented) and checks that the reader
+    /// Writes the samples again (a progressive file) and checks that the reader
     /// returns the same bytes, decoding-time steps and sync flags. Samples a writer refuses
     /// (times going back, offsets too large) end the check: that is a correct answer.
     static func roundTrip(_ samples: [(MP4SampleInfo, MP4Sample)], track: MP4Track) {
@@ -73,5 +74,34 @@ enum MP4FuzzBodies {
                       "sample \(k): decoding time step changed")
             }
         }
+    }
+}
+
+extension MP4FuzzBodies {
+    /// The streams muxed by the library's writers: a fast-start and a media-first progressive
+    /// file, and a fragmented one (a second each), so the reader starts from valid files of
+    /// every layout.
+    static func seeds(_ streams: [[UInt8]]) -> [[UInt8]] {
+        var seeds: [[UInt8]] = []
+        for stream in streams {
+            for layout in 0..<3 {
+                let file = MP4MemoryFile()
+                var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+                    switch layout {
+                    case 0: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .fastStart))
+                    case 1: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .mediaFirst))
+                    default: return try MP4FragmentedFileWriter(file: file, options: .init(timescale: timescale, targetDuration: timescale))
+                    }
+                }
+                do throws(MP4Error) {
+                    try converter.append(stream)
+                    _ = try converter.finish()
+                    seeds.append(file.bytes)
+                } catch {
+                    continue  // a stream the muxer refuses (no SPS, a format change in a fragmented file)
+                }
+            }
+        }
+        return seeds
     }
 }

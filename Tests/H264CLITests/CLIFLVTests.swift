@@ -132,7 +132,9 @@ import TestSupport
         // Nothing else changed; a second pass inserts nothing.
         #expect(try AnnexB.split(bytes).filter { $0.type != .accessUnitDelimiter }.map(\.bytes)
                 == AnnexB.split(original).map(\.bytes))
-        #expect(try AUDInsertion.insert(into: bytes).inserted == 0)
+        var again = HeaderEdits()
+        again.accessUnitDelimiters = .insert
+        #expect(try AnnexBHeaderEditor.edit(bytes[...], edits: again) == bytes)
         #expect(throws: CLIError.self) { try Self.convert([input, out, "--to", "annexb", "--aud", "remove"]) }
     }
 }

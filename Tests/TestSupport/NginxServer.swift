@@ -1,25 +1,24 @@
 import Foundation
 import Glibc
-import TestSupport
 
 /// An nginx with the RTMP module, run by a test in its own directory on a free loopback port,
 /// recording every published stream there.
 ///
 /// Started with `posix_spawn` and an empty signal mask: test threads block SIGTERM, a child
 /// started from one would inherit that, and nginx (single process) would never stop.
-final class NginxServer {
-    static let binary = Support.which("nginx") ?? "/usr/sbin/nginx"
-    static let modulePaths = ["/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so"]
-    static let module = modulePaths.first { FileManager.default.fileExists(atPath: $0) }
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: binary) && module != nil }
+public final class NginxServer {
+    public static let binary = Support.which("nginx") ?? "/usr/sbin/nginx"
+    public static let modulePaths = ["/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so"]
+    public static let module = modulePaths.first { FileManager.default.fileExists(atPath: $0) }
+    public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: binary) && module != nil }
 
-    let directory: String
-    let port: UInt16
+    public let directory: String
+    public let port: UInt16
     private var pid: pid_t = 0
 
     /// Starts nginx and waits until it accepts connections.
     /// - Parameter logLevel: the `error_log` level (`debug` shows what the RTMP module parsed).
-    init(logLevel: String = "info") throws {
+    public init(logLevel: String = "info") throws {
         directory = try Support.temporaryDirectory()
         port = try Self.freePort()
         let conf = """
@@ -48,10 +47,10 @@ final class NginxServer {
     }
 
     /// The server's log.
-    var log: String { (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "" }
 
     /// The recording of a stream.
-    func recording(_ stream: String) -> String { directory + "/" + stream + ".flv" }
+    public func recording(_ stream: String) -> String { directory + "/" + stream + ".flv" }
 
     private func spawn(_ args: [String]) throws {
         var attr = posix_spawnattr_t()
@@ -76,10 +75,10 @@ final class NginxServer {
     }
 
     /// Stops nginx (SIGTERM, then SIGKILL after 5 s) and waits for it.
-    func stop() { signal(SIGTERM) }
+    public func stop() { signal(SIGTERM) }
 
     /// Kills nginx at once (SIGKILL), to test a server vanishing mid-stream.
-    func kill() { signal(SIGKILL) }
+    public func kill() { signal(SIGKILL) }
 
     private func signal(_ sig: Int32) {
         guard pid > 0 else { return }
@@ -100,7 +99,7 @@ final class NginxServer {
     }
 
     /// A loopback port nothing listens on right now.
-    static func freePort() throws -> UInt16 {
+    public static func freePort() throws -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()
@@ -117,7 +116,7 @@ final class NginxServer {
         return UInt16(bigEndian: addr.sin_port)
     }
 
-    static func accepts(_ port: UInt16) -> Bool {
+    public static func accepts(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()

@@ -1,0 +1,125 @@
+import H264
+
+/// Turns timed access units (or encoded frames) into FLV samples (AVCC, 4-byte lengths,
+/// parameter sets out of band) and says when a new AVC sequence header must go first.
+///
+/// Parameter sets in band are taken out of the samples and followed by a
+/// ``ParameterSetInserter`` (``ParameterSetInserter/configurationChange(for:)``): a new sequence
+/// header is made only when a picture refers to a parameter set whose content the last header
+/// did not carry, and it holds the SPS and PPS that picture refers to. Checking costs a few
+/// bytes read per slice, never a rebuilt record per access unit; and the headers written are at
+/// most as many bytes as the input plus ``ParameterSetInserter/maximumBytesPerAccessUnit``,
+/// whatever the stream repeats or changes.
+///
+/// Memory: the parameter sets by id (views into the caller's buffers).
+public struct FLVSampleBuilder: Sendable {
+    private var inserter: ParameterSetInserter
+    private var hasConfiguration = false
+    private var encodedFrameOffset: Int64?
+
+    /// Creates a builder that already knows `parameterSets` (an encoder's SPS and PPS), so
+    /// that samples without parameter sets in band can go first.
+    public init(parameterSets: [NALUnit] = []) {
+        inserter = ParameterSetInserter(parameterSets: parameterSets)
+    }
+
+    /// The sample for one access unit (timestamps in milliseconds), and the avcC record to send
+    /// before it when the parameter sets it uses are new or changed (nil when the last holds).
+    /// - Throws: ``FLVError/Code/missingDecoderConfiguration`` when no SPS and PPS came before;
+    ///   ``FLVError/Code/invalidArgument`` for an access unit without timestamps;
+    ///   ``FLVError/Code/invalidBitstream`` for a NAL unit that does not fit a 4-byte length.
+    public mutating func sample(_ au: AccessUnit) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
+        guard let times = au.timestamps(timescale: 1000) else {
+            throw FLVError.invalid(.invalidArgument, "access unit \(au.index) has no timestamps")
+        }
+        return try sample(nalUnits: au.nalUnits, dts: times.dts, pts: times.pts, isKeyframe: au.isKeyframe,
+                          name: "access unit \(au.index)")
+    }
+
+    /// The sample for one encoded frame (timestamps in milliseconds). FLV times cannot be
+    /// negative, and an encoder with frame reordering starts its DTS below 0: when the first
+    /// frame's DTS is negative, every time is moved later by that much.
+    public mutating func sample(_ frame: EncodedFrame) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
+        let base = TimeBase(numerator: 1, denominator: Int64(frame.timescale))
+        let dts = base.rescale(frame.dts, to: 1000), pts = base.rescale(frame.pts, to: 1000)
+        let offset = encodedFrameOffset ?? max(0, 0 &- dts)  // rescale saturates: no overflow
+        encodedFrameOffset = offset
+        return try sample(nalUnits: frame.nalUnits, dts: dts &+ offset, pts: pts &+ offset, isKeyframe: frame.isKeyframe,
+                          name: "encoded frame at \(frame.pts)")
+    }
+
+    /// The one sample path: parameter sets in band are noted (and left out of the sample), a
+    /// record is made when the picture needs one, the rest becomes a 4-byte AVCC sample.
+    private mutating func sample(nalUnits: [NALUnit], dts: Int64, pts: Int64, isKeyframe: Bool,
+                                 name: @autoclosure () -> String) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
+        var avcC: [UInt8]?
+        if let sets = inserter.configurationChange(for: nalUnits) {
+            do throws(H264Error) {
+                avcC = try AVCDecoderConfigurationRecord(parameterSets: sets).serialized()
+            } catch {
+                throw FLVError(.missingDecoderConfiguration, "no avcC record for \(name()): \(error.reason)", underlying: error)
+            }
+            hasConfiguration = true
+        }
+        guard hasConfiguration else {
+            throw FLVError.invalid(.missingDecoderConfiguration, "no SPS/PPS before \(name())")
+        }
+        let data: [UInt8]
+        do throws(H264Error) {
+            data = try AccessUnit(nalUnits: nalUnits, index: 0).avccSample(lengthSize: .four, includeParameterSets: false)
+        } catch {
+            throw FLVError.bitstream(error, name())
+        }
+        return (avcC, FLVVideoSample(dts: dts, pts: pts, isKeyframe: isKeyframe, data: data))
+    }
+}
+
+/// `onMetaData` for a stream, gathered access unit by access unit: size and frame rate from its
+/// first SPS, duration from its timestamps.
+///
+/// Memory: one SPS and a few numbers, whatever the stream's length.
+public struct FLVMetadataCollector: Sendable {
+    private var store = ParameterSetStore()
+    private var sps: SequenceParameterSet?
+    private var timeBase: TimeBase?
+    private var end: Int64?
+
+    /// Creates an empty collector.
+    public init() {}
+
+    /// Takes the next access unit (with its timestamps).
+    public mutating func add(_ au: AccessUnit) {
+        if timeBase == nil { timeBase = au.timeBase }
+        if sps == nil {
+            for unit in au.nalUnits where unit.type == .sps {
+                if (try? store.ingest(unit)) != nil, let id = unit.parameterSetID, let s = store.sps(id: id) {
+                    sps = s
+                    break
+                }
+            }
+        }
+        if let pts = au.pts {
+            let e = pts &+ (au.duration ?? 0)  // timestamps of a stream in memory: small
+            end = Swift.max(end ?? e, e)
+        }
+    }
+
+    /// The metadata so far.
+    /// - Parameter presentationDelay: added to the presentation times seen (a delay measured
+    ///   by a first pass, see ``TimestampAssigner/Configuration/presentationDelay``).
+    /// - Parameter includesDuration: false when the stream is still going (live, a pipe).
+    public func metadata(presentationDelay: Int64 = 0, includesDuration: Bool = true) -> FLVMetadata {
+        let frameSeconds = timeBase?.seconds(2)
+        var duration: Double?
+        if includesDuration, let timeBase, let end { duration = timeBase.seconds(end &+ presentationDelay) }
+        return FLVMetadata(width: sps?.width, height: sps?.height, frameRate: frameSeconds.map { 1 / $0 },
+                           duration: duration, encoder: "swift-h264")
+    }
+
+    /// `onMetaData` for a whole stream's access units.
+    public static func metadata(for accessUnits: [AccessUnit]) -> FLVMetadata {
+        var collector = FLVMetadataCollector()
+        for au in accessUnits { collector.add(au) }
+        return collector.metadata()
+    }
+}

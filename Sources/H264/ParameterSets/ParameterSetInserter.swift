@@ -1,0 +1,223 @@
+/// Chooses the parameter sets to put in front of an access unit so that a decoder that starts
+/// there has what it needs, and no more: the SPS and PPS the picture's slices refer to.
+///
+/// Writers that move parameter sets from out of band (an avcC record, an FLV sequence header)
+/// into the stream, or that repeat them for late joiners, ask it once per access unit in
+/// decoding order (``parameterSets(toInsertBefore:isRandomAccess:)``):
+///
+/// before a random access point (an IDR picture, a recovery point, an FLV keyframe) it returns
+/// the SPS (with its SPS extension) and PPS each slice refers to, unless the access unit carries
+/// them itself: new ones, ones that changed since the output last carried them, and repeats for
+/// decoders that start there. Other access units get nothing (no decoder starts at them). The
+/// bytes
+/// inserted are bounded twice: at most ``maximumBytesPerAccessUnit`` per access unit, and in
+/// all at most the input's bytes (told with ``consume(byteCount:)``) plus
+/// ``maximumBytesPerAccessUnit``: a writer that inserts through it never writes more than twice
+/// its input plus that constant. A set that does not fit is left out (and counted in
+/// ``skippedCount``); a new one is tried again before the next access unit.
+///
+/// Memory: one NAL unit view per parameter set id (32 SPS, 256 PPS, 32 SPS extensions).
+public struct ParameterSetInserter: Sendable {
+    /// The default bound on the bytes inserted before one access unit: 256 KiB, room for an
+    /// SPS and a PPS of the largest size an avcC record can hold, many times what real streams
+    /// use (tens of bytes).
+    public static let defaultMaximumBytesPerAccessUnit = 256 << 10
+
+    /// The bound on the bytes inserted before one access unit.
+    public let maximumBytesPerAccessUnit: Int
+    /// Insertions (or configuration records) made so far.
+    public private(set) var insertedCount = 0
+    /// Bytes of the parameter sets inserted (or put into records) so far.
+    public private(set) var insertedByteCount = 0
+    /// Parameter sets left out because they did not fit the bounds.
+    public private(set) var skippedCount = 0
+
+    /// Slots: SPS 0...31, PPS 32...287, SPS extensions 288...319.
+    private static let ppsBase = 32, extensionBase = 288, slotCount = 320
+    /// The latest content of each parameter set id (in band or out of band).
+    private var known: [NALUnit?] = Array(repeating: nil, count: ParameterSetInserter.slotCount)
+    /// True when the output already carried `known[slot]`.
+    private var carried: [Bool] = Array(repeating: false, count: ParameterSetInserter.slotCount)
+    /// What may still be inserted in all: input bytes plus one access unit's bound, less what
+    /// was inserted. Saturating.
+    private var credit: Int
+    /// The sets of the last configuration record (``configurationChange(for:)``).
+    private var record: [NALUnit?] = Array(repeating: nil, count: ParameterSetInserter.slotCount)
+    private var recordMade = false
+
+    /// Creates an inserter that knows `parameterSets` from out of band.
+    /// - Parameters:
+    ///   - parameterSets: SPS, PPS and SPS extensions known before the stream (an avcC
+    ///     record's); their bytes count as input.
+    ///   - maximumBytesPerAccessUnit: the bound on one access unit's insertions (at least 0).
+    public init(parameterSets: [NALUnit] = [], maximumBytesPerAccessUnit: Int = ParameterSetInserter.defaultMaximumBytesPerAccessUnit) {
+        self.maximumBytesPerAccessUnit = Swift.max(0, maximumBytesPerAccessUnit)
+        credit = self.maximumBytesPerAccessUnit
+        receiveOutOfBand(parameterSets)
+    }
+
+    /// Parameter sets that arrived out of band (a new avcC record or FLV sequence header): they
+    /// are the ones in force from now on; a set whose content changed counts as not carried.
+    /// Their bytes count as input.
+    public mutating func receiveOutOfBand(_ parameterSets: [NALUnit]) {
+        for unit in parameterSets {
+            consume(byteCount: unit.count)
+            guard let slot = Self.slot(of: unit) else { continue }
+            if known[slot] != unit {
+                known[slot] = unit
+                carried[slot] = false
+            }
+        }
+    }
+
+    /// Counts `byteCount` bytes of input toward what may be inserted.
+    public mutating func consume(byteCount: Int) {
+        credit = credit > Int.max &- Swift.max(0, byteCount) ? Int.max : credit &+ Swift.max(0, byteCount)
+    }
+
+    /// The parameter sets to put in front of `nalUnits` (one access unit, in decoding order):
+    /// SPS first, then SPS extensions, then PPS. In-band parameter sets of the access unit are
+    /// noted as carried (and as the ones in force), and its bytes count as input.
+    /// - Parameters:
+    ///   - nalUnits: the access unit.
+    ///   - isRandomAccess: the access unit is a random access point (an IDR picture, a
+    ///     recovery point, an FLV keyframe): the sets it refers to are repeated for decoders
+    ///     that start there.
+    /// - Complexity: O(n) in the number of NAL units, reading a few bytes of each slice.
+    public mutating func parameterSets(toInsertBefore nalUnits: [NALUnit], isRandomAccess: Bool) -> [NALUnit] {
+        var inBand: [Int] = []
+        var wanted = referencedSlots(of: nalUnits) { inBand.append($0) }
+        for slot in inBand { carried[slot] = true }  // written with the access unit
+        if wanted.isEmpty && isRandomAccess && nalUnits.contains(where: { $0.type == .slice || $0.type == .idrSlice }) {
+            // No slice says which PPS it uses (a header too short to read): every known set, as
+            // a writer that does not look at the slices would insert.
+            wanted = known.indices.filter { known[$0] != nil }.sorted { Self.order($0) < Self.order($1) }
+        }
+        guard isRandomAccess else { return [] }
+        var room = Swift.min(maximumBytesPerAccessUnit, credit)
+        var insert: [NALUnit] = []
+        for slot in wanted where !inBand.contains(slot) {
+            guard let unit = known[slot] else { continue }
+            guard unit.count <= room else {
+                skippedCount &+= 1  // at most one per slot and access unit
+                continue
+            }
+            room &-= unit.count
+            spend(unit.count)
+            carried[slot] = true
+            insert.append(unit)
+        }
+        return insert
+    }
+
+    /// For writers that carry the parameter sets in a decoder configuration record sent again
+    /// when it changes (FLV sequence headers, RTMP): the parameter sets of a new record when
+    /// `nalUnits` (one access unit) refers to a parameter set whose content the last record
+    /// did not carry; nil while the last record holds.
+    ///
+    /// The record holds the SPS (with its extension) and PPS the picture refers to, so its size
+    /// follows the picture, not everything the stream ever defined; before the first record,
+    /// when the picture's references cannot be read, it holds every set known. In-band parameter
+    /// sets of the access unit become the ones in force (the writer moves them out of band).
+    /// Records are paid from the same bounds as insertions (``maximumBytesPerAccessUnit``, and
+    /// the input's bytes): one that does not fit is not made, and counted in ``skippedCount``.
+    public mutating func configurationChange(for nalUnits: [NALUnit]) -> [NALUnit]? {
+        var slots = referencedSlots(of: nalUnits) { _ in }
+        if slots.isEmpty && !recordMade {
+            slots = known.indices.filter { known[$0] != nil }.sorted { Self.order($0) < Self.order($1) }
+        }
+        guard slots.contains(where: { known[$0] != nil && record[$0] != known[$0] }) else { return nil }
+        let units = slots.compactMap { known[$0] }
+        let bytes = units.reduce(0) { $0 &+ $1.count }  // at most 320 sets of at most the input's size
+        guard bytes <= Swift.min(maximumBytesPerAccessUnit, credit) else {
+            skippedCount &+= units.count
+            return nil
+        }
+        spend(bytes)
+        record = Array(repeating: nil, count: Self.slotCount)
+        for slot in slots { record[slot] = known[slot] }
+        recordMade = true
+        return units
+    }
+
+    /// The slots `nalUnits` refers to, SPS (and extension) before PPS; in-band parameter sets
+    /// become known (and are passed to `inBand`), and the access unit's bytes count as input.
+    private mutating func referencedSlots(of nalUnits: [NALUnit], inBand: (Int) -> Void) -> [Int] {
+        var ppsIDs: [Int] = []
+        for unit in nalUnits {
+            consume(byteCount: unit.count)
+            switch unit.type {
+            case .sps, .pps, .spsExtension:
+                guard let slot = Self.slot(of: unit) else { continue }
+                if known[slot] != unit {
+                    known[slot] = unit
+                    carried[slot] = false
+                }
+                inBand(slot)
+            case .slice, .idrSlice:
+                if let id = unit.referencedParameterSetID, !ppsIDs.contains(id) { ppsIDs.append(id) }
+            default:
+                break
+            }
+        }
+        var wanted: [Int] = []
+        var ppsSlots: [Int] = []
+        for id in ppsIDs {
+            let ppsSlot = Self.ppsBase &+ id  // id < 256
+            guard let pps = known[ppsSlot] else { continue }
+            ppsSlots.append(ppsSlot)
+            guard let spsID = pps.referencedParameterSetID else { continue }
+            for slot in [spsID, Self.extensionBase &+ spsID] where known[slot] != nil && !wanted.contains(slot) {
+                wanted.append(slot)  // spsID < 32
+            }
+        }
+        return wanted + ppsSlots
+    }
+
+    private mutating func spend(_ bytes: Int) {
+        credit &-= bytes  // bytes <= credit, checked by the callers
+        insertedCount &+= 1
+        insertedByteCount &+= bytes  // bounded by the input's bytes
+    }
+
+    /// `nalUnits` with ``parameterSets(toInsertBefore:isRandomAccess:)`` inserted where they
+    /// belong: after the access unit delimiter and the parameter sets that open the access unit,
+    /// before anything else (an SEI, whose buffering_period may name the SPS, and the slices).
+    public mutating func inserting(into nalUnits: [NALUnit], isRandomAccess: Bool) -> [NALUnit] {
+        let sets = parameterSets(toInsertBefore: nalUnits, isRandomAccess: isRandomAccess)
+        guard !sets.isEmpty else { return nalUnits }
+        var out = nalUnits
+        out.insert(contentsOf: sets, at: Self.insertionIndex(in: nalUnits))
+        return out
+    }
+
+    /// Where inserted parameter sets go in an access unit: after a leading access unit
+    /// delimiter and parameter sets, before the first other NAL unit.
+    public static func insertionIndex(in nalUnits: [NALUnit]) -> Int {
+        nalUnits.firstIndex { !($0.type == .accessUnitDelimiter || $0.type.isParameterSet || $0.type == .spsExtension) } ?? nalUnits.count
+    }
+
+    /// Insertion order of a slot: SPS, then SPS extensions, then PPS.
+    private static func order(_ slot: Int) -> Int {
+        slot < ppsBase ? slot : (slot >= extensionBase ? slot &- extensionBase &+ ppsBase : slot &+ ppsBase)
+    }
+
+    /// The slot of an SPS, PPS or SPS extension, nil for other NAL units or an unreadable id.
+    private static func slot(of unit: NALUnit) -> Int? {
+        switch unit.type {
+        case .sps:
+            guard let id = unit.parameterSetID, id < 32 else { return nil }
+            return id
+        case .pps:
+            guard let id = unit.parameterSetID, id < 256 else { return nil }
+            return ppsBase &+ id
+        case .spsExtension:
+            // seq_parameter_set_id is the extension's first element.
+            var reader = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(8)))
+            guard let id = try? reader.readUE(), id < 32 else { return nil }
+            return extensionBase &+ Int(id)
+        default:
+            return nil
+        }
+    }
+}
