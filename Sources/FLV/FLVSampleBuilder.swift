@@ -6,12 +6,14 @@ import H264
 /// Parameter sets in band are taken out of the samples and followed by a
 /// ``ParameterSetInserter`` (``ParameterSetInserter/configurationChange(for:)``): a new sequence
 /// header is made only when a picture refers to a parameter set whose content the last header
-/// did not carry, and it holds the SPS and PPS that picture refers to. Checking costs a few
+/// did not carry; it holds the SPS and PPS that picture refers to first, then the other sets
+/// known as far as a bounded record holds them (so an ordinary stream's sets travel together,
+/// and switching between PPS ids makes no new header). Checking costs a few
 /// bytes read per slice, never a rebuilt record per access unit; and the headers written are at
 /// most as many bytes as the input plus ``ParameterSetInserter/maximumBytesPerAccessUnit``,
 /// whatever the stream repeats or changes.
 ///
-/// Memory: the parameter sets by id (views into the caller's buffers).
+/// Memory: the parameter sets by id (copies, see ``ParameterSetInserter``).
 public struct FLVSampleBuilder: Sendable {
     private var inserter: ParameterSetInserter
     private var hasConfiguration = false

@@ -81,14 +81,18 @@ enum MP4Conversion {
         var builder = FLVSampleBuilder()
         var samples = reader.samples(of: track)
         var shift: Int64?
+        var previousDescription = -1
         let timescale = Int64(track.timescale)
         while let info = try samples.next() {
             var au = try reader.sample(info).accessUnit(description: track.descriptions[info.descriptionIndex],
                                                         index: info.index, timescale: timescale)
-            // The description's parameter sets go in front of each description's first sample.
-            if let record = track.descriptions[info.descriptionIndex].decoderConfiguration, info.flags.isSync {
+            // The description's parameter sets go in front of each description's first sample:
+            // the builder then follows them (a sequence header when a picture uses a new one).
+            if info.descriptionIndex != previousDescription,
+               let record = track.descriptions[info.descriptionIndex].decoderConfiguration {
                 au.nalUnits = record.parameterSets + au.nalUnits
             }
+            previousDescription = info.descriptionIndex
             let offset = shift ?? max(0, 0 &- info.decodeTime)
             shift = offset
             au.dts = info.decodeTime &+ offset

@@ -26,8 +26,8 @@ public struct RTPPacketizer: Sendable {
         /// Send access units as they are.
         case off
         /// Remember the last SPS and PPS of each id seen in the stream and put the ones an IDR
-        /// access unit uses in front of it when it lacks them. The packetiser keeps the NAL
-        /// units (views into the caller's buffers) until they are replaced.
+        /// access unit uses in front of it when it lacks them. The packetiser keeps a copy of
+        /// each until it is replaced.
         case fromStream
         /// Put these SPS and PPS NAL units (the ones it uses) in front of every IDR access unit
         /// that lacks them.

@@ -16,7 +16,13 @@
 /// its input plus that constant. A set that does not fit is left out (and counted in
 /// ``skippedCount``); a new one is tried again before the next access unit.
 ///
-/// Memory: one NAL unit view per parameter set id (32 SPS, 256 PPS, 32 SPS extensions).
+/// The same bounds pay for the decoder configuration records of writers that carry parameter
+/// sets out of band and send a new record when they change (FLV sequence headers, MP4 sample
+/// descriptions): ``configurationChange(for:)``.
+///
+/// Memory: at most one parameter set per id (32 SPS, 256 PPS, 32 SPS extensions), copied out of
+/// the caller's buffers when it is new or changed, so that no access unit or input chunk is kept
+/// alive by a parameter set it once held.
 public struct ParameterSetInserter: Sendable {
     /// The default bound on the bytes inserted before one access unit: 256 KiB, room for an
     /// SPS and a PPS of the largest size an avcC record can hold, many times what real streams
@@ -58,16 +64,26 @@ public struct ParameterSetInserter: Sendable {
 
     /// Parameter sets that arrived out of band (a new avcC record or FLV sequence header): they
     /// are the ones in force from now on; a set whose content changed counts as not carried.
-    /// Their bytes count as input.
-    public mutating func receiveOutOfBand(_ parameterSets: [NALUnit]) {
+    /// - Parameters:
+    ///   - parameterSets: the record's SPS, PPS and SPS extensions.
+    ///   - countsAsInput: their bytes count as input (true for a record the input carries each
+    ///     time, an FLV sequence header); false for one the input holds once and names again
+    ///     (an MP4 sample description used again after another), which must not raise the
+    ///     bound on what may be inserted each time.
+    public mutating func receiveOutOfBand(_ parameterSets: [NALUnit], countsAsInput: Bool = true) {
         for unit in parameterSets {
-            consume(byteCount: unit.count)
+            if countsAsInput { consume(byteCount: unit.count) }
             guard let slot = Self.slot(of: unit) else { continue }
-            if known[slot] != unit {
-                known[slot] = unit
-                carried[slot] = false
-            }
+            learn(unit, slot: slot)
         }
+    }
+
+    /// Makes `unit` the content of `slot`, a copy of its bytes, when it differs from what the
+    /// slot holds; a changed set counts as not carried.
+    private mutating func learn(_ unit: NALUnit, slot: Int) {
+        guard known[slot] != unit else { return }
+        known[slot] = NALUnit(unchecked: Array(unit.bytes)[...])
+        carried[slot] = false
     }
 
     /// Counts `byteCount` bytes of input toward what may be inserted.
@@ -91,7 +107,7 @@ public struct ParameterSetInserter: Sendable {
         if wanted.isEmpty && isRandomAccess && nalUnits.contains(where: { $0.type == .slice || $0.type == .idrSlice }) {
             // No slice says which PPS it uses (a header too short to read): every known set, as
             // a writer that does not look at the slices would insert.
-            wanted = known.indices.filter { known[$0] != nil }.sorted { Self.order($0) < Self.order($1) }
+            wanted = Self.slotsInOrder.filter { known[$0] != nil }
         }
         guard isRandomAccess else { return [] }
         var room = Swift.min(maximumBytesPerAccessUnit, credit)
@@ -111,31 +127,63 @@ public struct ParameterSetInserter: Sendable {
     }
 
     /// For writers that carry the parameter sets in a decoder configuration record sent again
-    /// when it changes (FLV sequence headers, RTMP): the parameter sets of a new record when
-    /// `nalUnits` (one access unit) refers to a parameter set whose content the last record
-    /// did not carry; nil while the last record holds.
+    /// when it changes (FLV sequence headers, RTMP, MP4 sample descriptions): the parameter sets
+    /// of a new record when `nalUnits` (one access unit) refers to a parameter set whose content
+    /// the last record did not carry; nil while the last record holds.
     ///
-    /// The record holds the SPS (with its extension) and PPS the picture refers to, so its size
-    /// follows the picture, not everything the stream ever defined; before the first record,
-    /// when the picture's references cannot be read, it holds every set known. In-band parameter
-    /// sets of the access unit become the ones in force (the writer moves them out of band).
-    /// Records are paid from the same bounds as insertions (``maximumBytesPerAccessUnit``, and
-    /// the input's bytes): one that does not fit is not made, and counted in ``skippedCount``.
+    /// The record holds the SPS (with its extension) and PPS the picture refers to, first; then,
+    /// as far as they fit (in bytes, below; in what an avcC record holds: 31 SPS, 255 PPS, 64 KiB
+    /// each), the sets of the last record that have not changed, then the other sets known. So
+    /// the parameter sets of an ordinary stream travel together in one record (a stream that
+    /// switches between PPS ids it defined gets no record per switch), a new record is made only
+    /// when a picture uses a set that is new or changed, and a record's size is bounded whatever
+    /// the stream defines. Before the first record, when the picture's references cannot be read,
+    /// the record is every set known. In-band parameter sets of the access unit become the ones
+    /// in force (the writer moves them out of band). Records are paid from the same bounds as
+    /// insertions (``maximumBytesPerAccessUnit``, and the input's bytes): when the picture's own
+    /// sets do not fit, no record is made, and they are counted in ``skippedCount``.
+    /// - Complexity: O(n) in the number of NAL units, reading a few bytes of each slice, plus
+    ///   O(320) when a record is made.
     public mutating func configurationChange(for nalUnits: [NALUnit]) -> [NALUnit]? {
-        var slots = referencedSlots(of: nalUnits) { _ in }
-        if slots.isEmpty && !recordMade {
-            slots = known.indices.filter { known[$0] != nil }.sorted { Self.order($0) < Self.order($1) }
+        let slots = referencedSlots(of: nalUnits) { _ in }
+        let firstRecordOfUnknownReferences = slots.isEmpty && !recordMade
+        guard firstRecordOfUnknownReferences || slots.contains(where: { known[$0] != nil && record[$0] != known[$0] }) else {
+            return nil
         }
-        guard slots.contains(where: { known[$0] != nil && record[$0] != known[$0] }) else { return nil }
-        let units = slots.compactMap { known[$0] }
-        let bytes = units.reduce(0) { $0 &+ $1.count }  // at most 320 sets of at most the input's size
-        guard bytes <= Swift.min(maximumBytesPerAccessUnit, credit) else {
+        guard known.contains(where: { $0 != nil }) else { return nil }
+        let room = Swift.min(maximumBytesPerAccessUnit, credit)
+        var chosen = [Bool](repeating: false, count: Self.slotCount)
+        var units: [NALUnit] = []
+        var bytes = 0  // at most 320 sets of at most the input's size each: cannot overflow
+        var spsCount = 0, ppsCount = 0
+        func take(_ slot: Int, _ unit: NALUnit) {
+            chosen[slot] = true
+            units.append(unit)
+            bytes &+= unit.count
+            if slot < Self.ppsBase { spsCount &+= 1 } else if slot < Self.extensionBase { ppsCount &+= 1 }
+        }
+        for slot in slots where !chosen[slot] {
+            if let unit = known[slot] { take(slot, unit) }
+        }
+        guard bytes <= room else {
             skippedCount &+= units.count
             return nil
         }
+        // The rest, as far as it fits: first what the last record carried and still holds.
+        func offer(_ slot: Int, _ unit: NALUnit) {
+            guard !chosen[slot], unit.count <= 0xFFFF, unit.count <= room &- bytes else { return }
+            if slot < Self.ppsBase ? spsCount >= 31 : (slot < Self.extensionBase && ppsCount >= 255) { return }
+            take(slot, unit)
+        }
+        for slot in Self.slotsInOrder {
+            if let unit = record[slot], unit == known[slot] { offer(slot, unit) }
+        }
+        for slot in Self.slotsInOrder {
+            if let unit = known[slot] { offer(slot, unit) }
+        }
         spend(bytes)
         record = Array(repeating: nil, count: Self.slotCount)
-        for slot in slots { record[slot] = known[slot] }
+        for (slot, isChosen) in chosen.enumerated() where isChosen { record[slot] = known[slot] }
         recordMade = true
         return units
     }
@@ -149,10 +197,7 @@ public struct ParameterSetInserter: Sendable {
             switch unit.type {
             case .sps, .pps, .spsExtension:
                 guard let slot = Self.slot(of: unit) else { continue }
-                if known[slot] != unit {
-                    known[slot] = unit
-                    carried[slot] = false
-                }
+                learn(unit, slot: slot)
                 inBand(slot)
             case .slice, .idrSlice:
                 if let id = unit.referencedParameterSetID, !ppsIDs.contains(id) { ppsIDs.append(id) }
@@ -197,10 +242,8 @@ public struct ParameterSetInserter: Sendable {
         nalUnits.firstIndex { !($0.type == .accessUnitDelimiter || $0.type.isParameterSet || $0.type == .spsExtension) } ?? nalUnits.count
     }
 
-    /// Insertion order of a slot: SPS, then SPS extensions, then PPS.
-    private static func order(_ slot: Int) -> Int {
-        slot < ppsBase ? slot : (slot >= extensionBase ? slot &- extensionBase &+ ppsBase : slot &+ ppsBase)
-    }
+    /// Every slot in insertion order: SPS, then SPS extensions, then PPS.
+    private static let slotsInOrder = Array(0..<ppsBase) + Array(extensionBase..<slotCount) + Array(ppsBase..<extensionBase)
 
     /// The slot of an SPS, PPS or SPS extension, nil for other NAL units or an unreadable id.
     private static func slot(of unit: NALUnit) -> Int? {

@@ -3,9 +3,12 @@ import H264
 extension MP4Reader {
     /// Writes an H.264 track as an Annex-B byte stream, one sample at a time: each sample's
     /// NAL units behind 4-byte start codes, with the parameter sets of its description's avcC
-    /// record put in (after an access unit delimiter, before anything else) where a decoder
-    /// needs them and the sample lacks them: the first sample of each description, every sync
-    /// sample and every sample with an IDR slice.
+    /// record that it refers to put in (after an access unit delimiter, before anything else)
+    /// where a decoder may start and the sample lacks them: the first sample of each
+    /// description, every sync sample and every sample with an IDR slice. The core's
+    /// `ParameterSetInserter` chooses them and bounds them: at most 256 KiB per sample, and in
+    /// all at most the samples' and records' bytes (each record once, however often samples
+    /// switch between descriptions) plus 256 KiB, whatever the records hold.
     ///
     /// FFmpeg's `h264_mp4toannexb` puts them right before the IDR slice instead (after SEI);
     /// the NAL units are otherwise the same.
@@ -16,7 +19,8 @@ extension MP4Reader {
     /// - Throws: ``MP4Error/Code/unsupported`` for a description that is not H.264 (an
     ///   encrypted track), the iterator's and source's errors, and ``MP4Error/Code/h264`` for
     ///   a sample whose NAL unit lengths run past its end.
-    /// - Complexity: O(file size) time, O(largest sample) memory.
+    /// - Complexity: O(file size) time, O(largest sample) memory besides the parameter sets
+    ///   (one per id).
     @discardableResult
     public func writeAnnexB(of track: MP4Track, to output: (ArraySlice<UInt8>) throws(MP4Error) -> Void) throws(MP4Error) -> Int {
         guard track.isH264Video else {
@@ -24,7 +28,9 @@ extension MP4Reader {
                                    + (track.isEncrypted ? " (it is encrypted)" : ""))
         }
         var it = samples(of: track)
+        var inserter = ParameterSetInserter()
         var previousDescription = -1
+        var counted = Set<Int>()  // descriptions whose records counted as input (once each: the file holds them once)
         var buffer: [UInt8] = []
         var count = 0
         while let info = try it.next() {
@@ -39,11 +45,14 @@ extension MP4Reader {
             do { units = try AVCC.split(bytes, lengthSize: record.nalUnitLengthSize) } catch {
                 throw MP4Error.h264(error, "sample \(info.index)")
             }
-            buffer.removeAll(keepingCapacity: true)
-            AnnexB.appendAccessUnit(units, parameterSetsFrom: record,
-                                    startsDecoding: info.descriptionIndex != previousDescription || info.flags.isSync,
-                                    to: &buffer)
+            let startsDescription = info.descriptionIndex != previousDescription
+            if startsDescription {
+                inserter.receiveOutOfBand(record.parameterSets, countsAsInput: counted.insert(info.descriptionIndex).inserted)
+            }
             previousDescription = info.descriptionIndex
+            let isRandomAccess = startsDescription || info.flags.isSync || units.contains { $0.type == .idrSlice }
+            buffer.removeAll(keepingCapacity: true)
+            for unit in inserter.inserting(into: units, isRandomAccess: isRandomAccess) { AnnexB.append(unit, to: &buffer) }
             try output(buffer[...])
             count &+= 1
         }

@@ -4,10 +4,16 @@ import H264
 /// an encoder) into MP4 samples and the sample description each needs: the thin adapter
 /// between the core's sample model and the writers' ``MP4Sample``.
 ///
-/// Parameter sets are followed with the core's `DecoderConfigurationTracker`: for `avc1` they
-/// leave the samples for the avcC record, and a new or changed SPS or PPS makes a new
-/// ``MP4SampleDescription`` (the writers then add an `stsd` entry or an init segment). For
-/// `avc3` they also stay in the samples. Times are converted to the track's ``timescale``.
+/// Parameter sets are followed with the core's `ParameterSetInserter`
+/// (`configurationChange(for:)`): a new ``MP4SampleDescription`` (the writers then add an
+/// `stsd` entry or an init segment) is made only when a picture refers to a parameter set whose
+/// content the last description's avcC record did not carry. The record holds the sets that
+/// picture refers to (its SPS first, which gives the profile, level and picture size), then the
+/// other sets known, as far as a bounded record holds them: an ordinary stream's parameter sets
+/// all go into one description. For `avc1` the SPS and PPS leave the samples for the record;
+/// for `avc3` they also stay in the samples. Times are converted to the track's ``timescale``.
+///
+/// Memory: the parameter sets by id (see `ParameterSetInserter`) and the last description.
 ///
 /// ```swift
 /// var builder = MP4SampleBuilder(timescale: 90_000)
@@ -23,7 +29,7 @@ public struct MP4SampleBuilder: Sendable {
     public let format: MP4FourCC
     /// The description of the last sample.
     public private(set) var description: MP4SampleDescription?
-    private var tracker: DecoderConfigurationTracker
+    private var parameterSets: ParameterSetInserter
 
     /// Creates a builder.
     /// - Parameters:
@@ -33,7 +39,7 @@ public struct MP4SampleBuilder: Sendable {
     public init(timescale: Int64, parameterSets: [NALUnit] = [], format: MP4FourCC = "avc1") {
         self.timescale = max(1, timescale)
         self.format = format
-        tracker = DecoderConfigurationTracker(parameterSets: parameterSets)
+        self.parameterSets = ParameterSetInserter(parameterSets: parameterSets)
     }
 
     /// The sample for an access unit with timestamps (from `AccessUnits.assemble` or an
@@ -64,19 +70,26 @@ public struct MP4SampleBuilder: Sendable {
                           duration: nil, flags: MP4SampleFlags(frame.flags, isSync: frame.isKeyframe))
     }
 
-    /// The one sample path: parameter sets followed, the description rebuilt when they change,
-    /// the NAL units written with 4-byte lengths.
+    /// The one sample path: parameter sets followed, a new description when the picture needs
+    /// one, the NAL units written with the record's length size.
     private mutating func sample(_ units: [NALUnit], dts: Int64, pts: Int64, duration: Int64?,
                                  flags: MP4SampleFlags) throws(MP4Error) -> (description: MP4SampleDescription, sample: MP4Sample) {
-        let record: AVCDecoderConfigurationRecord, changed: Bool
-        do { (record, changed) = try tracker.update(with: units) } catch {
-            throw MP4Error.h264(error, "sample at DTS \(dts)")
+        if let sets = parameterSets.configurationChange(for: units) {
+            let record: AVCDecoderConfigurationRecord
+            do { record = try AVCDecoderConfigurationRecord(parameterSets: sets) } catch {
+                throw MP4Error.h264(error, "sample at DTS \(dts)")
+            }
+            let made = try MP4SampleDescription(decoderConfiguration: record, format: format)
+            if made != description { description = made }
         }
-        if changed || description == nil { description = try MP4SampleDescription(decoderConfiguration: record, format: format) }
-        guard let description else { throw MP4Error.invalid(.invalidDecoderConfiguration, "no sample description") }
-        let kept = format == "avc3" ? units : tracker.removingParameterSets(from: units)
+        guard let description, let record = description.decoderConfiguration else {
+            throw MP4Error.invalid(.invalidDecoderConfiguration, "no SPS and PPS before the sample at DTS \(dts)")
+        }
         let data: [UInt8]
-        do { data = try AVCC.write(kept, lengthSize: record.nalUnitLengthSize) } catch {
+        do {
+            data = try AccessUnit(nalUnits: units, index: 0).avccSample(lengthSize: record.nalUnitLengthSize,
+                                                                      includeParameterSets: format == "avc3")
+        } catch {
             throw MP4Error.h264(error, "sample at DTS \(dts)")
         }
         return (description, MP4Sample(data: data, decodeTime: dts, presentationTime: pts, duration: duration, flags: flags))

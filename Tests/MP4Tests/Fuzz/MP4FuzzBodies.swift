@@ -42,7 +42,14 @@ enum MP4FuzzBodies {
                 samples.append((info, sample))
             }
             guard track.isH264Video else { continue }
-            _ = try? reader.annexB(of: track)
+            if let annexB = try? reader.annexB(of: track) {
+                // Resource property: start codes for length fields (at most 2.5 times a NAL unit
+                // with a 1-byte length), and parameter sets inserted at most the samples' and
+                // records' bytes + 256 KiB (start codes for them too: 5 times a 1-byte set).
+                let sampleBytes = samples.reduce(0) { $0 &+ $1.1.data.count }
+                let bound = 3 &* sampleBytes &+ 5 &* (sampleBytes &+ data.count &+ (256 << 10))
+                check(annexB.count <= bound, "\(annexB.count) Annex-B bytes from \(sampleBytes) sample bytes in \(data.count)")
+            }
             roundTrip(samples, track: track)
         }
     }

@@ -1,0 +1,99 @@
+import Testing
+import H264
+
+/// What `ParameterSetInserter` puts in front of access units, and the records it makes for
+/// writers that carry parameter sets out of band (FLV sequence headers, MP4 descriptions).
+@Suite struct ParameterSetInserterTests {
+    static func unit(_ bytes: [UInt8]) -> NALUnit { try! NALUnit(bytes) }
+
+    static let sps = unit(AVCDecoderConfigurationRecordTests.highSPS)
+    /// pic_parameter_set_id 0 and 1, both on seq_parameter_set_id 0.
+    static let pps0 = unit(AVCDecoderConfigurationRecordTests.highPPS)
+    static let pps1 = unit([0x68, 0x58])           // ue 1, ue 0, stop bit
+    static let pps1Changed = unit([0x68, 0x5A])    // the same ids, other content
+    static let aud = unit([0x09, 0x10])
+    static let sei = unit([0x06, 0x05, 0x01, 0x55, 0x80])
+    /// Slices: first_mb_in_slice 0, slice_type 7, pic_parameter_set_id 0 or 1.
+    static let idrOn0 = unit([0x65, 0x88, 0x80])
+    static let idrOn1 = unit([0x65, 0x88, 0x50])
+    static let pOn0 = unit([0x41, 0x88, 0x80])
+    static let pOn1 = unit([0x41, 0x88, 0x50])
+
+    @Test func insertsWhatARandomAccessPointUsesWhereItIsMissing() {
+        var inserter = ParameterSetInserter(parameterSets: [Self.sps, Self.pps0, Self.pps1])
+        // The IDR uses PPS 1: its SPS and PPS 1 go after the delimiter, before the SEI; PPS 0 not.
+        #expect(inserter.inserting(into: [Self.aud, Self.sei, Self.idrOn1], isRandomAccess: true)
+                == [Self.aud, Self.sps, Self.pps1, Self.sei, Self.idrOn1])
+        // Not at other access units, and not what the access unit carries itself.
+        #expect(inserter.inserting(into: [Self.pOn0], isRandomAccess: false) == [Self.pOn0])
+        #expect(inserter.inserting(into: [Self.sps, Self.pps0, Self.idrOn0], isRandomAccess: true)
+                == [Self.sps, Self.pps0, Self.idrOn0])
+        // An in-band set replaces the one known: the next random access point gets the new one.
+        #expect(inserter.inserting(into: [Self.pps1Changed, Self.pOn1], isRandomAccess: false) == [Self.pps1Changed, Self.pOn1])
+        #expect(inserter.inserting(into: [Self.idrOn1], isRandomAccess: true) == [Self.sps, Self.pps1Changed, Self.idrOn1])
+        #expect(inserter.skippedCount == 0)
+    }
+
+    @Test func insertionsAreBoundedByTheInput() {
+        // A bound per access unit below the SPS's size: the SPS is left out and counted, the PPS fits.
+        var small = ParameterSetInserter(parameterSets: [Self.sps, Self.pps0], maximumBytesPerAccessUnit: Self.sps.count - 1)
+        #expect(small.inserting(into: [Self.idrOn0], isRandomAccess: true) == [Self.pps0, Self.idrOn0])
+        #expect(small.skippedCount == 1)
+        // Many random access points of three bytes: what is inserted stays within the input's
+        // bytes plus one access unit's bound.
+        var inserter = ParameterSetInserter(parameterSets: [Self.sps, Self.pps0], maximumBytesPerAccessUnit: 64)
+        var input = Self.sps.count + Self.pps0.count
+        for _ in 0..<1000 {
+            _ = inserter.inserting(into: [Self.idrOn0], isRandomAccess: true)
+            input += Self.idrOn0.count
+        }
+        #expect(inserter.insertedByteCount <= input + 64)
+        #expect(inserter.insertedByteCount > 0 && inserter.skippedCount > 0)
+    }
+
+    @Test func recordsHoldEveryKnownSetAndChangeOnlyForANewOrChangedOne() throws {
+        var inserter = ParameterSetInserter()
+        // The first picture uses PPS 0; PPS 1, defined with it, goes into the same record.
+        let made = inserter.configurationChange(for: [Self.sps, Self.pps0, Self.pps1, Self.idrOn0])
+        let first = try #require(made)
+        #expect(first == [Self.sps, Self.pps0, Self.pps1])
+        // Switching between the two PPS ids makes no new record.
+        #expect(inserter.configurationChange(for: [Self.pOn1]) == nil)
+        #expect(inserter.configurationChange(for: [Self.pOn0]) == nil)
+        // A changed PPS 1 in band: no record while pictures use PPS 0, one when a picture uses it,
+        // with the picture's sets first.
+        #expect(inserter.configurationChange(for: [Self.pps1Changed, Self.pOn0]) == nil)
+        #expect(inserter.configurationChange(for: [Self.pOn1]) == [Self.sps, Self.pps1Changed, Self.pps0])
+        #expect(inserter.configurationChange(for: [Self.pOn0]) == nil)
+        #expect(inserter.insertedCount == 2)
+        // Each record is a valid avcC record whose first SPS is the picture's.
+        let record = try AVCDecoderConfigurationRecord(parameterSets: first)
+        #expect(record.pictureParameterSets == [Self.pps0, Self.pps1])
+    }
+
+    @Test func recordsFollowThePictureWhenNotEverythingFits() throws {
+        // Room for an SPS and one PPS per record: the picture's sets only.
+        let room = Self.sps.count + Self.pps0.count + 1
+        var inserter = ParameterSetInserter(maximumBytesPerAccessUnit: room)
+        #expect(inserter.configurationChange(for: [Self.sps, Self.pps0, Self.pps1, Self.idrOn1]) == [Self.sps, Self.pps1])
+        #expect(inserter.configurationChange(for: [Self.pOn0]) == [Self.sps, Self.pps0])
+        #expect(inserter.configurationChange(for: [Self.pOn0]) == nil)
+        // A picture whose own sets do not fit gets no record, and they are counted.
+        var tiny = ParameterSetInserter(maximumBytesPerAccessUnit: 4)
+        #expect(tiny.configurationChange(for: [Self.sps, Self.pps0, Self.idrOn0]) == nil)
+        #expect(tiny.skippedCount == 2)
+    }
+
+    /// A parameter set it keeps is a copy: a view would keep the caller's whole buffer (an
+    /// access unit, a 1 MiB input chunk) alive for as long as the set is in force.
+    @Test func keepsCopiesNotViewsOfTheCallersBuffers() throws {
+        var inserter = ParameterSetInserter()
+        let buffer = [0, 0, 0, 1] + AVCDecoderConfigurationRecordTests.highSPS + [0, 0, 0, 1] + AVCDecoderConfigurationRecordTests.highPPS
+        let units = try AnnexB.split(buffer)
+        #expect(units.allSatisfy { $0.bytes.startIndex > 0 })
+        let made = inserter.configurationChange(for: units + [Self.idrOn0])
+        let sets = try #require(made)
+        #expect(sets == [Self.sps, Self.pps0])
+        #expect(sets.allSatisfy { $0.bytes.startIndex == 0 })
+    }
+}
