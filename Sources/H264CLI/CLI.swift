@@ -42,23 +42,22 @@ enum CLI {
             try command.run(&args)
             try Output.flush()
             return 0
-        } catch let error as H264Error {
-            try? Output.flush()
-            Output.error("\(error.code): \(error.reason)")
-        } catch let error as FLVError {
-            try? Output.flush()
-            Output.error("\(error.code): \(error.reason)")
-        } catch let error as RTMPError {
-            try? Output.flush()
-            Output.error("\(error.code): \(error.reason)")
-        } catch let error as MP4Error {
-            try? Output.flush()
-            Output.error("\(error.code): \(error.reason)")
         } catch {
             try? Output.flush()
-            Output.error("\(error)")
+            Output.error(message(for: error))
         }
         return 1
+    }
+
+    /// The one line printed for an error: the library's errors as `code: reason`.
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let e as H264Error: "\(e.code): \(e.reason)"
+        case let e as FLVError: "\(e.code): \(e.reason)"
+        case let e as RTMPError: "\(e.code): \(e.reason)"
+        case let e as MP4Error: "\(e.code): \(e.reason)"
+        default: "\(error)"
+        }
     }
 
     static func overview(_ commands: [any CLICommand.Type]) -> String {
@@ -221,7 +220,8 @@ final class ChunkedInput {
     private var pushedBack: [UInt8]?
 }
 
-/// A file, or stdout for `-`, written as the command goes.
+/// A file, a device (`/dev/null`) or stdout for `-`, written as the command goes. The file is
+/// opened in place (`open(2)`, created or truncated), never replaced, so a device stays a device.
 final class OutputFile {
     let path: String
     private var fd: Int32
@@ -236,18 +236,35 @@ final class OutputFile {
             try Output.flush()
             fd = 1
         } else {
-            if let input, let identity = input.fileIdentity {
-                var st = stat()
-                if stat(path, &st) == 0 && UInt64(st.st_dev) == identity.device && UInt64(st.st_ino) == identity.inode {
-                    throw CLIError("'\(path)' is the input: write the output to another file")
-                }
-            }
+            try Self.refuseOverwriting(input?.fileIdentity, with: path)
             fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
         }
     }
 
     deinit { if fd > 1 { Glibc.close(fd) } }
+
+    /// Throws when `path` names the file `input` identifies: a command that streams would
+    /// overwrite what it has still to read.
+    static func refuseOverwriting(_ input: (device: UInt64, inode: UInt64)?, with path: String) throws {
+        guard let input, let output = fileIdentity(path) else { return }
+        if output == input { throw CLIError("'\(path)' is the input: write the output to another file") }
+    }
+
+    /// The device and inode of the file at `path` (nil for `-` or a path that names nothing).
+    static func fileIdentity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard path != "-", stat(path, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+
+    /// True for a path that is, or would be created as, a regular file (not `-`, not a device
+    /// or pipe).
+    static func isRegularFilePath(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        var info = stat()
+        return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
+    }
 
     func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { p in

@@ -33,19 +33,28 @@ enum MP4Conversion {
         }
     }
 
-    /// Annex-B in (a file or stdin, read in chunks), MP4 out.
+    /// Annex-B in (a file or stdin, read in 1 MiB chunks), MP4 out.
     static func annexBToMP4(inputPath: String, outputPath: String, layout: Layout,
                             timing: TimestampAssigner.Configuration) throws {
         guard outputPath != "-" else { throw CLIError("an MP4 file cannot go to stdout (its header is written last)") }
+        let input = try ChunkedInput(inputPath)
+        try OutputFile.refuseOverwriting(input.fileIdentity, with: outputPath)
         let file = try MP4File(creatingAtPath: outputPath)
         defer { file.close() }
-        var converter = MP4AnnexBConverter(timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+        try mux(input, timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             try writer(layout, file: file, timescale: timescale)
         }
-        let input = try Input.open(inputPath)
-        while let chunk = try Input.readChunk(input, 1 << 20) { try converter.append(chunk) }
+    }
+
+    /// Muxes Annex-B read in chunks into what `makeWriter` makes (memory: the converter's, one
+    /// chunk, and the output's), then prints the first problems met.
+    static func mux(_ input: ChunkedInput, timing: TimestampAssigner.Configuration,
+                    makeWriter: @escaping (Int64) throws -> any MP4SampleWriting) throws {
+        var converter = MP4AnnexBConverter(timing: timing, makeWriter: makeWriter)
+        while let chunk = try input.read() { try converter.append(chunk) }
         let summary = try converter.finish()
         for e in summary.problems.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
+        if summary.problemCount > 5 { Output.error("warning: \(summary.problemCount) problems in all") }
     }
 
     /// The first H.264 track of an MP4 file, or an error that says what the file holds.
@@ -61,18 +70,18 @@ enum MP4Conversion {
     /// MP4 in, Annex-B out, one sample at a time.
     static func mp4ToAnnexB(inputPath: String, outputPath: String) throws {
         let (reader, track) = try open(inputPath)
-        let sink = try OutputSink(outputPath)
+        let output = try OutputFile(outputPath)
         try reader.writeAnnexB(of: track) { (bytes: ArraySlice<UInt8>) throws(MP4Error) in
-            do throws(H264Error) { try sink.write(Array(bytes)) } catch { throw MP4Error(.io, error.reason, underlying: error) }
+            do { try output.write(Array(bytes)) } catch { throw MP4Error(.io, "\(error)") }
         }
-        try sink.close()
+        try output.close()
     }
 
     /// MP4 in, FLV out: each sample becomes a core access unit, then an FLV tag (times in
     /// milliseconds, moved later when the first decoding time is negative: FLV times cannot be).
     static func mp4ToFLV(inputPath: String, outputPath: String) throws {
         let (reader, track) = try open(inputPath)
-        let sink = try OutputSink(outputPath)
+        let output = try OutputFile(outputPath)
         let first = track.descriptions[0]
         let seconds = Double(track.mediaDuration) / Double(max(1, track.timescale))
         var writer = FLVWriter()
@@ -100,11 +109,11 @@ enum MP4Conversion {
             let (avcC, sample) = try builder.sample(au)
             if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: sample.dts) }
             try writer.writeSample(sample)
-            try sink.write(writer.takeBytes())
+            try output.write(writer.takeBytes())
         }
         try writer.writeEndOfSequence()
-        try sink.write(writer.takeBytes())
-        try sink.close()
+        try output.write(writer.takeBytes())
+        try output.close()
     }
 }
 
@@ -114,6 +123,7 @@ extension MP4Conversion {
     static func convertIfMP4(input: String, output: String, to: String?, layout: Layout,
                              timing: TimestampAssigner.Configuration) throws -> Bool {
         if isMP4(path: input) {
+            try OutputFile.refuseOverwriting(OutputFile.fileIdentity(input), with: output)
             switch to ?? (output.hasSuffix(".flv") ? "flv" : "annexb") {
             case "annexb": try mp4ToAnnexB(inputPath: input, outputPath: output)
             case "flv": try mp4ToFLV(inputPath: input, outputPath: output)

@@ -1,5 +1,4 @@
 import FLV
-import Foundation
 import H264
 import RTMP
 
@@ -44,7 +43,7 @@ enum EncodeOutputs {
         case .mp4:
             return try MP4EncodeOutput(path: path, encoder: encoder, layout: mp4Layout)
         case .avcc:
-            guard let config = configurationPath ?? (OutputSink.isRegularFilePath(path) ? defaultConfigurationPath(for: path) : nil) else {
+            guard let config = configurationPath ?? (OutputFile.isRegularFilePath(path) ? defaultConfigurationPath(for: path) : nil) else {
                 throw CLIError("--avcc-config FILE is needed when OUT ('\(path)') is not a regular file")
             }
             return try AVCCEncodeOutput(path: path, configurationPath: config, encoder: encoder, lengthSize: lengthSize)
@@ -56,44 +55,10 @@ enum EncodeOutputs {
     }
 }
 
-/// Streams output bytes to a file, a device (`/dev/null`) or stdout (`-`). The file is opened
-/// in place (`open(2)`, created or truncated), never replaced, so a device stays a device.
-final class OutputSink {
-    private let handle: FileHandle
-    private let path: String
-
-    init(_ path: String) throws {
-        self.path = path
-        if path == "-" {
-            handle = FileHandle.standardOutput
-        } else {
-            let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
-            handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        }
-    }
-
-    /// True for a path that is, or would be created as, a regular file (not `-`, not a device
-    /// or pipe).
-    static func isRegularFilePath(_ path: String) -> Bool {
-        guard path != "-" else { return false }
-        var info = stat()
-        return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
-    }
-
-    func write(_ bytes: [UInt8]) throws(H264Error) {
-        do { try handle.write(contentsOf: bytes) } catch { throw H264Error(.io, "cannot write '\(path)': \(error)") }
-    }
-
-    func close() throws {
-        if path != "-" { try handle.close() }
-    }
-}
-
 /// An Annex-B stream (4-byte start codes, parameter sets in band as the encoder puts them).
 final class AnnexBEncodeOutput: EncodeOutput {
-    private let sink: OutputSink
-    init(path: String) throws { sink = try OutputSink(path) }
+    private let sink: OutputFile
+    init(path: String) throws { sink = try OutputFile(path) }
     func write(_ frame: EncodedFrame) throws { try sink.write(frame.annexB()) }
     func close() throws { try sink.close() }
 }
@@ -101,7 +66,7 @@ final class AnnexBEncodeOutput: EncodeOutput {
 /// AVCC samples (parameter sets out of band) and the avcC record in a second file, as
 /// `h264 convert --to avcc` writes them.
 final class AVCCEncodeOutput: EncodeOutput {
-    private let sink: OutputSink
+    private let sink: OutputFile
     private let lengthSize: AVCC.LengthSize
 
     /// Writes the record at once: the encoder knows its parameter sets when it opens.
@@ -112,7 +77,7 @@ final class AVCCEncodeOutput: EncodeOutput {
         }
         try Output.write(record.serialized(), to: configurationPath)
         self.lengthSize = lengthSize
-        sink = try OutputSink(path)
+        sink = try OutputFile(path)
     }
 
     func write(_ frame: EncodedFrame) throws {
@@ -127,12 +92,12 @@ final class AVCCEncodeOutput: EncodeOutput {
 /// An FLV file: `onMetaData`, the AVC sequence header, one tag per frame, end of sequence;
 /// written as the frames come.
 final class FLVEncodeOutput: EncodeOutput {
-    private let sink: OutputSink
+    private let sink: OutputFile
     private var writer = FLVWriter()
     private var builder: FLVSampleBuilder
 
     init(path: String, encoder: any FrameEncoder, metadata: FLVMetadata) throws {
-        sink = try OutputSink(path)
+        sink = try OutputFile(path)
         builder = FLVSampleBuilder(parameterSets: encoder.parameterSets)
         try writer.writeMetadata(metadata)
     }

@@ -172,6 +172,7 @@ struct EncodeSettings {
 
     /// `FRAME:RATE[,FRAME:RATE...]`, frames increasing.
     static func parseChanges(_ s: String) throws -> [(frame: Int, bitsPerSecond: Int)] {
+        guard !s.isEmpty else { throw CLIError("--change-bitrate: '' is not FRAME:RATE[,FRAME:RATE...]") }
         let changes = try s.split(separator: ",").map { item -> (frame: Int, bitsPerSecond: Int) in
             let parts = item.split(separator: ":")
             guard parts.count == 2, let frame = Int(parts[0]), frame >= 0 else {

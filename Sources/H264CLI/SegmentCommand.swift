@@ -27,7 +27,7 @@ enum SegmentCommand: CLICommand {
     static func run(_ args: inout Arguments) throws {
         guard let dir = try args.option("-o") ?? args.option("--output") else { throw CLIError("segment needs -o DIR") }
         let durationText = try args.option("--duration") ?? "2"
-        let fps = try args.option("--fps").map(EncodeCommand.parseFrameRate)
+        let fps = try args.rateOption("--fps", limit: 1000)
         let sidx = args.flag("--sidx")
         let anywhere = args.flag("--cut-anywhere")
         let editList = args.flag("--edit-list")
@@ -55,16 +55,12 @@ enum SegmentCommand: CLICommand {
             writer = hls
         } else {
             var timing = TimestampAssigner.Configuration()
-            if let fps { timing.frameRate = (Int64(fps.0), Int64(fps.1)) }
-            var converter = MP4AnnexBConverter(timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+            if let fps { timing.frameRate = fps }
+            try MP4Conversion.mux(try ChunkedInput(input), timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
                 let hls = try HLSSegmentWriter(directory: dir, options: options(timescale), updatesPlaylistAfterEachSegment: false)
                 writer = hls
                 return hls
             }
-            let handle = try Input.open(input)
-            while let chunk = try Input.readChunk(handle, 1 << 20) { try converter.append(chunk) }
-            let summary = try converter.finish()
-            for e in summary.problems.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
         }
         if let playlist = writer?.playlist, let playlistName = writer?.naming.playlist {
             let segments = playlist.entries.filter { if case .segment = $0 { true } else { false } }.count

@@ -16,6 +16,10 @@ import TestSupport
         var list: [(prefix: [String], option: String)] = []
         list.append((["inspect", "IN"], "--fps"))
         list.append((["convert", "IN", "OUT.flv"], "--fps"))
+        list.append((["convert", "IN", "OUT.mp4"], "--fps"))
+        for o in ["--duration", "--fps"] {
+            list.append((["segment", "IN", "-o", "OUT-segments"], o))
+        }
         list.append((["convert", "IN", "OUT.avcc", "--to", "avcc", "--avcc-config", "OUT.cfg"], "--length-size"))
         for o in ["--sar", "--frame-rate", "--color-primaries", "--transfer", "--matrix", "--full-range", "--level", "--crop"] {
             list.append((["edit", "IN", "OUT.264"], o))
@@ -29,7 +33,10 @@ import TestSupport
             list.append((["build-stream", "I", "-o", "OUT.264"], o))
         }
         for o in ["--fps", "--size", "--frames", "--qp", "--crf", "--keyint", "--keyint-seconds", "--bframes", "--bitrate",
-                  "--max-rate", "--threads", "--slice-max-size", "--length-size", "--rtmp-queue", "--force-keyframes"] {
+                  "--max-rate", "--threads", "--slice-max-size", "--length-size", "--rtmp-queue", "--force-keyframes",
+                  "--vbv-maxrate", "--vbv-bufsize", "--vbv-init", "--max-rate-window", "--quality", "--qpmin", "--qpmax",
+                  "--change-bitrate", "--ref", "--max-delay", "--rc-lookahead", "--sar", "--colorprim", "--transfer",
+                  "--colormatrix"] {
             list.append((["encode", "-o", "OUT.264", "--frames", "2", "--size", "64x64", "--preset", "ultrafast"], o))
         }
         return list

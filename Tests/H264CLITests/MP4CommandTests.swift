@@ -59,6 +59,15 @@ import TestSupport
         #expect(try Self.h264(["convert", mp4, dir + "/x.avcc", "--to", "avcc"]).status == 1)
         #expect(try Self.h264(["convert", Self.streams + "/aud.264", "-", "--to", "mp4"]).status == 1)
         #expect(try Self.h264(["convert", Self.streams + "/aud.264", mp4, "--mp4-layout", "sideways"]).status == 1)
+        // OUT that is IN is refused either way, and the input is left as it was.
+        let annexB = dir + "/in.264"
+        try Data(Support.readFile(Self.streams + "/aud.264")).write(to: URL(fileURLWithPath: annexB))
+        for (input, args) in [(mp4, ["convert", mp4, mp4, "--to", "annexb"]), (annexB, ["convert", annexB, annexB, "--to", "mp4"])] {
+            let before = Support.readFile(input)
+            let r = try Self.h264(args)
+            #expect(r.status == 1 && r.stderr.contains("is the input"), "\(r.stderr)")
+            #expect(Support.readFile(input) == before)
+        }
         // A damaged MP4: one line, exit status 1.
         var bytes = Support.readFile(mp4)
         bytes.replaceSubrange(40..<44, with: [0, 0, 0, 3])  // mvhd's size below its header
