@@ -16,7 +16,8 @@
 /// its input plus that constant. A set that does not fit is left out (and counted in
 /// ``skippedCount``); a new one is tried again before the next access unit.
 ///
-/// Memory: one NAL unit view per parameter set id (32 SPS, 256 PPS, 32 SPS extensions).
+/// Memory: a copy of each parameter set in force (32 SPS, 256 PPS, 32 SPS extensions), each at
+/// most ``maximumBytesPerAccessUnit``, and the last record's views of them.
 public struct ParameterSetInserter: Sendable {
     /// The default bound on the bytes inserted before one access unit: 256 KiB, room for an
     /// SPS and a PPS of the largest size an avcC record can hold, many times what real streams
@@ -63,11 +64,16 @@ public struct ParameterSetInserter: Sendable {
         for unit in parameterSets {
             consume(byteCount: unit.count)
             guard let slot = Self.slot(of: unit) else { continue }
-            if known[slot] != unit {
-                known[slot] = unit
-                carried[slot] = false
-            }
+            if known[slot] != unit { learn(unit, slot: slot) }
         }
+    }
+
+    /// Keeps `unit` (a copy: a view would keep a streaming parser's whole chunk) as the content
+    /// of `slot`, not carried yet. A set larger than ``maximumBytesPerAccessUnit`` can never be
+    /// inserted: only its absence is kept.
+    private mutating func learn(_ unit: NALUnit, slot: Int) {
+        known[slot] = unit.count <= maximumBytesPerAccessUnit ? NALUnit(unchecked: Array(unit.bytes)[...]) : nil
+        carried[slot] = false
     }
 
     /// Counts `byteCount` bytes of input toward what may be inserted.
@@ -149,10 +155,7 @@ public struct ParameterSetInserter: Sendable {
             switch unit.type {
             case .sps, .pps, .spsExtension:
                 guard let slot = Self.slot(of: unit) else { continue }
-                if known[slot] != unit {
-                    known[slot] = unit
-                    carried[slot] = false
-                }
+                if known[slot] != unit { learn(unit, slot: slot) }
                 inBand(slot)
             case .slice, .idrSlice:
                 if let id = unit.referencedParameterSetID, !ppsIDs.contains(id) { ppsIDs.append(id) }
