@@ -71,7 +71,12 @@ enum TraceCommand: CLICommand {
                 if leading > 0 { Output.line("# skipped \(leading) bytes before the first start code") }
             }
             guard preloading else { return trace(entry) }
-            waiting.append(entry)
+            // A copy: a view would keep the whole 1 MiB chunk around the NAL unit.
+            if case .unit(let unit, let offset) = entry, let copy = try? NALUnit(Array(unit.bytes)) {
+                waiting.append(.unit(copy, offset: offset))
+            } else {
+                waiting.append(entry)
+            }
             switch entry {
             case .unit(let unit, _):
                 waitingBytes += unit.count

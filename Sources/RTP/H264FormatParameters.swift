@@ -48,13 +48,14 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
             guard let space = body.firstIndex(of: " ") else { return }
             body = body[body.index(after: space)...]
         }
-        for item in body.split(separator: ";") {
+        for item in Self.split(body, at: ";") {
             let field = Self.trimmed(item)
             if field.isEmpty { continue }
-            guard let eq = field.firstIndex(of: "=") else {
+            let scalars = field.unicodeScalars
+            guard let eq = scalars.firstIndex(of: "=") else {
                 throw H264Error.invalid(.invalidArgument, "fmtp parameter '\(field)' has no '='")
             }
-            let name = Self.trimmed(field[..<eq]), value = Self.trimmed(field[field.index(after: eq)...])
+            let name = Self.trimmed(Substring(scalars[..<eq])), value = Self.trimmed(Substring(scalars[scalars.index(after: eq)...]))
             switch name.lowercased() {
             case "packetization-mode":
                 guard let mode = Int(value), (0...2).contains(mode) else {
@@ -96,7 +97,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     /// - Throws: see ``init(parsing:)``.
     public static func parseParameterSets<S: StringProtocol>(_ value: S) throws(H264Error) -> [[UInt8]] {
         var sets: [[UInt8]] = []
-        for part in Substring(value).split(separator: ",") {
+        for part in split(Substring(value), at: ",") {
             guard sets.count < maximumParameterSets else {
                 throw H264Error.invalid(.limitExceeded, "more than \(maximumParameterSets) sprop-parameter-sets")
             }
@@ -107,10 +108,19 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
         return sets
     }
 
+    /// `s` cut at every `separator` scalar (empty parts left out). SDP's separators are
+    /// characters of the protocol, whatever follows them: a split by `Character` would not cut
+    /// at a `;` followed by a combining mark (one grapheme), and what ``description`` writes
+    /// would not parse back the same.
+    static func split(_ s: Substring, at separator: Unicode.Scalar) -> [Substring] {
+        s.unicodeScalars.split(separator: separator).map { Substring($0) }
+    }
+
+    /// `s` without leading and trailing spaces, tabs and line ends (by scalar, as ``split(_:at:)``).
     static func trimmed(_ s: Substring) -> Substring {
-        var t = s
+        var t = s.unicodeScalars[...]
         while let f = t.first, f == " " || f == "\t" || f == "\r" || f == "\n" { t = t.dropFirst() }
         while let l = t.last, l == " " || l == "\t" || l == "\r" || l == "\n" { t = t.dropLast() }
-        return t
+        return Substring(t)
     }
 }

@@ -11,9 +11,11 @@
 /// the SPS and PPS in force, picture order counts are decoded (8.2.1) and the flags a muxer
 /// needs are derived from the bitstream.
 ///
-/// Memory is bounded by ``Limits``: an access unit larger than `maxAccessUnitBytes` or with
+/// Memory is bounded by ``Limits``: an access unit larger than `maxAccessUnitBytes` (or, when
+/// offsets are given, spanning more of the input, zero bytes between NAL units included) or with
 /// more than `maxNALUnitsPerAccessUnit` NAL units fails with ``H264Error/Code/limitExceeded``
-/// and is dropped, and assembly goes on with the next NAL unit.
+/// and is dropped, and assembly goes on with the next NAL unit. The SPS and PPS in force are
+/// kept as copies (at most 64 KiB each).
 public struct AccessUnitAssembler: Sendable {
     /// Bounds on one access unit.
     public struct Limits: Sendable, Hashable {
@@ -261,11 +263,20 @@ public struct AccessUnitAssembler: Sendable {
         pendingBytes &+= unit.count  // checked against the limit just above
     }
 
+    /// Checks the limits before `unit` joins the access unit. With offsets, the access unit's
+    /// span in the input counts (from its first start code to the end of `unit`, framing and
+    /// zero bytes between its NAL units included): NAL units that are views of a streaming
+    /// parser's chunks keep those chunks, so the span bounds what an access unit holds.
     private mutating func check(adding unit: NALUnit, toCount count: Int, bytes: Int) throws(H264Error) {
-        if count >= limits.maxNALUnitsPerAccessUnit || unit.count > limits.maxAccessUnitBytes &- bytes {
+        var span = 0
+        if let end = incomingOffset, let start = current.isEmpty ? (pending.isEmpty ? end : pendingOffset) : currentOffset {
+            span = end &- start &+ unit.count  // offsets within the input, below Int.max / 2
+        }
+        if count >= limits.maxNALUnitsPerAccessUnit || unit.count > limits.maxAccessUnitBytes &- bytes
+            || span > limits.maxAccessUnitBytes {
             let reason = count >= limits.maxNALUnitsPerAccessUnit
                 ? "access unit has more than \(limits.maxNALUnitsPerAccessUnit) NAL units"
-                : "access unit is larger than \(limits.maxAccessUnitBytes) bytes"
+                : "access unit spans more than \(limits.maxAccessUnitBytes) bytes"
             current.removeAll()
             currentBytes = 0
             currentHasVCL = false
@@ -330,8 +341,11 @@ public struct AccessUnitAssembler: Sendable {
         guard slot < parameterSets.count else { return }
         let old = parameterSets[slot]
         guard old?.payload != unit.payload else { return }
+        // A copy: a view would keep a streaming parser's whole chunk. A set too large for an
+        // avcC record (64 KiB) is not followed for format changes.
+        guard unit.count <= Int(UInt16.max) else { return }
         if type == .sps && old != nil { formatChanged = true }
-        parameterSets[slot] = unit
+        parameterSets[slot] = NALUnit(unchecked: Array(unit.bytes)[...])
         if !changedSlots.contains(slot) { changedSlots.append(slot) }  // at most 288 slots
     }
 }

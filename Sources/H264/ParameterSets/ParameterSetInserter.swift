@@ -20,9 +20,10 @@
 /// sets out of band and send a new record when they change (FLV sequence headers, MP4 sample
 /// descriptions): ``configurationChange(for:)``.
 ///
-/// Memory: at most one parameter set per id (32 SPS, 256 PPS, 32 SPS extensions), copied out of
-/// the caller's buffers when it is new or changed, so that no access unit or input chunk is kept
-/// alive by a parameter set it once held.
+/// Memory: at most one parameter set per id (32 SPS, 256 PPS, 32 SPS extensions), each at most
+/// ``maximumBytesPerAccessUnit``, copied out of the caller's buffers when it is new or changed,
+/// so that no access unit or input chunk is kept alive by a parameter set it once held; and the
+/// last record's views of them.
 public struct ParameterSetInserter: Sendable {
     /// The default bound on the bytes inserted before one access unit: 256 KiB, room for an
     /// SPS and a PPS of the largest size an avcC record can hold, many times what real streams
@@ -78,11 +79,13 @@ public struct ParameterSetInserter: Sendable {
         }
     }
 
-    /// Makes `unit` the content of `slot`, a copy of its bytes, when it differs from what the
-    /// slot holds; a changed set counts as not carried.
+    /// Makes `unit` the content of `slot`, a copy of its bytes (a view would keep a streaming
+    /// parser's whole chunk alive), when it differs from what the slot holds; a changed set
+    /// counts as not carried. A set larger than ``maximumBytesPerAccessUnit`` can never be
+    /// inserted: only its absence is kept.
     private mutating func learn(_ unit: NALUnit, slot: Int) {
         guard known[slot] != unit else { return }
-        known[slot] = NALUnit(unchecked: Array(unit.bytes)[...])
+        known[slot] = unit.count <= maximumBytesPerAccessUnit ? NALUnit(unchecked: Array(unit.bytes)[...]) : nil
         carried[slot] = false
     }
 
