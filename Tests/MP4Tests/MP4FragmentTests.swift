@@ -125,6 +125,34 @@ import TestSupport
         #expect(segments[second - 1].initializationNumber == 1)
     }
 
+    /// A format change needs the samples since the last init segment to hold as many bytes as
+    /// the new one: a stream that changes format every few bytes is refused, not written as
+    /// an init segment and a media segment per sample (many times its input).
+    @Test func formatChangesTooCloseTogetherAreRefused() throws {
+        let samples = try S.samples(Fixture.resolutionChange.bytes())
+        let (a, b) = (samples[0].0, try #require(samples.first { $0.0 != samples[0].0 }).0)
+        let tiny = { (i: Int64) in MP4Sample(data: [0, 0, 0, 2, 0x65, 0x88], decodeTime: i * 3000, presentationTime: i * 3000,
+                                             flags: MP4SampleFlags(isSync: true)) }
+        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 1 << 40))  // no cut by duration
+        var out = try w.append(tiny(0), description: a)
+        #expect(out.map(\.kind) == [.initialization])
+        let initSize = out[0].bytes.count
+        #expect(throws: MP4Error(.limitExceeded, "")) { _ = try w.append(tiny(1), description: b) }
+        // The writer goes on with the current description, and takes the change once the
+        // samples since the first init segment hold as many bytes as the new one.
+        var t: Int64 = 1
+        var written = 6
+        while written < initSize {
+            out = try w.append(tiny(t), description: a)
+            #expect(out.isEmpty)
+            t += 1
+            written += 6
+        }
+        out = try w.append(tiny(t), description: b)
+        #expect(out.map(\.kind) == [.media, .initialization])
+        #expect(w.initializationCount == 2)
+    }
+
     @Test func playlistText() throws {
         var p = HLSMediaPlaylist(timescale: 90_000, playlistType: .vod)
         p.entries = [.map(uri: "init.mp4"), .segment(uri: "a.m4s", duration: 180_000), .segment(uri: "b.m4s", duration: 225_000),

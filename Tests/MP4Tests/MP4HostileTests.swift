@@ -217,6 +217,37 @@ import TestSupport
         #expect(Self.walk(wide) == MP4Error(.truncated, ""))
     }
 
+    @Test func overlappingChunksCannotReadTheFileManyTimes() throws {
+        // Eight chunks of one sample each, all at offset 0, every sample nearly the whole file:
+        // each lies inside the file, together they are eight times its size. The walk stops at
+        // the sample that takes the total past the file.
+        let w = MP4MemoryFile()
+        let samples = try S.samples(Fixture.baselineCAVLC.bytes())
+        let writer = try MP4Writer(file: w, options: .init(timescale: 10_000, maximumChunkSize: 1))
+        for (d, s) in samples { try writer.append(s, description: d) }
+        try writer.finish()
+        let stco = try #require(try S.payload(S.stblPath + ["stco"], in: w.bytes))
+        let chunks = Int(S.u32(stco, 4))
+        try #require(chunks == 8)
+        let stsz = try #require(try S.payload(S.stblPath + ["stsz"], in: w.bytes))
+        try #require(S.u32(stsz, 4) == 0 && S.u32(stsz, 8) == 8)  // a table of sizes (constant sizes are checked when parsed)
+        var bytes = w.bytes
+        for c in 0..<chunks {
+            bytes = try Self.patched(bytes, S.stblPath + ["stsz"], at: 12 + 4 * c, S.be32(UInt32(w.bytes.count - 100)))
+            bytes = try Self.patched(bytes, S.stblPath + ["stco"], at: 8 + 4 * c, S.be32(0))
+        }
+        let reader = try MP4Reader(bytes)
+        let track = try #require(reader.videoTrack)
+        var it = reader.samples(of: track)
+        var read = 0
+        #expect(throws: MP4Error(.limitExceeded, "")) {
+            while let info = try it.next() { read += try reader.sample(info).data.count }
+        }
+        #expect(read > 0 && read <= bytes.count)
+        // The same file with its own offsets: every sample once, no error.
+        #expect(Self.walk(w.bytes) == nil)
+    }
+
     @Test func timeTablesShorterThanTheSamples() throws {
         // stts covering fewer samples than stsz: an error at the first sample it cannot time.
         let stts = try #require(try S.payload(S.stblPath + ["stts"], in: Self.base))

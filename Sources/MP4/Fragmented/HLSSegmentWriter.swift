@@ -8,8 +8,15 @@ import Darwin
 /// (`init.mp4`, then `init-2.mp4`... after a format change), media segments
 /// (`segment-00001.m4s`, ...) and the media playlist (`index.m3u8`), rewritten after each
 /// segment for live players (through a temporary file and a rename, so a reader never sees
-/// half a playlist; each rewrite costs the playlist's size) or only at the end, and ended with
-/// `EXT-X-ENDLIST` by ``finish()``. The playlist's lines are rendered once each.
+/// half a playlist) or only at the end, and ended with `EXT-X-ENDLIST` by ``finish()``. The
+/// playlist's lines are rendered once each.
+///
+/// A rewrite costs the playlist's size, which grows with the segments: a live rewrite waits
+/// until the segments written since the last one hold at least a quarter of the playlist's
+/// bytes, so that rewriting never writes more than four times the media. Real segments (tens of
+/// kilobytes and more, against about 60 bytes per playlist entry) meet that after every
+/// segment for tens of thousands of segments; a stream of tiny segments gets its playlist
+/// less often.
 ///
 /// ```swift
 /// let hls = try HLSSegmentWriter(directory: "out", options: .init(timescale: 90_000, targetDuration: 180_000))
@@ -65,6 +72,8 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     /// The entries' lines, rendered as they come, and the longest segment so far.
     private var body = ""
     private var longest: Int64 = 0
+    /// The bytes of the segments written since the playlist was.
+    private var bytesSincePlaylist = 0
 
     /// Creates the directory when it does not exist; nothing else is written before the first
     /// sample.
@@ -107,14 +116,18 @@ public final class HLSSegmentWriter: MP4SampleWriting {
             case .media:
                 let name = naming.segment(segment.sequenceNumber)
                 try Self.write(segment.bytes, to: directory + "/" + name)
+                bytesSincePlaylist &+= segment.bytes.count  // each in memory: no overflow
                 add(.segment(uri: name, duration: segment.duration))
                 longest = max(longest, segment.duration)
             }
         }
-        if force || (updatesPlaylistAfterEachSegment && segments.contains { $0.kind == .media }) {
+        let due = updatesPlaylistAfterEachSegment && segments.contains { $0.kind == .media }
+            && bytesSincePlaylist >= body.utf8.count / 4
+        if force || due {
             let path = directory + "/" + naming.playlist
             var text = playlist.header(targetDuration: HLSMediaPlaylist.targetDuration(longest: longest, timescale: playlist.timescale))
             text += body
+            bytesSincePlaylist = 0
             if playlist.hasEnded { text += HLSMediaPlaylist.endList }
             try Self.write(Array(text.utf8), to: path + ".tmp")
             guard rename(path + ".tmp", path) == 0 else {

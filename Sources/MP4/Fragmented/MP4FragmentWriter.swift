@@ -27,7 +27,11 @@ import H264
 /// presentation at 0, the form ExoPlayer and Chromium honour; FFmpeg 5.1 plays such segments
 /// through HLS but reports non-monotonic timestamps when the reorder delay is large.
 ///
-/// Memory: the samples of one segment.
+/// Memory: the samples of one segment. Output: the samples' bytes, plus 16 bytes per sample and
+/// about 100 per media segment, plus the init segments; each init segment after the first
+/// needs the samples since the one before to hold at least as many bytes as itself (else
+/// ``MP4Error/Code/limitExceeded``), so that a stream whose format changes every few bytes
+/// cannot make the output many times its input.
 public struct MP4FragmentWriter: Sendable {
     /// How segments are made.
     public struct Options: Sendable, Hashable {
@@ -119,6 +123,8 @@ public struct MP4FragmentWriter: Sendable {
     private var lastDelta: Int64?
     /// The edit list's media time: the first sample's composition offset.
     private var firstOffset: Int64 = 0
+    /// The bytes of the samples since the last init segment: the credit a new one needs.
+    private var bytesSinceInitialization = 0
 
     /// Creates a writer.
     /// - Throws: ``MP4Error/Code/invalidArgument`` for a timescale outside 1...2^32-1 or a
@@ -139,9 +145,21 @@ public struct MP4FragmentWriter: Sendable {
     ///   init segment before a description change), in order; often none.
     /// - Throws: ``MP4Error/Code/invalidArgument`` after ``finish()``, for a decoding time
     ///   that goes back or jumps more than 2^32-1, a composition offset that does not fit
-    ///   32 bits, or a sample of 4 GiB or more.
+    ///   32 bits, or a sample of 4 GiB or more; ``MP4Error/Code/limitExceeded`` for a
+    ///   description change before the samples since the last one hold as many bytes as the
+    ///   new init segment (nothing is written for this sample: the writer may go on with
+    ///   samples of the current description).
     public mutating func append(_ sample: MP4Sample, description newDescription: MP4SampleDescription) throws(MP4Error) -> [MP4Segment] {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "sample after finish()") }
+        let changed = description != newDescription
+        var initialization: [UInt8] = []
+        if changed && description != nil {  // the first init segment is made below, once the clock knows the first offset
+            initialization = initializationSegment(newDescription)
+            guard bytesSinceInitialization >= initialization.count else {
+                throw MP4Error.invalid(.limitExceeded, "the format changes after \(bytesSinceInitialization) bytes of samples, "
+                                       + "fewer than its init segment's \(initialization.count)")
+            }
+        }
         // trun offsets are shifted by the first one: keep them within 32 signed bits.
         let (dts, pts, offset, step) = try clock.place(sample, maximumOffset: Int64(Int32.max))
         var out: [MP4Segment] = []
@@ -151,18 +169,20 @@ public struct MP4FragmentWriter: Sendable {
         } else {
             firstOffset = max(0, offset)
         }
-        let changed = description != newDescription
         if let first = pending.first {
             let reached = dts &- first.dts >= options.targetDuration
             let canCut = options.cutting == .anySample || sample.flags.isSync
             if changed || (reached && canCut) { out.append(try closeSegment()) }
         }
         if changed {
+            if description == nil { initialization = initializationSegment(newDescription) }
             description = newDescription
             initializationCount &+= 1
-            out.append(MP4Segment(kind: .initialization, bytes: initializationSegment(newDescription),
+            out.append(MP4Segment(kind: .initialization, bytes: initialization,
                                   sequenceNumber: initializationCount, initializationNumber: initializationCount))
+            bytesSinceInitialization = 0
         }
+        bytesSinceInitialization = bytesSinceInitialization > Int.max &- sample.data.count ? Int.max : bytesSinceInitialization &+ sample.data.count
         var stored = sample
         if changed && initializationCount > 1 && options.repeatsParameterSetsAfterFormatChange,
            let record = newDescription.decoderConfiguration {

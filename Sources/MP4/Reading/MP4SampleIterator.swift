@@ -3,6 +3,12 @@
 ///
 /// The walk keeps a few counters, whatever the number of samples; each step is O(1) but for
 /// empty chunks, which it skips (there are at most as many as `stco` lists).
+///
+/// The samples of a valid file are disjoint ranges of it, so together they hold at most the
+/// file's bytes. Tables that place samples on the same bytes again and again (overlapping
+/// chunk offsets or track runs) would make a reader of every sample read, and a converter
+/// write, many times the file: the walk stops with ``MP4Error/Code/limitExceeded`` at the
+/// sample that takes the total past the file's size.
 public struct MP4SampleIterator: Sendable {
     private let track: MP4Track
     private let fileSize: UInt64
@@ -13,6 +19,8 @@ public struct MP4SampleIterator: Sendable {
     private var syncPosition = 0
     private var chunk = 0, chunkRun = 0, chunkLeft: UInt32 = 0, chunkCursor: UInt64 = 0, chunkDescription = 0
     private var decodeTime: Int64 = 0
+    /// The bytes of the samples returned so far: at most the file's size.
+    private var sampleBytes: UInt64 = 0
     // Fragments.
     private var run = 0, inRun = 0, runCursor: UInt64 = 0, runTime: Int64 = 0
 
@@ -24,7 +32,9 @@ public struct MP4SampleIterator: Sendable {
     /// The next sample, or nil after the last.
     /// - Throws: ``MP4Error/Code/invalidSampleTable`` when the tables cannot place or time a
     ///   sample (fewer `stts` entries or chunks than samples, times that overflow),
-    ///   ``MP4Error/Code/truncated`` for a sample that lies past the end of the file.
+    ///   ``MP4Error/Code/truncated`` for a sample that lies past the end of the file,
+    ///   ``MP4Error/Code/limitExceeded`` when the samples so far hold more bytes than the file
+    ///   (they overlap).
     public mutating func next() throws(MP4Error) -> MP4SampleInfo? {
         let tables = track.tables
         if index < tables.sampleCount { return try nextInTables(tables) }
@@ -108,10 +118,14 @@ public struct MP4SampleIterator: Sendable {
                         flags: MP4SampleFlags(rawValue: s.flags), description: r.descriptionIndex)
     }
 
-    private func info(_ i: Int, offset: UInt64, size: UInt32, dts: Int64, composition: Int64, duration: Int64,
+    private mutating func info(_ i: Int, offset: UInt64, size: UInt32, dts: Int64, composition: Int64, duration: Int64,
                       flags: MP4SampleFlags, description: Int) throws(MP4Error) -> MP4SampleInfo {
         guard offset <= fileSize, UInt64(size) <= fileSize &- offset else {
             throw MP4Error.truncated("sample \(i) (\(size) bytes at offset \(offset)) lies past the end of the file (\(fileSize) bytes)")
+        }
+        sampleBytes &+= UInt64(size)  // both terms at most fileSize: no overflow
+        guard sampleBytes <= fileSize else {
+            throw MP4Error.invalid(.limitExceeded, "samples up to \(i) hold \(sampleBytes) bytes, more than the file's \(fileSize): they overlap")
         }
         let (presented, o1) = dts.addingReportingOverflow(track.presentationOffset)
         let (pts, o2) = presented.addingReportingOverflow(composition)
