@@ -168,7 +168,8 @@ extension X264Encoder.Configuration {
         if !allowFrameReordering { p.i_bframe = 0 }
         var keyint: Int? = maxKeyframeInterval
         if let s = maxKeyframeIntervalDuration {
-            let frames = Swift.max(1, Int((s * Double(fps.num) / Double(fps.den)).rounded(.down)))
+            let f = (s * Double(fps.num) / Double(fps.den)).rounded(.down)  // finite, > 0: checked; may exceed Int
+            let frames = f >= Double(Int32.max) ? Int(Int32.max) : Swift.max(1, Int(f))
             keyint = Swift.min(keyint ?? frames, frames)
         }
         if let k = keyint {

@@ -55,6 +55,15 @@ import H264
         #expect(throws: H264Error(b.code, "")) { try X264Encoder(configuration: Support.config(160, 96, b.edit)) }
     }
 
+    /// A keyframe interval in seconds beyond what frames can count opens as "no forced
+    /// keyframes" (x264's keyint clamps), not a conversion trap.
+    @Test func hugeKeyframeDurationOpens() throws {
+        for s in [1e300, Double.greatestFiniteMagnitude, 3e9] {
+            let encoder = try X264Encoder(configuration: Support.config(160, 96) { $0.maxKeyframeIntervalDuration = s })
+            #expect(encoder.configuration.maxKeyframeIntervalDuration == s)
+        }
+    }
+
     @Test func openFailureCarriesX264Message() {
         do {
             _ = try X264Encoder(configuration: Support.config(16386, 16))
