@@ -95,12 +95,23 @@ public struct TimestampAssigner: Sendable {
         return emitReady()
     }
 
-    /// Assigns timestamps to a whole stream's access units with the smallest reorder delay
-    /// the stream needs.
+    /// Assigns timestamps to a whole stream's access units: with the smallest reorder delay
+    /// the stream needs, or, when `configuration` sets ``Configuration/reorderDepth`` or
+    /// ``Configuration/presentationDelay``, exactly as the streaming assigner (and
+    /// ``AccessUnitParser``) with that configuration does.
     /// - Complexity: O(n · d) for n access units and reorder depth d.
     public static func assign(_ units: inout [AccessUnit], spsLookup: (AccessUnit) -> SequenceParameterSet?,
                               configuration: Configuration = Configuration()) {
         guard let first = units.first else { return }
+        if configuration.reorderDepth != nil || configuration.presentationDelay != nil {
+            var assigner = TimestampAssigner(configuration: configuration)
+            var timed: [AccessUnit] = []
+            timed.reserveCapacity(units.count)
+            for au in units { timed += assigner.push(au, sps: spsLookup(au)) }
+            timed += assigner.finish()
+            units = timed
+            return
+        }
         var measuring = TimestampAssigner(configuration: configuration)
         measuring.start(sps: spsLookup(first), measuring: true)
         var timed: [AccessUnit] = []
