@@ -1,6 +1,7 @@
 import FLV
 import Foundation
 import H264
+import H264Video
 import RTMP
 import X264
 

@@ -1,5 +1,6 @@
 internal import CX264
 import H264
+import H264Video
 
 extension X264Encoder.Configuration {
     /// The frame rate as x264's numerator / denominator: NTSC rates (29.97...) as n*1000/1001,

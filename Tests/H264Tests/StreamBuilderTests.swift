@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import H264
+@testable import H264Fixtures
 
 /// One combination of the builder matrix: the SPS/PPS choices and a picture script.
 struct BuilderCombination: CustomStringConvertible, Sendable {

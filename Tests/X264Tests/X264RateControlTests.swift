@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import H264
+import H264Video
 @testable import X264
 
 @Suite struct X264RateControlTests {

@@ -1,5 +1,6 @@
 import Foundation
 import H264
+import H264Video
 import X264
 
 enum Support {

@@ -1,5 +1,6 @@
 import Testing
 import H264
+import H264Video
 @testable import X264
 
 /// Each VideoToolbox-style property, checked in the bitstream read back with the core's parsers.

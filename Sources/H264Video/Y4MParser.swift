@@ -1,3 +1,5 @@
+import H264
+
 /// A push parser for YUV4MPEG2 streams: feed it byte chunks of any size, take frames out.
 ///
 /// ```swift

@@ -1,3 +1,5 @@
+import H264
+
 /// A synthetic ``FrameSource``: moving colour bars with the frame number drawn on them, or
 /// white noise (the hardest input for an encoder).
 ///

@@ -1,3 +1,5 @@
+import H264
+
 /// A ``FrameSource`` over headerless raw frames of a known size and pixel format, back to
 /// back with tight strides (what `ffmpeg -f rawvideo -pix_fmt bgra -` writes to a pipe),
 /// read in chunks by a caller-supplied function.
