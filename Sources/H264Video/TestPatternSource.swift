@@ -47,7 +47,7 @@ public final class TestPatternSource: FrameSource {
         self.pattern = pattern
     }
 
-    public func start(_ consumer: (VideoFrame) throws(H264Error) -> Void) throws(H264Error) {
+    public func start(_ consumer: (VideoFrame) throws -> Void) throws {
         stopped = false
         var index = 0
         while index < frameCount && !stopped {

@@ -5,7 +5,7 @@ import H264
 @Suite struct X264ConfigurationTests {
     struct Bad: Sendable, CustomTestStringConvertible {
         let name: String
-        let code: H264Error.Code
+        let code: X264Error.Code
         let edit: @Sendable (inout X264Encoder.Configuration) -> Void
         var testDescription: String { name }
     }
@@ -52,7 +52,7 @@ import H264
 
     @Test(arguments: bad)
     func badConfigurationThrows(_ b: Bad) {
-        #expect(throws: H264Error(b.code, "")) { try X264Encoder(configuration: Support.config(160, 96, b.edit)) }
+        #expect(throws: X264Error(b.code, "")) { try X264Encoder(configuration: Support.config(160, 96, b.edit)) }
     }
 
     @Test func openFailureCarriesX264Message() {
@@ -68,21 +68,21 @@ import H264
     @Test func mismatchedFramesThrow() throws {
         let encoder = try X264Encoder(configuration: Support.config())
         let wrongSize = try VideoFrame(width: 176, height: 96, format: .i420)
-        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(wrongSize) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try encoder.encode(wrongSize) }
         let wrongFormat = try VideoFrame(width: 160, height: 96, format: .nv12)
-        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(wrongFormat) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try encoder.encode(wrongFormat) }
         _ = try encoder.flush()
-        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(try VideoFrame(width: 160, height: 96, format: .i420)) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try encoder.encode(try VideoFrame(width: 160, height: 96, format: .i420)) }
     }
 
     @Test func badRateChangesThrow() throws {
         let abr = try X264Encoder(configuration: Support.config())
-        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setAverageBitrate(0) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setDataRateLimits([DataRateLimit(bytes: -1, seconds: 1)]) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try abr.setAverageBitrate(0) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try abr.setDataRateLimits([DataRateLimit(bytes: -1, seconds: 1)]) }
         let qp = try X264Encoder(configuration: Support.config { $0.rateControl = .constantQP(30) })
-        #expect(throws: H264Error(.unsupported, "")) { try qp.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
+        #expect(throws: X264Error(.unsupported, "")) { try qp.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
         _ = try abr.flush()
-        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setAverageBitrate(500_000) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try abr.setAverageBitrate(500_000) }
     }
 
     @Test func levelParsing() {

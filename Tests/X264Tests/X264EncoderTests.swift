@@ -93,7 +93,7 @@ import H264Video
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 180, pattern: .noise)
         var bytesPerSecond: [Int] = [0, 0, 0]
         var i = 0
-        try source.start { (frame: VideoFrame) throws(H264Error) in
+        try source.start { frame in
             if i == 60 { try encoder.setAverageBitrate(1_200_000) }
             if i == 120 { try encoder.setAverageBitrate(200_000) }
             for au in try encoder.encode(frame) { bytesPerSecond[Int(au.pts) / 60] += au.byteCount }

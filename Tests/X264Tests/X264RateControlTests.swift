@@ -148,13 +148,13 @@ import H264Video
         let encoder = try X264Encoder(configuration: Support.config())
         let first = try VideoFrame(width: 160, height: 96, format: .i420, pts: 7, timescale: 30)
         _ = try encoder.encode(first)
-        #expect(throws: H264Error(.invalidTimestamp, "")) { try encoder.encode(first) }
+        #expect(throws: X264Error(.invalidTimestamp, "")) { try encoder.encode(first) }
         var earlier = first
         earlier.pts = 6
-        #expect(throws: H264Error(.invalidTimestamp, "")) { try encoder.encode(earlier) }
+        #expect(throws: X264Error(.invalidTimestamp, "")) { try encoder.encode(earlier) }
         var rescaled = first
         (rescaled.pts, rescaled.timescale) = (8 * 3000, 90_000)
-        #expect(throws: H264Error(.invalidTimestamp, "")) { try encoder.encode(rescaled) }
+        #expect(throws: X264Error(.invalidTimestamp, "")) { try encoder.encode(rescaled) }
         var next = first
         next.pts = 8
         _ = try encoder.encode(next)
