@@ -1,5 +1,6 @@
 import Testing
 @testable import H264
+import TestSupport
 
 /// Malformed and extreme headers: typed errors, never a trap, no allocation sized by an
 /// unchecked field.
@@ -121,12 +122,12 @@ import Testing
     }
 
     @Test func everyPrefixOfCorpusHeadersThrowsOrParses() throws {
-        guard SyntaxTestCorpus.isPresent else { return }
+        guard Corpus.isPresent else { return }
         for stream in ["fate-frext/FRExt1_Panasonic.avc", "openh264/test_scalinglist_jm.264", "openh264/SVA_FM1_E.264",
                        "hibernia/CVWP1_TOSHIBA_E.264", "fate-frext/HCAMFF1_HHI.264", "openh264/LS_SVA_D.264"] {
             var store = ParameterSetStore()
             var slices = 0
-            for nal in SyntaxTestCorpus.nalUnits(stream) {
+            for nal in try Corpus.nalUnits(stream) {
                 let rbsp = Array(nal.rbsp)
                 switch nal.type.rawValue {
                 case 7:
@@ -162,13 +163,13 @@ import Testing
     /// Corpus NAL units with random bits flipped (a fixed seed): parsing, tracing and
     /// re-writing them throws or succeeds, never traps.
     @Test func bitFlippedHeadersNeverTrap() throws {
-        guard SyntaxTestCorpus.isPresent else { return }
+        guard Corpus.isPresent else { return }
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed }
         for stream in ["fate-frext/FRExt1_Panasonic.avc", "openh264/test_scalinglist_jm.264", "openh264/SVA_FM1_E.264",
                        "hibernia/CVWP1_TOSHIBA_E.264", "openh264/sps_subsetsps_bothVUI.264", "openh264/LS_SVA_D.264"] {
             var clean = ParameterSetStore()
-            for nal in SyntaxTestCorpus.nalUnits(stream).prefix(120) {
+            for nal in try Corpus.nalUnits(stream).prefix(120) {
                 _ = NALUnitTrace.trace(nal, store: &clean)
                 for _ in 0..<8 {
                     var bytes = Array(nal.bytes)

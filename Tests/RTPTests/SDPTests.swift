@@ -1,6 +1,7 @@
 import H264
 import RTP
 import Testing
+import TestSupport
 
 @Suite struct SDPTests {
     @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="),
@@ -70,7 +71,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Corpus.available, "needs ../shared/corpus"))
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
     func corpusParameterSets() throws {
         let units = try AnnexB.split(try Corpus.read("cros-codecs/test-25fps.h264"))
         let format = try H264FormatParameters(parameterSets: Array(units.prefix(3)))

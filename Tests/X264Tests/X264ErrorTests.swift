@@ -1,6 +1,7 @@
 import H264
 import Testing
 @testable import X264
+import TestSupport
 
 @Suite struct X264ErrorTests {
     /// One reference wide, as `H264Error`: cheap on every typed throw.
@@ -11,7 +12,7 @@ import Testing
     /// Through `any FrameEncoder` the encoder's own error arrives unchanged (as `any Error`); a
     /// refused timestamp does not end the encoder.
     @Test func anyFrameEncoderThrowsTheEncodersError() throws {
-        let encoder: any FrameEncoder = try X264Encoder(configuration: Support.config())
+        let encoder: any FrameEncoder = try X264Encoder(configuration: X264Support.config())
         let frame = try VideoFrame(width: 160, height: 96, format: .i420, pts: 1, timescale: 30)
         _ = try encoder.encode(frame)
         do {
