@@ -1,6 +1,4 @@
-import FLV
 import H264
-import RTMP
 import Testing
 
 @Suite struct H264ErrorTests {
@@ -9,9 +7,6 @@ import Testing
     @Test func errorIsOneWord() {
         #expect(MemoryLayout<H264Error>.size == MemoryLayout<Int>.size)
         #expect(MemoryLayout<H264Error?>.size == MemoryLayout<Int>.size)
-        // The container modules' errors are built the same way.
-        #expect(MemoryLayout<FLVError>.size == MemoryLayout<Int>.size)
-        #expect(MemoryLayout<RTMPError>.size == MemoryLayout<Int>.size)
     }
 
     /// The contents survive the move behind a reference; equality and hashing are by code.
