@@ -318,7 +318,7 @@ import TestSupport
         for file in [Self.base, Self.fragmented] {
             for n in stride(from: 0, to: file.count, by: max(1, file.count / 400)) {
                 _ = Self.walk(Array(file.prefix(n)))
-                MP4FuzzBodies.read(Array(file.prefix(n)))
+                FuzzProperty.replay(MP4FuzzBodies.read, Array(file.prefix(n)), label: "prefix of \(n) bytes")
             }
         }
     }
@@ -341,7 +341,7 @@ import TestSupport
                 case 1: for k in 0..<4 where at + k < bytes.count { bytes[at + k] = 0xFF }
                 default: for k in 0..<4 where at + k < bytes.count { bytes[at + k] = 0 }
                 }
-                MP4FuzzBodies.read(bytes)
+                FuzzProperty.replay(MP4FuzzBodies.read, bytes, label: "\(fixture) mutation")
             }
         }
     }
