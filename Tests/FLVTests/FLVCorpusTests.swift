@@ -71,7 +71,7 @@ import H264
           arguments: ["cros-codecs/test-25fps.h264", "cros-codecs/64x64-I-P-B-P-high.h264", "hibernia/CANL1_TOSHIBA_G.264"])
     func annexBToFLVPlays(_ name: String) throws {
         let path = Corpus.path(name)
-        guard FileManager.default.fileExists(atPath: path) else { return }
+        try #require(FileManager.default.fileExists(atPath: path), "\(path) is missing from the corpus")
         let annexB = try Self.read(name)
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         let idrs = accessUnits.map(\.isKeyframe)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// The batch and streaming drivers are the fuzz bodies' own (`FuzzBodies.splitEvents` and
 /// `streamEvents`), so these tests and the `streaming` fuzz target check the same thing.
-@Suite struct AnnexBStreamParserTests {
+@Suite(.recordingFuzzViolations) struct AnnexBStreamParserTests {
     static let edgeCases: [[UInt8]] = [
         [],
         [0],

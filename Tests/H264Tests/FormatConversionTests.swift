@@ -102,9 +102,8 @@ import TestSupport
     @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"), arguments: Corpus.annexBStreams)
     func corpusRoundTrip(_ path: String) throws {
         let bytes = try Corpus.read(path)
-        let original: [NALUnit]
-        do { original = try AnnexB.split(bytes) } catch { return }  // not an Annex-B stream
-        guard original.contains(where: { $0.type == .sps }) else { return }
+        let original = try AnnexB.split(bytes, leadingData: .skip)
+        try #require(original.contains(where: { $0.type == .sps }), "no SPS in \(path)")
         for placement in [FormatConversion.ParameterSetPlacement.outOfBand, .inBand] {
             let avcc = try FormatConversion.annexBToAVCC(bytes[...], placement: placement)
             let back = try AnnexB.split(try FormatConversion.avccToAnnexB(avcc.bytes[...], configuration: avcc.configuration))

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Hostile input: every prefix of real streams, and random bytes, through every framing entry
 /// point; each gives NAL units or typed errors, never a trap.
-@Suite struct FramingRobustnessTests {
+@Suite(.recordingFuzzViolations) struct FramingRobustnessTests {
     /// Runs every framing reader over `bytes`, checking that each loop ends.
     static func exercise(_ bytes: ArraySlice<UInt8>) {
         var splitter = AnnexB.Splitter(bytes)

@@ -12,3 +12,23 @@ extension FuzzProperty {
         }
     }
 }
+
+/// A trait for suites and tests that call fuzz bodies or their helpers directly: inside them a
+/// violated property is a recorded issue, not a trap.
+public struct RecordingFuzzViolations: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?,
+                             performing function: @Sendable () async throws -> Void) async throws {
+        try await FuzzProperty.$onViolation.withValue({ message in
+            Issue.record("fuzz property violated: \(message)")
+        }) {
+            try await function()
+        }
+    }
+}
+
+extension Trait where Self == RecordingFuzzViolations {
+    /// Fuzz properties violated inside the test are recorded issues (see ``FuzzProperty``).
+    public static var recordingFuzzViolations: Self { RecordingFuzzViolations() }
+}
