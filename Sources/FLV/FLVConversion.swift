@@ -22,7 +22,7 @@ public enum FLVConversion {
         var writer = FLVWriter()
         try writer.writeMetadata(FLVMetadataCollector.metadata(for: accessUnits))
         for au in accessUnits where !au.flags.hasNoPicture {
-            try write(au, builder: &builder, writer: &writer)
+            try writer.write(builder.sample(au))
         }
         try writer.writeEndOfSequence()
         return writer.takeBytes()
@@ -75,7 +75,7 @@ public enum FLVConversion {
                 }
                 started = true
             }
-            if !au.flags.hasNoPicture { try Self.write(au, builder: &builder, writer: &writer) }
+            if !au.flags.hasNoPicture { try writer.write(builder.sample(au)) }
             if writer.bytes.count >= 1 << 20 { try write(writer.takeBytes()) }
         })
         if count == 0, let firstError { throw FLVError.bitstream(firstError, "no access unit") }
@@ -102,18 +102,13 @@ public enum FLVConversion {
         var writer = FLVWriter()
         try writer.writeMetadata(metadata)
         while let au = try next() {
-            if !au.flags.hasNoPicture { try Self.write(au, builder: &builder, writer: &writer) }
+            if !au.flags.hasNoPicture { try writer.write(builder.sample(au)) }
             if writer.bytes.count >= 1 << 20 { try write(writer.takeBytes()) }
         }
         try writer.writeEndOfSequence()
         try write(writer.takeBytes())
     }
 
-    private static func write(_ au: AccessUnit, builder: inout FLVSampleBuilder, writer: inout FLVWriter) throws(FLVError) {
-        let (avcC, sample) = try builder.sample(au)
-        if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: sample.dts) }
-        try writer.writeSample(sample)
-    }
 
     // MARK: - FLV to Annex-B
 
