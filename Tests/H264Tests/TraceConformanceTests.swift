@@ -36,8 +36,17 @@ struct TraceConformanceTests {
 
     static func type(_ nal: [Element]) -> Int64? { nal.first { $0.name == "nal_unit_type" }?.value }
 
+    /// Streams FFmpeg makes no packet of (subset SPS and SVC slices without a base-layer
+    /// picture: "missing picture in access unit"), so `trace_headers` never runs.
+    static let notTracedByFFmpeg: Set<String> = ["openh264/sps_subsetsps_bothVUI.264"]
+
     @Test(arguments: streams)
     func matchesFFmpeg(stream: String) throws {
+        if Self.notTracedByFFmpeg.contains(stream) {
+            let traced = try? FFmpeg.traceHeaders(Corpus.path(stream))
+            #expect(traced?.isEmpty ?? true, "FFmpeg now traces \(stream): compare it")
+            return
+        }
         let reference = try FFmpeg.traceHeaders(Corpus.path(stream))
         #expect(!reference.isEmpty, "FFmpeg traced no NAL unit of \(stream)")
         let types = Set(reference.compactMap(Self.type))
