@@ -75,10 +75,10 @@ import TestSupport
         }
     }
 
-    @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"))
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
     func onePassEqualsTwoPassOnCorpus() throws {
-        for path in CorpusFiles.annexBStreams where (try? CorpusFiles.read(path).count) ?? 0 < 700_000 {
-            let bytes = try CorpusFiles.read(path)
+        for path in Corpus.annexBStreams where (try? Corpus.read(path).count) ?? 0 < 700_000 {
+            let bytes = try Corpus.read(path)
             #expect(Self.onePassAgrees(bytes[...], .four, .outOfBand, .skip), "\(path)")
             #expect(Self.onePassAgrees(bytes[...], .two, .inBand, .reject), "\(path)")
         }
@@ -99,12 +99,11 @@ import TestSupport
 
     /// Annex-B -> AVCC -> Annex-B keeps every NAL unit that is not a parameter set, in order;
     /// every IDR access unit gets an SPS and a PPS before its first slice.
-    @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"), arguments: CorpusFiles.annexBStreams)
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"), arguments: Corpus.annexBStreams)
     func corpusRoundTrip(_ path: String) throws {
-        let bytes = try CorpusFiles.read(path)
-        let original: [NALUnit]
-        do { original = try AnnexB.split(bytes) } catch { return }  // not an Annex-B stream
-        guard original.contains(where: { $0.type == .sps }) else { return }
+        let bytes = try Corpus.read(path)
+        let original = try AnnexB.split(bytes, leadingData: .skip)
+        try #require(original.contains(where: { $0.type == .sps }), "no SPS in \(path)")
         for placement in [FormatConversion.ParameterSetPlacement.outOfBand, .inBand] {
             let avcc = try FormatConversion.annexBToAVCC(bytes[...], placement: placement)
             let back = try AnnexB.split(try FormatConversion.avccToAnnexB(avcc.bytes[...], configuration: avcc.configuration))

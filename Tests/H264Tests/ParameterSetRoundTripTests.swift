@@ -1,15 +1,16 @@
 import Testing
 @testable import H264
+import TestSupport
 
 /// Every parameter set, delimiter, filler and slice header of the corpus re-serialises
 /// bit-exactly through the writer driven by the same syntax description.
-@Suite(.enabled(if: SyntaxTestCorpus.isPresent, "needs ../shared/corpus"))
+@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
 struct ParameterSetRoundTripTests {
-    @Test(arguments: SyntaxTestCorpus.streams)
+    @Test(arguments: Corpus.annexBStreams)
     func roundTrip(stream: String) throws {
         var store = ParameterSetStore()
         var counts = [UInt8: Int]()
-        for nal in SyntaxTestCorpus.nalUnits(stream) {
+        for nal in try Corpus.nalUnits(stream) {
             let rbsp = nal.rbsp
             switch nal.type.rawValue {
             case 7:

@@ -1,6 +1,8 @@
 import Foundation
+import H264Fixtures
 import Testing
 @testable import H264
+import TestSupport
 
 private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.hex(hex)) }
 
@@ -206,9 +208,9 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         #expect(out.count == nal.count - 23)
     }
 
-    @Test(.enabled(if: SEITestSupport.corpusPresent, "needs ../shared/corpus"))
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
     func removesX264SettingsFromAStream() throws {
-        let units = try SEITestSupport.seiUnits(of: SEITestSupport.corpus + "/cros-codecs/64x64-I-P.h264")
+        let units = try SEITestSupport.seiUnits(ofCorpus: "cros-codecs/64x64-I-P.h264")
         let x264 = try #require(units.first)
         let sei = try SEI.parse(x264, context: NoSEIContext())
         guard case .userDataUnregistered(let u) = sei.messages[0].payload else { Issue.record("not user data"); return }
@@ -343,13 +345,13 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
     }
 }
 
-@Suite(.enabled(if: SEITestSupport.corpusPresent, "needs ../shared/corpus"))
+@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
 struct SEICorpusTests {
     @Test(arguments: SEITestSupport.corpusSEIStreams.map(\.path))
     func everySEINALUnitRoundTrips(path: String) throws {
         let key = SEITestSupport.corpusSEIStreams.first { $0.path == path }!.context
         let context = SEITestSupport.context(key)
-        let units = try SEITestSupport.seiUnits(of: SEITestSupport.corpus + "/" + path)
+        let units = try SEITestSupport.seiUnits(ofCorpus: path)
         #expect(!units.isEmpty)
         for u in units {
             let sei = try SEI.parse(u, context: context)
@@ -358,15 +360,14 @@ struct SEICorpusTests {
         }
     }
 
-    @Test(.enabled(if: SEITestSupport.ffmpegPath != nil, "needs ffmpeg"),
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"),
           arguments: SEITestSupport.corpusSEIStreams.map(\.path))
     func traceMatchesFFmpeg(path: String) throws {
         let key = SEITestSupport.corpusSEIStreams.first { $0.path == path }!.context
         let context = SEITestSupport.context(key)
-        let full = SEITestSupport.corpus + "/" + path
-        let units = try SEITestSupport.seiUnits(of: full)
+        let units = try SEITestSupport.seiUnits(ofCorpus: path)
         let frames = SEITestSupport.corpusSEIStreams.first { $0.path == path }!.frames
-        let expected = try SEITestSupport.ffmpegSEITraces(of: full, frames: frames)
+        let expected = try SEITestSupport.ffmpegSEITraces(ofCorpus: path, frames: frames)
         if frames == nil { #expect(units.count == expected.count) }
         #expect(!expected.isEmpty && units.count >= expected.count)
         for (u, e) in zip(units, expected) {
@@ -374,17 +375,23 @@ struct SEICorpusTests {
         }
     }
 
-    /// Every SEI NAL unit of every Annex-B stream in the corpus (and in `Fixtures/`, when the
-    /// package has one) re-serialises byte-identically with framing-only parsing (no SPS needed).
+    /// Every SEI NAL unit of every Annex-B stream in the corpus re-serialises byte-identically
+    /// with framing-only parsing (no SPS needed).
     @Test func framingOfEverySEINALUnitInTheCorpus() throws {
-        let count = try SEITestSupport.framingRoundTrip(under: SEITestSupport.corpus)
+        let count = try SEITestSupport.framingRoundTrip(try Corpus.annexBStreams.map { ($0, try Corpus.read($0)) })
         #expect(count >= 256)
     }
 }
 
 @Suite struct SEIFixtureTests {
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: SEITestSupport.packageRoot + "/Fixtures"), "no Fixtures folder"))
+    /// The same over every Annex-B fixture: as many SEI NAL units as the manifest counts (the
+    /// crafted-SEI fixture among them).
+    @Test
     func framingOfEverySEINALUnitInFixtures() throws {
-        _ = try SEITestSupport.framingRoundTrip(under: SEITestSupport.packageRoot + "/Fixtures")
+        let fixtures = Fixture.all.filter { $0.facts.kind == .annexB }
+        let count = try SEITestSupport.framingRoundTrip(fixtures.map { ($0.rawValue, $0.bytes()) })
+        let expected = fixtures.reduce(0) { $0 + ($1.facts.nalTypeCounts[6] ?? 0) }
+        #expect(expected > 0)
+        #expect(count == expected)
     }
 }

@@ -4,10 +4,13 @@
 // and into H264Tests, where FuzzRegressionTests replays every kept crasher through the same
 // functions.
 import H264
+#if canImport(TestSupport)
+import TestSupport  // FuzzProperty; the fuzz binary compiles its file in
+#endif
 
 /// One function per fuzz target. Each takes arbitrary bytes, drives public entry points, and
-/// traps (through ``FuzzBodies/check(_:_:)``) only when a property the library promises does not
-/// hold; a thrown `H264Error` is a correct answer to hostile input.
+/// reports (through ``FuzzBodies/check(_:_:)``) only when a property the library promises does
+/// not hold; a thrown `H264Error` is a correct answer to hostile input.
 enum FuzzBodies {
     /// The targets, by the names `Tests/Fuzz/run.sh` and `Tests/Fuzz/Regressions/<name>` use.
     static let targets: [String: @Sendable ([UInt8]) -> Void] = [
@@ -23,9 +26,10 @@ enum FuzzBodies {
         "rtmp_receive": rtmpReceive,
     ]
 
-    /// Traps with `message` when `condition` is false: a broken promise is a finding.
+    /// Reports a broken promise (``FuzzProperty``: a trap in the fuzz binary, a recorded issue
+    /// in the tests) when `condition` is false.
     static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
-        if !condition { fatalError("fuzz property violated: \(message())") }
+        FuzzProperty.check(condition, message())
     }
 
     /// The NAL units of an Annex-B stream, going on after errors (leading bytes skipped).

@@ -1,3 +1,5 @@
+import H264
+
 extension StreamBuilder {
     /// The kind of every slice of a built picture (`slice_type % 5`).
     public enum SliceKind: UInt8, Sendable, Hashable, CaseIterable {

@@ -1,3 +1,5 @@
+import H264
+
 /// A synthetic ``FrameSource``: moving colour bars with the frame number drawn on them, or
 /// white noise (the hardest input for an encoder).
 ///
@@ -45,7 +47,7 @@ public final class TestPatternSource: FrameSource {
         self.pattern = pattern
     }
 
-    public func start(_ consumer: (VideoFrame) throws(H264Error) -> Void) throws(H264Error) {
+    public func start(_ consumer: (VideoFrame) throws -> Void) throws {
         stopped = false
         var index = 0
         while index < frameCount && !stopped {

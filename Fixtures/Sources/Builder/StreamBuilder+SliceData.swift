@@ -1,3 +1,5 @@
+import H264
+
 extension StreamBuilder {
     /// Writes the `slice_data()` of a built slice (7.3.4), after its header.
     ///

@@ -1,38 +1,17 @@
-/// The streams of the shared test corpus (`../shared/corpus`, located by ``Support``), by
-/// kind. The corpus is absent on a fresh clone; tests that use it are enabled only when it is
-/// present.
 import Foundation
 import H264
 import TestSupport
 
-enum CorpusFiles {
-    /// The corpus folder (``Support/corpus``), if present.
-    static let root: URL? = FileManager.default.fileExists(atPath: Support.corpus)
-        ? URL(fileURLWithPath: Support.corpus) : nil
-
-    static var isPresent: Bool { root != nil }
-
-    /// The Annex-B elementary streams of the corpus (relative paths such as `openh264/BA_MW_D.264`).
-    static let annexBStreams: [String] = isPresent ? CorpusStreams.annexB : []
+extension Corpus {
+    /// The NAL units of a corpus stream (leading bytes before the first start code skipped).
+    /// - Throws: when the file cannot be read or does not split.
+    static func nalUnits(_ relative: String) throws -> [NALUnit] {
+        try AnnexB.split(read(relative)[...], leadingData: .skip)
+    }
 
     /// The MP4 files of the corpus that carry an `avcC` box.
-    static let mp4Files: [String] = {
-        guard let root else { return [] }
-        var out: [String] = []
-        for folder in ["mp4ff", "mp4parse-rust"] {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
-            for name in names.sorted() where name.hasSuffix(".mp4") {
-                let path = folder + "/" + name
-                if let bytes = try? read(path), AVCCBox.find(in: bytes) != nil { out.append(path) }
-            }
-        }
-        return out
-    }()
-
-    static func url(_ relative: String) -> URL { root!.appendingPathComponent(relative) }
-
-    static func read(_ relative: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: url(relative)))
+    static let mp4FilesWithAVCC: [String] = mp4Files.filter { path in
+        path.hasSuffix(".mp4") && (try? read(path)).flatMap(AVCCBox.find(in:)) != nil
     }
 }
 

@@ -1,3 +1,5 @@
+import H264
+
 extension StreamBuilder {
     /// The cap on pictures in one script.
     public static let maxScriptPictures = 4096

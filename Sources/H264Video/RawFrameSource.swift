@@ -1,3 +1,5 @@
+import H264
+
 /// A ``FrameSource`` over headerless raw frames of a known size and pixel format, back to
 /// back with tight strides (what `ffmpeg -f rawvideo -pix_fmt bgra -` writes to a pipe),
 /// read in chunks by a caller-supplied function.
@@ -10,7 +12,7 @@ public final class RawFrameSource: FrameSource {
     public let format: PixelFormat
     /// Frame rate as numerator / denominator: the timescale and the ticks per frame of `pts`.
     public let frameRate: (numerator: Int32, denominator: Int32)
-    private let read: () throws(H264Error) -> [UInt8]?
+    private let read: () throws -> [UInt8]?
     private let geometry: [(rowBytes: Int, rows: Int)]
     private var buffer: [UInt8] = []
     private var stopped = false
@@ -20,7 +22,7 @@ public final class RawFrameSource: FrameSource {
     /// - Throws: ``H264Error/Code/invalidArgument`` for a size out of range or a frame rate
     ///   that is not positive.
     public init(width: Int, height: Int, format: PixelFormat, frameRate: (numerator: Int32, denominator: Int32),
-                read: @escaping () throws(H264Error) -> [UInt8]?) throws(H264Error) {
+                read: @escaping () throws -> [UInt8]?) throws(H264Error) {
         var geometry: [(rowBytes: Int, rows: Int)] = []
         for i in 0..<format.planeCount {
             guard let g = format.planeGeometry(i, width: width, height: height) else {
@@ -42,7 +44,7 @@ public final class RawFrameSource: FrameSource {
     /// Bytes of one frame.
     public var frameByteCount: Int { geometry.reduce(0) { $0 &+ $1.rowBytes &* $1.rows } }  // <= 3 * 2^34
 
-    public func start(_ consumer: (VideoFrame) throws(H264Error) -> Void) throws(H264Error) {
+    public func start(_ consumer: (VideoFrame) throws -> Void) throws {
         stopped = false
         let size = frameByteCount
         var index: Int64 = 0
@@ -63,7 +65,7 @@ public final class RawFrameSource: FrameSource {
             }
             guard let chunk = try read() else {
                 if buffer.count > position {
-                    throw .truncated("raw stream ends inside frame \(index) (\(buffer.count &- position) of \(size) bytes)")
+                    throw H264Error.truncated("raw stream ends inside frame \(index) (\(buffer.count &- position) of \(size) bytes)")
                 }
                 return
             }

@@ -1,3 +1,5 @@
+import H264
+
 /// The stream header of a YUV4MPEG2 (`.y4m`) file: `YUV4MPEG2 W1280 H720 F30:1 Ip A1:1 C420jpeg`.
 ///
 /// Parameters are separated by spaces, each a letter and a value: `W` width, `H` height,

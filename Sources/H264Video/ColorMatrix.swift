@@ -1,3 +1,5 @@
+import H264
+
 /// The RGB <-> YCbCr matrix of a colour space (`matrix_coefficients`, ITU-T H.264 Table E-5).
 public enum ColorMatrix: Sendable, Hashable, CaseIterable {
     /// ITU-R BT.601 (SD video, JPEG): Kr = 0.299, Kb = 0.114. `matrix_coefficients` 6.

@@ -1,3 +1,5 @@
+import H264
+
 /// A push parser for YUV4MPEG2 streams: feed it byte chunks of any size, take frames out.
 ///
 /// ```swift
@@ -105,50 +107,4 @@ public struct Y4MParser: Sendable {
         position = end &+ 1
         return line
     }
-}
-
-/// A ``FrameSource`` over a Y4M stream read in chunks by a caller-supplied function (a file,
-/// stdin, a pipe, memory).
-public final class Y4MSource: FrameSource {
-    private let read: () throws(H264Error) -> [UInt8]?
-    private var parser = Y4MParser()
-    private var stopped = false
-
-    /// The stream header, once the first frame has been delivered.
-    public var header: Y4MHeader? { parser.header }
-
-    /// Creates a source; `read` returns the next chunk of the stream, or nil at its end.
-    public init(read: @escaping () throws(H264Error) -> [UInt8]?) { self.read = read }
-
-    /// Reads and parses until the header is known, without delivering a frame.
-    ///
-    /// - Throws: read and header errors; ``H264Error/Code/truncated`` when the stream ends first.
-    public func readHeader() throws(H264Error) -> Y4MHeader {
-        while parser.header == nil {
-            if let f = try parser.nextFrame() { pending = f; break }
-            guard let chunk = try read() else { throw .truncated("Y4M stream has no header") }
-            parser.append(chunk)
-        }
-        guard let h = parser.header else { throw .truncated("Y4M stream has no header") }
-        return h
-    }
-    private var pending: VideoFrame?
-
-    public func start(_ consumer: (VideoFrame) throws(H264Error) -> Void) throws(H264Error) {
-        stopped = false
-        if let f = pending { pending = nil; try consumer(f) }
-        while !stopped {
-            if let frame = try parser.nextFrame() {
-                try consumer(frame)
-                continue
-            }
-            guard let chunk = try read() else {
-                try parser.finish()
-                return
-            }
-            parser.append(chunk)
-        }
-    }
-
-    public func stop() { stopped = true }
 }

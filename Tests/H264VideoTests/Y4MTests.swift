@@ -1,5 +1,6 @@
 import Testing
-@testable import H264
+import H264
+@testable import H264Video
 
 @Suite struct Y4MTests {
     static func stream(_ header: String, frames: Int, frameBytes: Int) -> [UInt8] {

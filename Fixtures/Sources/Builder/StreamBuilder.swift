@@ -1,3 +1,5 @@
+import H264
+
 /// Builds H.264 streams no encoder makes, for tests: parameter sets from a few choices, then
 /// access units with chosen slice types, `nal_ref_idc`, `frame_num`, picture order counts, IDR
 /// or recovery-point SEI, access unit delimiters, several slices, field pictures.

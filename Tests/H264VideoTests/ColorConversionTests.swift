@@ -1,5 +1,6 @@
 import Testing
-@testable import H264
+import H264
+@testable import H264Video
 
 @Suite struct ColorConversionTests {
     struct Case: Sendable, CustomTestStringConvertible {

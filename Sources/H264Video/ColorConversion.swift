@@ -1,3 +1,5 @@
+import H264
+
 /// Conversion of packed RGB frames (BGRA, ARGB) to the 4:2:0 YCbCr layouts encoders take
 /// (I420, NV12), for BT.601 or BT.709, limited or full range.
 ///
@@ -77,32 +79,18 @@ public struct ColorConversion: Sendable, Hashable {
         // Byte order in a little-endian 32-bit load: BGRA = B | G<<8 | R<<16; ARGB = R<<8 | G<<16 | B<<24.
         let shifts: (r: UInt32, g: UInt32, b: UInt32) = source.format == .bgra ? (16, 8, 0) : (8, 16, 24)
         let nv12 = destination.format == .nv12
-        // Take the destination planes out so that each can be borrowed mutably at once.
-        var yPlane = destination.planes[0].bytes
-        var uPlane = destination.planes[1].bytes
-        var vPlane: [UInt8] = nv12 ? [] : destination.planes[2].bytes
-        destination.planes[0].bytes = []
-        destination.planes[1].bytes = []
-        if !nv12 { destination.planes[2].bytes = [] }
         let yStride = destination.planes[0].bytesPerRow
         let cStride = destination.planes[1].bytesPerRow
         let vStride = nv12 ? 0 : destination.planes[2].bytesPerRow
         let sStride = source.planes[0].bytesPerRow
+        let layout = Layout(width: source.width, height: source.height, srcStride: sStride,
+                            yStride: yStride, uStride: cStride, vStride: vStride, shifts: shifts, nv12: nv12)
         source.planes[0].bytes.withUnsafeBytes { src in
-            yPlane.withUnsafeMutableBytes { yb in
-                uPlane.withUnsafeMutableBytes { ub in
-                    vPlane.withUnsafeMutableBytes { vb in
-                        let layout = Layout(width: source.width, height: source.height, srcStride: sStride,
-                                            yStride: yStride, uStride: cStride, vStride: vStride,
-                                            shifts: shifts, nv12: nv12)
-                        run(layout, src: src, y: yb, u: ub, v: nv12 ? ub : vb)
-                    }
-                }
+            destination.withMutablePlanes { planes in
+                let y = UnsafeMutableRawBufferPointer(planes[0]), u = UnsafeMutableRawBufferPointer(planes[1])
+                run(layout, src: src, y: y, u: u, v: nv12 ? u : UnsafeMutableRawBufferPointer(planes[2]))
             }
         }
-        destination.planes[0].bytes = yPlane
-        destination.planes[1].bytes = uPlane
-        if !nv12 { destination.planes[2].bytes = vPlane }
     }
 
     @usableFromInline struct Layout {

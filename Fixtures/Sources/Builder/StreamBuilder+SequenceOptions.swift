@@ -1,3 +1,5 @@
+import H264
+
 extension StreamBuilder {
     /// What the SPS and PPS of a built stream say: size, profile, level, POC type, interlace,
     /// entropy coder and VUI. ``makeParameterSets()`` turns it into a real
