@@ -74,18 +74,20 @@ import Testing
         w.writeUE(0); w.writeUE(7); w.writeUE(5)  // first_mb 0, slice_type 7 (I), pps 5
         w.writeBits(0xFFFF_FFFF, 32)
         let nal = try NALUnit(w.bytes)
-        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, store: &store) }
+        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, context: store) }
         var pps = PictureParameterSet()
         pps.id = 5
         pps.spsID = 3
         store.insert(pps)
-        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, store: &store) }
+        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, context: store) }
         var sps = SequenceParameterSet()
         sps.id = 3
         store.insert(sps)
-        let (header, _) = try SliceHeader.parse(nal, store: &store)
+        let (header, _) = try SliceHeader.parse(nal, context: store)
         #expect(header.ppsID == 5 && header.isI)
-        #expect(store.activeSPSID == 3)
+        #expect(store.activeSPSID == nil, "parsing does not change the store")
+        try store.activate(header)
+        #expect(store.activeSPSID == 3 && store.activePPSID == 5)
     }
 
     @Test func trailingDataAfterTheStopBitIsKept() throws {
@@ -141,16 +143,15 @@ import Testing
                     }
                     try store.ingest(nal)
                 case 8:
-                    for n in 0..<rbsp.count { _ = try? PictureParameterSet(rbsp: rbsp[..<n], sps: store.spsLookup) }
+                    for n in 0..<rbsp.count { _ = try? PictureParameterSet(rbsp: rbsp[..<n], context: store) }
                     try store.ingest(nal)
                 case 1, 5:
                     guard slices < 40 else { continue }
                     slices += 1
-                    let (_, bits) = try SliceHeader.parse(nal, store: &store)
+                    let (_, bits) = try SliceHeader.parse(nal, context: store)
                     for n in 0..<((bits + 7) / 8) where n * 8 < bits {
                         #expect(throws: H264Error(.truncated, "")) {
-                            try SliceHeader.parse(rbsp: rbsp[..<n], nalUnitType: nal.type.rawValue, nalRefIdc: nal.nalRefIdc,
-                                                  idrPicFlag: nal.type == .idrSlice, store: &store)
+                            try SliceHeader.parse(rbsp: rbsp[..<n], nalUnitHeader: NALUnitHeader(nal), context: store)
                         }
                     }
                 default: continue
@@ -181,7 +182,7 @@ import Testing
                     var store = clean
                     _ = NALUnitTrace.trace(mutated, store: &store)
                     _ = try? store.ingest(mutated)
-                    _ = try? SliceHeader.parse(mutated, store: &store)
+                    _ = try? SliceHeader.parse(mutated, context: store)
                     let framed: [UInt8] = [0, 0, 0, 1] + bytes
                     _ = try? AnnexBHeaderEditor.edit(framed[...], edits: HeaderEdits())
                 }

@@ -4,7 +4,7 @@ import Testing
 
 /// A dictionary-backed SEI context for tests: the SPS facts hard-coded from FFmpeg's trace of
 /// each stream's SPS (the real SPS parser is wired in by the integrator).
-struct TestSEIContext: SEIContext {
+struct TestSEIContext: SyntaxContext {
     var sps: [Int: SEITimingInfo]
     var active: SEITimingInfo?
 
@@ -119,7 +119,7 @@ enum SEITestSupport {
             let path = root + "/" + rel
             guard mayHoldSEI(path), let units = try? seiUnits(of: path) else { continue }
             for u in units {
-                let sei = try SEI.parse(u, context: NoSEIContext(), options: .framingOnly)
+                let sei = try SEI.parse(u, context: EmptySyntaxContext(), options: .framingOnly)
                 #expect(try sei.write() == Array(u.bytes), "\(rel)")
                 count += 1
             }

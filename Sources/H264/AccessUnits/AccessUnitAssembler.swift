@@ -189,7 +189,8 @@ public struct AccessUnitAssembler: Sendable {
     private mutating func parseSlice(_ unit: NALUnit) -> ParsedSlice {
         var result = ParsedSlice()
         do throws(H264Error) {
-            let (header, _) = try SliceHeader.parse(unit, store: &store)
+            let (header, _) = try SliceHeader.parse(unit, context: store)
+            try store.activate(header)
             // The SPS's pic_order_cnt_type, without copying the SPS for every slice.
             guard let spsID = store.activeSPSID, spsID >= 0, spsID < pocTypeBySPS.count, pocTypeBySPS[spsID] >= 0 else {
                 throw H264Error.invalid(.missingParameterSet, "no active SPS")

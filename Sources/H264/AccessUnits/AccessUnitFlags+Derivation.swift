@@ -55,7 +55,7 @@ extension AccessUnitFlags {
             if unit.type.isVCL {
                 if let t = Self.sliceType(unit) { sliceTypes.append(t) } else { allParsed = false }
             } else if unit.type == .sei, recovery == nil {
-                recovery = RecoveryPointLookup.recoveryFrameCount(in: unit, context: NoSEIContext())
+                recovery = RecoveryPointLookup.recoveryFrameCount(in: unit, context: .empty)
             }
         }
         self.init(units: Array(units), sliceTypes: sliceTypes, allSlicesParsed: allParsed, recoveryFrameCount: recovery)

@@ -171,7 +171,7 @@ extension StreamBuilder {
             }
             // Both must survive their own writers: fail here rather than in the first picture.
             _ = try sps.rbsp()
-            _ = try pps.rbsp(sps: { [sps] _ in sps })
+            _ = try pps.rbsp(context: ParameterSetStore(sps: sps))
             return (sps, pps)
         }
     }

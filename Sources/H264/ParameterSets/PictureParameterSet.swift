@@ -1,11 +1,12 @@
 /// A picture parameter set: `pic_parameter_set_rbsp()` (7.3.2.2).
 ///
 /// The fields after `redundant_pic_cnt_present_flag` are present only when
-/// `more_rbsp_data()` (7.2) says so; ``hasExtendedFields`` records it. Pic scaling lists need
-/// the referenced SPS (its `chroma_format_idc`), so parsing takes an SPS lookup.
+/// `more_rbsp_data()` (7.2) says so; ``hasExtendedFields`` records it. The syntax depends on
+/// the SPS it names (`chroma_format_idc` for pic scaling lists, `bit_depth_luma_minus8` for the
+/// range of `pic_init_qp_minus26`), looked up in the ``SyntaxContext``.
 ///
 /// Bytes after `rbsp_trailing_bits()` are kept in ``trailingData`` for exact re-writing.
-public struct PictureParameterSet: Sendable, Hashable {
+public struct PictureParameterSet: SyntaxStructure, Hashable {
     /// `pic_parameter_set_id` (0...255).
     public var id: UInt8 = 0
     /// `seq_parameter_set_id` (0...31).
@@ -69,33 +70,18 @@ public struct PictureParameterSet: Sendable, Hashable {
     /// Creates a PPS with default values.
     public init() {}
 
-    /// Parses a PPS from its RBSP.
-    /// - Parameter sps: finds the SPS a `seq_parameter_set_id` names; needed only for pic
-    ///   scaling lists and the `pic_init_qp_minus26` range.
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when pic scaling lists are coded and
-    ///   the SPS is unknown; the reading errors otherwise.
-    public init(rbsp: ArraySlice<UInt8>, sps: (Int) -> SequenceParameterSet?) throws(H264Error) {
-        var r = SyntaxReader(rbsp)
-        try code(&r, sps: sps)
-    }
-
-    /// Serialises the PPS into an RBSP (no NAL unit header, no emulation prevention).
-    public func rbsp(sps: (Int) -> SequenceParameterSet?) throws(H264Error) -> [UInt8] {
-        var w = SyntaxWriter()
-        var copy = self
-        try copy.code(&w, sps: sps)
-        return w.writer.bytes
-    }
-
     /// `SliceGroupChangeRate`.
     public var sliceGroupChangeRate: Int { Int(sliceGroupChangeRateMinus1) &+ 1 }  // < 2^32
 
-    /// The syntax of 7.3.2.2.
+    /// The syntax of 7.3.2.2, with the SPS it names looked up in `context`.
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when pic scaling lists are coded and
+    ///   the SPS is unknown (without them, an unknown SPS only widens the range checked for
+    ///   `pic_init_qp_minus26`); the coder's errors otherwise.
     /// - Complexity: O(slice group ids + scaling lists), capped.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C, sps lookup: (Int) -> SequenceParameterSet?) throws(H264Error) {
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         try c.ue(&id, "pic_parameter_set_id", 0...255)
         try c.ue(&spsID, "seq_parameter_set_id", 0...31)
-        let sps = lookup(Int(spsID))
+        let sps = context.sps(id: Int(spsID))
         try c.flag(&entropyCodingModeFlag, "entropy_coding_mode_flag")
         try c.flag(&bottomFieldPicOrderInFramePresentFlag, "bottom_field_pic_order_in_frame_present_flag")
         try c.ue(&numSliceGroupsMinus1, "num_slice_groups_minus1", 0...7)

@@ -6,7 +6,7 @@
 ///
 /// Bytes after `rbsp_trailing_bits()` (some cameras append them) are accepted and kept in
 /// ``trailingData``, so that the writer reproduces the NAL unit exactly.
-public struct SequenceParameterSet: Sendable, Hashable {
+public struct SequenceParameterSet: SyntaxStructure, Hashable {
     /// `profile_idc`.
     public var profileIDC: UInt8 = 66
     /// `constraint_set0_flag` ... `constraint_set5_flag`, index 0 to 5.
@@ -84,21 +84,17 @@ public struct SequenceParameterSet: Sendable, Hashable {
     public init() {}
 
     /// Parses an SPS from its RBSP (the bytes after the NAL unit header, emulation prevention
-    /// removed).
+    /// removed). An SPS depends on no other parameter set.
     /// - Throws: ``H264Error/Code/truncated``, ``H264Error/Code/valueOutOfRange``,
     ///   ``H264Error/Code/invalidExpGolomb``, ``H264Error/Code/invalidTrailingBits``.
     public init(rbsp: ArraySlice<UInt8>) throws(H264Error) {
-        var r = SyntaxReader(rbsp)
-        try code(&r)
+        try self.init(rbsp: rbsp, context: .empty)
     }
 
     /// Serialises the SPS into an RBSP (no NAL unit header, no emulation prevention).
-    public func rbsp() throws(H264Error) -> [UInt8] {
-        var w = SyntaxWriter()
-        var copy = self
-        try copy.code(&w)
-        return w.writer.bytes
-    }
+    /// - Throws: ``H264Error/Code/valueOutOfRange`` for a value outside its field or one that
+    ///   contradicts its inferred value.
+    public func rbsp() throws(H264Error) -> [UInt8] { try rbsp(context: .empty) }
 
     /// True for the profiles whose SPS codes chroma_format_idc, bit depths and scaling lists.
     @inlinable public static func hasChromaInfo(profileIDC: UInt8) -> Bool {
@@ -109,7 +105,8 @@ public struct SequenceParameterSet: Sendable, Hashable {
     }
 
     /// `seq_parameter_set_rbsp()`: the data, `rbsp_trailing_bits()` and any trailing bytes.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+    /// The SPS depends on no other parameter set: `context` is not used.
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         try codeData(&c)
         try c.trailingBits()
         try c.trailingData(&trailingData)

@@ -31,11 +31,6 @@ extension AccessUnitDelimiter {
     /// The delimiter as a NAL unit (`nal_ref_idc` 0, `nal_unit_type` 9) with its RBSP.
     /// - Throws: ``H264Error/Code/valueOutOfRange`` for a ``primaryPicType`` above 7.
     public func nalUnit() throws(H264Error) -> NALUnit {
-        var w = SyntaxWriter()
-        var copy = self
-        try copy.code(&w)
-        var bytes: [UInt8] = [NALUnitType.accessUnitDelimiter.rawValue]
-        EmulationPrevention.appendEBSP(of: w.writer.bytes, to: &bytes)
-        return try NALUnit(bytes)
+        try nalUnit(header: NALUnitHeader(nalRefIdc: 0, nalUnitType: .accessUnitDelimiter), context: .empty)
     }
 }

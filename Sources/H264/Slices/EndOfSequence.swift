@@ -1,16 +1,16 @@
 /// End of sequence (7.3.2.5, nal_unit_type 10) and end of stream (7.3.2.6, nal_unit_type 11):
 /// NAL units whose RBSP is empty. Only their NAL unit header is coded.
-public struct EndOfSequence: Sendable, Hashable {
+public struct EndOfSequence: SyntaxStructure, Hashable {
     /// Creates the marker.
     public init() {}
     /// The (empty) syntax of 7.3.2.5.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {}
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {}
 }
 
 /// End of stream (7.3.2.6, nal_unit_type 11): an empty RBSP.
-public struct EndOfStream: Sendable, Hashable {
+public struct EndOfStream: SyntaxStructure, Hashable {
     /// Creates the marker.
     public init() {}
     /// The (empty) syntax of 7.3.2.6.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {}
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {}
 }

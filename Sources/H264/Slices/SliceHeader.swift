@@ -1,11 +1,16 @@
 /// A slice header: `slice_header()` (7.3.3), for nal_unit_type 1 and 5 (and the MVC form of
 /// type 20, with `ref_pic_list_mvc_modification()`).
 ///
-/// The header cannot be parsed alone: its field widths and presence come from the PPS it
-/// names and that PPS's SPS, looked up in a ``ParameterSetStore``. For CABAC slices the
-/// `cabac_alignment_one_bit`s that precede `slice_data()` are coded too (as FFmpeg traces
-/// them), so the header always ends where the slice data starts.
-public struct SliceHeader: Sendable, Hashable {
+/// The header cannot be coded alone: its field widths and presence come from the PPS it names
+/// and that PPS's SPS, looked up in the ``SyntaxContext`` (a ``ParameterSetStore``), and from
+/// its NAL unit header (``nalUnitHeader``), as in FFmpeg's coded bitstream layer. For CABAC
+/// slices the `cabac_alignment_one_bit`s that precede `slice_data()` are coded too (as FFmpeg
+/// traces them), so the header always ends where the slice data starts.
+public struct SliceHeader: SyntaxStructure, Hashable {
+    /// The NAL unit header the slice comes with. The syntax depends on it (`IdrPicFlag`, the MVC
+    /// form of type 20, `dec_ref_pic_marking()` when `nal_ref_idc` is not 0); it precedes the
+    /// RBSP and is not coded by ``code(_:context:)``. Its type must be 1, 5 or 20 (MVC).
+    public var nalUnitHeader: NALUnitHeader
     /// `first_mb_in_slice`.
     public var firstMbInSlice: UInt32 = 0
     /// `slice_type` (0...9; 5...9 mean every slice of the picture has the same type).
@@ -69,8 +74,16 @@ public struct SliceHeader: Sendable, Hashable {
     /// `slice_group_change_cycle` (slice group map types 3-5).
     public var sliceGroupChangeCycle: UInt32 = 0
 
-    /// Creates an I-slice header with default values.
-    public init() {}
+    /// Creates the header of an I slice of a non-reference, non-IDR picture (`nal_unit_type`
+    /// 1, `nal_ref_idc` 0) with default values.
+    public init() { nalUnitHeader = NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice) }
+
+    /// Creates a header with default values for a slice of the NAL unit header `nalUnitHeader`.
+    public init(nalUnitHeader: NALUnitHeader) { self.nalUnitHeader = nalUnitHeader }
+
+    /// `IdrPicFlag`: the slice belongs to an IDR picture (type 5, or type 20 with
+    /// `non_idr_flag` 0).
+    @inlinable public var idrPicFlag: Bool { nalUnitHeader.idrPicFlag }
 
     /// `slice_type % 5`: 0 P, 1 B, 2 I, 3 SP, 4 SI.
     @inlinable public var sliceKind: UInt8 { sliceType % 5 }
@@ -95,29 +108,67 @@ public struct SliceHeader: Sendable, Hashable {
         return b
     }
 
-    /// The syntax of 7.3.3, with the SPS and PPS looked up (and made active) in `store`.
-    ///
-    /// - Parameters:
-    ///   - nalUnitType: 1, 5 or 20 (20 uses the subset SPS and the MVC list modification).
-    ///   - nalRefIdc: the NAL unit's `nal_ref_idc` (0 means no `dec_ref_pic_marking()`).
-    ///   - idrPicFlag: `IdrPicFlag` (type 5, or type 20 with `non_idr_flag` 0).
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when the PPS or its SPS is unknown.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C, nalUnitType: UInt8, nalRefIdc: UInt8, idrPicFlag: Bool,
-                                             store: inout ParameterSetStore) throws(H264Error) {
+    /// The syntax of 7.3.3, with the PPS it names and that PPS's SPS (the subset SPS for type
+    /// 20) looked up in `context`. The context is not changed: making them the active parameter
+    /// sets is ``ParameterSetStore/activate(_:)``.
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when the PPS or its SPS is unknown;
+    ///   ``H264Error/Code/unsupported`` for a ``nalUnitHeader`` of another type or an SVC slice;
+    ///   ``H264Error/Code/invalidBitstream`` for a P, B or SP slice in an IDR picture.
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
+        var progress = 0
+        try codeLeadingElements(&c, progress: &progress)
+        try code(remainderOf: &c, context: context)
+    }
+
+    /// What follows ``codeLeadingElements(_:progress:)``: the parameter sets looked up, then the
+    /// rest of the header.
+    @inline(__always)
+    mutating func code<C: SyntaxCoder, Context: SyntaxContext>(remainderOf c: inout C, context: Context) throws(H264Error) {
+        let subset = nalUnitHeader.nalUnitType == .sliceExtension
+        guard let parameterSets = context.sliceHeaderContext(ppsID: Int(ppsID), subset: subset) else {
+            throw Self.missingParameterSet(ppsID: Int(ppsID), subset: subset, context: context)
+        }
+        try codeBody(&c, context: parameterSets)
+    }
+
+    /// The elements before anything depends on a parameter set: `first_mb_in_slice`,
+    /// `slice_type` and `pic_parameter_set_id`. `progress` counts those coded (0...3), so that a
+    /// partial reader knows which fields it got.
+    /// - Throws: ``H264Error/Code/unsupported`` for a NAL unit type without this slice header.
+    @inline(__always)
+    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) {
+        let type = nalUnitHeader.nalUnitType
+        guard type == .slice || type == .idrSlice || (type == .sliceExtension && !nalUnitHeader.extensionFlag) else {
+            throw Self.unsupported(nalUnitHeader)
+        }
         try c.ue(&firstMbInSlice, "first_mb_in_slice", 0...(1 << 24))
+        progress = 1
         try c.ue(&sliceType, "slice_type", 0...9)
+        progress = 2
         if idrPicFlag && !(isI || isSI) {
             throw H264Error.invalid(.invalidBitstream, "slice_type \(sliceType) in an IDR picture")
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
-        let mvc = nalUnitType == 20
-        let context = try store.activateSliceContext(ppsID: Int(ppsID), subset: mvc)
-        try codeBody(&c, context: context, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, mvc: mvc)
+        progress = 3
+    }
+
+    @inline(never)
+    static func unsupported(_ header: NALUnitHeader) -> H264Error {
+        if header.nalUnitType == .sliceExtension { return H264Error.invalid(.unsupported, "SVC slice headers are not described") }
+        return H264Error.invalid(.unsupported, "nal_unit_type \(header.nalUnitType.rawValue) has no slice header here")
+    }
+
+    @inline(never)
+    static func missingParameterSet(ppsID: Int, subset: Bool, context: some SyntaxContext) -> H264Error {
+        guard let pps = context.pps(id: ppsID) else { return H264Error.invalid(.missingParameterSet, "PPS \(ppsID) not available") }
+        return H264Error.invalid(.missingParameterSet, "\(subset ? "subset " : "")SPS \(pps.spsID) (of PPS \(ppsID)) not available")
     }
 
     /// The part of 7.3.3 after `pic_parameter_set_id`, given what the SPS and PPS say.
-    public mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext,
-                                                 nalRefIdc: UInt8, idrPicFlag: Bool, mvc: Bool) throws(H264Error) {
+    mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext) throws(H264Error) {
+        let nalRefIdc = nalUnitHeader.nalRefIdc
+        let idrPicFlag = self.idrPicFlag
+        let mvc = nalUnitHeader.nalUnitType == .sliceExtension
         let sps = context, pps = context
         if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
         try c.u(sps.frameNumBits, &frameNum, "frame_num")

@@ -66,7 +66,7 @@ enum FuzzBodies {
                 _ = try? SEI.trace(unit, context: store)
                 _ = try? SEI.removingMessages(ofType: SEIPayloadType(5), from: unit)
             case 1, 5, 20:
-                _ = try? SliceHeader.parse(unit, store: &store)
+                _ = try? SliceHeader.parse(unit, context: store)
             default:
                 break
             }
@@ -307,22 +307,19 @@ enum FuzzBodies {
                 check(again == sps, "an SPS does not survive write + parse")
                 store.insert(sps)
             case 8:
-                guard let pps = try? PictureParameterSet(rbsp: unit.rbsp, sps: store.spsLookup) else { continue }
+                guard let pps = try? PictureParameterSet(rbsp: unit.rbsp, context: store) else { continue }
                 let written: [UInt8]
-                do throws(H264Error) { written = try pps.rbsp(sps: store.spsLookup) } catch {
+                do throws(H264Error) { written = try pps.rbsp(context: store) } catch {
                     check(false, "a parsed PPS does not write: \(error)"); continue
                 }
-                let again = try? PictureParameterSet(rbsp: written[...], sps: store.spsLookup)
+                let again = try? PictureParameterSet(rbsp: written[...], context: store)
                 check(again == pps, "a PPS does not survive write + parse")
                 store.insert(pps)
             case 15:
                 guard let subset = try? SubsetSequenceParameterSet(rbsp: unit.rbsp) else { continue }
                 let written: [UInt8]
                 do throws(H264Error) {
-                    var w = SyntaxWriter()
-                    var copy = subset
-                    try copy.code(&w)
-                    written = w.writer.bytes
+                    written = try subset.rbsp(context: store)
                 } catch {
                     check(false, "a parsed subset SPS does not write: \(error)"); continue
                 }
@@ -338,19 +335,17 @@ enum FuzzBodies {
                 let again = try? SEI.parse(written, context: store)
                 check(again == sei, "an SEI NAL unit does not survive write + parse")
             case 1, 5:
-                guard let (header, _) = try? SliceHeader.parse(unit, store: &store) else { continue }
-                let idr = unit.type.rawValue == 5
+                guard let (header, _) = try? SliceHeader.parse(unit, context: store) else { continue }
                 let bits: BitWriter
                 do throws(H264Error) {
-                    bits = try header.write(nalUnitType: unit.type.rawValue, nalRefIdc: unit.nalRefIdc, idrPicFlag: idr, store: &store)
+                    bits = try header.write(context: store)
                 } catch {
                     check(false, "a parsed slice header does not write: \(error)"); continue
                 }
                 // Slice data follows the header: pad with a one bit and zeros, like a stop bit.
                 var padded = bits
                 padded.writeTrailingBits()
-                let again = try? SliceHeader.parse(rbsp: padded.bytes[...], nalUnitType: unit.type.rawValue,
-                                                   nalRefIdc: unit.nalRefIdc, idrPicFlag: idr, store: &store)
+                let again = try? SliceHeader.parse(rbsp: padded.bytes[...], nalUnitHeader: NALUnitHeader(unit), context: store)
                 check(again?.header == header, "a slice header does not survive write + parse")
             default:
                 break
