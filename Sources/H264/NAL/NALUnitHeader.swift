@@ -27,16 +27,17 @@ public struct NALUnitHeader: SyntaxStructure, Hashable {
 
     /// The header of `nal`, taken from its first bytes (a ``NALUnit`` has checked them).
     @inlinable
-    public init(_ nal: NALUnit) {
-        forbiddenZeroBit = nal.forbiddenZeroBit
-        nalRefIdc = nal.nalRefIdc
-        nalUnitType = nal.type
-        if let ext = nal.headerExtension {
-            let s = ext.startIndex
-            let bits = UInt32(ext[s]) << 16 | UInt32(ext[s &+ 1]) << 8 | UInt32(ext[s &+ 2])
-            extensionFlag = bits >> 23 != 0
-            extensionBits = bits & 0x7F_FFFF
-        }
+    public init(_ nal: borrowing NALUnit) {
+        let first = nal.headerByte
+        forbiddenZeroBit = first >> 7
+        nalRefIdc = (first >> 5) & 3
+        nalUnitType = NALUnitType(rawValue: first)
+        guard nalUnitType.hasHeaderExtension else { return }
+        // A NAL unit of these types has its four header bytes (its initialiser checks).
+        let s = nal.bytes.startIndex
+        let bits = UInt32(nal.bytes[s &+ 1]) << 16 | UInt32(nal.bytes[s &+ 2]) << 8 | UInt32(nal.bytes[s &+ 3])
+        extensionFlag = bits >> 23 != 0
+        extensionBits = bits & 0x7F_FFFF
     }
 
     /// True when the type carries the three-byte extension.

@@ -22,6 +22,10 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     private var spsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
     private var subsetSPSContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
     private var ppsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 256)
+    // For activation: the SPS id each PPS names (-1: no such PPS), and which SPS ids are known.
+    private var ppsSPSIDs: [Int8] = Array(repeating: -1, count: 256)
+    private var knownSPS: UInt32 = 0
+    private var knownSubsetSPS: UInt32 = 0
     /// The SPS id that the last slice header or buffering period activated.
     public private(set) var activeSPSID: Int?
     /// The PPS id that the last slice header activated.
@@ -93,6 +97,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
         var c = SliceHeaderContext()
         c.setSPS(sps)
         spsContexts[Int(sps.id & 31)] = c
+        knownSPS |= 1 << UInt32(sps.id & 31)
     }
     /// Stores a subset SPS under its id.
     public mutating func insert(_ subset: SubsetSequenceParameterSet) {
@@ -100,6 +105,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
         var c = SliceHeaderContext()
         c.setSPS(subset.sps)
         subsetSPSContexts[Int(subset.sps.id & 31)] = c
+        knownSubsetSPS |= 1 << UInt32(subset.sps.id & 31)
     }
     /// Stores a PPS under its id.
     public mutating func insert(_ pps: PictureParameterSet) {
@@ -107,6 +113,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
         var c = SliceHeaderContext()
         c.setPPS(pps)
         ppsContexts[Int(pps.id)] = c
+        ppsSPSIDs[Int(pps.id)] = Int8(pps.spsID & 31)
     }
 
     /// What a slice header's syntax needs from PPS `ppsID` and its SPS (from the subset SPS table
@@ -138,27 +145,24 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// Makes the PPS `header` names and that PPS's SPS the active ones, what decoding the slice
     /// does (for a type 20 slice, the PPS only: its SPS is a subset SPS).
     /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
+    /// - Complexity: O(1): no parameter set is copied.
+    @inlinable
     public mutating func activate(_ header: SliceHeader) throws(H264Error) {
-        let subset = header.nalUnitHeader.nalUnitType == .sliceExtension
-        let id = Int(header.ppsID)
-        guard let c = ppsContext(id), spsContext(Int(c.spsID), subset: subset) != nil else {
+        try activate(ppsID: Int(header.ppsID), subset: header.nalUnitHeader.nalUnitType == .sliceExtension)
+    }
+
+    /// Makes the PPS `id` and its SPS the active ones (what a slice header naming it does).
+    /// - Parameter subset: the SPS is taken from the subset SPS table (MVC slices, type 20) and
+    ///   only the PPS becomes active.
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
+    /// - Complexity: O(1): no parameter set is copied.
+    public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) {
+        let spsID = id >= 0 && id < Self.ppsIDCount ? ppsSPSIDs[id] : -1
+        guard spsID >= 0, (subset ? knownSubsetSPS : knownSPS) >> UInt32(spsID) & 1 != 0 else {
             throw SliceHeader.missingParameterSet(ppsID: id, subset: subset, context: self)
         }
         activePPSID = id
-        if !subset { activeSPSID = Int(c.spsID) }
-    }
-
-    /// Looks up the PPS `id` and its SPS and makes them active (what a slice header does).
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing.
-    /// - Parameter subset: take the SPS from the subset SPS table (MVC slices, type 20).
-    public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) -> (sps: SequenceParameterSet, pps: PictureParameterSet) {
-        guard let p = pps(id: id) else { throw H264Error.invalid(.missingParameterSet, "PPS \(id) not available") }
-        guard let s = subset ? subsetSPS(id: Int(p.spsID))?.sps : sps(id: Int(p.spsID)) else {
-            throw H264Error.invalid(.missingParameterSet, "SPS \(p.spsID) (of PPS \(id)) not available")
-        }
-        activePPSID = id
-        if !subset { activeSPSID = Int(p.spsID) }
-        return (s, p)
+        if !subset { activeSPSID = Int(spsID) }
     }
 
     /// The timing info of SPS `id`, if seen.
