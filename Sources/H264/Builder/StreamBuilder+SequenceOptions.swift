@@ -158,6 +158,7 @@ extension StreamBuilder {
             }
             sps.vuiParametersPresentFlag = anyVUI
             sps.vui = vui
+            try sps.setInferredValues(context: EmptySyntaxContext())
 
             var pps = PictureParameterSet()
             pps.id = ppsID

@@ -167,6 +167,7 @@ public struct StreamBuilder: Sendable {
             let scale = mbaffFrame ? 2 : 1
             au.append(try Self.nalUnit(nalRefIdc: nalRefIdc, type: type) { [self] (w: inout SyntaxWriter) throws(H264Error) in
                 h.nalUnitHeader = NALUnitHeader(nalRefIdc: nalRefIdc, nalUnitType: NALUnitType(rawValue: type))
+                try h.setInferredValues(context: self.store)
                 try h.code(&w, context: self.store)
                 try Self.codeSliceData(&w, kind: picture.kind, sps: sps, cabac: pps.entropyCodingModeFlag, pcm: pcm,
                                        macroblocks: (next &- first) &* scale, firstAddress: first &* scale, mbaff: mbaffFrame)

@@ -79,8 +79,7 @@ public struct PictureParameterSet: SyntaxStructure, Hashable {
     ///   `pic_init_qp_minus26`); the coder's errors otherwise.
     /// - Complexity: O(slice group ids + scaling lists), capped.
     public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
-        try c.ue(&id, "pic_parameter_set_id", 0...255)
-        try c.ue(&spsID, "seq_parameter_set_id", 0...31)
+        try codeLeadingElements(&c)
         let sps = context.sps(id: Int(spsID))
         try c.flag(&entropyCodingModeFlag, "entropy_coding_mode_flag")
         try c.flag(&bottomFieldPicOrderInFramePresentFlag, "bottom_field_pic_order_in_frame_present_flag")
@@ -109,15 +108,27 @@ public struct PictureParameterSet: SyntaxStructure, Hashable {
                 }
                 let count: Int = transform8x8ModeFlag ? (sps.chromaFormatIDC != 3 ? 8 : 12) : 6
                 try scalingMatrix.code(&c, count: count, flagName: "pic_scaling_list_present_flag")
+            } else {
+                // The SPS's lists (fall-back rule B) are inferred: no list is coded.
+                try c.infer(&scalingMatrix, ScalingMatrix(), "pic_scaling_list_present_flag")
             }
             try c.se(&secondChromaQpIndexOffset, "second_chroma_qp_index_offset", -12...12)
-        } else if c.isReading {
-            transform8x8ModeFlag = false
-            picScalingMatrixPresentFlag = false
-            secondChromaQpIndexOffset = chromaQpIndexOffset
+        } else {
+            try c.infer(&transform8x8ModeFlag, false, "transform_8x8_mode_flag")
+            try c.infer(&picScalingMatrixPresentFlag, false, "pic_scaling_matrix_present_flag")
+            try c.infer(&scalingMatrix, ScalingMatrix(), "pic_scaling_list_present_flag")
+            try c.infer(&secondChromaQpIndexOffset, chromaQpIndexOffset, "second_chroma_qp_index_offset")
         }
         try c.trailingBits()
         try c.trailingData(&trailingData)
+    }
+
+    /// `pic_parameter_set_id` and `seq_parameter_set_id`, which a partial reader uses
+    /// (``NALUnit/parameterSetID``, ``NALUnit/referencedParameterSetID``).
+    @inline(__always)
+    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+        try c.ue(&id, "pic_parameter_set_id", 0...255)
+        try c.ue(&spsID, "seq_parameter_set_id", 0...31)
     }
 
     private mutating func codeSliceGroups<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {

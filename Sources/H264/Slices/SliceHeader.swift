@@ -174,22 +174,43 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         try c.u(sps.frameNumBits, &frameNum, "frame_num")
         if !sps.frameMbsOnlyFlag {
             try c.flag(&fieldPicFlag, "field_pic_flag")
-            if fieldPicFlag { try c.flag(&bottomFieldFlag, "bottom_field_flag") } else if c.isReading { bottomFieldFlag = false }
-        } else if c.isReading {
-            fieldPicFlag = false
-            bottomFieldFlag = false
+            if fieldPicFlag {
+                try c.flag(&bottomFieldFlag, "bottom_field_flag")
+            } else {
+                try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
+            }
+        } else {
+            try c.infer(&fieldPicFlag, false, "field_pic_flag")
+            try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
         }
         if idrPicFlag { try c.ue(&idrPicID, "idr_pic_id", 0...65535) }
         let bottomPOC = pps.bottomFieldPicOrderInFramePresentFlag && !fieldPicFlag
         let anyInt: ClosedRange<Int32> = (Int32.min &+ 1)...Int32.max
-        if sps.picOrderCntType == 0 {
+        // 7.4.3: delta_pic_order_cnt_bottom and delta_pic_order_cnt[0..1] are inferred 0 when absent.
+        let pocType0 = sps.picOrderCntType == 0, pocDeltas = sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag
+        if pocType0 {
             try c.u(sps.picOrderCntLsbBits, &picOrderCntLsb, "pic_order_cnt_lsb")
-            if bottomPOC { try c.se(&deltaPicOrderCntBottom, "delta_pic_order_cnt_bottom", anyInt) }
-        } else if sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag {
-            try c.se(&deltaPicOrderCnt0, SyntaxName("delta_pic_order_cnt", 0), anyInt)
-            if bottomPOC { try c.se(&deltaPicOrderCnt1, SyntaxName("delta_pic_order_cnt", 1), anyInt) }
         }
-        if pps.redundantPicCntPresentFlag { try c.ue(&redundantPicCnt, "redundant_pic_cnt", 0...127) }
+        if pocType0 && bottomPOC {
+            try c.se(&deltaPicOrderCntBottom, "delta_pic_order_cnt_bottom", anyInt)
+        } else {
+            try c.infer(&deltaPicOrderCntBottom, 0, "delta_pic_order_cnt_bottom")
+        }
+        if pocDeltas {
+            try c.se(&deltaPicOrderCnt0, SyntaxName("delta_pic_order_cnt", 0), anyInt)
+        } else {
+            try c.infer(&deltaPicOrderCnt0, 0, SyntaxName("delta_pic_order_cnt", 0))
+        }
+        if pocDeltas && bottomPOC {
+            try c.se(&deltaPicOrderCnt1, SyntaxName("delta_pic_order_cnt", 1), anyInt)
+        } else {
+            try c.infer(&deltaPicOrderCnt1, 0, SyntaxName("delta_pic_order_cnt", 1))
+        }
+        if pps.redundantPicCntPresentFlag {
+            try c.ue(&redundantPicCnt, "redundant_pic_cnt", 0...127)
+        } else {
+            try c.infer(&redundantPicCnt, 0, "redundant_pic_cnt")
+        }
         if isB { try c.flag(&directSpatialMvPredFlag, "direct_spatial_mv_pred_flag") }
         if isP || isSP || isB {
             try c.flag(&numRefIdxActiveOverrideFlag, "num_ref_idx_active_override_flag")
@@ -198,32 +219,42 @@ public struct SliceHeader: SyntaxStructure, Hashable {
                 if isB { try c.ue(&numRefIdxL1ActiveMinus1, "num_ref_idx_l1_active_minus1", 0...31) }
             }
         }
-        if c.isReading && !numRefIdxActiveOverrideFlag {
-            numRefIdxL0ActiveMinus1 = pps.numRefIdxL0DefaultActiveMinus1
-            numRefIdxL1ActiveMinus1 = pps.numRefIdxL1DefaultActiveMinus1
+        if !numRefIdxActiveOverrideFlag {
+            try c.infer(&numRefIdxL0ActiveMinus1, pps.numRefIdxL0DefaultActiveMinus1, "num_ref_idx_l0_active_minus1")
+            try c.infer(&numRefIdxL1ActiveMinus1, pps.numRefIdxL1DefaultActiveMinus1, "num_ref_idx_l1_active_minus1")
         }
+        // The lists of modifications that are not coded are empty (an empty list needs
+        // neither setting nor checking: the test keeps the read path free of the assignment).
         if !isI && !isSI {
             try c.flag(&refPicListModificationFlagL0, "ref_pic_list_modification_flag_l0")
-            if refPicListModificationFlagL0 { try refPicListModificationL0.code(&c, mvc: mvc) }
+        }
+        if !isI && !isSI && refPicListModificationFlagL0 {
+            try refPicListModificationL0.code(&c, mvc: mvc)
+        } else if !refPicListModificationL0.operations.isEmpty {
+            try c.infer(&refPicListModificationL0, RefPicListModification(), "modification_of_pic_nums_idc")
         }
         if isB {
             try c.flag(&refPicListModificationFlagL1, "ref_pic_list_modification_flag_l1")
-            if refPicListModificationFlagL1 { try refPicListModificationL1.code(&c, mvc: mvc) }
+        }
+        if isB && refPicListModificationFlagL1 {
+            try refPicListModificationL1.code(&c, mvc: mvc)
+        } else if !refPicListModificationL1.operations.isEmpty {
+            try c.infer(&refPicListModificationL1, RefPicListModification(), "modification_of_pic_nums_idc")
         }
         if (pps.weightedPredFlag && (isP || isSP)) || (pps.weightedBipredIDC == 1 && isB) {
-            var table = predWeightTable ?? PredWeightTable()
+            var table = try Self.required(predWeightTable, &c, "pred_weight_table()")
             try table.code(&c, l0Count: Int(numRefIdxL0ActiveMinus1) &+ 1,
                            l1Count: isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0, chroma: sps.chromaArrayType != 0)
             predWeightTable = table
-        } else if c.isReading {
-            predWeightTable = nil
+        } else {
+            try c.infer(&predWeightTable, nil, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            var marking = decRefPicMarking ?? DecRefPicMarking()
+            var marking = try Self.required(decRefPicMarking, &c, "dec_ref_pic_marking()")
             try marking.code(&c, idrPicFlag: idrPicFlag)
             decRefPicMarking = marking
-        } else if c.isReading {
-            decRefPicMarking = nil
+        } else {
+            try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
         }
         if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }
         let qpRange = 51 &+ 6 &* Int8(sps.bitDepthLumaMinus8)  // bit depth <= 6: <= 87
@@ -237,7 +268,12 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             if disableDeblockingFilterIDC != 1 {
                 try c.se(&sliceAlphaC0OffsetDiv2, "slice_alpha_c0_offset_div2", -6...6)
                 try c.se(&sliceBetaOffsetDiv2, "slice_beta_offset_div2", -6...6)
+            } else {
+                try inferDeblockingOffsets(&c)
             }
+        } else {
+            try c.infer(&disableDeblockingFilterIDC, 0, "disable_deblocking_filter_idc")
+            try inferDeblockingOffsets(&c)
         }
         if pps.numSliceGroupsMinus1 > 0 && pps.sliceGroupMapType >= 3 && pps.sliceGroupMapType <= 5 {
             let bits = Self.sliceGroupChangeCycleBits(picSizeInMapUnits: sps.picSizeInMapUnits, changeRate: pps.sliceGroupChangeRate)
@@ -247,4 +283,26 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             while c.bitPosition & 7 != 0 { try c.fixed(1, 1, "cabac_alignment_one_bit") }
         }
     }
+
+    private mutating func inferDeblockingOffsets<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+        try c.infer(&sliceAlphaC0OffsetDiv2, 0, "slice_alpha_c0_offset_div2")
+        try c.infer(&sliceBetaOffsetDiv2, 0, "slice_beta_offset_div2")
+    }
+
+    /// A sub-structure the syntax codes here: the value to read into, or the one to write
+    /// (an empty one when setting inferred values).
+    /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing without it.
+    @inline(__always)
+    static func required<T: SyntaxDefaultValue, C: SyntaxCoder>(_ value: T?, _ c: inout C, _ name: StaticString) throws(H264Error) -> T {
+        if let value { return value }
+        guard c.isReading || c is SyntaxInferrer else {
+            throw H264Error.invalid(.valueOutOfRange, "\(name) is coded here but missing (nil)")
+        }
+        return T()
+    }
 }
+
+/// A sub-structure with an empty value to read into.
+protocol SyntaxDefaultValue { init() }
+extension PredWeightTable: SyntaxDefaultValue {}
+extension DecRefPicMarking: SyntaxDefaultValue {}

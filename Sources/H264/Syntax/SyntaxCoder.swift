@@ -110,6 +110,11 @@ public protocol SyntaxCoder {
     /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing a value that contradicts the
     ///   inference.
     mutating func infer<T: Equatable>(_ value: inout T, _ inferred: T, _ name: SyntaxName) throws(H264Error)
+
+    /// Makes `array` ready for coding `count` elements, one per index (reading: `count` copies
+    /// of `fill`; writing: checks the count). A default implementation does that; see
+    /// ``SyntaxCoder/prepare(_:count:limit:fill:_:)``.
+    mutating func prepare<T>(_ array: inout [T], count: Int, limit: Int, fill: T, _ name: SyntaxName) throws(H264Error)
 }
 
 extension SyntaxCoder {

@@ -82,8 +82,9 @@ extension SyntaxStructure {
     /// for a value built by hand, after changing a presence flag (say `frame_cropping_flag`),
     /// before writing it. Nothing is read or written.
     /// - Throws: ``H264Error/Code/missingParameterSet`` when `context` lacks a parameter set the
-    ///   syntax needs; ``H264Error/Code/valueOutOfRange`` for counts that do not match their
-    ///   arrays.
+    ///   syntax needs; ``H264Error/Code/valueOutOfRange`` for a coded value out of its range.
+    ///   Arrays take the length their coded count gives (elements kept, new ones empty), and
+    ///   a sub-structure the syntax codes but `self` lacks (a `dec_ref_pic_marking()`) is added.
     public mutating func setInferredValues(context: some SyntaxContext) throws(H264Error) {
         var inferrer = SyntaxInferrer()
         try code(&inferrer, context: context)
