@@ -78,7 +78,7 @@ enum HostileInputs {
         let record = try hugeRecord(ppsCount: ppsCount)
         var bytes: [UInt8] = []
         for _ in 0..<samples { bytes += try AVCC.write([try NALUnit(idrSlice)]) }
-        return (bytes, record.serialized())
+        return (bytes, try record.serialized())
     }
 
     static func hugeRecord(ppsCount: Int) throws -> AVCDecoderConfigurationRecord {

@@ -130,8 +130,8 @@ import Testing
             var slices = 0
             for nal in SyntaxTestCorpus.nalUnits(stream) {
                 let rbsp = Array(nal.rbsp)
-                switch nal.type.rawValue {
-                case 7:
+                switch nal.type {
+                case .sps:
                     for n in 0..<rbsp.count {
                         #expect(throws: H264Error.self) { try SequenceParameterSet(rbsp: rbsp[..<n]) }
                         // Every bit prefix, zero padded: must not trap.
@@ -142,10 +142,10 @@ import Testing
                         }
                     }
                     try store.ingest(nal)
-                case 8:
+                case .pps:
                     for n in 0..<rbsp.count { _ = try? PictureParameterSet(rbsp: rbsp[..<n], context: store) }
                     try store.ingest(nal)
-                case 1, 5:
+                case .slice, .idrSlice:
                     guard slices < 40 else { continue }
                     slices += 1
                     let (_, bits) = try SliceHeader.parse(nal, context: store)

@@ -104,8 +104,7 @@ import TestSupport
         FuzzBodies.accessUnits([UInt8(rng.below(256))] + stream)
         // Annex-B -> AVCC -> Annex-B, and the avcC record.
         let converted = try? FormatConversion.annexBToAVCC(stream[...], leadingData: .skip)
-        if let converted {
-            let record = converted.configuration.serialized()
+        if let converted, let record = try? converted.configuration.serialized() {
             FuzzBodies.avcc([2, UInt8(record.count >> 8), UInt8(record.count & 0xFF)] + record + converted.bytes)
         }
         // RTP packetisation and depacketisation (also of damaged packets), and FLV.
@@ -146,7 +145,7 @@ import TestSupport
     static func flv(_ accessUnits: [AccessUnit], configuration: AVCDecoderConfigurationRecord?, rng: inout SplitMix64) {
         var writer = FLVWriter()
         if let configuration {
-            _ = try? writer.writeDecoderConfiguration(configuration.serialized(), timestamp: 0)
+            _ = try? writer.writeDecoderConfiguration(try configuration.serialized(), timestamp: 0)
         }
         for au in accessUnits {
             guard let data = try? AVCC.write(au.nalUnits) else { continue }

@@ -11,27 +11,27 @@ struct ParameterSetRoundTripTests {
         var counts = [UInt8: Int]()
         for nal in SyntaxTestCorpus.nalUnits(stream) {
             let rbsp = nal.rbsp
-            switch nal.type.rawValue {
-            case 7:
+            switch nal.type {
+            case .sps:
                 let sps = try SequenceParameterSet(rbsp: rbsp)
                 #expect(try sps.rbsp() == Array(rbsp), "SPS of \(stream)")
                 store.insert(sps)
-            case 8:
+            case .pps:
                 let pps = try PictureParameterSet(rbsp: rbsp, context: store)
                 #expect(try pps.rbsp(context: store) == Array(rbsp), "PPS of \(stream)")
                 store.insert(pps)
-            case 9:
+            case .accessUnitDelimiter:
                 let aud = try AccessUnitDelimiter(rbsp: rbsp)
                 #expect(try aud.rbsp(context: store) == Array(rbsp))
-            case 12:
+            case .fillerData:
                 let filler = try FillerData(rbsp: rbsp)
                 #expect(try filler.rbsp(context: store) == Array(rbsp))
-            case 15:
+            case .subsetSPS:
                 let subset = try SubsetSequenceParameterSet(rbsp: rbsp)
                 #expect(try subset.rbsp(context: store) == Array(rbsp), "subset SPS of \(stream)")
                 store.insert(subset)
-            case 1, 5, 20:
-                if nal.type.rawValue == 20, let e = nal.headerExtension, e[e.startIndex] & 0x80 != 0 { continue }
+            case .slice, .idrSlice, .sliceExtension:
+                if nal.type == .sliceExtension, let e = nal.headerExtension, e[e.startIndex] & 0x80 != 0 { continue }
                 let (header, bits) = try SliceHeader.parse(nal, context: store)
                 let w = try header.write(context: store)
                 #expect(w.bitCount == bits, "slice header length in \(stream)")

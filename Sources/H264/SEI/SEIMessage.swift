@@ -120,13 +120,21 @@ public struct SEIMessage: Sendable, Hashable {
 
     private mutating func write<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         guard c.bitPosition & 7 == 0 else { throw H264Error.invalid(.invalidArgument, "an SEI message must start byte aligned") }
-        var scratch = SyntaxWriter()
-        var body = self
-        try body.codeBody(&scratch)
-        let size = scratch.bitPosition / 8  // codeBody ends byte aligned
+        let size = try payloadBytes().count
         _ = try Self.codeFFRun(&c, payloadType.rawValue, "last_payload_type_byte")
         _ = try Self.codeFFRun(&c, size, "last_payload_size_byte")
         try codeBody(&c)
+    }
+
+    /// The payload as the message carries it: the `payloadSize` bytes after `payloadType` and
+    /// `payloadSize`, the payload's trailer (alignment bits) included. What an encoder's
+    /// "extra SEI" interface (x264's `extra_sei`) takes.
+    /// - Throws: the payload's writing errors (a value out of its range).
+    public func payloadBytes() throws(H264Error) -> [UInt8] {
+        var scratch = SyntaxWriter()
+        var body = self
+        try body.codeBody(&scratch)  // ends byte aligned
+        return scratch.writer.bytes
     }
 
     /// Writes the payload and, for a parsed payload, its trailer (always when the payload does

@@ -59,13 +59,13 @@ enum FuzzBodies {
             let strictStored = (try? strict.ingest(unit)) ?? false
             let lenientStored = (try? lenient.ingest(unit)) ?? false
             check(unit.type != .sps || !strictStored || lenientStored, "a lenient store refuses an SPS a strict one accepts")
-            switch unit.type.rawValue {
-            case 6:
+            switch unit.type {
+            case .sei:
                 _ = try? SEI.parse(unit, context: store)
                 _ = try? SEI.parse(unit, context: store, options: .framingOnly)
                 _ = try? SEI.trace(unit, context: store)
                 _ = try? SEI.removingMessages(ofType: SEIPayloadType(5), from: unit)
-            case 1, 5, 20:
+            case .slice, .idrSlice, .sliceExtension:
                 _ = try? SliceHeader.parse(unit, context: store)
             default:
                 break
@@ -171,7 +171,10 @@ enum FuzzBodies {
         let lengthSize = lengthSizes[Int(first) % 3]
         _ = try? AVCC.split(payload, lengthSize: lengthSize)
         if let record = try? AVCDecoderConfigurationRecord(parsing: recordBytes) {
-            let written = record.serialized()
+            let written: [UInt8]
+            do throws(H264Error) { written = try record.serialized() } catch {
+                check(false, "a parsed avcC record does not write: \(error)"); return
+            }
             let again = try? AVCDecoderConfigurationRecord(parsing: written[...])
             check(again == record, "an avcC record does not survive serialise + parse")
             if let annexB = try? FormatConversion.avccToAnnexB(payload, configuration: record) {
@@ -289,8 +292,8 @@ enum FuzzBodies {
         headerEditor(data)
         var store = ParameterSetStore()
         for unit in nalUnits(data[...]) {
-            switch unit.type.rawValue {
-            case 7:
+            switch unit.type {
+            case .sps:
                 // A lenient parse (a repaired SPS) writes back to a conforming SPS.
                 var warnings: [ParseWarning] = []
                 if let repaired = try? SequenceParameterSet(rbsp: unit.rbsp, mode: .lenient, warnings: &warnings),
@@ -306,7 +309,7 @@ enum FuzzBodies {
                 let again = try? SequenceParameterSet(rbsp: written[...])
                 check(again == sps, "an SPS does not survive write + parse")
                 store.insert(sps)
-            case 8:
+            case .pps:
                 guard let pps = try? PictureParameterSet(rbsp: unit.rbsp, context: store) else { continue }
                 let written: [UInt8]
                 do throws(H264Error) { written = try pps.rbsp(context: store) } catch {
@@ -315,7 +318,7 @@ enum FuzzBodies {
                 let again = try? PictureParameterSet(rbsp: written[...], context: store)
                 check(again == pps, "a PPS does not survive write + parse")
                 store.insert(pps)
-            case 15:
+            case .subsetSPS:
                 guard let subset = try? SubsetSequenceParameterSet(rbsp: unit.rbsp) else { continue }
                 let written: [UInt8]
                 do throws(H264Error) {
@@ -326,7 +329,7 @@ enum FuzzBodies {
                 let again = try? SubsetSequenceParameterSet(rbsp: written[...])
                 check(again == subset, "a subset SPS does not survive write + parse")
                 store.insert(subset)
-            case 6:
+            case .sei:
                 guard let sei = try? SEI.parse(unit, context: store) else { continue }
                 let written: NALUnit
                 do throws(H264Error) { written = try sei.nalUnit() } catch {
@@ -334,7 +337,7 @@ enum FuzzBodies {
                 }
                 let again = try? SEI.parse(written, context: store)
                 check(again == sei, "an SEI NAL unit does not survive write + parse")
-            case 1, 5:
+            case .slice, .idrSlice:
                 guard let (header, _) = try? SliceHeader.parse(unit, context: store) else { continue }
                 let bits: BitWriter
                 do throws(H264Error) {
