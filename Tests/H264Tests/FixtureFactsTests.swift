@@ -69,7 +69,7 @@ import Testing
                 // missing-pps.264's slices have no PPS; truncated.264's last slice is cut, but
                 // its header is whole.
                 guard let header = try? SliceHeader.parse(unit, context: store).header else { continue }
-                sliceTypes[["P", "B", "I", "SP", "SI"][Int(header.sliceKind)], default: 0] += 1
+                sliceTypes[["P", "B", "I", "SP", "SI"][Int(header.sliceKind.rawValue)], default: 0] += 1
                 if header.fieldPicFlag { fieldSlices += 1 }
                 if header.isB && unit.nalRefIdc > 0 { referenceB += 1 }
             case .sei:

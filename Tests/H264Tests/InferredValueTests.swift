@@ -88,7 +88,7 @@ struct InferredValueTests {
     @Test func sliceHeaderReaderSetsPPSDefaultsAndWeights() throws {
         let (store, _) = weightedContext()
         var header = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 2, nalUnitType: .slice))
-        header.sliceType = 0
+        header.sliceType = .p
         #expect(isValueOutOfRange { _ = try header.write(context: store) })  // 0 active, PPS says 2; no marking
         try header.setInferredValues(context: store)
         #expect(header.numRefIdxL0ActiveMinus1 == 2)
@@ -114,7 +114,7 @@ struct InferredValueTests {
     @Test func sliceHeaderWriterRefusesAbsentStructuresThatAreCoded() throws {
         let (store, _) = weightedContext()
         var header = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice))
-        header.sliceType = 2
+        header.sliceType = .i
         header.decRefPicMarking = DecRefPicMarking()  // nal_ref_idc 0: none is coded
         #expect(isValueOutOfRange { _ = try header.write(context: store) })
         header.decRefPicMarking = nil

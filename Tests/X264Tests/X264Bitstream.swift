@@ -9,7 +9,7 @@ struct Bitstream {
         let header: SliceHeader
         /// SliceQPY (7-30): 26 + pic_init_qp_minus26 + slice_qp_delta.
         let qp: Int
-        var isIntra: Bool { header.sliceType % 5 == 2 }
+        var isIntra: Bool { header.sliceKind == .i }
         var isIDR: Bool { nal.type == .idrSlice }
     }
 

@@ -167,7 +167,7 @@ public struct AccessUnitAssembler: Sendable {
         if let fields = parsed.fields, fields.redundantPicCnt == 0 {
             previousPrimary = fields
             if let header = parsed.header {
-                picture.sliceTypes.append(header.sliceType % 5)
+                picture.sliceTypes.append(header.sliceKind.rawValue)
             }
             if firstSliceOfPicture, let header = parsed.header, let sps = store.activeSPS {
                 startPicture(header, sps: sps, unit: unit)

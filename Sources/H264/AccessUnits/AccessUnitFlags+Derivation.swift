@@ -63,6 +63,6 @@ extension AccessUnitFlags {
 
     /// `slice_type % 5` of a slice, read from the first bytes of its header.
     static func sliceType(_ unit: NALUnit) -> UInt8? {
-        unit.sliceHeaderLeadingElements().sliceType.map { $0 % 5 }
+        unit.sliceHeaderLeadingElements().sliceType?.kind.rawValue
     }
 }

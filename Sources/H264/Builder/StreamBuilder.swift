@@ -132,7 +132,7 @@ public struct StreamBuilder: Sendable {
         }
 
         var header = SliceHeader()
-        header.sliceType = picture.kind.rawValue &+ (picture.sliceTypeAllSame ? 5 : 0)
+        header.sliceType = SliceType(picture.kind, allSlicesSame: picture.sliceTypeAllSame)
         header.ppsID = pps.id
         header.frameNum = frameNum
         header.fieldPicFlag = field
@@ -146,7 +146,7 @@ public struct StreamBuilder: Sendable {
 
         var au: [NALUnit] = []
         if accessUnitDelimiters {
-            var aud = AccessUnitDelimiter(primaryPicType: 7)
+            var aud = AccessUnitDelimiter(primaryPicType: .any)
             au.append(try Self.nalUnit(nalRefIdc: 0, type: 9) { (w: inout SyntaxWriter) throws(H264Error) in try aud.code(&w, context: .empty) })
         }
         if accessUnits.isEmpty || (picture.idr && parameterSetsAtEveryIDR && second == nil) {

@@ -41,7 +41,7 @@ extension NALUnit {
     /// 1, 5 and MVC 20), read from its first bytes; each nil when it, or an element before it,
     /// cannot be read (all nil for other NAL units).
     /// - Complexity: O(1): at most ``SliceHeader/headerPrefixBytes`` bytes are read.
-    public func sliceHeaderLeadingElements() -> (firstMbInSlice: UInt32?, sliceType: UInt8?, ppsID: UInt8?) {
+    public func sliceHeaderLeadingElements() -> (firstMbInSlice: UInt32?, sliceType: SliceType?, ppsID: UInt8?) {
         var header = SliceHeader(nalUnitHeader: NALUnitHeader(self))
         // Three Exp-Golomb codes of at most 63 bits each, escaped: 32 bytes cover them.
         var reader = SyntaxReader(EmulationPrevention.rbsp(from: payload.prefix(SliceHeader.headerPrefixBytes)))

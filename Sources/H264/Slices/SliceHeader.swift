@@ -14,7 +14,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     /// `first_mb_in_slice`.
     public var firstMbInSlice: UInt32 = 0
     /// `slice_type` (0...9; 5...9 mean every slice of the picture has the same type).
-    public var sliceType: UInt8 = 2
+    public var sliceType: SliceType = .i
     /// `pic_parameter_set_id` (0...255).
     public var ppsID: UInt8 = 0
     /// `colour_plane_id` (0...2, with `separate_colour_plane_flag`).
@@ -85,18 +85,18 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     /// `non_idr_flag` 0).
     @inlinable public var idrPicFlag: Bool { nalUnitHeader.idrPicFlag }
 
-    /// `slice_type % 5`: 0 P, 1 B, 2 I, 3 SP, 4 SI.
-    @inlinable public var sliceKind: UInt8 { sliceType % 5 }
+    /// `slice_type % 5`: P, B, I, SP or SI.
+    @inlinable public var sliceKind: SliceType.Kind { sliceType.kind }
     /// A P slice.
-    @inlinable public var isP: Bool { sliceKind == 0 }
+    @inlinable public var isP: Bool { sliceKind == .p }
     /// A B slice.
-    @inlinable public var isB: Bool { sliceKind == 1 }
+    @inlinable public var isB: Bool { sliceKind == .b }
     /// An I slice.
-    @inlinable public var isI: Bool { sliceKind == 2 }
+    @inlinable public var isI: Bool { sliceKind == .i }
     /// An SP slice.
-    @inlinable public var isSP: Bool { sliceKind == 3 }
+    @inlinable public var isSP: Bool { sliceKind == .sp }
     /// An SI slice.
-    @inlinable public var isSI: Bool { sliceKind == 4 }
+    @inlinable public var isSI: Bool { sliceKind == .si }
 
     /// The number of bits of `slice_group_change_cycle`:
     /// Ceil(Log2(PicSizeInMapUnits ÷ SliceGroupChangeRate + 1)), exact in integers.
@@ -145,7 +145,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         progress = 1
         try c.ue(&sliceType, "slice_type", 0...9)
         progress = 2
-        if idrPicFlag && !(isI || isSI) {
+        if idrPicFlag && !sliceType.isIntra {
             throw H264Error.invalid(.invalidBitstream, "slice_type \(sliceType) in an IDR picture")
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)

@@ -1,10 +1,10 @@
 /// An access unit delimiter: `access_unit_delimiter_rbsp()` (7.3.2.4, nal_unit_type 9).
 public struct AccessUnitDelimiter: SyntaxStructure, Hashable {
     /// `primary_pic_type` (0...7, Table 7-5): which slice types the primary picture may hold.
-    public var primaryPicType: UInt8 = 7
+    public var primaryPicType: PrimaryPicType = .any
 
-    /// Creates a delimiter (7: any slice type).
-    public init(primaryPicType: UInt8) { self.primaryPicType = primaryPicType }
+    /// Creates a delimiter.
+    public init(primaryPicType: PrimaryPicType) { self.primaryPicType = primaryPicType }
 
     /// Creates a delimiter that allows every slice type (`primary_pic_type` 7).
     public init() {}
