@@ -170,6 +170,10 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         let idrPicFlag = self.idrPicFlag
         let mvc = nalUnitHeader.nalUnitType == .sliceExtension
         let sps = context, pps = context
+        // The kind once, as locals: a getter on `self` inside this mutating function can cost a
+        // copy of the header per call.
+        let kind = sliceType.kind
+        let isP = kind == .p, isB = kind == .b, isI = kind == .i, isSP = kind == .sp, isSI = kind == .si
         if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
         try c.u(sps.frameNumBits, &frameNum, "frame_num")
         if !sps.frameMbsOnlyFlag {

@@ -33,7 +33,7 @@ public struct SliceType: RawRepresentable, Hashable, Sendable, CustomStringConve
     }
 
     /// `slice_type % 5`.
-    @inlinable public var kind: Kind {
+    @inlinable @inline(__always) public var kind: Kind {
         switch rawValue % 5 {
         case 0: return .p
         case 1: return .b
