@@ -128,7 +128,7 @@ import TestSupport
             #expect(aud.primaryPicType == AccessUnitDelimiter(sliceTypes: au.sliceTypes).primaryPicType)
         }
         let types = units.map { try? AccessUnitDelimiter(rbsp: $0.nalUnits[0].rbsp).primaryPicType }
-        #expect(types.first == 0 && types.contains(1) && types.contains(2))  // I, P, B pictures
+        #expect(types.first == .i && types.contains(.iP) && types.contains(.iPB))  // I, P, B pictures
         // Nothing else changed; a second pass inserts nothing.
         #expect(try AnnexB.split(bytes).filter { $0.type != .accessUnitDelimiter }.map(\.bytes)
                 == AnnexB.split(original).map(\.bytes))

@@ -24,7 +24,7 @@ import Testing
             var avcc: [UInt8] = []
             let record = try FormatConversion.annexBToAVCC(read: Self.reader(annexB, size: size), write: { avcc += $0 })
             #expect(avcc == whole.bytes, "\(fixture), chunks of \(size)")
-            #expect(record.serialized() == whole.configuration.serialized(), "\(fixture), chunks of \(size)")
+            #expect(try record.serialized() == whole.configuration.serialized(), "\(fixture), chunks of \(size)")
             var annexBAgain: [UInt8] = []
             try FormatConversion.avccToAnnexB(configuration: record, read: Self.reader(avcc, size: size), write: { annexBAgain += $0 })
             #expect(annexBAgain == back, "\(fixture), chunks of \(size)")

@@ -19,7 +19,7 @@ import TestSupport
         let avcc = try FormatConversion.annexBToAVCC(stream[...])
         let units = try AVCC.split(avcc.bytes).map { Array($0.bytes) }
         #expect(units == [Self.aud, Self.sei, Self.idr, Self.idr2, Self.aud, Self.p, Self.aud, Self.idr])
-        #expect(avcc.configuration.serialized() == AVCDecoderConfigurationRecordTests.highRecord)
+        #expect(try avcc.configuration.serialized() == AVCDecoderConfigurationRecordTests.highRecord)
 
         let kept = try FormatConversion.annexBToAVCC(stream[...], lengthSize: .two, placement: .inBand)
         #expect(try AVCC.split(kept.bytes, lengthSize: .two).map { Array($0.bytes) }

@@ -103,15 +103,4 @@ struct HeaderEditorTests {
         let input: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0x50, 0, 0, 0, 1, 0x0C, 0xFF, 0xFF, 0x80, 0x55]
         #expect(try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits()) == input)
     }
-
-    @Test func primaryPicTypeFollowsTable7_5() {
-        #expect(AnnexBHeaderEditor.primaryPicType([2]) == 0)
-        #expect(AnnexBHeaderEditor.primaryPicType([2, 0]) == 1)
-        #expect(AnnexBHeaderEditor.primaryPicType([1, 0]) == 2)
-        #expect(AnnexBHeaderEditor.primaryPicType([4]) == 3)
-        #expect(AnnexBHeaderEditor.primaryPicType([3]) == 4)
-        #expect(AnnexBHeaderEditor.primaryPicType([2, 4]) == 5)
-        #expect(AnnexBHeaderEditor.primaryPicType([3, 0]) == 6)
-        #expect(AnnexBHeaderEditor.primaryPicType([3, 1]) == 7)
-    }
 }

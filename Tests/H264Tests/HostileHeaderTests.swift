@@ -75,18 +75,20 @@ import TestSupport
         w.writeUE(0); w.writeUE(7); w.writeUE(5)  // first_mb 0, slice_type 7 (I), pps 5
         w.writeBits(0xFFFF_FFFF, 32)
         let nal = try NALUnit(w.bytes)
-        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, store: &store) }
+        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, context: store) }
         var pps = PictureParameterSet()
         pps.id = 5
         pps.spsID = 3
         store.insert(pps)
-        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, store: &store) }
+        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, context: store) }
         var sps = SequenceParameterSet()
         sps.id = 3
         store.insert(sps)
-        let (header, _) = try SliceHeader.parse(nal, store: &store)
+        let (header, _) = try SliceHeader.parse(nal, context: store)
         #expect(header.ppsID == 5 && header.isI)
-        #expect(store.activeSPSID == 3)
+        #expect(store.activeSPSID == nil, "parsing does not change the store")
+        try store.activate(header)
+        #expect(store.activeSPSID == 3 && store.activePPSID == 5)
     }
 
     @Test func trailingDataAfterTheStopBitIsKept() throws {
@@ -128,8 +130,8 @@ import TestSupport
             var slices = 0
             for nal in try Corpus.nalUnits(stream) {
                 let rbsp = Array(nal.rbsp)
-                switch nal.type.rawValue {
-                case 7:
+                switch nal.type {
+                case .sps:
                     for n in 0..<rbsp.count {
                         #expect(throws: H264Error.self) { try SequenceParameterSet(rbsp: rbsp[..<n]) }
                         // Every bit prefix, zero padded: must not trap.
@@ -140,17 +142,16 @@ import TestSupport
                         }
                     }
                     try store.ingest(nal)
-                case 8:
-                    for n in 0..<rbsp.count { _ = try? PictureParameterSet(rbsp: rbsp[..<n], sps: store.spsLookup) }
+                case .pps:
+                    for n in 0..<rbsp.count { _ = try? PictureParameterSet(rbsp: rbsp[..<n], context: store) }
                     try store.ingest(nal)
-                case 1, 5:
+                case .slice, .idrSlice:
                     guard slices < 40 else { continue }
                     slices += 1
-                    let (_, bits) = try SliceHeader.parse(nal, store: &store)
+                    let (_, bits) = try SliceHeader.parse(nal, context: store)
                     for n in 0..<((bits + 7) / 8) where n * 8 < bits {
                         #expect(throws: H264Error(.truncated, "")) {
-                            try SliceHeader.parse(rbsp: rbsp[..<n], nalUnitType: nal.type.rawValue, nalRefIdc: nal.nalRefIdc,
-                                                  idrPicFlag: nal.type == .idrSlice, store: &store)
+                            try SliceHeader.parse(rbsp: rbsp[..<n], nalUnitHeader: NALUnitHeader(nal), context: store)
                         }
                     }
                 default: continue
@@ -183,7 +184,7 @@ import TestSupport
                     let trace = NALUnitTrace.trace(mutated, store: &store)
                     #expect(!trace.elements.isEmpty || trace.error != nil, "\(stream): a trace with neither elements nor error")
                     _ = try? store.ingest(mutated)
-                    _ = try? SliceHeader.parse(mutated, store: &store)
+                    _ = try? SliceHeader.parse(mutated, context: store)
                     // Without edits the editor gives back any input, parsed or copied, unchanged.
                     let framed: [UInt8] = [0, 0, 0, 1] + bytes
                     #expect(try AnnexBHeaderEditor.edit(framed[...], edits: HeaderEdits()) == framed, "\(stream)")

@@ -178,8 +178,8 @@ import TestSupport
             case .accessUnits:
                 FuzzBodies.accessUnits([UInt8(rng.below(256))] + stream)
             case .avcc:
-                if let converted = try? FormatConversion.annexBToAVCC(stream[...], leadingData: .skip) {
-                    let record = converted.configuration.serialized()
+                if let converted = try? FormatConversion.annexBToAVCC(stream[...], leadingData: .skip),
+                   let record = try? converted.configuration.serialized() {
                     FuzzBodies.avcc([2, UInt8(record.count >> 8), UInt8(record.count & 0xFF)] + record + converted.bytes)
                 }
             case .transport:
@@ -225,7 +225,7 @@ import TestSupport
     static func flv(_ accessUnits: [AccessUnit], configuration: AVCDecoderConfigurationRecord?, rng: inout SplitMix64) {
         var writer = FLVWriter()
         if let configuration {
-            _ = try? writer.writeDecoderConfiguration(configuration.serialized(), timestamp: 0)
+            _ = try? writer.writeDecoderConfiguration(try configuration.serialized(), timestamp: 0)
         }
         for au in accessUnits {
             guard let data = try? AVCC.write(au.nalUnits) else { continue }

@@ -5,7 +5,7 @@ import TestSupport
 
 /// A dictionary-backed SEI context for tests: the SPS facts hard-coded from FFmpeg's trace of
 /// each stream's SPS (the real SPS parser is wired in by the integrator).
-struct TestSEIContext: SEIContext {
+struct TestSEIContext: SyntaxContext {
     var sps: [Int: SEITimingInfo]
     var active: SEITimingInfo?
 
@@ -75,7 +75,7 @@ enum SEITestSupport {
         var count = 0
         for (name, bytes) in streams {
             for u in try AnnexB.split(bytes[...], leadingData: .skip) where u.type == .sei {
-                let sei = try SEI.parse(u, context: NoSEIContext(), options: .framingOnly)
+                let sei = try SEI.parse(u, context: EmptySyntaxContext(), options: .framingOnly)
                 #expect(try sei.write() == Array(u.bytes), "\(name)")
                 count += 1
             }

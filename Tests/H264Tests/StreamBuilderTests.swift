@@ -140,8 +140,8 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
         for unit in units {
             switch unit.type {
             case .sps: store.insert(try SequenceParameterSet(rbsp: unit.rbsp))
-            case .pps: store.insert(try PictureParameterSet(rbsp: unit.rbsp, sps: store.spsLookup))
-            case .slice, .idrSlice: slices.append(try SliceHeader.parse(unit, store: &store).header)
+            case .pps: store.insert(try PictureParameterSet(rbsp: unit.rbsp, context: store))
+            case .slice, .idrSlice: slices.append(try SliceHeader.parse(unit, context: store).header)
             default: break
             }
         }

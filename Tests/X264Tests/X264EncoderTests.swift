@@ -116,7 +116,7 @@ import TestSupport
             // given: clockwise 90 is anticlockwise 270 (0xC000 of a turn), mirrored is hor_flip.
             var orientations: [SEIDisplayOrientation] = []
             for unit in au.nalUnits where unit.type == .sei {
-                for message in try SEI.parse(unit, context: NoSEIContext()).messages {
+                for message in try SEI.parse(unit, context: EmptySyntaxContext()).messages {
                     if case .displayOrientation(let o) = message.payload { orientations.append(o) }
                 }
             }

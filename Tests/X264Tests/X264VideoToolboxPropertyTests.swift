@@ -26,7 +26,7 @@ import TestSupport
         #expect(stream.sps?.maxNumRefFrames == UInt32(count))
         #expect(encoder.activeSettings.referenceFrameCount == count)
         // Fewer than 2: no B-frames; fewer than 4: B-frames are not references.
-        let bSlices = stream.slices.filter { $0.header.sliceType % 5 == 1 }
+        let bSlices = stream.slices.filter { $0.header.isB }
         if count < 2 { #expect(bSlices.isEmpty) } else { #expect(!bSlices.isEmpty) }
         if count < 4 { #expect(bSlices.allSatisfy { $0.nal.nalRefIdc == 0 }) }
     }

@@ -2,18 +2,7 @@ import H264
 
 extension StreamBuilder {
     /// The kind of every slice of a built picture (`slice_type % 5`).
-    public enum SliceKind: UInt8, Sendable, Hashable, CaseIterable {
-        /// P (0).
-        case p = 0
-        /// B (1).
-        case b = 1
-        /// I (2).
-        case i = 2
-        /// SP (3).
-        case sp = 3
-        /// SI (4).
-        case si = 4
-    }
+    public typealias SliceKind = SliceType.Kind
 
     /// How a picture is coded: a frame (MBAFF when the SPS says so) or one field.
     public enum Structure: Sendable, Hashable {

@@ -160,6 +160,7 @@ extension StreamBuilder {
             }
             sps.vuiParametersPresentFlag = anyVUI
             sps.vui = vui
+            try sps.setInferredValues(context: EmptySyntaxContext())
 
             var pps = PictureParameterSet()
             pps.id = ppsID
@@ -173,7 +174,7 @@ extension StreamBuilder {
             }
             // Both must survive their own writers: fail here rather than in the first picture.
             _ = try sps.rbsp()
-            _ = try pps.rbsp(sps: { [sps] _ in sps })
+            _ = try pps.rbsp(context: ParameterSetStore(sps: sps))
             return (sps, pps)
         }
     }

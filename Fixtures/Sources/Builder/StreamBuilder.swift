@@ -6,7 +6,7 @@ import H264
 ///
 /// Every structure is written by the library's own syntax descriptions through
 /// ``SyntaxWriter``: ``SequenceParameterSet``, ``PictureParameterSet``, ``SliceHeader``,
-/// ``SEIRBSP``, ``AccessUnitDelimiter``. Slices carry minimal picture data: after the slice
+/// ``SEINALUnit``, ``AccessUnitDelimiter``. Slices carry minimal picture data: after the slice
 /// header, a CAVLC P, B or SP slice holds one `mb_skip_run` covering all its macroblocks, a
 /// CAVLC I or SI slice `I_PCM` macroblocks of flat grey (see ``pcmIntraSlices``), so CAVLC
 /// streams decode; a CABAC slice holds a single filler bit and does not decode. Every NAL unit
@@ -77,9 +77,9 @@ public struct StreamBuilder: Sendable {
         self.sps = sps
         self.pps = pps
         var copySPS = sps, copyPPS = pps
-        spsUnit = try Self.nalUnit(nalRefIdc: 3, type: 7) { (w: inout SyntaxWriter) throws(H264Error) in try copySPS.code(&w) }
+        spsUnit = try Self.nalUnit(nalRefIdc: 3, type: 7) { (w: inout SyntaxWriter) throws(H264Error) in try copySPS.code(&w, context: .empty) }
         ppsUnit = try Self.nalUnit(nalRefIdc: 3, type: 8) { (w: inout SyntaxWriter) throws(H264Error) in
-            try copyPPS.code(&w, sps: { [sps] _ in sps })
+            try copyPPS.code(&w, context: ParameterSetStore(sps: sps))
         }
         store.insert(sps)
         store.insert(pps)
@@ -134,7 +134,7 @@ public struct StreamBuilder: Sendable {
         }
 
         var header = SliceHeader()
-        header.sliceType = picture.kind.rawValue &+ (picture.sliceTypeAllSame ? 5 : 0)
+        header.sliceType = SliceType(picture.kind, allSlicesSame: picture.sliceTypeAllSame)
         header.ppsID = pps.id
         header.frameNum = frameNum
         header.fieldPicFlag = field
@@ -148,15 +148,15 @@ public struct StreamBuilder: Sendable {
 
         var au: [NALUnit] = []
         if accessUnitDelimiters {
-            var aud = AccessUnitDelimiter(primaryPicType: 7)
-            au.append(try Self.nalUnit(nalRefIdc: 0, type: 9) { (w: inout SyntaxWriter) throws(H264Error) in try aud.code(&w) })
+            var aud = AccessUnitDelimiter(primaryPicType: .any)
+            au.append(try Self.nalUnit(nalRefIdc: 0, type: 9) { (w: inout SyntaxWriter) throws(H264Error) in try aud.code(&w, context: .empty) })
         }
         if accessUnits.isEmpty || (picture.idr && parameterSetsAtEveryIDR && second == nil) {
             au.append(spsUnit)
             au.append(ppsUnit)
         }
         if let recovery = picture.recoveryPoint {
-            au.append(try SEIRBSP(messages: [SEIMessage(.recoveryPoint(recovery))]).nalUnit())
+            au.append(try SEINALUnit(messages: [SEIMessage(.recoveryPoint(recovery))]).nalUnit())
         }
         let type: UInt8 = picture.idr ? 5 : 1
         var headers: [SliceHeader] = []
@@ -168,8 +168,9 @@ public struct StreamBuilder: Sendable {
             var h = header
             let scale = mbaffFrame ? 2 : 1
             au.append(try Self.nalUnit(nalRefIdc: nalRefIdc, type: type) { [self] (w: inout SyntaxWriter) throws(H264Error) in
-                var store = self.store
-                try h.code(&w, nalUnitType: type, nalRefIdc: nalRefIdc, idrPicFlag: picture.idr, store: &store)
+                h.nalUnitHeader = NALUnitHeader(nalRefIdc: nalRefIdc, nalUnitType: NALUnitType(rawValue: type))
+                try h.setInferredValues(context: self.store)
+                try h.code(&w, context: self.store)
                 try Self.codeSliceData(&w, kind: picture.kind, sps: sps, cabac: pps.entropyCodingModeFlag, pcm: pcm,
                                        macroblocks: (next &- first) &* scale, firstAddress: first &* scale, mbaff: mbaffFrame)
                 try w.trailingBits()  // rbsp_slice_trailing_bits()
@@ -226,8 +227,8 @@ public struct StreamBuilder: Sendable {
     static func nalUnit(nalRefIdc: UInt8, type: UInt8,
                         _ body: (inout SyntaxWriter) throws(H264Error) -> Void) throws(H264Error) -> NALUnit {
         var w = SyntaxWriter()
-        var header = NALUnitHeader(nalRefIdc: nalRefIdc, nalUnitType: type)
-        try header.code(&w)
+        var header = NALUnitHeader(nalRefIdc: nalRefIdc, nalUnitType: NALUnitType(rawValue: type))
+        try header.code(&w, context: .empty)
         try body(&w)
         let rbsp = w.writer.bytes
         var out = [rbsp[0]]

@@ -9,7 +9,7 @@ enum RecoveryPointLookup {
     }()
 
     /// `recovery_frame_cnt` of the first recovery point SEI message in `unit`, if any.
-    static func recoveryFrameCount(in unit: NALUnit, context: some SEIContext) -> Int? {
+    static func recoveryFrameCount(in unit: NALUnit, context: some SyntaxContext) -> Int? {
         guard unit.type == .sei, let sei = try? SEI.parse(unit, context: context, options: options) else { return nil }
         for message in sei.messages {
             if case .recoveryPoint(let point) = message.payload { return Int(point.recoveryFrameCount) }

@@ -1,21 +1,23 @@
 /// Filler data: `filler_data_rbsp()` (7.3.2.7, nal_unit_type 12): `0xFF` bytes then
 /// `rbsp_trailing_bits()`.
-public struct FillerData: Sendable, Hashable {
+public struct FillerData: SyntaxStructure, Hashable {
     /// The number of `ff_byte`s.
     public var size: Int = 0
 
     /// Creates filler of `size` bytes.
-    public init(size: Int = 0) { self.size = size }
+    public init(size: Int) { self.size = size }
+
+    /// Creates empty filler.
+    public init() {}
 
     /// Parses filler data from its RBSP.
     public init(rbsp: ArraySlice<UInt8>) throws(H264Error) {
-        var r = SyntaxReader(rbsp)
-        try code(&r)
+        try self.init(rbsp: rbsp, context: .empty)
     }
 
-    /// The syntax of 7.3.2.7.
+    /// The syntax of 7.3.2.7. Filler depends on no parameter set: `context` is not used.
     /// - Complexity: O(size); reading stops at the first byte that is not `0xFF`.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         if c.isReading {
             var n = 0
             while !c.isAtEnd, try c.peekBits(8) == 0xFF {

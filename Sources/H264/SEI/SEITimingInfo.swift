@@ -51,15 +51,3 @@ public struct SEITimingInfo: Sendable, Hashable {
     /// `CpbDpbDelaysPresentFlag` (D.2.3): either HRD is present.
     public var cpbDpbDelaysPresent: Bool { nalHRD != nil || vclHRD != nil }
 }
-
-/// Where SEI parsing finds the SPS facts it needs: buffering_period names its SPS by id;
-/// pic_timing uses the active SPS.
-public protocol SEIContext {
-    /// The timing info of the SPS with `seq_parameter_set_id` `id`, if known.
-    func seiTimingInfo(forSPS id: Int) -> SEITimingInfo?
-    /// The timing info of the active SPS (the one of the last buffering period or slice), if known.
-    ///
-    /// FFmpeg, when no SPS is active yet but exactly one SPS has been seen, uses that one for
-    /// pic_timing; a context that wants the same traces should answer likewise.
-    var activeSEITimingInfo: SEITimingInfo? { get }
-}
