@@ -118,7 +118,7 @@ enum EncodeCommand: CLICommand {
         var y4mHeader: Y4MHeader?
         if let input = positionals.first {
             let handle = try Input.open(input)
-            let read: () throws -> [UInt8]? = { try readChunk(handle.fileDescriptor, 4 << 20, input) }
+            let read: @Sendable () throws -> [UInt8]? = { try readChunk(handle.fileDescriptor, 4 << 20, input) }
             if let raw {
                 (width, height) = try parseSize(raw, "--raw")
                 guard let f = PixelFormat(rawValue: pixFmt ?? "i420"), [.bgra, .argb, .nv12, .i420].contains(f) else {
@@ -186,7 +186,7 @@ enum EncodeCommand: CLICommand {
         // Frames are read and parsed on a second thread, ahead of the encoder (as the x264 CLI
         // does), so input parsing overlaps encoding.
         let pipe = FramePipe(capacity: 4)
-        nonisolated(unsafe) let producerSource = source
+        let producerSource = source
         let producer = Thread {
             do {
                 try producerSource.start { frame in

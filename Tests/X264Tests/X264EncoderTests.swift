@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 import H264
@@ -92,14 +93,16 @@ import TestSupport
         // White noise needs every bit it gets, so the output rate follows the target.
         let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .averageBitrate(400_000); $0.allowFrameReordering = false })
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 180, pattern: .noise)
-        var bytesPerSecond: [Int] = [0, 0, 0]
-        var i = 0
+        let perSecond = Mutex<[Int]>([0, 0, 0])
+        let i = Atomic(0)
         try source.start { frame in
-            if i == 60 { try encoder.setAverageBitrate(1_200_000) }
-            if i == 120 { try encoder.setAverageBitrate(200_000) }
-            for au in try encoder.encode(frame) { bytesPerSecond[Int(au.pts) / 60] += au.byteCount }
-            i += 1
+            if i.load(ordering: .relaxed) == 60 { try encoder.setAverageBitrate(1_200_000) }
+            if i.load(ordering: .relaxed) == 120 { try encoder.setAverageBitrate(200_000) }
+            let out = try encoder.encode(frame)
+            perSecond.withLock { for au in out { $0[Int(au.pts) / 60] += au.byteCount } }
+            i.add(1, ordering: .relaxed)
         }
+        var bytesPerSecond = perSecond.withLock { $0 }
         for au in try encoder.flush() { bytesPerSecond[Int(au.pts) / 60] += au.byteCount }
         let kbps = bytesPerSecond.map { Double($0) * 8 / 2 / 1000 }  // 60 frames = 2 s
         #expect(kbps[1] > kbps[0] * 1.4, "up, past the initial target: \(kbps)")
