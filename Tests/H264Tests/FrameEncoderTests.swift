@@ -3,7 +3,8 @@ import Testing
 
 /// A test double: every frame becomes one access unit (an IDR picture every `gop` frames,
 /// otherwise a disposable non-reference picture), with one frame of delay.
-final class FakeEncoder: FrameEncoder {
+// Used from one thread at a time by the tests, so unchecked.
+final class FakeEncoder: FrameEncoder, @unchecked Sendable {
     let gop: Int
     private var pending: VideoFrame?
     private var count = 0
