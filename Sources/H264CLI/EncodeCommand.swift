@@ -156,6 +156,9 @@ enum EncodeCommand: CLICommand {
             if h.colorRange == .full { config.color = .init(primaries: 2, transfer: 2, matrix: 2, fullRange: true) }
         }
         config.expectedFrameRate = rate
+        // An Annex-B file keeps x264's in-band headers (its CLI's --repeat-headers default: the
+        // same bytes as x264's); the library's default is out of band, as VideoToolbox.
+        config.repeatParameterSets = out != nil && outputFormat == .annexB
         try settings.apply(to: &config)
 
         let encoder = try X264Encoder(configuration: config)
@@ -276,7 +279,7 @@ private struct Stats {
 
     mutating func add(_ au: EncodedFrame) {
         frames += 1
-        if au.isKeyframe { keyframes += 1 }
+        if au.isSyncSample { keyframes += 1 }
         bytes += au.byteCount
     }
 

@@ -47,7 +47,7 @@ final class FakeEncoder: FrameEncoder, @unchecked Sendable {
         }
         out += try encoder.flush()
         #expect(out.count == 7)
-        #expect(out.map(\.isKeyframe) == [true, false, false, true, false, false, false])
+        #expect(out.map(\.isSyncSample) == [true, false, false, true, false, false, false])
         #expect(out.map(\.flags.isDependedOnByOthers) == [true, false, false, true, false, false, false])
         #expect(out.map(\.flags.dependsOnOthers) == [false, true, true, false, true, true, true])
         #expect(out[0].flags.hasParameterSets && !out[1].flags.hasParameterSets)

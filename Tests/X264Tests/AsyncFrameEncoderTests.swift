@@ -48,7 +48,7 @@ private struct PatternFrames: AsyncSequence, Sendable {
         }
         #expect(out.count == 30)
         #expect(out.map(\.pts).sorted() == Array(0..<30))
-        #expect(out.filter(\.isKeyframe).map(\.pts).sorted() == [0, 12])
+        #expect(out.filter(\.isSyncSample).map(\.pts).sorted() == [0, 12])
         // The sequence ended with a flush: the encoder takes no more frames.
         await #expect(throws: X264Error.self) { try await encoder.encode(try TestPatternSource(width: 160, height: 96).makeFrame(31)) }
     }

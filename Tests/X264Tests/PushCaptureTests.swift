@@ -71,9 +71,9 @@ private final class ThreadedCapturer: FrameSource {
         #expect(frames.count == submittedCount)
         let byPTS = frames.sorted { $0.pts < $1.pts }
         #expect(byPTS.map(\.pts) == Array(0..<Int64(count)))  // 30 fps pattern: one tick a frame
-        #expect(byPTS[0].isKeyframe)
-        #expect(byPTS[forcedIndex].isKeyframe)
-        #expect(byPTS[1].isKeyframe == false)
+        #expect(byPTS[0].isSyncSample)
+        #expect(byPTS[forcedIndex].isSyncSample)
+        #expect(byPTS[1].isSyncSample == false)
     }
 
     @Test func libraryPullSourceStopsFromAnotherThread() throws {
