@@ -41,37 +41,17 @@ public struct AsyncAccessUnitSequence<Base: AsyncSequence>: AsyncSequence where 
 
     /// Creates the iterator.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), parser: makeParser(), problem: problem)
+        AsyncIterator(loop: ChunkedParseLoop(base: base.makeAsyncIterator(), parser: makeParser(), problem: problem))
     }
 
     /// Pulls chunks and yields access units.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator
-        var parser: AccessUnitParser
-        let problem: (@Sendable (H264Error) -> Void)?
-        var ended = false
+        var loop: ChunkedParseLoop<Base.AsyncIterator, AccessUnitParser>
 
         /// The next access unit with its timestamps; nil at the end of the stream.
         ///
         /// - Throws: the stream's first ``H264Error`` when there is no `problem` handler; what
         ///   the base sequence throws.
-        public mutating func next() async throws -> AccessUnit? {
-            while true {
-                do throws(H264Error) {
-                    if let au = try parser.next() { return au }
-                } catch {
-                    guard let problem else { throw error }
-                    problem(error)
-                    continue
-                }
-                if ended { return nil }
-                if let chunk = try await base.next() {
-                    parser.append(byteChunk(chunk))
-                } else {
-                    parser.finish()
-                    ended = true
-                }
-            }
-        }
+        public mutating func next() async throws -> AccessUnit? { try await loop.next() }
     }
 }

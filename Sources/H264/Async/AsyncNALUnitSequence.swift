@@ -37,40 +37,21 @@ public struct AsyncNALUnitSequence<Base: AsyncSequence>: AsyncSequence where Bas
 
     /// Creates the iterator.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(),
-                      parser: AnnexBStreamParser(maximumNALUnitSize: maximumNALUnitSize, leadingData: leadingData),
-                      problem: problem)
+        AsyncIterator(loop: ChunkedParseLoop(
+            base: base.makeAsyncIterator(),
+            parser: AnnexBStreamParser(maximumNALUnitSize: maximumNALUnitSize, leadingData: leadingData),
+            problem: problem))
     }
 
     /// Pulls chunks and yields NAL units.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator
-        var parser: AnnexBStreamParser
-        let problem: (@Sendable (H264Error) -> Void)?
-        var ended = false
+        var loop: ChunkedParseLoop<Base.AsyncIterator, AnnexBStreamParser>
 
         /// The next NAL unit; nil at the end of the stream.
         ///
         /// - Throws: the stream's first ``H264Error`` when there is no `problem` handler; what
         ///   the base sequence throws.
-        public mutating func next() async throws -> NALUnit? {
-            while true {
-                do throws(H264Error) {
-                    if let unit = try parser.next() { return unit }
-                } catch {
-                    guard let problem else { throw error }
-                    problem(error)
-                    continue
-                }
-                if ended { return nil }
-                if let chunk = try await base.next() {
-                    parser.append(byteChunk(chunk))
-                } else {
-                    parser.finish()
-                    ended = true
-                }
-            }
-        }
+        public mutating func next() async throws -> NALUnit? { try await loop.next() }
     }
 }
 
