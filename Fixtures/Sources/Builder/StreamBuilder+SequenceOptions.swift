@@ -91,7 +91,9 @@ extension StreamBuilder {
             let high = SequenceParameterSet.hasChromaInfo(profileIDC: profileIDC)
             let depth = bitDepth ?? ([110, 122, 244].contains(profileIDC) ? 10 : 8)
             if high {
-                sps.chromaFormatIDC = chromaFormatIDC ?? (profileIDC == 244 ? 3 : profileIDC == 122 ? 2 : 1)
+                let idc = chromaFormatIDC ?? (profileIDC == 244 ? 3 : profileIDC == 122 ? 2 : 1)
+                guard let format = ChromaFormat(rawValue: idc) else { throw H264Error.invalid(.invalidArgument, "chroma_format_idc \(idc)") }
+                sps.chromaFormat = format
                 guard (8...14).contains(depth) else { throw H264Error.invalid(.invalidArgument, "bit depth \(depth)") }
                 sps.bitDepthLumaMinus8 = depth - 8
                 sps.bitDepthChromaMinus8 = depth - 8

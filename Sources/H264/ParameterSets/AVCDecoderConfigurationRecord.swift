@@ -124,7 +124,7 @@ public struct AVCDecoderConfigurationRecord: SyntaxStructure, Hashable {
         pictureParameterSets = pps
         if Self.profileHasExtension(parsed.profileIDC) {
             highProfileExtension = HighProfileExtension(
-                chromaFormat: parsed.chromaFormatIDC & 3,
+                chromaFormat: parsed.chromaFormat.rawValue,
                 bitDepthLumaMinus8: parsed.bitDepthLumaMinus8 & 7,
                 bitDepthChromaMinus8: parsed.bitDepthChromaMinus8 & 7,
                 sequenceParameterSetExtensions: ext)
