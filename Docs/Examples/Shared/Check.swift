@@ -87,3 +87,18 @@ func checkParameterSetsBeforeKeyframes(_ annexB: [UInt8], keyframes: Int) throws
     check(pairs == keyframes, "SPS+PPS \(pairs) times for \(keyframes) keyframes")
     passed("SPS and PPS before each of the \(keyframes) keyframes")
 }
+
+/// Checks that FFmpeg reads a display rotation of `degrees` clockwise from the stream's first
+/// frame (the display orientation SEI), skipped when ffprobe is not installed.
+func checkRotation(_ file: String, degrees: Int) throws {
+    guard let ffprobe = tool("ffprobe") else {
+        print("skipped: orientation check of \(file) (ffprobe not on PATH)")
+        return
+    }
+    let probe = try run(ffprobe, ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1",
+                                  "-show_entries", "frame_side_data=rotation", "-of", "csv=p=0", file])
+    let rotation = probe.out.split(whereSeparator: \.isNewline).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first
+    // FFmpeg reports the display matrix's anticlockwise angle: -90 for 90 degrees clockwise.
+    check(rotation.map { (-$0 % 360 + 360) % 360 } == degrees % 360, "rotation \(String(describing: rotation)) in \(file), expected \(degrees) clockwise")
+    passed("FFmpeg displays \(file) rotated \(degrees) degrees clockwise")
+}
