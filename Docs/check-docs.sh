@@ -19,10 +19,11 @@ OUT=${1:-.build/docs}
 DOCC=$(command -v docc || echo "$(dirname "$(command -v swift)")/docc")
 mkdir -p "$OUT"
 
-swift package dump-symbol-graph --minimum-access-level public > "$OUT/dump.log" 2>&1 \
-    || { cat "$OUT/dump.log"; exit 1; }
+# dump-symbol-graph also tries the generated test-runner modules and reports failing on them;
+# what counts is that the libraries' graphs were written.
+swift package dump-symbol-graph --minimum-access-level public > "$OUT/dump.log" 2>&1 || true
 GRAPHS=$(sed -n 's/^Files written to //p' "$OUT/dump.log")
-[ -d "$GRAPHS" ] || GRAPHS=$(dirname "$(find .build -name 'H264.symbols.json' -path '*symbolgraph*' | head -1)")
+[ -f "$GRAPHS/H264.symbols.json" ] || { cat "$OUT/dump.log"; exit 1; }
 
 status=0
 for pair in H264:Sources/H264/H264.docc H264Video:Sources/H264Video/H264Video.docc \

@@ -47,10 +47,10 @@ public struct ColorConversion: Sendable, Hashable {
     /// Converts a BGRA or ARGB frame to a new I420 or NV12 frame (tightly packed planes).
     ///
     /// - Parameters:
-    ///   - source: a ``PixelFormat/bgra`` or ``PixelFormat/argb`` frame.
-    ///   - format: ``PixelFormat/i420`` or ``PixelFormat/nv12``.
+    ///   - source: a `PixelFormat.bgra` or `PixelFormat.argb` frame.
+    ///   - format: `PixelFormat.i420` or `PixelFormat.nv12`.
     /// - Returns: the converted frame, with the source's timestamp and orientation.
-    /// - Throws: ``H264Error/Code/unsupported`` for other formats.
+    /// - Throws: `H264Error.Code.unsupported` for other formats.
     /// - Complexity: O(width x height).
     public func convert(_ source: VideoFrame, to format: PixelFormat) throws(H264Error) -> VideoFrame {
         var out = try VideoFrame(width: source.width, height: source.height, format: format,
@@ -63,8 +63,8 @@ public struct ColorConversion: Sendable, Hashable {
     /// Converts a BGRA or ARGB frame into an existing I420 or NV12 frame of the same size,
     /// keeping its strides; reusing the destination avoids an allocation per frame.
     ///
-    /// - Throws: ``H264Error/Code/unsupported`` for other formats,
-    ///   ``H264Error/Code/invalidArgument`` when the sizes differ.
+    /// - Throws: `H264Error.Code.unsupported` for other formats,
+    ///   `H264Error.Code.invalidArgument` when the sizes differ.
     /// - Complexity: O(width x height).
     public func convert(_ source: VideoFrame, into destination: inout VideoFrame) throws(H264Error) {
         try convert(source, into: &destination, vectorized: Self.vectorizedByDefault)
