@@ -1,7 +1,7 @@
 // Raw BGRA frames -> 640 kb/s H.264 -> FLV file (and an RTMP server when a URL is given).
 //
 //   ffmpeg -f lavfi -i testsrc2=size=640x360:rate=30 -t 4 -pix_fmt bgra -f rawvideo - |
-//       swift run -c release --package-path Docs/Examples/BGRAToFLV -- OUTDIR 640x360 [rtmp://host/app/key]
+//       swift run -c release --package-path Docs/Examples/BGRAToFLV BGRAToFLV OUTDIR 640x360 [rtmp://host/app/key]
 //
 // With a WIDTHxHEIGHT argument the frames come from standard input (30 fps); without one the
 // example makes 120 frames of its own.
