@@ -1,6 +1,6 @@
 import H264
 
-/// A ``FrameSource`` over headerless raw frames of a known size and pixel format, back to
+/// A `FrameSource` over headerless raw frames of a known size and pixel format, back to
 /// back with tight strides (what `ffmpeg -f rawvideo -pix_fmt bgra -` writes to a pipe),
 /// read in chunks by a caller-supplied function.
 public final class RawFrameSource: FrameSource {
@@ -19,7 +19,7 @@ public final class RawFrameSource: FrameSource {
 
     /// Creates a source; `read` returns the next chunk of the stream, or nil at its end.
     ///
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a size out of range or a frame rate
+    /// - Throws: `H264Error.Code.invalidArgument` for a size out of range or a frame rate
     ///   that is not positive.
     public init(width: Int, height: Int, format: PixelFormat, frameRate: (numerator: Int32, denominator: Int32),
                 read: @escaping () throws -> [UInt8]?) throws(H264Error) {

@@ -1,6 +1,6 @@
 import H264
 
-/// A ``FrameSource`` over a Y4M stream read in chunks by a caller-supplied function (a file,
+/// A `FrameSource` over a Y4M stream read in chunks by a caller-supplied function (a file,
 /// stdin, a pipe, memory).
 public final class Y4MSource: FrameSource {
     private let read: () throws -> [UInt8]?
@@ -17,7 +17,7 @@ public final class Y4MSource: FrameSource {
     /// Reads and parses until the header is known, without delivering a frame.
     ///
     /// - Throws: what `read` throws; header errors (an `H264Error`, see ``Y4MHeader/init(line:)``);
-    ///   ``H264/H264Error/Code/truncated`` when the stream ends first.
+    ///   `H264Error.Code.truncated` when the stream ends first.
     public func readHeader() throws -> Y4MHeader {
         while parser.header == nil {
             if let f = try parser.nextFrame() { pending = f; break }
