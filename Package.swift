@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "H264Video", dependencies: ["H264"]),
         // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
         // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means
-        // nothing on Linux.
+        // nothing on Linux (why the warning stays: Docs/Encoding.md).
         .systemLibrary(
             name: "CX264",
             pkgConfig: "x264",

@@ -2,7 +2,7 @@ import H264
 
 /// Turns the H.264 video of an FLV file, event by event, into an Annex-B stream: each sample's
 /// length-prefixed NAL units behind 4-byte start codes, with the parameter sets of the sequence
-/// header in force inserted where a decoder needs them (``ParameterSetInserter``): before each
+/// header in force inserted where a decoder needs them (`ParameterSetInserter`): before each
 /// keyframe (or sample with an IDR slice) that does not carry them, the SPS and PPS its slices
 /// refer to, after any access unit delimiter and before everything else.
 ///
@@ -11,7 +11,7 @@ import H264
 /// units are otherwise the same.
 ///
 /// Whatever the sequence headers hold, the parameter sets inserted are at most as many bytes as
-/// the input plus ``ParameterSetInserter/maximumBytesPerAccessUnit``.
+/// the input plus `ParameterSetInserter.maximumBytesPerAccessUnit`.
 ///
 /// Memory: the sequence header in force and the parameter sets by id.
 public struct FLVAnnexBWriter: Sendable {
@@ -21,7 +21,7 @@ public struct FLVAnnexBWriter: Sendable {
     private var configurationBytes: [UInt8] = []
 
     /// Creates a writer.
-    /// - Parameter maximumInsertedBytesPerAccessUnit: see ``ParameterSetInserter``.
+    /// - Parameter maximumInsertedBytesPerAccessUnit: see `ParameterSetInserter`.
     public init(maximumInsertedBytesPerAccessUnit: Int = ParameterSetInserter.defaultMaximumBytesPerAccessUnit) {
         inserter = ParameterSetInserter(maximumBytesPerAccessUnit: maximumInsertedBytesPerAccessUnit)
     }
@@ -30,7 +30,7 @@ public struct FLVAnnexBWriter: Sendable {
     /// - Throws: ``FLVError/Code/missingDecoderConfiguration`` for a sample before any sequence
     ///   header; ``FLVError/Code/invalidDecoderConfiguration`` for a sequence header that is
     ///   not an avcC record; ``FLVError/Code/invalidBitstream`` for a malformed sample (with
-    ///   the core's error, e.g. ``H264Error/Code/lengthPastEnd``). The writer goes on with the
+    ///   the core's error, e.g. `H264Error.Code.lengthPastEnd`). The writer goes on with the
     ///   next event.
     public mutating func add(_ event: FLVVideoEvent, to out: inout [UInt8]) throws(FLVError) {
         switch event {

@@ -3,7 +3,7 @@ import H264
 /// The error type of the FLV module: a malformed or unsupported FLV file or AMF0 value, a
 /// limit, or H.264 data inside the container that the core rejects.
 ///
-/// As ``H264Error`` does, it carries a ``Code`` (a struct over a private enum, so codes can be
+/// As `H264Error` does, it carries a ``Code`` (a struct over a private enum, so codes can be
 /// added without breaking a caller's `switch`), a human reason and where it was raised; two
 /// errors are equal when their codes are. A problem in the H.264 data itself (a malformed
 /// sample, an avcC record the core rejects) keeps the core's error in ``underlying``.

@@ -4,16 +4,16 @@ import H264
 /// parameter sets out of band) and says when a new AVC sequence header must go first.
 ///
 /// Parameter sets in band are taken out of the samples and followed by a
-/// ``ParameterSetInserter`` (``ParameterSetInserter/configurationChange(for:)``): a new sequence
+/// `ParameterSetInserter` (`ParameterSetInserter.configurationChange(for:)`): a new sequence
 /// header is made only when a picture refers to a parameter set whose content the last header
 /// did not carry; it holds the SPS and PPS that picture refers to first, then the other sets
 /// known as far as a bounded record holds them (so an ordinary stream's sets travel together,
 /// and switching between PPS ids makes no new header). Checking costs a few
 /// bytes read per slice, never a rebuilt record per access unit; and the headers written are at
-/// most as many bytes as the input plus ``ParameterSetInserter/maximumBytesPerAccessUnit``,
+/// most as many bytes as the input plus `ParameterSetInserter.maximumBytesPerAccessUnit`,
 /// whatever the stream repeats or changes.
 ///
-/// Memory: the parameter sets by id (copies, see ``ParameterSetInserter``).
+/// Memory: the parameter sets by id (copies, see `ParameterSetInserter`).
 public struct FLVSampleBuilder: Sendable {
     private var inserter: ParameterSetInserter
     private var hasConfiguration = false
@@ -116,7 +116,7 @@ public struct FLVMetadataCollector: Sendable {
 
     /// The metadata so far.
     /// - Parameter presentationDelay: added to the presentation times seen (a delay measured
-    ///   by a first pass, see ``TimestampAssigner/Configuration/presentationDelay``).
+    ///   by a first pass, see `TimestampAssigner.Configuration.presentationDelay`).
     /// - Parameter includesDuration: false when the stream is still going (live, a pipe).
     public func metadata(presentationDelay: Int64 = 0, includesDuration: Bool = true) -> FLVMetadata {
         let frameSeconds = timeBase?.seconds(2)

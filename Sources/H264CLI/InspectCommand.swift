@@ -186,7 +186,7 @@ struct StreamStatistics {
             let structure = sps.frameMbsOnlyFlag ? "frames" : (sps.mbAdaptiveFrameFieldFlag ? (all.fields > 0 ? "fields+MBAFF" : "MBAFF") : (all.fields > 0 ? "fields" : "frames (field-capable)"))
             lines.append("profile        \(sps.profileName) (profile_idc \(sps.profileIDC)), level \(sps.levelName) (level_idc \(sps.levelIDC))")
             lines.append("size           \(sps.width)x\(sps.height) (coded \(sps.codedWidth)x\(sps.codedHeight))")
-            lines.append("chroma         chroma_format_idc \(sps.chromaFormatIDC), bit depth \(Int(sps.bitDepthLumaMinus8) + 8)/\(Int(sps.bitDepthChromaMinus8) + 8)")
+            lines.append("chroma         chroma_format_idc \(sps.chromaFormat.rawValue), bit depth \(Int(sps.bitDepthLumaMinus8) + 8)/\(Int(sps.bitDepthChromaMinus8) + 8)")
             lines.append("structure      \(structure)")
             if let r = sps.frameRate {
                 let g = gcd(r.numerator, r.denominator)
@@ -201,7 +201,7 @@ struct StreamStatistics {
             o.add("level_idc", Int(sps.levelIDC))
             o.add("width", sps.width)
             o.add("height", sps.height)
-            o.add("chroma_format_idc", Int(sps.chromaFormatIDC))
+            o.add("chroma_format_idc", Int(sps.chromaFormat.rawValue))
             o.add("bit_depth_luma", Int(sps.bitDepthLumaMinus8) + 8)
             o.add("frame_mbs_only", sps.frameMbsOnlyFlag)
             if let r = sps.frameRate {

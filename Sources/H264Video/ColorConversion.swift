@@ -47,10 +47,10 @@ public struct ColorConversion: Sendable, Hashable {
     /// Converts a BGRA or ARGB frame to a new I420 or NV12 frame (tightly packed planes).
     ///
     /// - Parameters:
-    ///   - source: a ``PixelFormat/bgra`` or ``PixelFormat/argb`` frame.
-    ///   - format: ``PixelFormat/i420`` or ``PixelFormat/nv12``.
+    ///   - source: a `PixelFormat.bgra` or `PixelFormat.argb` frame.
+    ///   - format: `PixelFormat.i420` or `PixelFormat.nv12`.
     /// - Returns: the converted frame, with the source's timestamp and orientation.
-    /// - Throws: ``H264Error/Code/unsupported`` for other formats.
+    /// - Throws: `H264Error.Code.unsupported` for other formats.
     /// - Complexity: O(width x height).
     public func convert(_ source: VideoFrame, to format: PixelFormat) throws(H264Error) -> VideoFrame {
         var out = try VideoFrame(width: source.width, height: source.height, format: format,
@@ -63,10 +63,15 @@ public struct ColorConversion: Sendable, Hashable {
     /// Converts a BGRA or ARGB frame into an existing I420 or NV12 frame of the same size,
     /// keeping its strides; reusing the destination avoids an allocation per frame.
     ///
-    /// - Throws: ``H264Error/Code/unsupported`` for other formats,
-    ///   ``H264Error/Code/invalidArgument`` when the sizes differ.
+    /// - Throws: `H264Error.Code.unsupported` for other formats,
+    ///   `H264Error.Code.invalidArgument` when the sizes differ.
     /// - Complexity: O(width x height).
     public func convert(_ source: VideoFrame, into destination: inout VideoFrame) throws(H264Error) {
+        try convert(source, into: &destination, vectorized: Self.vectorizedByDefault)
+    }
+
+    /// ``convert(_:into:)`` with the SIMD loop or the scalar one (the tests compare the two).
+    func convert(_ source: VideoFrame, into destination: inout VideoFrame, vectorized: Bool) throws(H264Error) {
         guard source.format.isRGB else {
             throw H264Error.invalid(.unsupported, "colour conversion from \(source.format) is not supported")
         }
@@ -88,10 +93,21 @@ public struct ColorConversion: Sendable, Hashable {
         source.planes[0].bytes.withUnsafeBytes { src in
             destination.withMutablePlanes { planes in
                 let y = UnsafeMutableRawBufferPointer(planes[0]), u = UnsafeMutableRawBufferPointer(planes[1])
-                run(layout, src: src, y: y, u: u, v: nv12 ? u : UnsafeMutableRawBufferPointer(planes[2]))
+                run(layout, src: src, y: y, u: u, v: nv12 ? u : UnsafeMutableRawBufferPointer(planes[2]),
+                    vectorized: vectorized)
             }
         }
     }
+
+    /// Whether ``convert(_:into:)`` runs the SIMD loop. Unoptimised (debug) builds do not: there
+    /// the generic `SIMD8` operations run lane by lane through protocol witnesses, about 60 times
+    /// slower than optimised code, while the scalar loop over the same integer arithmetic is
+    /// much faster than that. Both loops give the same bytes (tested).
+    #if DEBUG
+    static let vectorizedByDefault = false
+    #else
+    static let vectorizedByDefault = true
+    #endif
 
     @usableFromInline struct Layout {
         let width, height, srcStride, yStride, uStride, vStride: Int
@@ -102,9 +118,9 @@ public struct ColorConversion: Sendable, Hashable {
     // The VideoFrame initialisers have checked that every row fits in its plane, so every
     // pointer offset below is in bounds; sizes are <= 2^16 so no product overflows.
     private func run(_ l: Layout, src: UnsafeRawBufferPointer, y: UnsafeMutableRawBufferPointer,
-                     u: UnsafeMutableRawBufferPointer, v: UnsafeMutableRawBufferPointer) {
+                     u: UnsafeMutableRawBufferPointer, v: UnsafeMutableRawBufferPointer, vectorized: Bool) {
         guard let s = src.baseAddress, let yp = y.baseAddress, let up = u.baseAddress, let vp = v.baseAddress else { return }
-        let vectorPixels = l.width & ~15
+        let vectorPixels = vectorized ? l.width & ~15 : 0
         var row = 0
         while row < l.height {
             let row1 = Swift.min(row &+ 1, l.height &- 1)

@@ -1,7 +1,7 @@
 import H264
 import Synchronization
 
-/// A ``FrameSource`` over headerless raw frames of a known size and pixel format, back to
+/// A `FrameSource` over headerless raw frames of a known size and pixel format, back to
 /// back with tight strides (what `ffmpeg -f rawvideo -pix_fmt bgra -` writes to a pipe),
 /// read in chunks by a caller-supplied function.
 ///
@@ -24,7 +24,7 @@ public final class RawFrameSource: FrameSource {
 
     /// Creates a source; `read` returns the next chunk of the stream, or nil at its end.
     ///
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a size out of range or a frame rate
+    /// - Throws: `H264Error.Code.invalidArgument` for a size out of range or a frame rate
     ///   that is not positive.
     public init(width: Int, height: Int, format: PixelFormat, frameRate: (numerator: Int32, denominator: Int32),
                 read: @escaping @Sendable () throws -> [UInt8]?) throws(H264Error) {

@@ -1,7 +1,7 @@
 import H264
 import Synchronization
 
-/// A synthetic ``FrameSource``: moving colour bars with the frame number drawn on them, or
+/// A synthetic `FrameSource`: moving colour bars with the frame number drawn on them, or
 /// white noise (the hardest input for an encoder).
 ///
 /// Frames are I420 with BT.601 limited-range values; timestamps count frames at the given rate.
@@ -32,7 +32,7 @@ public final class TestPatternSource: FrameSource {
 
     /// Creates a test pattern source.
     ///
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a size out of range, odd sizes (4:2:0
+    /// - Throws: `H264Error.Code.invalidArgument` for a size out of range, odd sizes (4:2:0
     ///   output), a frame rate that is not positive or a negative frame count.
     public init(width: Int = 1280, height: Int = 720, frameRate: (numerator: Int32, denominator: Int32) = (30, 1),
                 frameCount: Int = 300, pattern: Pattern = .colorBars) throws(H264Error) {
@@ -75,7 +75,7 @@ public final class TestPatternSource: FrameSource {
 
     /// Renders frame number `index`.
     ///
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a negative index.
+    /// - Throws: `H264Error.Code.invalidArgument` for a negative index.
     public func makeFrame(_ index: Int) throws(H264Error) -> VideoFrame {
         guard index >= 0 else { throw H264Error.invalid(.invalidArgument, "frame index must not be negative") }
         // index * denominator fits Int64 for any index below 2^31.

@@ -63,10 +63,10 @@ public struct Y4MHeader: Hashable, Sendable {
 
     /// Parses the header line (without its final newline).
     ///
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a line that is not a Y4M header or has a
-    ///   malformed parameter, ``H264Error/Code/unsupported`` for colour spaces other than 8-bit
-    ///   4:2:0, 4:2:2 and 4:4:4, ``H264Error/Code/limitExceeded`` for sizes over
-    ///   ``PixelFormat/maxDimension``.
+    /// - Throws: `H264Error.Code.invalidArgument` for a line that is not a Y4M header or has a
+    ///   malformed parameter, `H264Error.Code.unsupported` for colour spaces other than 8-bit
+    ///   4:2:0, 4:2:2 and 4:4:4, `H264Error.Code.limitExceeded` for sizes over
+    ///   `PixelFormat.maxDimension`.
     public init<C: Collection>(line: C) throws(H264Error) where C.Element == UInt8 {
         let words = line.split(separator: 0x20, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
         guard words.first == "YUV4MPEG2" else { throw H264Error.invalid(.invalidArgument, "not a YUV4MPEG2 stream") }

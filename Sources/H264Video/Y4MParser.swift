@@ -39,7 +39,7 @@ public struct Y4MParser: Sendable {
     /// header's frame rate (timescale = rate numerator, a frame = denominator ticks), or 1/25 s
     /// when the rate is unknown.
     /// - Throws: header errors (see ``Y4MHeader/init(line:)``), or
-    ///   ``H264Error/Code/invalidArgument`` for a frame that does not start with `FRAME` or a
+    ///   `H264Error.Code.invalidArgument` for a frame that does not start with `FRAME` or a
     ///   line longer than ``maxLineLength``.
     public mutating func nextFrame() throws(H264Error) -> VideoFrame? {
         if header == nil {
@@ -77,7 +77,7 @@ public struct Y4MParser: Sendable {
 
     /// Checks that the stream did not end inside a header or a frame.
     ///
-    /// - Throws: ``H264Error/Code/truncated`` when bytes of an incomplete frame remain.
+    /// - Throws: `H264Error.Code.truncated` when bytes of an incomplete frame remain.
     public func finish() throws(H264Error) {
         if position < buffer.count {
             throw .truncated("Y4M stream ends inside frame \(frameIndex) (\(buffer.count &- position) bytes left)")

@@ -1,7 +1,7 @@
 import H264
 import Synchronization
 
-/// A ``FrameSource`` over a Y4M stream read in chunks by a caller-supplied function (a file,
+/// A `FrameSource` over a Y4M stream read in chunks by a caller-supplied function (a file,
 /// stdin, a pipe, memory).
 ///
 /// A pull source: ``start(_:)`` reads, parses and delivers on the caller's thread, and returns
@@ -28,7 +28,7 @@ public final class Y4MSource: FrameSource {
     /// Reads and parses until the header is known, without delivering a frame.
     ///
     /// - Throws: what `read` throws; header errors (an `H264Error`, see ``Y4MHeader/init(line:)``);
-    ///   ``H264/H264Error/Code/truncated`` when the stream ends first.
+    ///   `H264Error.Code.truncated` when the stream ends first.
     public func readHeader() throws -> Y4MHeader {
         while true {
             let header = try state.withLock { (s: inout State) throws(H264Error) -> Y4MHeader? in

@@ -10,8 +10,8 @@ import H264
 /// handshake, `connect`, `createStream`, `publish`, each message sent and the goodbye
 /// (``Options/timeoutMilliseconds`` each). A server that floods the connection, sends a message
 /// one byte at a time, or never finishes the handshake gets ``RTMPError/Code/timedOut`` when
-/// the operation's time is up. What it sends is parsed by an ``RTMPClientSession`` within the
-/// ``RTMPChunkReader`` limits.
+/// the operation's time is up. What it sends is parsed by an `RTMPClientSession` within the
+/// `RTMPChunkReader` limits.
 ///
 /// Not thread-safe: one thread drives it (``RTMPPublisher`` runs one on its own queue).
 public final class RTMPConnection {

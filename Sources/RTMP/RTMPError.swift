@@ -3,7 +3,7 @@ import H264
 
 /// The error type of the RTMP module: the network, the server's answers, the protocol, limits.
 ///
-/// As ``H264Error`` does, it carries a ``Code`` (a struct over a private enum, so codes can be
+/// As `H264Error` does, it carries a ``Code`` (a struct over a private enum, so codes can be
 /// added without breaking a caller's `switch`), a human reason and where it was raised; two
 /// errors are equal when their codes are. An FLV or H.264 error behind it (a sample that cannot
 /// be framed) is kept in ``underlying``.

@@ -9,7 +9,7 @@ import H264
 /// Publishes H.264 video to an RTMP server: access units or encoded frames in, FLV video
 /// messages out, through an ``RTMPPublisher`` (its own queue, bounded, with a drop-or-block
 /// policy). Parameter sets in band move to AVC sequence headers, sent first whenever the ones a
-/// picture uses change (``FLVSampleBuilder``).
+/// picture uses change (`FLVSampleBuilder`).
 ///
 /// ```swift
 /// let publisher = try RTMPVideoPublisher(url: "rtmp://127.0.0.1/live/test", metadata: metadata)
@@ -39,7 +39,7 @@ public final class RTMPVideoPublisher {
 
     /// Queues one timed access unit.
     /// - Returns: false when the overflow policy dropped the frame.
-    /// - Throws: ``RTMPError/Code/invalidArgument`` (with the ``FLVError``) for an access unit
+    /// - Throws: ``RTMPError/Code/invalidArgument`` (with the `FLVError`) for an access unit
     ///   that cannot be framed, and the publisher's errors.
     @discardableResult
     public func send(_ accessUnit: AccessUnit) throws(RTMPError) -> Bool {
@@ -48,7 +48,7 @@ public final class RTMPVideoPublisher {
         return try send(built)
     }
 
-    /// Queues one encoded frame (times as ``FLVSampleBuilder/sample(_:)-(EncodedFrame)`` makes
+    /// Queues one encoded frame (times as `FLVSampleBuilder.sample(_:)` makes
     /// them).
     /// - Returns: false when the overflow policy dropped the frame.
     @discardableResult

@@ -22,7 +22,7 @@ public enum Base64 {
     }
 
     /// Decodes Base64, padded or not.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a character outside the alphabet,
+    /// - Throws: `H264Error.Code.invalidArgument` for a character outside the alphabet,
     ///   misplaced padding, a dangling single character, or nonzero bits in the unused tail.
     /// - Complexity: O(n).
     public static func decode<S: StringProtocol>(_ text: S) throws(H264Error) -> [UInt8] {

@@ -27,7 +27,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
 
     /// Format parameters for packetization-mode 1 describing a stream's parameter sets:
     /// `profile-level-id` from the first SPS, `sprop-parameter-sets` from every SPS and PPS given.
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when no SPS is given; errors of
+    /// - Throws: `H264Error.Code.missingParameterSet` when no SPS is given; errors of
     ///   ``ProfileLevelID/init(sps:)``.
     public init(parameterSets units: [NALUnit]) throws(H264Error) {
         guard let sps = units.first(where: { $0.type == .sps }) else {
@@ -42,7 +42,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     /// the first PPS anywhere when none comes before), at most ``maximumParameterSets``.
     /// - Parameter units: the stream's NAL units in order (Annex-B split); only those up to the
     ///   first slice after a PPS are looked at.
-    /// - Throws: as ``init(parameterSets:)``: ``H264Error/Code/missingParameterSet`` without an
+    /// - Throws: as ``init(parameterSets:)``: `H264Error.Code.missingParameterSet` without an
     ///   SPS.
     public init(stream units: [NALUnit]) throws(H264Error) {
         var sets: [NALUnit] = []
@@ -61,8 +61,8 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// Parses the parameters of an fmtp line: `a=fmtp:96 name=value;...` or just `name=value;...`.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a malformed parameter, a bad
-    ///   `profile-level-id` or Base64; ``H264Error/Code/limitExceeded`` for more than
+    /// - Throws: `H264Error.Code.invalidArgument` for a malformed parameter, a bad
+    ///   `profile-level-id` or Base64; `H264Error.Code.limitExceeded` for more than
     ///   ``maximumParameterSets`` parameter sets; NAL unit header errors of the parameter sets.
     public init<S: StringProtocol>(parsing text: S) throws(H264Error) {
         self.init(packetizationMode: 0)  // RFC 6184 8.1: absent means 0
@@ -104,7 +104,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// The parameter sets as NAL units (views into ``parameterSets``).
-    /// - Throws: NAL unit header errors (``H264Error/Code/emptyNALUnit``, ...).
+    /// - Throws: NAL unit header errors (`H264Error.Code.emptyNALUnit`, ...).
     public func parameterSetNALUnits() throws(H264Error) -> [NALUnit] {
         var units: [NALUnit] = []
         for bytes in parameterSets { units.append(try NALUnit(bytes)) }

@@ -19,8 +19,8 @@ public struct ProfileLevelID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Takes the first three RBSP bytes of a sequence parameter set (or subset SPS).
-    /// - Throws: ``H264Error/Code/invalidArgument`` for another NAL unit type,
-    ///   ``H264Error/Code/truncated`` when the SPS has fewer than three payload bytes.
+    /// - Throws: `H264Error.Code.invalidArgument` for another NAL unit type,
+    ///   `H264Error.Code.truncated` when the SPS has fewer than three payload bytes.
     public init(sps: NALUnit) throws(H264Error) {
         guard sps.type == .sps || sps.type == .subsetSPS else {
             throw H264Error.invalid(.invalidArgument, "profile-level-id needs an SPS, got NAL unit type \(sps.type)")
@@ -32,7 +32,7 @@ public struct ProfileLevelID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses six hexadecimal digits (either case).
-    /// - Throws: ``H264Error/Code/invalidArgument`` for anything else.
+    /// - Throws: `H264Error.Code.invalidArgument` for anything else.
     public init<S: StringProtocol>(parsing text: S) throws(H264Error) {
         var value: UInt32 = 0
         var digits = 0

@@ -89,7 +89,7 @@ public struct RTPDepacketizer: Sendable {
     private var violation: H264Error?
 
     /// Creates a depacketiser.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a reorder window outside
+    /// - Throws: `H264Error.Code.invalidArgument` for a reorder window outside
     ///   1...``maximumReorderWindow`` or a maximum access unit size below 1.
     public init(_ configuration: Configuration = Configuration()) throws(H264Error) {
         guard (1...Self.maximumReorderWindow).contains(configuration.reorderWindow) else {
@@ -121,12 +121,12 @@ public struct RTPDepacketizer: Sendable {
     /// - Parameters:
     ///   - packet: one UDP datagram.
     ///   - deliver: called with each completed access unit.
-    /// - Throws: for a malformed packet, which is then ignored: ``H264Error/Code/truncated``
-    ///   (short header, payload, STAP-A or FU-A), ``H264Error/Code/invalidBitstream`` (RTP
-    ///   version, padding, NAL unit type 0, S and E both set), ``H264Error/Code/lengthPastEnd``
-    ///   (a STAP-A size past the end), ``H264Error/Code/forbiddenBitSet``,
-    ///   ``H264Error/Code/unsupported`` (STAP-B, MTAP16, MTAP24, FU-B, types 30 and 31, another
-    ///   SSRC or payload type). ``H264Error/Code/invalidBitstream`` also reports a packet
+    /// - Throws: for a malformed packet, which is then ignored: `H264Error.Code.truncated`
+    ///   (short header, payload, STAP-A or FU-A), `H264Error.Code.invalidBitstream` (RTP
+    ///   version, padding, NAL unit type 0, S and E both set), `H264Error.Code.lengthPastEnd`
+    ///   (a STAP-A size past the end), `H264Error.Code.forbiddenBitSet`,
+    ///   `H264Error.Code.unsupported` (STAP-B, MTAP16, MTAP24, FU-B, types 30 and 31, another
+    ///   SSRC or payload type). `H264Error.Code.invalidBitstream` also reports a packet
     ///   sequence that breaks RFC 6184 with no packet lost (an FU-A fragment without a start, an
     ///   FU-A interrupted); the packet was processed and the NAL unit dropped before the throw.
     /// - Complexity: O(n) in the packet's bytes, plus the packets it releases from the window.

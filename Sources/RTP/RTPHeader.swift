@@ -56,8 +56,8 @@ public struct RTPPacket: Sendable {
     /// Parses an RTP packet (RFC 3550 5.1), skipping CSRCs, a header extension and padding.
     ///
     /// - Parameter packet: one whole UDP datagram.
-    /// - Throws: ``H264Error/Code/truncated`` for fewer than 12 bytes or CSRCs or an extension
-    ///   running past the end; ``H264Error/Code/invalidBitstream`` for a version other than 2 or
+    /// - Throws: `H264Error.Code.truncated` for fewer than 12 bytes or CSRCs or an extension
+    ///   running past the end; `H264Error.Code.invalidBitstream` for a version other than 2 or
     ///   a padding count of zero or larger than what follows the header.
     /// - Complexity: O(1).
     @inlinable

@@ -19,7 +19,7 @@ import H264
 /// ```
 public struct RTPPacketizer: Sendable {
     /// Where the SPS and PPS put in front of an IDR access unit come from. Either way a
-    /// ``ParameterSetInserter`` chooses them: the SPS and PPS the access unit's slices refer to,
+    /// `ParameterSetInserter` chooses them: the SPS and PPS the access unit's slices refer to,
     /// at most 256 KiB per access unit and in all at most the bytes packetised plus 256 KiB,
     /// whatever the stream defines.
     public enum ParameterSetInsertion: Sendable {
@@ -79,7 +79,7 @@ public struct RTPPacketizer: Sendable {
     var inserter: ParameterSetInserter
 
     /// Creates a packetiser.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for an MTU outside
+    /// - Throws: `H264Error.Code.invalidArgument` for an MTU outside
     ///   ``minimumMTU``...``maximumMTU`` or a payload type above 127.
     public init(_ configuration: Configuration) throws(H264Error) {
         guard (Self.minimumMTU...Self.maximumMTU).contains(configuration.mtu) else {

@@ -56,7 +56,7 @@ public struct RTPSessionDescription: Hashable, Sendable {
 
     /// Reads back the first H.264 video stream of an SDP document: the `c=` address, the
     /// `m=video` port and payload type, the `a=fmtp` of that payload type.
-    /// - Throws: ``H264Error/Code/invalidArgument`` when there is no `m=video` line or no
+    /// - Throws: `H264Error.Code.invalidArgument` when there is no `m=video` line or no
     ///   `rtpmap` naming H264 for its payload type, or a line is malformed; errors of
     ///   ``H264FormatParameters/init(parsing:)``.
     public init(parsing text: String) throws(H264Error) {

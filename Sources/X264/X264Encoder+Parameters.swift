@@ -31,7 +31,7 @@ extension X264Encoder.Configuration {
             guard width % 2 == 0, height % 2 == 0 else { throw bad("4:2:0 needs an even width and height, not \(width)x\(height)") }
         case .yuv422:
             guard width % 2 == 0 else { throw bad("4:2:2 needs an even width, not \(width)") }
-        case .yuv444: break
+        case .yuv444, .monochrome: break  // no pixel format is monochrome
         }
         guard expectedFrameRate.isFinite, expectedFrameRate > 0, expectedFrameRate <= 1000 else {
             throw bad("expected frame rate \(expectedFrameRate) must be in (0, 1000]")
@@ -146,6 +146,7 @@ extension X264Encoder.Configuration {
         case .yuv420: p.i_csp = pixelFormat == .nv12 ? X264_CSP_NV12 : X264_CSP_I420
         case .yuv422: p.i_csp = X264_CSP_I422
         case .yuv444: p.i_csp = X264_CSP_I444
+        case .monochrome: p.i_csp = X264_CSP_I400  // no pixel format is monochrome
         }
         if profile == .high10 { p.i_bitdepth = 10 }
         let fps = frameRateFraction

@@ -2,7 +2,7 @@ internal import CX264
 import H264
 import Synchronization
 
-/// A ``FrameEncoder`` over libx264.
+/// A `FrameEncoder` over libx264.
 ///
 /// ```swift
 /// var config = X264Encoder.Configuration(width: 1280, height: 720)
@@ -46,12 +46,12 @@ import Synchronization
 ///
 /// ## Display orientation
 ///
-/// A frame with an ``VideoFrame/orientation`` carries a display orientation SEI message
+/// A frame with an `VideoFrame.orientation` carries a display orientation SEI message
 /// (payloadType 47) in its access unit, attached through x264's `extra_sei`.
 ///
 /// ## Errors
 ///
-/// Every method throws ``X264Error`` (the encoder's ``H264/FrameEncoder/Failure``): through
+/// Every method throws ``X264Error`` (the encoder's `FrameEncoder.Failure`): through
 /// `any FrameEncoder` the same values arrive as `any Error`.
 public final class X264Encoder: FrameEncoder, Sendable {
     /// The error every method throws.
@@ -112,7 +112,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
     /// - Parameters:
     ///   - frame: a frame of the configured size and pixel format, with a `pts` later than
     ///     the previous frame's in the same timescale; both are carried to the output.
-    ///   - options: ``FrameEncodeOptions/forceKeyframe`` makes this frame an IDR picture.
+    ///   - options: `FrameEncodeOptions.forceKeyframe` makes this frame an IDR picture.
     /// - Returns: the access units that came out, in decoding order (often none at first).
     /// - Throws: ``X264Error/Code/invalidArgument`` for a frame of another size or format, or
     ///   after ``flush()``; ``X264Error/Code/invalidTimestamp`` for a `pts` not after the

@@ -6,10 +6,10 @@ import H264
 /// As `H264Error` does, it carries a ``Code`` (a struct over a private enum, so codes can be
 /// added without breaking a caller's `switch`), a human reason and where it was raised; two
 /// errors are equal when their codes are. An error of the H.264 core met on the way (a frame
-/// the core's ``H264/VideoFrame`` or colour conversion rejects, a NAL unit of x264's output that
+/// the core's `VideoFrame` or colour conversion rejects, a NAL unit of x264's output that
 /// does not parse) keeps the core's error in ``underlying``.
 ///
-/// It is the ``H264/FrameEncoder/Failure`` of ``X264Encoder``, and one reference wide: the
+/// It is the `FrameEncoder.Failure` of ``X264Encoder``, and one reference wide: the
 /// contents live in an immutable object made when the error is raised, so a typed
 /// `throws(X264Error)` moves one word.
 public struct X264Error: Error, Hashable, Sendable, CustomStringConvertible {
@@ -33,7 +33,7 @@ public struct X264Error: Error, Hashable, Sendable, CustomStringConvertible {
         /// limit with a constant QP).
         public static let unsupported = Code(.unsupported)
         /// A frame whose timestamp does not follow the previous frame's: not strictly later, or
-        /// in another timescale (the ``H264/FrameEncoder`` contract; VideoToolbox refuses such
+        /// in another timescale (the `FrameEncoder` contract; VideoToolbox refuses such
         /// frames too). The frame is not encoded and the encoder goes on.
         public static let invalidTimestamp = Code(.invalidTimestamp)
         /// libx264 failed (it refused to open with these parameters, to reconfigure, or to

@@ -125,7 +125,7 @@ import TestSupport
         for au in units {
             #expect(au.nalUnits.first?.type == .accessUnitDelimiter)
             let aud = try AccessUnitDelimiter(rbsp: #require(au.nalUnits.first).rbsp)
-            #expect(aud.primaryPicType == AccessUnitDelimiter(sliceTypes: au.sliceTypes).primaryPicType)
+            #expect(aud.primaryPicType == AccessUnitDelimiter(sliceKinds: au.sliceTypes).primaryPicType)
         }
         let types = units.map { try? AccessUnitDelimiter(rbsp: $0.nalUnits[0].rbsp).primaryPicType }
         #expect(types.first == .i && types.contains(.iP) && types.contains(.iPB))  // I, P, B pictures

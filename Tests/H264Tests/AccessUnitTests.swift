@@ -125,7 +125,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
         let (units, _) = AccessUnits.assemble(annexB: bytes[...])
         let first = try #require(units.first)
         #expect(first.flags.isSync && !first.flags.dependsOnOthers && first.flags.hasParameterSets)
-        let b = units.filter { $0.sliceTypes.contains(1) }
+        let b = units.filter { $0.sliceTypes.contains(.b) }
         #expect(!b.isEmpty && b.allSatisfy { $0.flags.dependsOnOthers })
         #expect(units.contains { $0.flags.isDiscardable })
     }

@@ -36,7 +36,7 @@ import Testing
         let sps = try #require(spss.first, "\(fixture)")
         #expect(Int(sps.profileIDC) == facts.profileIDC, "\(fixture)")
         #expect(Int(sps.levelIDC) == facts.levelIDC, "\(fixture)")
-        #expect(Int(sps.chromaFormatIDC) == facts.chromaFormatIDC, "\(fixture)")
+        #expect(Int(sps.chromaFormat.rawValue) == facts.chromaFormatIDC, "\(fixture)")
         #expect(Int(sps.bitDepthLumaMinus8) + 8 == facts.bitDepthLuma, "\(fixture)")
         #expect(Int(sps.bitDepthChromaMinus8) + 8 == facts.bitDepthChroma, "\(fixture)")
         #expect(sps.width == facts.width && sps.height == facts.height, "\(fixture)")

@@ -25,7 +25,7 @@ struct InferredValueTests {
         // Values that a reader must overwrite: the written bits do not carry them.
         let written = try sps.rbsp()
         sps = try SequenceParameterSet(rbsp: written[...])
-        #expect(sps.chromaFormatIDC == 1)
+        #expect(sps.chromaFormat == .yuv420)
         #expect(sps.bitDepthLumaMinus8 == 0 && sps.bitDepthChromaMinus8 == 0)
         #expect(!sps.mbAdaptiveFrameFieldFlag)
         #expect(sps.vui.maxNumReorderFrames == 16 && sps.vui.maxDecFrameBuffering == 16)

@@ -30,7 +30,7 @@ struct PartialReaderTests {
         let leading = slice.sliceHeaderLeadingElements()
         #expect(leading.firstMbInSlice == 4_000 && leading.sliceType == SliceType(rawValue: 6) && leading.ppsID == 200)
         #expect(slice.referencedParameterSetID == 200 && slice.parameterSetID == nil)
-        #expect(AccessUnitFlags.sliceType(slice) == SliceType.Kind.b.rawValue)
+        #expect(AccessUnitFlags.sliceType(slice) == .b)
         let parsed = try SliceHeader.parse(slice, context: store).header
         #expect(parsed.firstMbInSlice == leading.firstMbInSlice && parsed.sliceType == leading.sliceType)
 

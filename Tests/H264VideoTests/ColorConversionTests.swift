@@ -84,6 +84,22 @@ import H264
     }
 
     @Test(arguments: cases)
+    func scalarAndSIMDLoopsGiveTheSameBytes(_ c: Case) throws {
+        // Debug builds run the scalar loop, release builds the SIMD one: every byte must agree,
+        // on widths that are whole SIMD blocks, have a tail, or are odd, with padded strides.
+        let conversion = ColorConversion(matrix: c.matrix, range: c.range)
+        for (i, (w, h, pad)) in [(64, 34, 8), (50, 17, 4), (33, 5, 0)].enumerated() {
+            let src = try Self.randomRGB(width: w, height: h, format: c.source, padding: pad, seed: UInt64(i + 3) * 104_729)
+            var simd = try VideoFrame(width: w, height: h, format: c.destination, alignment: 32)
+            var scalar = simd
+            try conversion.convert(src, into: &simd, vectorized: true)
+            try conversion.convert(src, into: &scalar, vectorized: false)
+            #expect(simd.planes.map(\.bytes) == scalar.planes.map(\.bytes), "\(w)x\(h)")
+            #expect(simd.planes[0].bytes.contains { $0 != 0 }, "\(w)x\(h): the conversion wrote luma")
+        }
+    }
+
+    @Test(arguments: cases)
     func colourCubeWithinOneCodeValue(_ c: Case) throws {
         // Every 17th value of each component (0, 17, ..., 255), as uniform 2x2 blocks (so chroma sees exact colours).
         let steps = Array(stride(from: 0, through: 255, by: 17))

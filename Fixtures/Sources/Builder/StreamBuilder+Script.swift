@@ -19,7 +19,7 @@ extension StreamBuilder {
     /// | `*` | `slice_type` + 5 (every slice of the picture has this type) |
     ///
     /// For example `"I! P@6 B@2^0 B@4 P@12"`, or field pairs `"I!/t P/b P/t P/b"`.
-    /// - Throws: ``H264Error/Code/invalidArgument`` naming the token that does not parse.
+    /// - Throws: `H264Error.Code.invalidArgument` naming the token that does not parse.
     /// - Complexity: O(n) in the script's length.
     public static func pictures(script: String) throws(H264Error) -> [Picture] {
         var out: [Picture] = []

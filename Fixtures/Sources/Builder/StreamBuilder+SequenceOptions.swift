@@ -3,7 +3,7 @@ import H264
 extension StreamBuilder {
     /// What the SPS and PPS of a built stream say: size, profile, level, POC type, interlace,
     /// entropy coder and VUI. ``makeParameterSets()`` turns it into a real
-    /// ``SequenceParameterSet`` and ``PictureParameterSet``.
+    /// `SequenceParameterSet` and `PictureParameterSet`.
     public struct SequenceOptions: Sendable {
         /// Width after cropping, in luma samples (1...4096). A width that is not a multiple of 16
         /// is coded as whole macroblocks with `frame_crop_right_offset`.
@@ -72,7 +72,7 @@ extension StreamBuilder {
         }
 
         /// Builds the SPS and PPS this description asks for.
-        /// - Throws: ``H264Error/Code/invalidArgument`` for a size the crop units cannot reach
+        /// - Throws: `H264Error.Code.invalidArgument` for a size the crop units cannot reach
         ///   (an odd width in 4:2:0, for example), MBAFF without `frameMbsOnly` false, or values
         ///   out of their ranges.
         public func makeParameterSets() throws(H264Error) -> (sps: SequenceParameterSet, pps: PictureParameterSet) {
@@ -91,7 +91,9 @@ extension StreamBuilder {
             let high = SequenceParameterSet.hasChromaInfo(profileIDC: profileIDC)
             let depth = bitDepth ?? ([110, 122, 244].contains(profileIDC) ? 10 : 8)
             if high {
-                sps.chromaFormatIDC = chromaFormatIDC ?? (profileIDC == 244 ? 3 : profileIDC == 122 ? 2 : 1)
+                let idc = chromaFormatIDC ?? (profileIDC == 244 ? 3 : profileIDC == 122 ? 2 : 1)
+                guard let format = ChromaFormat(rawValue: idc) else { throw H264Error.invalid(.invalidArgument, "chroma_format_idc \(idc)") }
+                sps.chromaFormat = format
                 guard (8...14).contains(depth) else { throw H264Error.invalid(.invalidArgument, "bit depth \(depth)") }
                 sps.bitDepthLumaMinus8 = depth - 8
                 sps.bitDepthChromaMinus8 = depth - 8

@@ -5,8 +5,8 @@ import H264
 /// or recovery-point SEI, access unit delimiters, several slices, field pictures.
 ///
 /// Every structure is written by the library's own syntax descriptions through
-/// ``SyntaxWriter``: ``SequenceParameterSet``, ``PictureParameterSet``, ``SliceHeader``,
-/// ``SEINALUnit``, ``AccessUnitDelimiter``. Slices carry minimal picture data: after the slice
+/// `SyntaxWriter`: `SequenceParameterSet`, `PictureParameterSet`, `SliceHeader`,
+/// `SEINALUnit`, `AccessUnitDelimiter`. Slices carry minimal picture data: after the slice
 /// header, a CAVLC P, B or SP slice holds one `mb_skip_run` covering all its macroblocks, a
 /// CAVLC I or SI slice `I_PCM` macroblocks of flat grey (see ``pcmIntraSlices``), so CAVLC
 /// streams decode; a CABAC slice holds a single filler bit and does not decode. Every NAL unit
@@ -86,7 +86,7 @@ public struct StreamBuilder: Sendable {
     }
 
     /// Appends one picture as one access unit.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a field picture without
+    /// - Throws: `H264Error.Code.invalidArgument` for a field picture without
     ///   `frame_mbs_only_flag` 0, a P/B/SP IDR picture, a slice count outside
     ///   1...``maxSlicesPerPicture`` or above the macroblock count, an explicit POC that POC
     ///   type 2 cannot express; the writers' errors for values that do not fit their fields.
@@ -248,7 +248,7 @@ public struct StreamBuilder: Sendable {
     /// The stream as length-prefixed samples with its `AVCDecoderConfigurationRecord`: the SPS
     /// and PPS go into the record only, every access unit is one sample.
     /// - Returns: the samples back to back, each sample's size, and the record.
-    /// - Throws: ``H264Error/Code/nalUnitTooLarge`` when a NAL unit does not fit `lengthSize`.
+    /// - Throws: `H264Error.Code.nalUnitTooLarge` when a NAL unit does not fit `lengthSize`.
     public func avcc(lengthSize: AVCC.LengthSize = .four) throws(H264Error)
         -> (bytes: [UInt8], sampleSizes: [Int], configuration: AVCDecoderConfigurationRecord) {
         let record = try AVCDecoderConfigurationRecord(parameterSets: [spsUnit, ppsUnit], lengthSize: lengthSize)

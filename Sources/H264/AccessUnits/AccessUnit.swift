@@ -11,9 +11,8 @@ public struct AccessUnit: Sendable {
     public var byteOffset: Int?
     /// What a container needs to know: sync, random access, dependencies.
     public var flags: AccessUnitFlags
-    /// Slice types of the primary coded picture's slices, in order (`slice_type % 5`: 0 P,
-    /// 1 B, 2 I, 3 SP, 4 SI).
-    public var sliceTypes: [UInt8]
+    /// The coding types of the primary coded picture's slices, in order (`slice_type % 5`).
+    public var sliceTypes: [SliceType.Kind]
     /// `frame_num` of the primary coded picture.
     public var frameNum: Int
     /// The picture's structure.
@@ -48,7 +47,7 @@ public struct AccessUnit: Sendable {
     var startOffset: Int?
 
     /// Creates an access unit.
-    public init(nalUnits: [NALUnit], index: Int, flags: AccessUnitFlags = AccessUnitFlags(), sliceTypes: [UInt8] = [],
+    public init(nalUnits: [NALUnit], index: Int, flags: AccessUnitFlags = AccessUnitFlags(), sliceTypes: [SliceType.Kind] = [],
                 frameNum: Int = 0, structure: PictureStructure = .frame, poc: Int64? = nil) {
         self.nalUnits = nalUnits
         self.index = index
@@ -68,7 +67,7 @@ public struct AccessUnit: Sendable {
 
     /// Slice type letters as `h264 inspect` prints them: `I`, `P`, `B`, `SI`, `SP`.
     public var sliceTypeLetters: [String] {
-        sliceTypes.map { ["P", "B", "I", "SP", "SI"][Int($0 % 5)] }
+        sliceTypes.map { ["P", "B", "I", "SP", "SI"][Int($0.rawValue)] }
     }
 
     /// True for an IDR access unit or one that starts random access with a recovery point

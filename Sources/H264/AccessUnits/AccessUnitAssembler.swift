@@ -61,7 +61,7 @@ public struct AccessUnitAssembler: Sendable {
 
     /// What the first slice of the current primary picture said.
     private struct PictureInfo: Sendable {
-        var sliceTypes: [UInt8] = []
+        var sliceTypes: [SliceType.Kind] = []
         var frameNum = 0
         var structure = PictureStructure.frame
         var poc: Int64?
@@ -169,7 +169,7 @@ public struct AccessUnitAssembler: Sendable {
         if let fields = parsed.fields, fields.redundantPicCnt == 0 {
             previousPrimary = fields
             if let header = parsed.header {
-                picture.sliceTypes.append(header.sliceKind.rawValue)
+                picture.sliceTypes.append(header.sliceKind)
             }
             if firstSliceOfPicture, let header = parsed.header, let sps = store.activeSPS {
                 startPicture(header, sps: sps, unit: unit)

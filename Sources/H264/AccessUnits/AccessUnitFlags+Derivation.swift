@@ -3,14 +3,14 @@ extension AccessUnitFlags {
     /// primary coded picture.
     /// - Parameters:
     ///   - units: the access unit's NAL units.
-    ///   - sliceTypes: `slice_type % 5` of each parsed primary slice.
+    ///   - sliceTypes: the coding type (`slice_type % 5`) of each parsed primary slice.
     ///   - allSlicesParsed: false when some slice header could not be read; the picture then
     ///     counts as predicted unless it is IDR, the safe answer.
     ///   - recoveryFrameCount: `recovery_frame_cnt` of the access unit's recovery point SEI.
     ///   - maxNumRefFrames: `max_num_ref_frames` of the SPS in force. An intra reference picture
     ///     of a stream that keeps at most one reference frame is a random access point: once
     ///     it is decoded it is the only picture later ones can predict from.
-    public init(units: [NALUnit], sliceTypes: [UInt8], allSlicesParsed: Bool, recoveryFrameCount: Int?,
+    public init(units: [NALUnit], sliceTypes: [SliceType.Kind], allSlicesParsed: Bool, recoveryFrameCount: Int?,
                 maxNumRefFrames: Int? = nil) {
         self.init()
         var hasVCL = false
@@ -23,7 +23,7 @@ extension AccessUnitFlags {
             if unit.nalRefIdc != 0 { isDependedOnByOthers = true }
         }
         hasNoPicture = !hasVCL
-        let predicted = sliceTypes.contains { $0 == 0 || $0 == 1 || $0 == 3 }
+        let predicted = sliceTypes.contains { $0 == .p || $0 == .b || $0 == .sp }
         dependsOnOthers = !isSync && (predicted || !allSlicesParsed)
         if let count = recoveryFrameCount {
             self.recoveryFrameCount = count
@@ -48,7 +48,7 @@ extension AccessUnitFlags {
     /// and is not applied.
     /// - Complexity: O(number of NAL units), plus the SEI NAL units' sizes.
     public init<C: Collection>(accessUnit units: C) where C.Element == NALUnit {
-        var sliceTypes: [UInt8] = []
+        var sliceTypes: [SliceType.Kind] = []
         var allParsed = true
         var recovery: Int?
         for unit in units {
@@ -61,8 +61,8 @@ extension AccessUnitFlags {
         self.init(units: Array(units), sliceTypes: sliceTypes, allSlicesParsed: allParsed, recoveryFrameCount: recovery)
     }
 
-    /// `slice_type % 5` of a slice, read from the first bytes of its header.
-    static func sliceType(_ unit: NALUnit) -> UInt8? {
-        unit.sliceHeaderLeadingElements().sliceType?.kind.rawValue
+    /// The coding type of a slice, read from the first bytes of its header.
+    static func sliceType(_ unit: NALUnit) -> SliceType.Kind? {
+        unit.sliceHeaderLeadingElements().sliceType?.kind
     }
 }

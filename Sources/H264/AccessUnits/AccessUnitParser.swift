@@ -56,11 +56,11 @@ public struct AccessUnitParser: Sendable {
     /// 0, the delay the stream needs.
     public private(set) var requiredPresentationDelay: Int64 = 0
 
-    /// True when the current chunk has been consumed and ``append(_:)`` may be called.
+    /// True when the current chunk has been consumed and ``append(_:)-(ArraySlice<UInt8>)`` may be called.
     public var needsInput: Bool { readyHead >= ready.count && splitter.needsInput }
 
     /// Hands over the next chunk (kept by reference until consumed). It may be called at any
-    /// time, after an error too; see ``AnnexBStreamParser/append(_:)``.
+    /// time, after an error too; see ``AnnexBStreamParser/append(_:)-(ArraySlice<UInt8>)``.
     public mutating func append(_ chunk: ArraySlice<UInt8>) { splitter.append(chunk) }
 
     /// Hands over the next chunk held in an array.
@@ -169,7 +169,11 @@ public enum AccessUnits {
     }
 
     /// ``assemble(annexB:timing:leadingData:)``, also counting the errors not returned.
-    /// - Parameter droppedErrorCount: set to the number of errors met beyond ``maximumErrors``.
+    /// - Parameters:
+    ///   - bytes: the stream.
+    ///   - timing: frame rate and reorder-depth choices.
+    ///   - leadingData: the policy for bytes before the first start code.
+    ///   - droppedErrorCount: set to the number of errors met beyond ``maximumErrors``.
     public static func assemble(annexB bytes: ArraySlice<UInt8>, timing: TimestampAssigner.Configuration = .init(),
                                 leadingData: AnnexB.LeadingDataPolicy = .reject,
                                 droppedErrorCount: inout Int) -> (accessUnits: [AccessUnit], errors: [H264Error]) {

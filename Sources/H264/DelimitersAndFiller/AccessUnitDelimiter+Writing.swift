@@ -13,6 +13,13 @@ extension AccessUnitDelimiter {
         self.init(primaryPicType: PrimaryPicType(allowing: kinds))
     }
 
+    /// The delimiter for a primary picture whose slices have the coding types `kinds` (an
+    /// ``AccessUnit/sliceTypes``): the first `primary_pic_type` of Table 7-5 that allows all
+    /// of them (7 when there are none).
+    public init(sliceKinds kinds: [SliceType.Kind]) {
+        self.init(primaryPicType: PrimaryPicType(allowing: kinds))
+    }
+
     /// The delimiter as a NAL unit (`nal_ref_idc` 0, `nal_unit_type` 9) with its RBSP.
     /// - Throws: never in practice (every ``PrimaryPicType`` fits its three bits).
     public func nalUnit() throws(H264Error) -> NALUnit {

@@ -266,7 +266,7 @@ public struct AnnexBStreamEditor: Sendable {
            let mark = marks.firstIndex(where: { $0.index == first }) {
             // A slice whose header could not be parsed leaves the type open: 7 allows every one.
             let slices = au.nalUnits.reduce(0) { $0 &+ ($1.type == .slice || $1.type == .idrSlice ? 1 : 0) }
-            let aud = au.sliceTypes.count >= slices ? AccessUnitDelimiter(sliceTypes: au.sliceTypes) : AccessUnitDelimiter()
+            let aud = au.sliceTypes.count >= slices ? AccessUnitDelimiter(sliceKinds: au.sliceTypes) : AccessUnitDelimiter()
             let bytes: [UInt8] = [0, 0, 0, 1] + (try aud.nalUnit().bytes)
             let position = marks[mark].position
             held.insert(contentsOf: bytes, at: position)

@@ -64,8 +64,11 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     public var description: String { rawValue }
 }
 
-/// `chroma_format_idc` of ITU-T H.264 Table 6-1, for the formats an encoder produces.
-public enum ChromaFormat: Int, Sendable, Hashable, CaseIterable {
+/// `chroma_format_idc` of ITU-T H.264 Table 6-1: the type of the SPS's element, and the
+/// sampling of the pixel formats an encoder produces (4:2:0, 4:2:2, 4:4:4).
+public enum ChromaFormat: UInt8, Sendable, Hashable, CaseIterable {
+    /// Monochrome 4:0:0, `chroma_format_idc` 0 (High profiles; no ``PixelFormat`` has it).
+    case monochrome = 0
     /// 4:2:0, `chroma_format_idc` 1.
     case yuv420 = 1
     /// 4:2:2, `chroma_format_idc` 2.

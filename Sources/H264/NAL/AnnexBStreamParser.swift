@@ -1,6 +1,6 @@
 /// A push parser for Annex-B byte streams that arrive in chunks of any size.
 ///
-/// Hand it each chunk with ``append(_:)``, then call ``next()`` until it returns nil; at the end
+/// Hand it each chunk with ``append(_:)-(ArraySlice<UInt8>)``, then call ``next()`` until it returns nil; at the end
 /// of the stream call ``finish()`` and drain ``next()`` once more. It yields exactly the NAL
 /// units (same bytes, same errors, same order) that ``AnnexB/Splitter`` yields for the
 /// concatenation of all chunks, whatever the chunk boundaries, one byte at a time included.
@@ -23,7 +23,7 @@
 /// under ``AnnexB/LeadingDataPolicy/reject``, a bad NAL unit header), and
 /// ``H264Error/Code/nalUnitTooLarge`` when a NAL unit grows past the limit; that NAL unit is then
 /// dropped up to the next start code. After an error the parser is in a valid state for any
-/// documented call: ``next()`` goes on after the problem, and ``append(_:)`` may be called at
+/// documented call: ``next()`` goes on after the problem, and ``append(_:)-(ArraySlice<UInt8>)`` may be called at
 /// any time (a chunk handed over before the previous one was drained waits its turn).
 ///
 /// Memory: at most ``maximumNALUnitSize`` bytes of one NAL unit that spans chunks, plus

@@ -65,10 +65,14 @@ public enum FormatConversion {
     /// pass: each NAL unit is copied by the same SIMD scan that finds its end, so the input is
     /// read from memory once. Reuse one buffer across calls to avoid allocating.
     ///
-    /// See ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` for the parameters, the record
-    /// and the errors.
-    /// - Parameter buffer: at least ``avccCapacity(forAnnexBByteCount:)`` bytes, else
-    ///   ``H264Error/Code/invalidArgument``. Bytes past `byteCount` are scratch.
+    /// See ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` for the record and the errors.
+    /// - Parameters:
+    ///   - stream: the Annex-B stream.
+    ///   - buffer: at least ``avccCapacity(forAnnexBByteCount:)`` bytes, else
+    ///     ``H264Error/Code/invalidArgument``. Bytes past `byteCount` are scratch.
+    ///   - lengthSize: the size of the length prefixes written.
+    ///   - placement: where the parameter sets go.
+    ///   - leadingData: the policy for bytes before the first start code.
     /// - Returns: the number of bytes written and the avcC record.
     /// - Complexity: O(n), one pass.
     public static func annexBToAVCC(_ stream: ArraySlice<UInt8>, into buffer: UnsafeMutableRawBufferPointer,
@@ -282,7 +286,9 @@ public enum FormatConversion {
         public private(set) var inserter: ParameterSetInserter
 
         /// Creates a writer for the NAL units that go with `configuration`.
-        /// - Parameter maximumInsertedBytesPerAccessUnit: see ``ParameterSetInserter``.
+        /// - Parameters:
+        ///   - configuration: the avcC record whose parameter sets the NAL units use.
+        ///   - maximumInsertedBytesPerAccessUnit: see ``ParameterSetInserter``.
         public init(configuration: AVCDecoderConfigurationRecord,
                     maximumInsertedBytesPerAccessUnit: Int = ParameterSetInserter.defaultMaximumBytesPerAccessUnit) {
             assembler = AccessUnitAssembler(parameterSets: configuration.parameterSets)

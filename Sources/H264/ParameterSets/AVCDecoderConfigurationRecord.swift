@@ -124,7 +124,7 @@ public struct AVCDecoderConfigurationRecord: SyntaxStructure, Hashable {
         pictureParameterSets = pps
         if Self.profileHasExtension(parsed.profileIDC) {
             highProfileExtension = HighProfileExtension(
-                chromaFormat: parsed.chromaFormatIDC & 3,
+                chromaFormat: parsed.chromaFormat.rawValue,
                 bitDepthLumaMinus8: parsed.bitDepthLumaMinus8 & 7,
                 bitDepthChromaMinus8: parsed.bitDepthChromaMinus8 & 7,
                 sequenceParameterSetExtensions: ext)
@@ -181,7 +181,7 @@ public struct AVCDecoderConfigurationRecord: SyntaxStructure, Hashable {
 
     /// The record's layout (ISO/IEC 14496-15 5.3.3.1), read or written. The context is not
     /// used: the record depends on nothing outside it.
-    /// - Throws: see ``init(parsing:)`` and ``serialized()``.
+    /// - Throws: see ``init(parsing:)-(ArraySlice<UInt8>)`` and ``serialized()``.
     public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         try c.u(8, &configurationVersion, "configurationVersion")
         guard configurationVersion == 1 else {

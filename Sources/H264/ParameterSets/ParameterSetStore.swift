@@ -152,7 +152,9 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     }
 
     /// Makes the PPS `id` and its SPS the active ones (what a slice header naming it does).
-    /// - Parameter subset: the SPS is taken from the subset SPS table (MVC slices, type 20) and
+    /// - Parameters:
+    ///   - id: the PPS id.
+    ///   - subset: the SPS is taken from the subset SPS table (MVC slices, type 20) and
     ///   only the PPS becomes active.
     /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
     /// - Complexity: O(1): no parameter set is copied.

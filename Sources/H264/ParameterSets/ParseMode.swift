@@ -13,7 +13,7 @@
 ///   are errors: the behaviour of `init(rbsp:)`.
 ///
 /// Applied by ``SequenceParameterSet/init(rbsp:mode:warnings:)``,
-/// ``PictureParameterSet/init(rbsp:sps:mode:warnings:)`` and ``ParameterSetStore/ingest(_:)``
+/// ``PictureParameterSet/init(rbsp:context:mode:warnings:)`` and ``ParameterSetStore/ingest(_:)``
 /// (with ``ParameterSetStore/parseMode``), and so by the access-unit assembler.
 public struct ParseMode: Sendable, Hashable {
     /// The deviations recovered from; the others are errors.

@@ -106,7 +106,7 @@ public struct PictureParameterSet: SyntaxStructure, Hashable {
                 guard let sps else {
                     throw H264Error.invalid(.missingParameterSet, "PPS \(id) has scaling lists but SPS \(spsID) is unknown")
                 }
-                let count: Int = transform8x8ModeFlag ? (sps.chromaFormatIDC != 3 ? 8 : 12) : 6
+                let count: Int = transform8x8ModeFlag ? (sps.chromaFormat != .yuv444 ? 8 : 12) : 6
                 try scalingMatrix.code(&c, count: count, flagName: "pic_scaling_list_present_flag")
             } else {
                 // The SPS's lists (fall-back rule B) are inferred: no list is coded.

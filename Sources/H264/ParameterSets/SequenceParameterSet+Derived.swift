@@ -1,7 +1,7 @@
 /// Values the specification derives from the SPS fields (7.4.2.1.1, E.2.1, Annex A).
 extension SequenceParameterSet {
     /// `ChromaArrayType`: 0 when `separate_colour_plane_flag` is 1, else `chroma_format_idc`.
-    @inlinable public var chromaArrayType: UInt8 { separateColourPlaneFlag ? 0 : chromaFormatIDC }
+    @inlinable public var chromaArrayType: UInt8 { separateColourPlaneFlag ? 0 : chromaFormat.rawValue }
 
     /// `SubWidthC` and `SubHeightC` (Table 6-1); 1 and 1 for monochrome or separate planes.
     public var chromaSubsampling: (width: Int, height: Int) {

@@ -17,8 +17,9 @@ public struct SequenceParameterSet: SyntaxStructure, Hashable {
     public var levelIDC: UInt8 = 30
     /// `seq_parameter_set_id` (0...31).
     public var id: UInt8 = 0
-    /// `chroma_format_idc` (0...3; inferred 1 for profiles that do not code it).
-    public var chromaFormatIDC: UInt8 = 1
+    /// `chroma_format_idc` (inferred 4:2:0 for profiles that do not code it, monochrome for
+    /// profile 183).
+    public var chromaFormat: ChromaFormat = .yuv420
     /// `separate_colour_plane_flag`.
     public var separateColourPlaneFlag = false
     /// `bit_depth_luma_minus8` (0...6).
@@ -140,8 +141,8 @@ public struct SequenceParameterSet: SyntaxStructure, Hashable {
     @inline(__always)
     private mutating func codeDataBody<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         if Self.hasChromaInfo(profileIDC: profileIDC) {
-            try c.ue(&chromaFormatIDC, "chroma_format_idc", 0...3)
-            if chromaFormatIDC == 3 {
+            try c.ue(&chromaFormat, "chroma_format_idc", 0...3)
+            if chromaFormat == .yuv444 {
                 try c.flag(&separateColourPlaneFlag, "separate_colour_plane_flag")
             } else {
                 try c.infer(&separateColourPlaneFlag, false, "separate_colour_plane_flag")
@@ -151,13 +152,13 @@ public struct SequenceParameterSet: SyntaxStructure, Hashable {
             try c.flag(&qpprimeYZeroTransformBypassFlag, "qpprime_y_zero_transform_bypass_flag")
             try c.flag(&seqScalingMatrixPresentFlag, "seq_scaling_matrix_present_flag")
             if seqScalingMatrixPresentFlag {
-                try scalingMatrix.code(&c, count: chromaFormatIDC != 3 ? 8 : 12, flagName: "seq_scaling_list_present_flag")
+                try scalingMatrix.code(&c, count: chromaFormat != .yuv444 ? 8 : 12, flagName: "seq_scaling_list_present_flag")
             } else {
                 // Flat_4x4_16 and Flat_8x8_16 are inferred: no list is coded.
                 try c.infer(&scalingMatrix, ScalingMatrix(), "seq_scaling_list_present_flag")
             }
         } else {
-            try c.infer(&chromaFormatIDC, profileIDC == 183 ? 0 : 1, "chroma_format_idc")
+            try c.infer(&chromaFormat, profileIDC == 183 ? .monochrome : .yuv420, "chroma_format_idc")
             try c.infer(&separateColourPlaneFlag, false, "separate_colour_plane_flag")
             try c.infer(&bitDepthLumaMinus8, 0, "bit_depth_luma_minus8")
             try c.infer(&bitDepthChromaMinus8, 0, "bit_depth_chroma_minus8")

@@ -80,7 +80,9 @@ public struct VUIParameters: Sendable, Hashable {
     }
 
     /// The syntax of E.1.1.
-    /// - Parameter inferredDPBFrames: the value `max_num_reorder_frames` and
+    /// - Parameters:
+    ///   - c: the coder that reads, writes or traces the elements.
+    ///   - inferredDPBFrames: the value `max_num_reorder_frames` and
     ///   `max_dec_frame_buffering` take without `bitstream_restriction_flag` (E.2.1: 0 for the
     ///   intra profiles with `constraint_set3_flag`, else 16).
     public mutating func code<C: SyntaxCoder>(_ c: inout C, inferredDPBFrames: UInt32) throws(H264Error) {

@@ -8,7 +8,9 @@ public struct SEIFillerPayload: Sendable, Hashable {
     public init(count: Int = 0) { self.count = count }
 
     /// Reads, writes or traces the payload; every byte must be `0xFF`.
-    /// - Parameter payloadSize: the message's size (reading).
+    /// - Parameters:
+    ///   - c: the coder that reads, writes or traces the payload.
+    ///   - payloadSize: the message's size (reading).
     /// - Throws: ``H264Error/Code/valueOutOfRange`` for a byte other than `0xFF`.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, payloadSize: Int) throws(H264Error) {
         if c.isReading { count = payloadSize }

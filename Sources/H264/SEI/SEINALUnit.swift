@@ -32,6 +32,7 @@ public struct SEINALUnit: SyntaxStructure, Hashable {
     /// coder over an RBSP without the zero bytes that may follow the trailing bits.
     ///
     /// - Parameters:
+    ///   - c: the coder that reads, writes or traces the messages.
     ///   - context: the SPS facts buffering_period and pic_timing need (unused when writing:
     ///     parsed payloads carry them). A buffering_period makes the SPS it names the one in
     ///     force for the messages after it in the same NAL unit, as in FFmpeg.

@@ -18,7 +18,9 @@ public struct SEIUserDataRegistered: Sendable, Hashable {
     }
 
     /// Reads, writes or traces the payload.
-    /// - Parameter payloadSize: the message's size (reading).
+    /// - Parameters:
+    ///   - c: the coder that reads, writes or traces the payload.
+    ///   - payloadSize: the message's size (reading).
     /// - Throws: ``H264Error/Code/truncated`` when the payload is shorter than its country code.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, payloadSize: Int) throws(H264Error) {
         try c.u(8, &countryCode, "itu_t_t35_country_code")

@@ -27,7 +27,9 @@ public struct SEIUserDataUnregistered: Sendable, Hashable {
     }
 
     /// Reads, writes or traces the payload.
-    /// - Parameter payloadSize: the message's size (reading).
+    /// - Parameters:
+    ///   - c: the coder that reads, writes or traces the payload.
+    ///   - payloadSize: the message's size (reading).
     /// - Throws: ``H264Error/Code/truncated`` when the payload is shorter than 16 bytes.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, payloadSize: Int) throws(H264Error) {
         if c.isReading {

@@ -37,7 +37,9 @@ public struct PredWeightTable: Sendable, Hashable {
 
     /// The syntax of 7.3.3.2.
     /// - Parameters:
-    ///   - l0Count, l1Count: `num_ref_idx_lX_active_minus1 + 1` (l1Count 0 unless a B slice).
+    ///   - c: the coder that reads, writes or traces the table.
+    ///   - l0Count: `num_ref_idx_l0_active_minus1 + 1`.
+    ///   - l1Count: `num_ref_idx_l1_active_minus1 + 1` (0 unless a B slice).
     ///   - chroma: ChromaArrayType is not 0.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, l0Count: Int, l1Count: Int, chroma: Bool) throws(H264Error) {
         try c.ue(&lumaLog2WeightDenom, "luma_log2_weight_denom", 0...7)

@@ -60,8 +60,12 @@ extension SyntaxStructure {
 
     /// Reads the structure from an RBSP like ``init(rbsp:context:)``, appending every element
     /// to `elements` as it is read, so that on error the elements before it are there.
-    /// - Parameter positionOffset: added to every bit position (8 when the positions are to
-    ///   count from the NAL unit header's first bit, as FFmpeg's `trace_headers` counts them).
+    /// - Parameters:
+    ///   - rbsp: the structure's RBSP.
+    ///   - context: the facts from other structures that the syntax needs.
+    ///   - positionOffset: added to every bit position (8 when the positions are to count from
+    ///     the NAL unit header's first bit, as FFmpeg's `trace_headers` counts them).
+    ///   - elements: the elements read, appended to.
     /// - Returns: the structure read.
     @discardableResult
     public static func trace(rbsp: ArraySlice<UInt8>, context: some SyntaxContext, positionOffset: Int = 0,

@@ -5,7 +5,7 @@
 /// Players read them differently: Chromium treats a sample as a keyframe only when it is sync
 /// and its `sample_depends_on` is not 1, and rejects `sample_depends_on` 3; FFmpeg's muxer
 /// writes `0x02000000` for sync samples and `0x01010000` for the others. The adapters from the
-/// core's access units (``MP4Sample/init(accessUnit:timescale:decoderConfiguration:)``) write
+/// core's access units (``MP4SampleBuilder``, ``init(_:isSync:)``) write
 /// the same.
 public struct MP4SampleFlags: Hashable, Sendable, CustomStringConvertible {
     /// A two-bit dependency value of `sample_depends_on`, `sample_is_depended_on` and

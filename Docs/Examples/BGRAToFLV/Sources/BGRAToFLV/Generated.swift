@@ -1,0 +1,18 @@
+// Frames for when nothing is piped in: `count` BGRA frames (a moving gradient), as the
+// chunks RawFrameSource reads.
+func generatedFrames(width: Int, height: Int, count: Int) -> () -> [UInt8]? {
+    var index = 0
+    return {
+        guard index < count else { return nil }
+        defer { index += 1 }
+        var frame = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                frame[(y * width + x) * 4] = UInt8(truncatingIfNeeded: x + 2 * index)
+                frame[(y * width + x) * 4 + 1] = UInt8(truncatingIfNeeded: y)
+                frame[(y * width + x) * 4 + 2] = UInt8(truncatingIfNeeded: x ^ (y + index))
+            }
+        }
+        return frame
+    }
+}
