@@ -52,8 +52,8 @@ public final class RawFrameSource: FrameSource {
     /// Delivers every frame of the stream on the caller's thread, with `pts` counting frames
     /// at ``frameRate``; returns at its end or after ``stop()``.
     ///
-    /// - Throws: what `read` or `consumer` throws; ``H264/H264Error/Code/truncated`` when the
-    ///   stream ends inside a frame.
+    /// - Throws: what `read` or `consumer` throws; `H264Error.Code.truncated` when the stream
+    ///   ends inside a frame.
     public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
         stopped.store(false, ordering: .relaxed)
         let size = frameByteCount

@@ -1,7 +1,7 @@
 import Dispatch
 import H264
 
-/// A ``H264/FrameEncoder`` for Swift concurrency: every call runs on a dedicated serial
+/// A `FrameEncoder` for Swift concurrency: every call runs on a dedicated serial
 /// `DispatchQueue`, so an encode (milliseconds of x264 work) never occupies a thread of the
 /// cooperative pool, and the caller's task suspends until it is done.
 ///
@@ -29,7 +29,7 @@ public final class AsyncFrameEncoder<Encoder: FrameEncoder>: Sendable {
         self.queue = DispatchQueue(label: label, qos: .userInitiated)
     }
 
-    /// Encodes one frame off the cooperative pool; see ``H264/FrameEncoder/encode(_:options:)``.
+    /// Encodes one frame off the cooperative pool; see `FrameEncoder.encode(_:options:)`.
     ///
     /// An encode already started completes even if the calling task is cancelled (x264 cannot
     /// be interrupted mid-frame): cancellation is observed between frames.
@@ -37,7 +37,7 @@ public final class AsyncFrameEncoder<Encoder: FrameEncoder>: Sendable {
         try await run { () throws(Encoder.Failure) in try self.encoder.encode(frame, options: options) }
     }
 
-    /// Returns every access unit the encoder still holds; see ``H264/FrameEncoder/flush()``.
+    /// Returns every access unit the encoder still holds; see `FrameEncoder.flush()`.
     public func flush() async throws(Encoder.Failure) -> [EncodedFrame] {
         try await run { () throws(Encoder.Failure) in try self.encoder.flush() }
     }
@@ -49,7 +49,9 @@ public final class AsyncFrameEncoder<Encoder: FrameEncoder>: Sendable {
 
     /// The encoded frames of `frames`, then of a flush at their end: see ``EncodedFrameSequence``.
     ///
-    /// - Parameter options: per-frame options (a forced keyframe), asked once for each frame.
+    /// - Parameters:
+    ///   - frames: the frames, in presentation order with increasing `pts`.
+    ///   - options: per-frame options (a forced keyframe), asked once for each frame.
     public func encodedFrames<Frames: AsyncSequence>(
         from frames: Frames,
         options: @escaping @Sendable (VideoFrame) -> FrameEncodeOptions = { _ in .none }
