@@ -32,7 +32,40 @@ private struct PatternFrames: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(frames: self) }
 }
 
+/// An encoder that records whether each call ran inside a Swift task (on the cooperative pool)
+/// and returns nothing.
+private final class TaskProbeEncoder: FrameEncoder {
+    let callsInsideATask = Atomic(0)
+    let calls = Atomic(0)
+    private func probe() {
+        calls.add(1, ordering: .relaxed)
+        if withUnsafeCurrentTask(body: { $0 != nil }) { callsInsideATask.add(1, ordering: .relaxed) }
+    }
+    func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(X264Error) -> [EncodedFrame] { probe(); return [] }
+    func flush() throws(X264Error) -> [EncodedFrame] { probe(); return [] }
+    func setAverageBitrate(_ bitsPerSecond: Int) throws(X264Error) { probe() }
+    func setDataRateLimits(_ limits: [DataRateLimit]) throws(X264Error) {}
+    var parameterSets: [NALUnit] { [] }
+}
+
 @Suite struct AsyncFrameEncoderTests {
+    /// Every call runs on the wrapper's queue, outside any task: never on a cooperative thread.
+    @Test func callsRunOffTheCooperativePool() async throws {
+        let probe = TaskProbeEncoder()
+        let encoder = AsyncFrameEncoder(probe)
+        let frame = try VideoFrame(width: 16, height: 16, format: .i420)
+        _ = try await encoder.encode(frame)
+        try await encoder.setAverageBitrate(100_000)
+        _ = try await encoder.flush()
+        let calls = probe.calls.load(ordering: .relaxed), inside = probe.callsInsideATask.load(ordering: .relaxed)
+        #expect(calls == 3)
+        #expect(inside == 0)
+        // The probe itself can tell: called directly from this task, it counts.
+        _ = try probe.encode(frame, options: .none)
+        let insideNow = probe.callsInsideATask.load(ordering: .relaxed)
+        #expect(insideNow == 1)
+    }
+
     @Test func sequenceEncodesEveryFrameAndFlushes() async throws {
         let encoder = AsyncFrameEncoder(try X264Encoder(configuration: X264Support.config()))
         let frames = PatternFrames(source: try TestPatternSource(width: 160, height: 96, frameCount: 30),
