@@ -38,7 +38,7 @@ public struct FLVSampleBuilder: Sendable {
             throw FLVError.invalid(.invalidArgument, "access unit \(au.index) has no timestamps")
         }
         let (dts, pts) = shifted(dts: times.dts, pts: times.pts)
-        return try sample(nalUnits: au.nalUnits, dts: dts, pts: pts, isKeyframe: au.isKeyframe, name: "access unit \(au.index)")
+        return try sample(nalUnits: au.nalUnits, dts: dts, pts: pts, isKeyframe: au.isRandomAccessPoint, name: "access unit \(au.index)")
     }
 
     /// The sample for one encoded frame (its times converted to milliseconds, moved later as
@@ -46,7 +46,7 @@ public struct FLVSampleBuilder: Sendable {
     public mutating func sample(_ frame: EncodedFrame) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
         let base = TimeBase(numerator: 1, denominator: Int64(frame.timescale))
         let (dts, pts) = shifted(dts: base.rescale(frame.dts, to: 1000), pts: base.rescale(frame.pts, to: 1000))
-        return try sample(nalUnits: frame.nalUnits, dts: dts, pts: pts, isKeyframe: frame.isKeyframe,
+        return try sample(nalUnits: frame.nalUnits, dts: dts, pts: pts, isKeyframe: frame.isSyncSample,
                           name: "encoded frame at \(frame.pts)")
     }
 

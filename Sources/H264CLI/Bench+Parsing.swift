@@ -10,7 +10,7 @@ enum ParsingBench {
         var n = errors.count
         for au in units {
             n &+= 1
-            if au.isKeyframe { n &+= 1 }
+            if au.isRandomAccessPoint { n &+= 1 }
             n &+= Int(truncatingIfNeeded: au.pts ?? 0)
         }
         return n

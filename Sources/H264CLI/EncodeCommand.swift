@@ -118,7 +118,7 @@ enum EncodeCommand: CLICommand {
         var y4mHeader: Y4MHeader?
         if let input = positionals.first {
             let handle = try Input.open(input)
-            let read: () throws -> [UInt8]? = { try readChunk(handle.fileDescriptor, 4 << 20, input) }
+            let read: @Sendable () throws -> [UInt8]? = { try readChunk(handle.fileDescriptor, 4 << 20, input) }
             if let raw {
                 (width, height) = try parseSize(raw, "--raw")
                 guard let f = PixelFormat(rawValue: pixFmt ?? "i420"), [.bgra, .argb, .nv12, .i420].contains(f) else {
@@ -156,6 +156,9 @@ enum EncodeCommand: CLICommand {
             if h.colorRange == .full { config.color = .init(primaries: 2, transfer: 2, matrix: 2, fullRange: true) }
         }
         config.expectedFrameRate = rate
+        // An Annex-B file keeps x264's in-band headers (its CLI's --repeat-headers default: the
+        // same bytes as x264's); the library's default is out of band, as VideoToolbox.
+        config.repeatParameterSets = out != nil && outputFormat == .annexB
         try settings.apply(to: &config)
 
         let encoder = try X264Encoder(configuration: config)
@@ -186,7 +189,7 @@ enum EncodeCommand: CLICommand {
         // Frames are read and parsed on a second thread, ahead of the encoder (as the x264 CLI
         // does), so input parsing overlaps encoding.
         let pipe = FramePipe(capacity: 4)
-        nonisolated(unsafe) let producerSource = source
+        let producerSource = source
         let producer = Thread {
             do {
                 try producerSource.start { frame in
@@ -276,7 +279,7 @@ private struct Stats {
 
     mutating func add(_ au: EncodedFrame) {
         frames += 1
-        if au.isKeyframe { keyframes += 1 }
+        if au.isSyncSample { keyframes += 1 }
         bytes += au.byteCount
     }
 

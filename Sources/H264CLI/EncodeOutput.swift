@@ -50,16 +50,20 @@ enum EncodeOutputs {
         case .flv:
             return try FLVEncodeOutput(path: path, encoder: encoder, metadata: metadata)
         case .annexB:
-            return try AnnexBEncodeOutput(path: path)
+            return try AnnexBEncodeOutput(path: path, encoder: encoder)
         }
     }
 }
 
-/// An Annex-B stream (4-byte start codes, parameter sets in band as the encoder puts them).
+/// An Annex-B stream (4-byte start codes, the encoder's current SPS and PPS before each IDR).
 final class AnnexBEncodeOutput: EncodeOutput {
     private let sink: OutputFile
-    init(path: String) throws { sink = try OutputFile(path) }
-    func write(_ frame: EncodedFrame) throws { try sink.write(frame.annexB()) }
+    private let encoder: any FrameEncoder
+    init(path: String, encoder: any FrameEncoder) throws {
+        sink = try OutputFile(path)
+        self.encoder = encoder
+    }
+    func write(_ frame: EncodedFrame) throws { try sink.write(frame.annexBSample(parameterSets: encoder.parameterSets)) }
     func close() throws { try sink.close() }
 }
 

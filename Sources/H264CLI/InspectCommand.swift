@@ -111,7 +111,7 @@ enum InspectCommand: CLICommand {
                 o.add("index", au.index)
                 o.add("offset", offset)
                 o.add("size", size)
-                o.add("keyframe", au.isKeyframe)
+                o.add("keyframe", au.isRandomAccessPoint)
                 o.add("idr", au.flags.isSync)
                 o.add("nal_types", au.nalUnits.map { Int($0.type.rawValue) })
                 o.add("slice_types", au.sliceTypeLetters)
@@ -127,7 +127,7 @@ enum InspectCommand: CLICommand {
                 let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
                 let cols: [String] = [
                     pad(au.index, 7), pad(offset, 11), pad(size, 9), pad(kind, 6),
-                    pad(au.isKeyframe ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
+                    pad(au.isRandomAccessPoint ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
                     pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
                     pad(au.dts.map(String.init) ?? "-", 10), pad(au.pts.map(String.init) ?? "-", 10),
                 ]

@@ -1,8 +1,14 @@
 import H264
+import Synchronization
 
 /// A `FrameSource` over headerless raw frames of a known size and pixel format, back to
 /// back with tight strides (what `ffmpeg -f rawvideo -pix_fmt bgra -` writes to a pipe),
 /// read in chunks by a caller-supplied function.
+///
+/// A pull source: ``start(_:)`` reads and delivers on the caller's thread, and returns at the
+/// end of the stream or after ``stop()`` (from any thread, or from the consumer).
+///
+/// - Complexity: O(stream bytes); memory holds one chunk and at most one frame's bytes.
 public final class RawFrameSource: FrameSource {
     /// Frame width in pixels.
     public let width: Int
@@ -12,17 +18,16 @@ public final class RawFrameSource: FrameSource {
     public let format: PixelFormat
     /// Frame rate as numerator / denominator: the timescale and the ticks per frame of `pts`.
     public let frameRate: (numerator: Int32, denominator: Int32)
-    private let read: () throws -> [UInt8]?
+    private let read: @Sendable () throws -> [UInt8]?
     private let geometry: [(rowBytes: Int, rows: Int)]
-    private var buffer: [UInt8] = []
-    private var stopped = false
+    private let stopped = Atomic(false)
 
     /// Creates a source; `read` returns the next chunk of the stream, or nil at its end.
     ///
     /// - Throws: `H264Error.Code.invalidArgument` for a size out of range or a frame rate
     ///   that is not positive.
     public init(width: Int, height: Int, format: PixelFormat, frameRate: (numerator: Int32, denominator: Int32),
-                read: @escaping () throws -> [UInt8]?) throws(H264Error) {
+                read: @escaping @Sendable () throws -> [UInt8]?) throws(H264Error) {
         var geometry: [(rowBytes: Int, rows: Int)] = []
         for i in 0..<format.planeCount {
             guard let g = format.planeGeometry(i, width: width, height: height) else {
@@ -44,12 +49,18 @@ public final class RawFrameSource: FrameSource {
     /// Bytes of one frame.
     public var frameByteCount: Int { geometry.reduce(0) { $0 &+ $1.rowBytes &* $1.rows } }  // <= 3 * 2^34
 
-    public func start(_ consumer: (VideoFrame) throws -> Void) throws {
-        stopped = false
+    /// Delivers every frame of the stream on the caller's thread, with `pts` counting frames
+    /// at ``frameRate``; returns at its end or after ``stop()``.
+    ///
+    /// - Throws: what `read` or `consumer` throws; `H264Error.Code.truncated` when the stream
+    ///   ends inside a frame.
+    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
+        stopped.store(false, ordering: .relaxed)
         let size = frameByteCount
+        var buffer: [UInt8] = []
         var index: Int64 = 0
         var position = 0
-        while !stopped {
+        while !stopped.load(ordering: .relaxed) {
             if buffer.count &- position >= size {
                 var planes: [VideoFrame.Plane] = []
                 for g in geometry {
@@ -77,5 +88,6 @@ public final class RawFrameSource: FrameSource {
         }
     }
 
-    public func stop() { stopped = true }
+    /// Asks ``start(_:)`` to return before the next frame; safe from any thread.
+    public func stop() { stopped.store(true, ordering: .relaxed) }
 }

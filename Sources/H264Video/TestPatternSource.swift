@@ -1,9 +1,13 @@
 import H264
+import Synchronization
 
 /// A synthetic `FrameSource`: moving colour bars with the frame number drawn on them, or
 /// white noise (the hardest input for an encoder).
 ///
 /// Frames are I420 with BT.601 limited-range values; timestamps count frames at the given rate.
+/// A pull source: ``start(_:)`` renders and delivers on the caller's thread, and returns after
+/// ``frameCount`` frames or after ``stop()`` (from any thread, or from the consumer).
+/// ``makeFrame(_:)`` renders one frame, for a capturer of the caller's own.
 public final class TestPatternSource: FrameSource {
     /// What the frames show.
     public enum Pattern: Sendable, Hashable {
@@ -23,8 +27,8 @@ public final class TestPatternSource: FrameSource {
     public let frameCount: Int
     /// The pattern.
     public let pattern: Pattern
-    private var stopped = false
-    private var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private let stopped = Atomic(false)
+    private let random = Mutex<UInt64>(0x9E37_79B9_7F4A_7C15)
 
     /// Creates a test pattern source.
     ///
@@ -47,16 +51,21 @@ public final class TestPatternSource: FrameSource {
         self.pattern = pattern
     }
 
-    public func start(_ consumer: (VideoFrame) throws -> Void) throws {
-        stopped = false
+    /// Delivers ``frameCount`` frames on the caller's thread; returns after the last or after
+    /// ``stop()``.
+    ///
+    /// - Throws: what `consumer` throws.
+    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
+        stopped.store(false, ordering: .relaxed)
         var index = 0
-        while index < frameCount && !stopped {
+        while index < frameCount && !stopped.load(ordering: .relaxed) {
             try consumer(try makeFrame(index))
             index &+= 1
         }
     }
 
-    public func stop() { stopped = true }
+    /// Asks ``start(_:)`` to return before the next frame; safe from any thread.
+    public func stop() { stopped.store(true, ordering: .relaxed) }
 
     // 75% bars, BT.601 limited range (Y, Cb, Cr): white, yellow, cyan, green, magenta, red, blue, black.
     private static let bars: [(UInt8, UInt8, UInt8)] = [
@@ -80,6 +89,8 @@ public final class TestPatternSource: FrameSource {
     }
 
     private func fillNoise(_ frame: inout VideoFrame) {
+        var random = self.random.withLock { $0 }
+        defer { self.random.withLock { $0 = random } }
         for plane in 0..<3 {
             frame.withMutablePlane(plane) { p, _ in
                 var i = 0

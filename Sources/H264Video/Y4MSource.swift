@@ -1,49 +1,69 @@
 import H264
+import Synchronization
 
 /// A `FrameSource` over a Y4M stream read in chunks by a caller-supplied function (a file,
 /// stdin, a pipe, memory).
+///
+/// A pull source: ``start(_:)`` reads, parses and delivers on the caller's thread, and returns
+/// at the end of the stream or after ``stop()`` (from any thread, or from the consumer).
+///
+/// - Complexity: O(stream bytes); memory holds one chunk and the frame being parsed.
 public final class Y4MSource: FrameSource {
-    private let read: () throws -> [UInt8]?
-    private var parser = Y4MParser()
-    private var stopped = false
+    private struct State {
+        var parser = Y4MParser()
+        var pending: VideoFrame?
+    }
 
-    /// The stream header, once the first frame has been delivered.
-    public var header: Y4MHeader? { parser.header }
+    private let read: @Sendable () throws -> [UInt8]?
+    private let state = Mutex(State())
+    private let stopped = Atomic(false)
+
+    /// The stream header, once read (by ``readHeader()`` or by ``start(_:)``).
+    public var header: Y4MHeader? { state.withLock { $0.parser.header } }
 
     /// Creates a source; `read` returns the next chunk of the stream, or nil at its end. What
     /// `read` throws, ``readHeader()`` and ``start(_:)`` rethrow unchanged.
-    public init(read: @escaping () throws -> [UInt8]?) { self.read = read }
+    public init(read: @escaping @Sendable () throws -> [UInt8]?) { self.read = read }
 
     /// Reads and parses until the header is known, without delivering a frame.
     ///
     /// - Throws: what `read` throws; header errors (an `H264Error`, see ``Y4MHeader/init(line:)``);
     ///   `H264Error.Code.truncated` when the stream ends first.
     public func readHeader() throws -> Y4MHeader {
-        while parser.header == nil {
-            if let f = try parser.nextFrame() { pending = f; break }
+        while true {
+            let header = try state.withLock { (s: inout State) throws(H264Error) -> Y4MHeader? in
+                if s.parser.header == nil, s.pending == nil, let f = try s.parser.nextFrame() { s.pending = f }
+                return s.parser.header
+            }
+            if let header { return header }
             guard let chunk = try read() else { throw H264Error.truncated("Y4M stream has no header") }
-            parser.append(chunk)
+            state.withLock { $0.parser.append(chunk) }
         }
-        guard let h = parser.header else { throw H264Error.truncated("Y4M stream has no header") }
-        return h
     }
-    private var pending: VideoFrame?
 
-    public func start(_ consumer: (VideoFrame) throws -> Void) throws {
-        stopped = false
-        if let f = pending { pending = nil; try consumer(f) }
-        while !stopped {
-            if let frame = try parser.nextFrame() {
+    /// Delivers every frame of the stream on the caller's thread; returns at its end or after
+    /// ``stop()``.
+    ///
+    /// - Throws: what `read` or `consumer` throws; the parser's `H264Error`s.
+    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
+        stopped.store(false, ordering: .relaxed)
+        while !stopped.load(ordering: .relaxed) {
+            let frame = try state.withLock { (s: inout State) throws(H264Error) -> VideoFrame? in
+                if let f = s.pending { s.pending = nil; return f }
+                return try s.parser.nextFrame()
+            }
+            if let frame {
                 try consumer(frame)
                 continue
             }
             guard let chunk = try read() else {
-                try parser.finish()
+                try state.withLock { (s: inout State) throws(H264Error) in try s.parser.finish() }
                 return
             }
-            parser.append(chunk)
+            state.withLock { $0.parser.append(chunk) }
         }
     }
 
-    public func stop() { stopped = true }
+    /// Asks ``start(_:)`` to return before the next frame; safe from any thread.
+    public func stop() { stopped.store(true, ordering: .relaxed) }
 }

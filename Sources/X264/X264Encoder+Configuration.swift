@@ -82,9 +82,12 @@ extension X264Encoder {
         public var periodicIntraRefresh = false
         /// Access unit delimiter NAL units before each access unit.
         public var accessUnitDelimiters = false
-        /// SPS and PPS before every IDR picture (needed for Annex-B streams that are joined or
-        /// cut; an MP4 writer can turn it off and use the avcC).
-        public var repeatParameterSets = true
+        /// SPS and PPS in band, before every IDR picture. Off by default: the parameter sets
+        /// travel out of band (``X264Encoder/parameterSets``, the avcC), as VideoToolbox's
+        /// samples carry none; an Annex-B writer puts them before each IDR with
+        /// `annexBSample(parameterSets: encoder.parameterSets)`. Turn it on for a stream that
+        /// must carry them itself (x264's `--repeat-headers`, its CLI's default).
+        public var repeatParameterSets = false
         /// Pixel aspect ratio written in the VUI (`sar_width`:`sar_height`); nil for unspecified.
         public var pixelAspectRatio: (width: Int, height: Int)?
         /// Interlaced coding (PAFF/MBAFF) with this field order; nil for progressive frames.

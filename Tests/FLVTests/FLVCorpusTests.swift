@@ -74,7 +74,7 @@ import H264
         try #require(FileManager.default.fileExists(atPath: path), "\(path) is missing from the corpus")
         let annexB = try Self.read(name)
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
-        let idrs = accessUnits.map(\.isKeyframe)
+        let idrs = accessUnits.map(\.isRandomAccessPoint)
         // FFmpeg's output order: our presentation times must agree with it.
         let order = try FFmpeg.presentationOrder(path)
         #expect(order.count == accessUnits.count)

@@ -41,7 +41,7 @@ import Testing
     @Test func encodedFrameRendering() throws {
         let units = [try NALUnit([0x67, 1, 2]), try Self.slice(type: 5, refIdc: 3, sliceType: 7)]
         let au = EncodedFrame(nalUnits: units, pts: 3, dts: 1, timescale: 30)
-        #expect(au.isKeyframe && au.byteCount == 3 + units[1].count)
+        #expect(au.isSyncSample && au.byteCount == 3 + units[1].count)
         #expect(au.annexB() == [0, 0, 0, 1, 0x67, 1, 2, 0, 0, 0, 1] + Array(units[1].bytes))
         #expect(try au.avcc(lengthSize: .four).prefix(7) == [0, 0, 0, 3, 0x67, 1, 2])
         #expect(try au.avcc(lengthSize: .two).prefix(5) == [0, 3, 0x67, 1, 2])

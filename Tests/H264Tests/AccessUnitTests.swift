@@ -190,7 +190,7 @@ struct AccessUnitCorpusTests {
                                       "packet=size,flags", "-of", "json", Corpus.path(path)]).checked("ffprobe")
         let packets = try JSONDecoder().decode(Packets.self, from: Data(out.stdout)).packets
         #expect(accessUnitSizes(units, in: bytes) == packets.map { Int($0.size)! }, "\(path)")
-        #expect(units.map(\.isKeyframe) == packets.map { $0.flags.contains("K") }, "\(path)")
+        #expect(units.map(\.isRandomAccessPoint) == packets.map { $0.flags.contains("K") }, "\(path)")
     }
 
     /// Presentation order by POC equals FFmpeg's output order, on the streams with

@@ -2,7 +2,8 @@ import Testing
 @testable import H264
 
 /// An encoder with real parameter sets (a High-profile 1080p SPS) and no output.
-private final class ParameterSetEncoder: FrameEncoder {
+// Used from one thread at a time by the tests, so unchecked.
+private final class ParameterSetEncoder: FrameEncoder, @unchecked Sendable {
     var parameterSets: [NALUnit]
     init(_ sets: [[UInt8]]) throws { parameterSets = try sets.map { try NALUnit($0) } }
     func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(H264Error) -> [EncodedFrame] { [] }

@@ -3,7 +3,8 @@ import Testing
 
 /// A test double: every frame becomes one access unit (an IDR picture every `gop` frames,
 /// otherwise a disposable non-reference picture), with one frame of delay.
-final class FakeEncoder: FrameEncoder {
+// Used from one thread at a time by the tests, so unchecked.
+final class FakeEncoder: FrameEncoder, @unchecked Sendable {
     let gop: Int
     private var pending: VideoFrame?
     private var count = 0
@@ -46,7 +47,7 @@ final class FakeEncoder: FrameEncoder {
         }
         out += try encoder.flush()
         #expect(out.count == 7)
-        #expect(out.map(\.isKeyframe) == [true, false, false, true, false, false, false])
+        #expect(out.map(\.isSyncSample) == [true, false, false, true, false, false, false])
         #expect(out.map(\.flags.isDependedOnByOthers) == [true, false, false, true, false, false, false])
         #expect(out.map(\.flags.dependsOnOthers) == [false, true, true, false, true, true, true])
         #expect(out[0].flags.hasParameterSets && !out[1].flags.hasParameterSets)

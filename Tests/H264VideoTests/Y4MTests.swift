@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import H264
 @testable import H264Video
@@ -60,12 +61,13 @@ import H264
     }
 
     @Test func sourceReadsChunks() throws {
-        var chunks = Self.stream("YUV4MPEG2 W4 H2 F30:1", frames: 2, frameBytes: 12).chunks(ofCount: 5)
-        let source = Y4MSource { () throws(H264Error) -> [UInt8]? in chunks.isEmpty ? nil : chunks.removeFirst() }
+        let queue = Mutex(Self.stream("YUV4MPEG2 W4 H2 F30:1", frames: 2, frameBytes: 12).chunks(ofCount: 5))
+        let source = Y4MSource { () throws(H264Error) -> [UInt8]? in queue.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
         #expect(try source.readHeader().width == 4)
-        var n = 0
-        try source.start { _ in n += 1 }
-        #expect(n == 2)
+        let n = Atomic(0)
+        try source.start { _ in n.add(1, ordering: .relaxed) }
+        let delivered = n.load(ordering: .relaxed)
+        #expect(delivered == 2)
     }
 
     @Test func truncatedAndMalformedStreams() throws {
@@ -86,12 +88,13 @@ import H264
     }
 
     @Test func rawFrames() throws {
-        var chunks = [UInt8](repeating: 9, count: 2 * 4 * 4 * 2 + 3).chunks(ofCount: 10)
+        let chunks = Mutex([UInt8](repeating: 9, count: 2 * 4 * 4 * 2 + 3).chunks(ofCount: 10))
         let source = try RawFrameSource(width: 4, height: 2, format: .bgra, frameRate: (30, 1)) { () throws(H264Error) -> [UInt8]? in
-            chunks.isEmpty ? nil : chunks.removeFirst()
+            chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         }
-        var frames: [VideoFrame] = []
-        #expect(throws: H264Error(.truncated, "")) { try source.start { frames.append($0) } }
+        let collected = Mutex<[VideoFrame]>([])
+        #expect(throws: H264Error(.truncated, "")) { try source.start { f in collected.withLock { $0.append(f) } } }
+        let frames = collected.withLock { $0 }
         #expect(frames.count == 2 && frames[1].pts == 1 && frames[0].planes[0].bytesPerRow == 16)
     }
 }

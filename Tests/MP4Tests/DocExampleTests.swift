@@ -41,7 +41,7 @@ import Testing
         let track = try #require(reader.videoTrack)
         let infos = try reader.sampleInfos(of: track)
         #expect(infos.count == frames.count)
-        #expect(infos.map { $0.flags.isSync } == frames.map(\.isKeyframe))
+        #expect(infos.map { $0.flags.isSync } == frames.map(\.isSyncSample))
         // Presentation order and steps as the encoder said, starting at 0.
         let ptsOrder = infos.indices.sorted { infos[$0].presentationTime < infos[$1].presentationTime }
         #expect(ptsOrder == frames.indices.sorted { frames[$0].pts < frames[$1].pts })

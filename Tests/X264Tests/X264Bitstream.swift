@@ -21,11 +21,14 @@ struct Bitstream {
     /// NAL unit types by access unit index.
     var types: [[NALUnitType]] = []
 
-    init(_ units: [EncodedFrame]) throws {
+    /// Reads `units` back; `parameterSets` (an encoder's, out of band) go before each IDR
+    /// access unit, as its Annex-B rendering has them.
+    init(_ units: [EncodedFrame], parameterSets: [NALUnit] = []) throws {
         var store = ParameterSetStore()
         for (i, au) in units.enumerated() {
-            types.append(au.nalUnits.map(\.type))
-            for nal in au.nalUnits {
+            let nalUnits = try AnnexB.split(au.annexBSample(parameterSets: parameterSets))
+            types.append(nalUnits.map(\.type))
+            for nal in nalUnits {
                 switch nal.type {
                 case .sps:
                     _ = try store.ingest(nal)

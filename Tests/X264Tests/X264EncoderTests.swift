@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 import H264
@@ -16,10 +17,11 @@ import TestSupport
             let ps = encoder.parameterSets
             #expect(ps.map(\.type) == [.sps, .pps], "\(profile)")
             #expect(ps.first?.bytes.dropFirst().first == idc, "\(profile)")
-            let out = try X264Support.encode(encoder, count: 0 + 1)
-            let frames = out
+            let frames = try X264Support.encode(encoder, count: 1, inBandParameterSets: false)
             #expect(frames.count == 1)
-            let sps = frames.first?.nalUnits.first { $0.type == .sps }
+            // Out of band by default: the Annex-B rendering puts the encoder's SPS before the IDR.
+            let stream = try AnnexB.split(try #require(frames.first).annexBSample(parameterSets: encoder.parameterSets))
+            let sps = stream.first { $0.type == .sps }
             #expect(sps?.bytes.dropFirst().first == idc, "\(profile) in stream")
         }
     }
@@ -37,7 +39,7 @@ import TestSupport
         // pts counts frames (timescale 30, one tick per frame).
         let idr = Set(out.filter { au in au.nalUnits.contains { $0.type == .idrSlice } }.map { Int($0.pts) })
         #expect(idr == forced)
-        #expect(Set(out.filter(\.isKeyframe).map { Int($0.pts) }) == forced)
+        #expect(Set(out.filter(\.isSyncSample).map { Int($0.pts) }) == forced)
         #expect(out.allSatisfy { $0.dts <= $0.pts })
     }
 
@@ -46,7 +48,7 @@ import TestSupport
         let encoder = try X264Encoder(configuration: X264Support.config {
             $0.maxKeyframeInterval = 20; $0.maxKeyframeIntervalDuration = 0.5
         })
-        let keys = try X264Support.encode(encoder, count: 61).filter(\.isKeyframe).map { Int($0.pts) }.sorted()
+        let keys = try X264Support.encode(encoder, count: 61).filter(\.isSyncSample).map { Int($0.pts) }.sorted()
         #expect(keys.first == 0)
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $1 - $0 <= 15 })
         #expect(keys.count >= 5)
@@ -54,13 +56,14 @@ import TestSupport
 
     @Test func flagsComeFromTheBitstream() throws {
         let encoder = try X264Encoder(configuration: X264Support.config())
-        let out = try X264Support.encode(encoder, count: 30)
+        let out = try X264Support.encode(encoder, count: 30, inBandParameterSets: false)
         for au in out {
             let hasIDR = au.nalUnits.contains { $0.type == .idrSlice }
             #expect(au.flags.isSync == hasIDR)
             #expect(au.flags.isDependedOnByOthers == au.nalUnits.contains { $0.type.isVCL && $0.nalRefIdc != 0 })
         }
-        #expect(out.first?.flags.hasParameterSets == true)
+        // Parameter sets travel out of band by default, as VideoToolbox's samples.
+        #expect(out.allSatisfy { !$0.flags.hasParameterSets })
     }
 
     @Test func streamStructureOptions() throws {
@@ -72,11 +75,12 @@ import TestSupport
                                        count: 3, pattern: .noise)
         #expect(small.allSatisfy { au in au.nalUnits.filter(\.type.isVCL).allSatisfy { $0.count <= 1200 } })
         #expect(small.contains { $0.nalUnits.filter(\.type.isVCL).count > 1 })
-        let noHeaders = try X264Encoder(configuration: X264Support.config { $0.repeatParameterSets = false })
-        #expect(try X264Support.encode(noHeaders, count: 3).allSatisfy { !$0.flags.hasParameterSets })
-        #expect(noHeaders.parameterSets.count == 2)
+        let headers = try X264Encoder(configuration: X264Support.config { $0.repeatParameterSets = true })
+        let inBand = try X264Support.encode(headers, count: 3, inBandParameterSets: false)
+        #expect(inBand.allSatisfy { $0.flags.hasParameterSets == $0.isSyncSample })
+        #expect(headers.parameterSets.count == 2)
         let refresh = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.periodicIntraRefresh = true; $0.maxKeyframeInterval = 10 }), count: 30)
-        #expect(refresh.filter(\.isKeyframe).count == 1, "intra refresh instead of IDR pictures")
+        #expect(refresh.filter(\.isSyncSample).count == 1, "intra refresh instead of IDR pictures")
     }
 
     @Test func bFramesAreDisposableAndReordered() throws {
@@ -92,14 +96,16 @@ import TestSupport
         // White noise needs every bit it gets, so the output rate follows the target.
         let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .averageBitrate(400_000); $0.allowFrameReordering = false })
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 180, pattern: .noise)
-        var bytesPerSecond: [Int] = [0, 0, 0]
-        var i = 0
+        let perSecond = Mutex<[Int]>([0, 0, 0])
+        let i = Atomic(0)
         try source.start { frame in
-            if i == 60 { try encoder.setAverageBitrate(1_200_000) }
-            if i == 120 { try encoder.setAverageBitrate(200_000) }
-            for au in try encoder.encode(frame) { bytesPerSecond[Int(au.pts) / 60] += au.byteCount }
-            i += 1
+            if i.load(ordering: .relaxed) == 60 { try encoder.setAverageBitrate(1_200_000) }
+            if i.load(ordering: .relaxed) == 120 { try encoder.setAverageBitrate(200_000) }
+            let out = try encoder.encode(frame)
+            perSecond.withLock { for au in out { $0[Int(au.pts) / 60] += au.byteCount } }
+            i.add(1, ordering: .relaxed)
         }
+        var bytesPerSecond = perSecond.withLock { $0 }
         for au in try encoder.flush() { bytesPerSecond[Int(au.pts) / 60] += au.byteCount }
         let kbps = bytesPerSecond.map { Double($0) * 8 / 2 / 1000 }  // 60 frames = 2 s
         #expect(kbps[1] > kbps[0] * 1.4, "up, past the initial target: \(kbps)")
@@ -169,7 +175,7 @@ import TestSupport
         #expect(results.count == 4)
         for result in results {
             #expect(result.map(\.pts) == reference.map(\.pts))
-            #expect(result.map(\.isKeyframe) == reference.map(\.isKeyframe))
+            #expect(result.map(\.isSyncSample) == reference.map(\.isSyncSample))
             #expect(result.map { $0.nalUnits.map(\.type) } == reference.map { $0.nalUnits.map(\.type) })
             for (a, b) in zip(result, reference) {
                 #expect(abs(a.byteCount - b.byteCount) <= max(4, b.byteCount / 50))
@@ -189,7 +195,7 @@ import TestSupport
             var out: [EncodedFrame] = []
             for i in 0..<2 { out += try encoder.encode(try VideoFrame(width: 160, height: 96, format: format, pts: Int64(i), timescale: 30)) }
             out += try encoder.flush()
-            let path = try Support.temporaryFile(out.flatMap { $0.annexB() }, name: "out.h264")
+            let path = try Support.temporaryFile(out.flatMap { $0.annexBSample(parameterSets: encoder.parameterSets) }, name: "out.h264")
             defer { try? FileManager.default.removeItem(atPath: path) }
             let probe = try Support.run("ffprobe", ["-v", "error", "-show_entries",
                 "stream=color_range,color_space,color_primaries,color_transfer", "-of", "csv=p=0:s=|", path])
@@ -201,8 +207,14 @@ import TestSupport
     @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg and ffprobe"))
     func defaultEncodeDecodesCleanly() throws {
         let encoder = try X264Encoder(configuration: X264Encoder.Configuration(width: 160, height: 96))
-        let out = try X264Support.encode(encoder, count: 45, forced: [30], orientation: Orientation(rotation: .clockwise90))
-        let path = try Support.temporaryFile(out.flatMap { $0.annexB() }, name: "out.h264")
+        let out = try X264Support.encode(encoder, count: 45, forced: [30], orientation: Orientation(rotation: .clockwise90),
+                                         inBandParameterSets: false)
+        let stream = out.flatMap { $0.annexBSample(parameterSets: encoder.parameterSets) }
+        // SPS and PPS before each IDR (out of band in the samples themselves).
+        let units = try AnnexB.split(stream)
+        #expect(units.filter { $0.type == .sps }.count == out.filter(\.isSyncSample).count)
+        #expect(out.filter(\.isSyncSample).count == 2)
+        let path = try Support.temporaryFile(stream, name: "out.h264")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let decode = try Support.run("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
         #expect(decode.stderr.isEmpty, "\(decode.stderr)")

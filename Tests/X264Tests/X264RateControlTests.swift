@@ -186,6 +186,7 @@ import TestSupport
         let cli = try AnnexB.split([UInt8](Data(contentsOf: URL(fileURLWithPath: output))))
         let encoder = try X264Encoder(configuration: X264Support.config {
             $0.rateControl = .averageBitrate(300_000); $0.maxKeyframeInterval = 30; $0.pixelAspectRatio = (1, 1)
+            $0.repeatParameterSets = true  // the x264 CLI's default
         })
         var ours: [EncodedFrame] = []
         for f in frames { ours += try encoder.encode(f) }

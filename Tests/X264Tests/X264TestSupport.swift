@@ -14,9 +14,22 @@ enum X264Support {
         return c
     }
 
-    /// Encodes `count` test-pattern frames, forcing keyframes at `forced`; all output in decoding order.
+    /// Encodes `count` test-pattern frames, forcing keyframes at `forced`; all output in decoding
+    /// order. With `inBandParameterSets` (for the tests that read the bitstream back), each IDR
+    /// access unit gets the encoder's SPS and PPS in front, as its Annex-B rendering has them.
     static func encode(_ encoder: X264Encoder, count: Int, pattern: TestPatternSource.Pattern = .colorBars,
-                       forced: Set<Int> = [], orientation: Orientation? = nil) throws -> [EncodedFrame] {
+                       forced: Set<Int> = [], orientation: Orientation? = nil,
+                       inBandParameterSets: Bool = true) throws -> [EncodedFrame] {
+        let out = try encodeOutOfBand(encoder, count: count, pattern: pattern, forced: forced, orientation: orientation)
+        guard inBandParameterSets else { return out }
+        return try out.map { f in
+            EncodedFrame(nalUnits: try AnnexB.split(f.annexBSample(parameterSets: encoder.parameterSets)),
+                         pts: f.pts, dts: f.dts, timescale: f.timescale)
+        }
+    }
+
+    private static func encodeOutOfBand(_ encoder: X264Encoder, count: Int, pattern: TestPatternSource.Pattern,
+                                        forced: Set<Int>, orientation: Orientation?) throws -> [EncodedFrame] {
         let c = encoder.configuration
         let source = try TestPatternSource(width: c.width, height: c.height, frameCount: count, pattern: pattern)
         var out: [EncodedFrame] = []

@@ -45,7 +45,7 @@ import TestSupport
         out += try encoder.flush()
         #expect(out.count == 24)
         // The bumping delay the SPS announces fits in the bound too.
-        let vui = try #require(Bitstream(out).sps?.vui)
+        let vui = try #require(Bitstream(out, parameterSets: encoder.parameterSets).sps?.vui)
         if vui.bitstreamRestrictionFlag { #expect(Int(vui.maxNumReorderFrames) <= n) }
     }
 

@@ -71,8 +71,11 @@ public struct AccessUnit: Sendable {
     }
 
     /// True for an IDR access unit or one that starts random access with a recovery point
-    /// SEI: where a player can start or seek.
-    public var isKeyframe: Bool { flags.isSync || flags.isRandomAccess }
+    /// SEI: the same as ``AccessUnitSample/isRandomAccessPoint`` (not
+    /// ``AccessUnitSample/isSyncSample``, which is what `EncodedFrame.isKeyframe` meant).
+    @available(*, deprecated, renamed: "isRandomAccessPoint",
+               message: "means IDR or recovery point: use isRandomAccessPoint, or isSyncSample for IDR only")
+    public var isKeyframe: Bool { isRandomAccessPoint }
 }
 
 /// Frame, or which field, an access unit's primary coded picture is.

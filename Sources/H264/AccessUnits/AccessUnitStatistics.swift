@@ -2,7 +2,7 @@
 /// IDR pictures, format changes, GOP lengths, and the presentation span. What a stream summary
 /// (`h264 inspect`, a service's ingest report) prints, gathered one access unit at a time.
 ///
-/// A GOP runs from a keyframe (``AccessUnit/isKeyframe``) to the picture before the next one;
+/// A GOP runs from a keyframe (``AccessUnitSample/isRandomAccessPoint``) to the picture before the next one;
 /// the access units before the first keyframe belong to none.
 ///
 /// Memory: at most ``maximumGOPLengths`` GOP lengths kept in ``gopLengths``; every other figure
@@ -57,7 +57,7 @@ public struct AccessUnitStatistics: Hashable, Sendable {
         if au.structure != .frame { fields &+= 1 }
         if au.formatChange != nil { formatChanges &+= 1 }
         if au.flags.isSync { idrPictures &+= 1 }
-        if au.isKeyframe {
+        if au.isRandomAccessPoint {
             keyframes &+= 1
             if let n = sinceKeyframe { closeGOP(n) }
             sinceKeyframe = 0

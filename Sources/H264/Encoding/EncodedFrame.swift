@@ -1,6 +1,11 @@
 /// One encoded access unit: the NAL units of one picture, in decoding order, held in a single
 /// buffer, with its timestamps and the sample flags the core derives from the bitstream.
-public struct EncodedFrame: Sendable {
+///
+/// An ``AccessUnitSample``, as a parsed ``AccessUnit`` is: ``AccessUnitSample/isSyncSample``,
+/// ``AccessUnitSample/isRandomAccessPoint``, and AVCC or Annex-B samples with or without
+/// parameter sets (``AccessUnitSample/annexBSample(includeParameterSets:parameterSets:)`` puts
+/// the encoder's SPS/PPS before each IDR).
+public struct EncodedFrame: AccessUnitSample {
     /// The NAL units, each a view into one shared buffer (no start codes, no length prefixes).
     public let nalUnits: [NALUnit]
     /// Presentation timestamp, in units of 1/``timescale`` seconds.
@@ -13,7 +18,10 @@ public struct EncodedFrame: Sendable {
     /// Flags derived from the NAL units (see ``AccessUnitFlags/init(accessUnit:)``).
     public let flags: AccessUnitFlags
 
-    /// True when the access unit holds an IDR picture (VideoToolbox's sync sample).
+    /// True when the access unit holds an IDR picture: the same as
+    /// ``AccessUnitSample/isSyncSample`` (not ``AccessUnitSample/isRandomAccessPoint``, which
+    /// is what `AccessUnit.isKeyframe` meant).
+    @available(*, deprecated, renamed: "isSyncSample", message: "means IDR only: use isSyncSample")
     @inlinable public var isKeyframe: Bool { flags.isSync }
 
     /// Creates an access unit by copying `units` into one buffer.

@@ -50,7 +50,15 @@ public struct DataRateLimit: Hashable, Sendable {
 /// Code that holds a concrete encoder, or is generic over `some FrameEncoder`, catches that type;
 /// code that holds `any FrameEncoder` catches `any Error`, the same errors unchanged.
 /// ``Failure`` defaults to `any Error`, so an encoder that declares plain `throws` conforms too.
-public protocol FrameEncoder: AnyObject {
+///
+/// ## Threads and Swift concurrency
+///
+/// An encoder is `Sendable`: it may be captured by a `Task` or a capture thread's closure, and
+/// its methods may be called from any thread, one call at a time or serialised by the encoder
+/// itself (`X264Encoder` holds a lock for each call). The methods block for the time an encode
+/// takes: from async code, call them through `AsyncFrameEncoder` (module `X264`), which runs
+/// them on a dedicated serial queue instead of a thread of the cooperative pool.
+public protocol FrameEncoder: AnyObject, Sendable {
     /// The error the encoder throws.
     associatedtype Failure: Error = any Error
 

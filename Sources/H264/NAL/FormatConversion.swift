@@ -309,7 +309,7 @@ public enum FormatConversion {
         }
 
         private mutating func write(_ au: AccessUnit, to out: inout [UInt8]) {
-            for unit in inserter.inserting(into: au.nalUnits, isRandomAccess: au.isKeyframe) { AnnexB.append(unit, to: &out) }
+            for unit in inserter.inserting(into: au.nalUnits, isRandomAccess: au.isRandomAccessPoint) { AnnexB.append(unit, to: &out) }
         }
     }
 }

@@ -57,7 +57,7 @@ public struct MP4SampleBuilder: Sendable {
         var duration: Int64?
         if let d = accessUnit.duration, let base = accessUnit.timeBase { duration = base.rescale(d, to: timescale) }
         return try sample(accessUnit.nalUnits, dts: times.dts, pts: times.pts, duration: duration,
-                          flags: MP4SampleFlags(accessUnit.flags, isSync: accessUnit.isKeyframe))
+                          flags: MP4SampleFlags(accessUnit.flags, isSync: accessUnit.isRandomAccessPoint))
     }
 
     /// The sample for one encoded frame, and its description. Times are converted from the
@@ -67,7 +67,7 @@ public struct MP4SampleBuilder: Sendable {
     public mutating func sample(_ frame: EncodedFrame) throws(MP4Error) -> (description: MP4SampleDescription, sample: MP4Sample) {
         let base = TimeBase(numerator: 1, denominator: Int64(max(1, frame.timescale)))
         return try sample(frame.nalUnits, dts: base.rescale(frame.dts, to: timescale), pts: base.rescale(frame.pts, to: timescale),
-                          duration: nil, flags: MP4SampleFlags(frame.flags, isSync: frame.isKeyframe))
+                          duration: nil, flags: MP4SampleFlags(frame.flags, isSync: frame.isSyncSample))
     }
 
     /// The one sample path: parameter sets followed, a new description when the picture needs

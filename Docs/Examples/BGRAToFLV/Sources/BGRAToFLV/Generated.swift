@@ -1,10 +1,12 @@
 // Frames for when nothing is piped in: `count` BGRA frames (a moving gradient), as the
 // chunks RawFrameSource reads.
-func generatedFrames(width: Int, height: Int, count: Int) -> () -> [UInt8]? {
-    var index = 0
+import Synchronization
+
+func generatedFrames(width: Int, height: Int, count: Int) -> @Sendable () -> [UInt8]? {
+    let next = Counter()
     return {
+        let index = next.value.add(1, ordering: .relaxed).oldValue
         guard index < count else { return nil }
-        defer { index += 1 }
         var frame = [UInt8](repeating: 255, count: width * height * 4)
         for y in 0..<height {
             for x in 0..<width {
@@ -15,4 +17,9 @@ func generatedFrames(width: Int, height: Int, count: Int) -> () -> [UInt8]? {
         }
         return frame
     }
+}
+
+/// A frame counter the read function (`@Sendable`, as `RawFrameSource` takes it) may share.
+final class Counter: Sendable {
+    let value = Atomic(0)
 }

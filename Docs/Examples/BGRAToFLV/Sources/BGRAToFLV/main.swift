@@ -25,7 +25,7 @@ config.maxKeyframeIntervalDuration = 2
 let encoder = try X264Encoder(configuration: config)
 
 // Frames: standard input, or made here.
-let read: () throws -> [UInt8]? = size != nil
+let read: @Sendable () throws -> [UInt8]? = size != nil
     ? { let d = FileHandle.standardInput.readData(ofLength: 1 << 20); return d.isEmpty ? nil : [UInt8](d) }
     : generatedFrames(width: width, height: height, count: 120)
 let source = try RawFrameSource(width: width, height: height, format: .bgra, frameRate: (30, 1), read: read)
@@ -44,7 +44,8 @@ let rtmp = try url.map { try RTMPVideoPublisher(url: $0, metadata: metadata, par
     }
 }
 var captured = 0
-try source.start { frame in captured += 1; try send(encoder.encode(frame)) }
+// A pull source calls its consumer on the thread that called start: here, the main thread.
+try source.start { frame in try MainActor.assumeIsolated { captured += 1; try send(encoder.encode(frame)) } }
 try send(encoder.flush())
 try flv.writeEndOfSequence()
 if let stats = try rtmp?.finish() { print("rtmp: \(stats)") }

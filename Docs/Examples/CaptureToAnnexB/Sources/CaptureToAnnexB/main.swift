@@ -8,7 +8,7 @@ let outDir = try outputDirectory()
 let width = 1280, height = 720, frameCount = 150, forcedKeyframe = 45
 
 // The encoder: 512 kb/s, Baseline 3.1, real time, no reordering, a keyframe at least every
-// 60 frames and 2 seconds, SPS/PPS only in the avcC (as VideoToolbox).
+// 60 frames and 2 seconds; SPS/PPS only in the avcC (the default, as VideoToolbox).
 var config = X264Encoder.Configuration(width: width, height: height)
 config.pixelFormat = .nv12
 config.rateControl = .averageBitrate(512_000)
@@ -18,7 +18,6 @@ config.realTime = true
 config.allowFrameReordering = false
 config.maxKeyframeInterval = 60
 config.maxKeyframeIntervalDuration = 2
-config.repeatParameterSets = false
 let encoder = try X264Encoder(configuration: config)
 
 // Encode: AVCC samples (what VideoToolbox hands out), a forced keyframe, complete frames at the end.
@@ -28,8 +27,8 @@ for i in 0..<frameCount {
     encoded += try encoder.encode(frame, options: FrameEncodeOptions(forceKeyframe: i == forcedKeyframe))
 }
 encoded += try encoder.flush()
-let samples = try encoded.map { try $0.avcc() }
-let keyframes = encoded.indices.filter { encoded[$0].isKeyframe }
+let samples = try encoded.map { try $0.avccSample() }
+let keyframes = encoded.indices.filter { encoded[$0].isSyncSample }
 let avcC = try encoder.decoderConfiguration!
 
 // avcC + AVCC samples -> Annex-B, with SPS and PPS before every keyframe.

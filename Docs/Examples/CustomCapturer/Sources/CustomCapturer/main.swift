@@ -16,8 +16,8 @@ let output = Mutex<(stream: [UInt8], keyframes: [Int], count: Int, error: (any E
 @Sendable func write(_ frames: [EncodedFrame]) {
     output.withLock { out in
         for frame in frames {
-            if frame.isKeyframe { out.keyframes.append(out.count) }
-            out.stream += frame.annexB()
+            if frame.isSyncSample { out.keyframes.append(out.count) }
+            out.stream += frame.annexBSample(parameterSets: encoder.parameterSets)  // SPS/PPS before each IDR
             out.count += 1
         }
     }

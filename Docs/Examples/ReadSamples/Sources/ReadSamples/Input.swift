@@ -10,14 +10,13 @@ func makeInput() throws -> (avcC: [UInt8], samples: [[UInt8]], keyframes: [Int],
     config.expectedFrameRate = 25
     config.pixelAspectRatio = (4, 3)
     config.maxKeyframeInterval = 25
-    config.repeatParameterSets = false
     let encoder = try X264Encoder(configuration: config)
     let source = try TestPatternSource(width: 640, height: 360, frameRate: (25, 1), frameCount: 60)
     var frames: [EncodedFrame] = []
-    try source.start { frames += try encoder.encode($0) }
+    for i in 0..<60 { frames += try encoder.encode(source.makeFrame(i)) }
     frames += try encoder.flush()
     let avcC = try encoder.decoderConfiguration!.serialized()
-    let keyframes = frames.indices.filter { frames[$0].isKeyframe }
+    let keyframes = frames.indices.filter { frames[$0].isSyncSample }
     let pts = frames.map { $0.pts * 1000 / Int64($0.timescale) }.sorted()
-    return (avcC, try frames.map { try $0.avcc() }, keyframes, pts)
+    return (avcC, try frames.map { try $0.avccSample() }, keyframes, pts)
 }
