@@ -41,7 +41,9 @@ let package = Package(
             exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
             resources: [.copy("Streams"), .copy("manifest.json")]
         ),
-        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP", "MP4"]),
+        // `h264 bench`'s allocation count: the C allocator's entry points, counted and forwarded.
+        .target(name: "CAllocationCounter"),
+        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP", "MP4", "CAllocationCounter"]),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "RTP", "FLV", "RTMP"]),

@@ -16,6 +16,11 @@ enum ParsingBench {
         return n
     }
 
+    /// The number of access units ``accessUnits(_:)`` assembles from `stream`.
+    static func accessUnitCount(_ stream: ArraySlice<UInt8>) -> Int {
+        AccessUnits.assemble(annexB: stream, leadingData: .skip).accessUnits.count
+    }
+
     /// `parse_headers_gbps`: every NAL unit header, SPS, PPS, subset SPS, SEI and slice header
     /// of the stream parsed, with a ``ParameterSetStore`` (errors counted, not thrown: the
     /// generated stream's slice headers are random bits).
