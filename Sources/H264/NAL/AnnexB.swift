@@ -48,6 +48,9 @@ public enum AnnexB {
     }
 
     /// An iterator over the NAL units of an Annex-B stream that can continue after an error.
+    ///
+    /// Memory: a view of the stream, plus 16 KiB for a stream of 256 KiB or more (the start
+    /// codes found ahead of the position, by a scan that reads four regions at once).
     public struct Splitter: Sendable {
         /// The stream.
         public let bytes: ArraySlice<UInt8>
@@ -56,12 +59,24 @@ public enum AnnexB {
         /// Index of the next byte to look at.
         public private(set) var position: Int
         private var started = false
+        /// Start codes found ahead, for a stream large enough that the scan waits on memory.
+        private var lookahead: StartCodeLookahead?
+        /// Streams of at least this many bytes are scanned ahead (16 KiB of positions, once).
+        static let lookaheadThreshold = 256 << 10
 
         /// Creates a splitter over `bytes`.
         public init(_ bytes: ArraySlice<UInt8>, leadingData: LeadingDataPolicy = .reject) {
             self.bytes = bytes
             self.leadingData = leadingData
             self.position = bytes.startIndex
+            if bytes.count >= Self.lookaheadThreshold { lookahead = StartCodeLookahead() }
+        }
+
+        /// The next start code at or after `from` (see ``StartCodeScanner/find(_:from:count:third:)``).
+        @inline(__always)
+        private mutating func findStartCode(_ p: UnsafePointer<UInt8>, from: Int, count: Int) -> Int? {
+            if lookahead != nil { return lookahead!.next(p, from: from, count: count) }
+            return StartCodeScanner.find(p, from: from, count: count)
         }
 
         /// The next NAL unit, or nil at the end of the stream.
@@ -76,7 +91,7 @@ public enum AnnexB {
                 var pos = position &- base
                 if !started {
                     started = true
-                    guard let sc = StartCodeScanner.find(p, from: pos, count: count) else {
+                    guard let sc = findStartCode(p, from: pos, count: count) else {
                         position = bytes.endIndex
                         if leadingData == .reject && !isAllZero(p, pos, count) {
                             throw H264Error.invalid(.missingStartCode, "no start code in the stream")
@@ -90,7 +105,7 @@ public enum AnnexB {
                     pos = sc &+ 3
                 }
                 while pos < count {
-                    let next = StartCodeScanner.find(p, from: pos, count: count)
+                    let next = findStartCode(p, from: pos, count: count)
                     var end = next ?? count
                     while end > pos && p[end &- 1] == 0 { end &-= 1 }  // trailing_zero_8bits
                     let start = pos

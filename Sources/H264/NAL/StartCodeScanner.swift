@@ -31,24 +31,18 @@ enum StartCodeScanner {
                      copyingTo destination: UnsafeMutableRawPointer?) -> (match: Int?, copiedEnd: Int) {
         var i = from
         let raw = UnsafeRawPointer(base)
-        let zero = SIMD16<UInt8>(repeating: 0)
         // Two 16-byte blocks per step. Loads at i, i + 1, i + 16 and i + 17 of 16 bytes each,
         // plus the byte at i + 33 for the `01` check of the last lane, stay inside the buffer
         // while i + 34 <= count.
         while i &+ 34 <= count {
-            let a = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-            let b = raw.loadUnaligned(fromByteOffset: i &+ 1, as: SIMD16<UInt8>.self)
-            let c = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
-            let d = raw.loadUnaligned(fromByteOffset: i &+ 17, as: SIMD16<UInt8>.self)
             if let destination {
                 // i - from >= 0; the caller sized destination for count - from >= i + 32 - from bytes.
+                let a = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                let c = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
                 destination.storeBytes(of: a, toByteOffset: i &- from, as: SIMD16<UInt8>.self)
                 destination.storeBytes(of: c, toByteOffset: i &- from &+ 16, as: SIMD16<UInt8>.self)
             }
-            // The compare masks as 64-bit words: byte lane k of word w is 0xFF where the pair
-            // at i + 8w + k (+ 16 for the second block) is `00 00`.
-            let low = unsafeBitCast((a | b) .== zero, to: SIMD2<UInt64>.self)
-            let high = unsafeBitCast((c | d) .== zero, to: SIMD2<UInt64>.self)
+            let (low, high) = pairMasks(raw, at: i)
             let any = low | high
             if any[0] | any[1] != 0 {
                 // Visit only the candidate lanes, in order.
@@ -73,20 +67,41 @@ enum StartCodeScanner {
         return (nil, copiedEnd)
     }
 
+    /// The `00 00` pairs of the 32 positions `i..<i + 32` (bytes `i..<i + 33` are read): byte
+    /// lane k of word w of `low` is 0xFF when the pair at `i + 8w + k` is `00 00`; `high` the
+    /// same for `i + 16...`. Two overlapping unaligned loads per 16 positions (at i and i + 1),
+    /// OR, compare with zero; the caller tests the words as 64-bit integers.
+    @inlinable @inline(__always)
+    static func pairMasks(_ raw: UnsafeRawPointer, at i: Int) -> (low: SIMD2<UInt64>, high: SIMD2<UInt64>) {
+        let zero = SIMD16<UInt8>(repeating: 0)
+        let a = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        let b = raw.loadUnaligned(fromByteOffset: i &+ 1, as: SIMD16<UInt8>.self)
+        let c = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
+        let d = raw.loadUnaligned(fromByteOffset: i &+ 17, as: SIMD16<UInt8>.self)
+        return (unsafeBitCast((a | b) .== zero, to: SIMD2<UInt64>.self),
+                unsafeBitCast((c | d) .== zero, to: SIMD2<UInt64>.self))
+    }
+
+    /// Removes the first marked byte lane (0...7, in memory order) of a mask word and returns it.
+    @inlinable @inline(__always)
+    static func takeLowestLane(_ m: inout UInt64) -> Int {
+        #if _endian(big)
+        let lane = m.leadingZeroBitCount &>> 3  // lane 0 is the most significant byte
+        m &= ~(0xFF00_0000_0000_0000 &>> UInt64(lane &<< 3))
+        #else
+        let lane = m.trailingZeroBitCount &>> 3  // lane 0 is the least significant byte
+        m &= ~(0xFF &<< UInt64(lane &<< 3))
+        #endif
+        return lane
+    }
+
     /// The first lane of an 8-lane `00 00` mask word whose pair is followed by `third`.
     /// `offset` is the index of lane 0; the caller guarantees `offset + 9 < count`.
     @inlinable @inline(__always)
     static func firstMatch(_ base: UnsafePointer<UInt8>, _ mask: UInt64, at offset: Int, third: UInt8) -> Int? {
         var m = mask
         while m != 0 {
-            #if _endian(big)
-            let lane = m.leadingZeroBitCount &>> 3  // 0...7: lane 0 is the most significant byte
-            m &= ~(0xFF00_0000_0000_0000 &>> UInt64(lane &<< 3))
-            #else
-            let lane = m.trailingZeroBitCount &>> 3  // 0...7: lane 0 is the least significant byte
-            m &= ~(0xFF &<< UInt64(lane &<< 3))
-            #endif
-            let j = offset &+ lane
+            let j = offset &+ takeLowestLane(&m)
             if base[j &+ 2] == third { return j }
         }
         return nil
