@@ -13,7 +13,7 @@
 /// Memory: 16 KiB of positions, whatever the input. Dense start codes (more than 1,024 in one
 /// region: NAL units of under 16 bytes) end the window early; the work stays linear.
 struct StartCodeLookahead: Sendable {
-    /// Regions scanned at once.
+    /// Regions scanned at once (the scan loop is written out for four).
     static let laneCount = 4
     /// Bytes of one region: a window is at most `laneCount * laneBytes` bytes.
     static let laneBytes = 16 << 10
@@ -54,58 +54,95 @@ struct StartCodeLookahead: Sendable {
 
     /// Scans the next window from `start` (with `count - start > minimumWindow + 34`).
     private mutating func fill(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) {
-        let lanes = Self.laneCount
-        let capacity = Self.laneCapacity
         // Loads reach 33 bytes past a block's start: blocks start below count - 34.
         let available = count &- 34 &- start
-        let laneBytes = Swift.min(Self.laneBytes, (available / lanes) & ~31)  // >= 1,024
+        let laneBytes = Swift.min(Self.laneBytes, (available / Self.laneCount) & ~31)  // >= 1,024
         windowStart = start
         head = 0
-        var found = SIMD4<Int>(repeating: 0)
-        var stop = laneBytes  // the offset at which lane 0 is complete
-        var overflowed = false
         let raw = UnsafeRawPointer(base)
-        positions.withUnsafeMutableBufferPointer { out in
+        let (total, scanned) = positions.withUnsafeMutableBufferPointer { out -> (Int, Int) in
+            var lanes = Lanes(out: out, start: start)
             var offset = 0
-            scan: while offset < laneBytes {
-                for lane in 0..<lanes {
-                    let i = start &+ lane &* laneBytes &+ offset  // < count - 34
-                    let (low, high) = StartCodeScanner.pairMasks(raw, at: i)
-                    guard (low | high) != .zero else { continue }
-                    // Every candidate lane of the 32-byte block, in order.
-                    for word in 0..<4 {
-                        var m = word < 2 ? low[word] : high[word &- 2]
-                        while m != 0 {
-                            let j = i &+ word &* 8 &+ StartCodeScanner.takeLowestLane(&m)
-                            guard base[j &+ 2] == 1 else { continue }
-                            if found[lane] == capacity {
-                                // This lane is full: keep lane 0 up to here (or up to its last
-                                // position when it is the full one), drop the others.
-                                stop = lane == 0 ? Int(out[capacity &- 1]) &+ 1 : offset &+ 32
-                                overflowed = true
-                                break scan
-                            }
-                            out[lane &* capacity &+ found[lane]] = Int32(truncatingIfNeeded: j &- start)  // < 64 KiB
-                            found[lane] &+= 1
-                        }
+            // The four lanes' blocks at the same offset, one test for all 128 positions.
+            while offset < laneBytes {
+                let i0 = start &+ offset  // i3 = i0 + 3 * laneBytes < count - 34
+                let i1 = i0 &+ laneBytes
+                let i2 = i1 &+ laneBytes
+                let i3 = i2 &+ laneBytes
+                let m0 = StartCodeScanner.matchMasks(raw, at: i0, third: 1)
+                let m1 = StartCodeScanner.matchMasks(raw, at: i1, third: 1)
+                let m2 = StartCodeScanner.matchMasks(raw, at: i2, third: 1)
+                let m3 = StartCodeScanner.matchMasks(raw, at: i3, third: 1)
+                let any = (m0.low | m0.high) | (m1.low | m1.high) | (m2.low | m2.high) | (m3.low | m3.high)
+                if any[0] | any[1] != 0 {
+                    guard lanes.record(m0, lane: 0, at: i0), lanes.record(m1, lane: 1, at: i1),
+                          lanes.record(m2, lane: 2, at: i2), lanes.record(m3, lane: 3, at: i3) else {
+                        // A lane is full: keep lane 0 up to here (up to its last position when
+                        // it is the full one); the others are scanned again in the next window.
+                        let stop = lanes.fullLane == 0 ? Int(out[Self.laneCapacity &- 1]) &+ 1 : offset &+ 32
+                        return (lanes.found[0], start &+ stop)
                     }
                 }
                 offset &+= 32
             }
-            if overflowed {
-                total = found[0]
-                scannedEnd = start &+ stop
-                return
+            return (lanes.compact(), start &+ Self.laneCount &* laneBytes)
+        }
+        self.total = total
+        scannedEnd = scanned
+    }
+
+    /// The positions of one window, lane by lane.
+    private struct Lanes {
+        let out: UnsafeMutableBufferPointer<Int32>
+        let start: Int
+        var found = SIMD4<Int>(repeating: 0)
+        var fullLane = -1
+
+        init(out: UnsafeMutableBufferPointer<Int32>, start: Int) {
+            self.out = out
+            self.start = start
+        }
+
+        /// Records the start codes of `lane`'s block at `i`; false when the lane is full.
+        @inline(__always)
+        mutating func record(_ masks: (low: SIMD2<UInt64>, high: SIMD2<UInt64>), lane: Int, at i: Int) -> Bool {
+            var bits = Lanes.bits(masks.low[0]) | Lanes.bits(masks.low[1]) &<< 8
+                | Lanes.bits(masks.high[0]) &<< 16 | Lanes.bits(masks.high[1]) &<< 24
+            let capacity = StartCodeLookahead.laneCapacity
+            while bits != 0 {
+                let j = i &+ bits.trailingZeroBitCount
+                bits &= bits &- 1
+                if found[lane] == capacity {
+                    fullLane = lane
+                    return false
+                }
+                out[lane &* capacity &+ found[lane]] = Int32(truncatingIfNeeded: j &- start)  // < 64 KiB
+                found[lane] &+= 1
             }
-            // Complete: move lanes 1... after lane 0, in order.
+            return true
+        }
+
+        /// One bit per byte lane of a mask word (0x00 or 0xFF per byte), lane 0 in bit 0.
+        @inline(__always)
+        static func bits(_ word: UInt64) -> UInt32 {
+            #if _endian(big)
+            let w = word.byteSwapped
+            #else
+            let w = word
+            #endif
+            // The low bit of each byte, gathered into the top byte by one multiplication.
+            return UInt32(truncatingIfNeeded: ((w & 0x0101_0101_0101_0101) &* 0x0102_0408_1020_4080) &>> 56)
+        }
+
+        /// Moves lanes 1... up behind lane 0, in order; returns the number of positions.
+        func compact() -> Int {
             var n = found[0]
-            for lane in 1..<lanes {
-                let from = lane &* capacity
+            for lane in 1..<StartCodeLookahead.laneCount {
+                let from = lane &* StartCodeLookahead.laneCapacity
                 for k in 0..<found[lane] { out[n &+ k] = out[from &+ k] }
                 n &+= found[lane]
             }
-            total = n
-            scannedEnd = start &+ lanes &* laneBytes
+            return n
         }
     }
 }
