@@ -62,7 +62,9 @@ enum CLI {
 
     static func overview(_ commands: [any CLICommand.Type]) -> String {
         var s = "usage: h264 <command> [options]\n\ncommands:\n"
-        for c in commands { s += "  \(c.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(c.summary)\n" }
+        var width = 0  // names are never cut
+        for c in commands { width = max(width, c.name.count) }
+        for c in commands { s += "  " + c.name + String(repeating: " ", count: width - c.name.count + 1) + c.summary + "\n" }
         s += "\n'h264 <command> --help' describes a command."
         return s
     }

@@ -73,6 +73,30 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
         }
     }
 
+    /// An explicit reorder depth means the same in the batch API as in the streaming parser
+    /// (the batch API used to ignore it and always take the smallest delay).
+    @Test func batchHonoursAnExplicitReorderDepth() throws {
+        let bytes = Fixture.mainCABACBFrames.bytes()
+        var pts: [Int: [Int64?]] = [:]
+        for depth in [2, 4] {
+            let timing = TimestampAssigner.Configuration(reorderDepth: depth)
+            let (batch, _) = AccessUnits.assemble(annexB: bytes[...], timing: timing)
+            var parser = AccessUnitParser(timing: timing)
+            parser.append(bytes)
+            parser.finish()
+            var streamed: [AccessUnit] = []
+            while true {
+                do { guard let au = try parser.next() else { break }; streamed.append(au) } catch { continue }
+            }
+            try #require(!batch.isEmpty)
+            #expect(batch.map(\.pts) == streamed.map(\.pts), "depth \(depth)")
+            #expect(batch.map(\.dts) == streamed.map(\.dts), "depth \(depth)")
+            pts[depth] = batch.map(\.pts)
+        }
+        // A deeper reorder buffer presents later: the depth is not ignored.
+        #expect(pts[2] != pts[4])
+    }
+
     @Test func resolutionChangeIsOneFormatChange() throws {
         let bytes = Fixture.resolutionChange.bytes()
         let (units, _) = AccessUnits.assemble(annexB: bytes[...])

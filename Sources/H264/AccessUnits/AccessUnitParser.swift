@@ -149,7 +149,8 @@ public enum AccessUnits {
     public static let maximumErrors = 64
 
     /// Splits an Annex-B stream and assembles its access units, with timestamps using the
-    /// smallest reorder delay the stream needs.
+    /// smallest reorder delay the stream needs, or the reorder depth or presentation delay that
+    /// `timing` sets (then the same timestamps as ``AccessUnitParser`` with that timing).
     ///
     /// Memory: the access units refer to `bytes` (nothing is copied); each costs a constant
     /// (its NAL unit views, slice types, at most ``AccessUnitAssembler/maximumDiagnostics``

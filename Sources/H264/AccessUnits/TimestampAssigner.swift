@@ -128,14 +128,26 @@ public struct TimestampAssigner: Sendable {
         emitReady(into: &ready)
     }
 
-    /// Assigns timestamps to a whole stream's access units with the smallest reorder delay
-    /// the stream needs: they are timed in place as a streaming pass with a presentation delay
-    /// of 0 times them, then every PTS is shifted by the largest DTS - PTS found.
+    /// Assigns timestamps to a whole stream's access units: with the smallest reorder delay
+    /// the stream needs (timed in place as a streaming pass with a presentation delay of 0
+    /// times them, then every PTS shifted by the largest DTS - PTS found), or, when
+    /// `configuration` sets ``Configuration/reorderDepth`` or
+    /// ``Configuration/presentationDelay``, exactly as the streaming assigner (and
+    /// ``AccessUnitParser``) with that configuration does.
     /// - Complexity: O(n · d) for n access units and reorder depth d; no allocation per access
-    ///   unit.
+    ///   unit for the smallest delay.
     public static func assign(_ units: inout [AccessUnit], spsLookup: (AccessUnit) -> SequenceParameterSet?,
                               configuration: Configuration = Configuration()) {
         guard let first = units.first else { return }
+        if configuration.reorderDepth != nil || configuration.presentationDelay != nil {
+            var assigner = TimestampAssigner(configuration: configuration)
+            var timed: [AccessUnit] = []
+            timed.reserveCapacity(units.count)
+            for au in units { assigner.push(au, sps: spsLookup(au), into: &timed) }
+            assigner.finish(into: &timed)
+            units = timed
+            return
+        }
         var measuring = TimestampAssigner(configuration: configuration)
         measuring.start(sps: spsLookup(first), measuring: true)
         var clock = measuring.clock.take()!  // start(sps:measuring:) made it

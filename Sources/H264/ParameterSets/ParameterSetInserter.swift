@@ -43,6 +43,11 @@ public struct ParameterSetInserter: Sendable {
     private static let ppsBase = 32, extensionBase = 288, slotCount = 320
     /// The latest content of each parameter set id (in band or out of band).
     private var known: [NALUnit?] = Array(repeating: nil, count: ParameterSetInserter.slotCount)
+    /// True when the latest set of the slot was larger than ``maximumBytesPerAccessUnit``: it
+    /// can never be inserted, so only its absence is kept (and counted when a picture needs it).
+    private var oversized: [Bool] = Array(repeating: false, count: ParameterSetInserter.slotCount)
+    /// The SPS id each PPS refers to (-1 when unreadable), read once when the PPS is learnt.
+    private var spsOfPPS: [Int8] = Array(repeating: -1, count: ParameterSetInserter.extensionBase &- ParameterSetInserter.ppsBase)
     /// True when the output already carried `known[slot]`.
     private var carried: [Bool] = Array(repeating: false, count: ParameterSetInserter.slotCount)
     /// What may still be inserted in all: input bytes plus one access unit's bound, less what
@@ -85,7 +90,11 @@ public struct ParameterSetInserter: Sendable {
     /// inserted: only its absence is kept.
     private mutating func learn(_ unit: NALUnit, slot: Int) {
         guard known[slot] != unit else { return }
-        known[slot] = unit.count <= maximumBytesPerAccessUnit ? NALUnit(unchecked: Array(unit.bytes)[...]) : nil
+        oversized[slot] = unit.count > maximumBytesPerAccessUnit
+        known[slot] = oversized[slot] ? nil : NALUnit(unchecked: Array(unit.bytes)[...])
+        if slot >= Self.ppsBase && slot < Self.extensionBase {
+            spsOfPPS[slot &- Self.ppsBase] = unit.referencedParameterSetID.map { Int8($0) } ?? -1  // an SPS id is < 32
+        }
         carried[slot] = false
     }
 
@@ -116,7 +125,10 @@ public struct ParameterSetInserter: Sendable {
         var room = Swift.min(maximumBytesPerAccessUnit, credit)
         var insert: [NALUnit] = []
         for slot in wanted where !inBand.contains(slot) {
-            guard let unit = known[slot] else { continue }
+            guard let unit = known[slot] else {
+                if oversized[slot] { skippedCount &+= 1 }
+                continue
+            }
             guard unit.count <= room else {
                 skippedCount &+= 1  // at most one per slot and access unit
                 continue
@@ -150,7 +162,11 @@ public struct ParameterSetInserter: Sendable {
     public mutating func configurationChange(for nalUnits: [NALUnit]) -> [NALUnit]? {
         let slots = referencedSlots(of: nalUnits) { _ in }
         let firstRecordOfUnknownReferences = slots.isEmpty && !recordMade
-        guard firstRecordOfUnknownReferences || slots.contains(where: { known[$0] != nil && record[$0] != known[$0] }) else {
+        guard firstRecordOfUnknownReferences || slots.contains(where: { oversized[$0] || (known[$0] != nil && record[$0] != known[$0]) }) else {
+            return nil
+        }
+        if slots.contains(where: { oversized[$0] }) {  // a record without the picture's own set is no use
+            skippedCount &+= slots.count
             return nil
         }
         guard known.contains(where: { $0 != nil }) else { return nil }
@@ -212,10 +228,11 @@ public struct ParameterSetInserter: Sendable {
         var ppsSlots: [Int] = []
         for id in ppsIDs {
             let ppsSlot = Self.ppsBase &+ id  // id < 256
-            guard let pps = known[ppsSlot] else { continue }
+            guard known[ppsSlot] != nil || oversized[ppsSlot] else { continue }
             ppsSlots.append(ppsSlot)
-            guard let spsID = pps.referencedParameterSetID else { continue }
-            for slot in [spsID, Self.extensionBase &+ spsID] where known[slot] != nil && !wanted.contains(slot) {
+            let spsID = Int(spsOfPPS[id])
+            guard spsID >= 0 else { continue }
+            for slot in [spsID, Self.extensionBase &+ spsID] where (known[slot] != nil || oversized[slot]) && !wanted.contains(slot) {
                 wanted.append(slot)  // spsID < 32
             }
         }
