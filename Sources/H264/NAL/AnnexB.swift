@@ -77,9 +77,8 @@ public enum AnnexB {
         ///   the splitter has then moved past the problem and `next()` may be called again.
         public mutating func next() throws(H264Error) -> NALUnit? {
             // The state is moved into locals for the scan: the closure then touches no stored
-            // property (no exclusivity checks at run time), and the lookahead's buffer stays
-            // uniquely held.
-            let bytes = self.bytes
+            // property (no exclusivity checks at run time, no copy of `bytes` to retain), and the
+            // lookahead's buffer stays uniquely held.
             let base = bytes.startIndex
             let count = bytes.count
             let leadingData = self.leadingData
