@@ -29,7 +29,7 @@ enum AllocationBench {
     }
 
     /// Counts each framing, access-unit and packetising measurement over `stream`.
-    static func rows(stream: [UInt8]) throws -> [Row] {
+    static func rows(stream: [UInt8], sliceUnits: [NALUnit]) throws -> [Row] {
         let nals = try BenchCommand.splitCount(stream[...])
         let accessUnits = RTPAccessUnit.accessUnits(annexB: stream[...])
         var packetizer = try RTPPacketizer(.init(mtu: 1200, ssrc: 1))
@@ -49,11 +49,22 @@ enum AllocationBench {
             }),
         ]
         var rows: [Row] = []
+        // Slice headers of the slice file (per slice header, with its parameter sets).
+        let slices = sliceUnits.filter { $0.type.isVCL }.count
+        let sliceWork = { () -> Void in
+            var store = ParameterSetStore()
+            for unit in sliceUnits {
+                if unit.type.isVCL { _ = try? SliceHeader.parse(unit, store: &store) } else { _ = try? store.ingest(unit) }
+            }
+        }
         for (key, aus, body) in work {
             try body()
             let n = try count(body)
             rows.append(Row(key: key, nalUnits: nals, accessUnits: aus, allocations: n))
         }
+        sliceWork()
+        // Allocations of the parameter sets included: a constant per pass.
+        rows.append(Row(key: "slice_headers", nalUnits: slices, accessUnits: nil, allocations: count(sliceWork)))
         return rows
     }
 }

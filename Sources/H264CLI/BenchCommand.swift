@@ -28,7 +28,8 @@ enum BenchCommand: CLICommand {
                         access_units_gbps, parse_headers_gbps, slice_headers_per_s,
                         rtp_packetize_gbps, rtp_depacketize_gbps, bgra_to_i420_mpps,
                         allocations_per_nal and allocations_per_access_unit (objects keyed by
-                        measurement), nal_units, input_bytes, slice_file
+                        measurement; slice_headers: per slice header of the slice file),
+                        nal_units, slice_file_slices, input_bytes, slice_file
       --size-mb N       size of the generated stream (ignored with FILE)
       --repetitions N   runs per measurement (default 5)
       --only KEYS       only these measurements (comma-separated JSON keys)
@@ -144,7 +145,7 @@ enum BenchCommand: CLICommand {
             }
         }
         if only == nil || only!.contains("allocations_per_nal") {
-            let rows = try AllocationBench.rows(stream: stream)
+            let rows = try AllocationBench.rows(stream: stream, sliceUnits: input.sliceUnits)
             var perNAL = JSONObject()
             var perAU = JSONObject()
             for row in rows {
@@ -162,6 +163,7 @@ enum BenchCommand: CLICommand {
             object.add("allocations_per_nal", perNAL)
             object.add("allocations_per_access_unit", perAU)
             object.add("nal_units", rows.first?.nalUnits ?? 0)
+            object.add("slice_file_slices", rows.last?.nalUnits ?? 0)
         }
         object.add("input_bytes", stream.count)
         object.add("slice_file", sliceFile ?? (paths.first ?? "generated"))
