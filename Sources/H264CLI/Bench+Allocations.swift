@@ -41,6 +41,9 @@ enum AllocationBench {
             ("annexb_to_avcc", nil, { _ = try BenchCommand.annexBToAVCC(stream[...]) }),
             ("parse_headers", nil, { _ = try ParsingBench.parseHeaders(stream[...]) }),
             ("access_units", ParsingBench.accessUnitCount(stream[...]), { _ = ParsingBench.accessUnits(stream[...]) }),
+            ("access_units_streaming", ParsingBench.accessUnitCount(stream[...]), {
+                _ = ParsingBench.accessUnitsStreaming(stream[...])
+            }),
             ("rtp_packetize", accessUnits.count, {
                 for au in accessUnits {
                     packets.removeAll()

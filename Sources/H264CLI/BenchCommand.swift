@@ -13,7 +13,7 @@ enum BenchCommand: CLICommand {
     the throughput in GB/s of: batch Annex-B splitting, streaming splitting in 1,500-byte
     chunks (and in h264-reader's published setups: the whole buffer as one chunk, 1,440- and
     184-byte chunks), Annex-B -> AVCC conversion, RBSP extraction, the access-unit layer (boundaries,
-    keyframes, POC, timestamps), parsing every NAL header, SPS, PPS, SEI and slice header,
+    keyframes, POC, timestamps; whole stream, and streaming in 1 MiB chunks), parsing every NAL header, SPS, PPS, SEI and slice header,
     RTP packetising and depacketising (MTU 1200), and memcpy of the same buffer; slice headers
     parsed per second; BGRA -> I420 conversion in megapixels per second (1280x720, BT.601);
     heap allocations per NAL unit (and per access unit) of splitting, conversion, the
@@ -25,7 +25,8 @@ enum BenchCommand: CLICommand {
       --json            one JSON object: memcpy_gbps, split_batch_gbps, split_streaming_gbps,
                         split_streaming_whole_gbps, split_streaming_1440_gbps,
                         split_streaming_184_gbps, annexb_to_avcc_gbps, rbsp_gbps,
-                        access_units_gbps, parse_headers_gbps, slice_headers_per_s,
+                        access_units_gbps, access_units_streaming_gbps, parse_headers_gbps,
+                        slice_headers_per_s,
                         rtp_packetize_gbps, rtp_depacketize_gbps, bgra_to_i420_mpps,
                         allocations_per_nal and allocations_per_access_unit (objects keyed by
                         measurement; slice_headers: per slice header of the slice file),
@@ -82,6 +83,8 @@ enum BenchCommand: CLICommand {
         Measurement(key: "annexb_to_avcc_gbps", label: "Annex-B -> AVCC", annexBToAVCC),
         Measurement(key: "rbsp_gbps", label: "RBSP extraction", rbspExtraction),
         Measurement(key: "access_units_gbps", label: "access units (POC, timestamps)", ParsingBench.accessUnits),
+        Measurement(key: "access_units_streaming_gbps", label: "access units (streaming, 1 MiB chunks)",
+                    ParsingBench.accessUnitsStreaming),
         Measurement(key: "parse_headers_gbps", label: "parse NAL/SPS/PPS/SEI/slice headers", ParsingBench.parseHeaders),
         Measurement(key: "slice_headers_per_s", label: "slice headers", unit: "/s") { try ParsingBench.sliceHeadersPerSecond($0.sliceUnits) },
         Measurement(key: "rtp_packetize_gbps", label: "RTP packetise (MTU 1200)", unit: "GB/s") {
@@ -151,7 +154,7 @@ enum BenchCommand: CLICommand {
             for row in rows {
                 let n = Double(row.allocations) / Double(max(row.nalUnits, 1))
                 perNAL.add(row.key, (n * 1000).rounded() / 1000)
-                var line = "allocations per NAL unit: \(row.key.padding(toLength: 20, withPad: " ", startingAt: 0))"
+                var line = "allocations per NAL unit: \(row.key.padding(toLength: 24, withPad: " ", startingAt: 0))"
                     + String(format: " %8.3f (%d in %d NAL units", n, row.allocations, row.nalUnits)
                 if let aus = row.accessUnits {
                     let a = Double(row.allocations) / Double(max(aus, 1))

@@ -59,7 +59,7 @@ import H264
         #expect(BenchCommand.measurements.map(\.key) == ["memcpy_gbps", "split_batch_gbps", "split_streaming_gbps",
                                                         "split_streaming_whole_gbps", "split_streaming_1440_gbps",
                                                         "split_streaming_184_gbps", "annexb_to_avcc_gbps", "rbsp_gbps", "access_units_gbps",
-                                                        "parse_headers_gbps", "slice_headers_per_s", "rtp_packetize_gbps",
+                                                        "access_units_streaming_gbps", "parse_headers_gbps", "slice_headers_per_s", "rtp_packetize_gbps",
                                                         "rtp_depacketize_gbps", "bgra_to_i420_mpps"])
         let stream = SyntheticStream.make(bytes: 1 << 20)
         #expect(try AnnexB.split(stream).count > 3)
@@ -69,6 +69,7 @@ import H264
         }
         // The parsing measurements run on it (its slice headers are random bits: errors are counted).
         #expect(ParsingBench.accessUnits(stream[...]) > 0)
+        #expect(ParsingBench.accessUnitsStreaming(stream[...]) > 0)
         #expect(try ParsingBench.parseHeaders(stream[...]) > 0)
         #expect(ParsingBench.headerUnits(stream).contains { $0.type == .sps })
     }
