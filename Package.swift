@@ -5,6 +5,7 @@ let package = Package(
     name: "swift-h264",
     products: [
         .library(name: "H264", targets: ["H264"]),
+        .library(name: "H264Video", targets: ["H264Video"]),
         .library(name: "X264", targets: ["X264"]),
         .library(name: "H264Fixtures", targets: ["H264Fixtures"]),
         .library(name: "RTP", targets: ["RTP"]),
@@ -16,6 +17,9 @@ let package = Package(
     targets: [
         // The core: pure Swift, standard library only.
         .target(name: "H264"),
+        // Frames and pixels over the core's frame types: Y4M and raw-frame readers, a test
+        // pattern, RGB <-> YCbCr conversion. Standard library only.
+        .target(name: "H264Video", dependencies: ["H264"]),
         // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
         // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means
         // nothing on Linux.
@@ -24,7 +28,7 @@ let package = Package(
             pkgConfig: "x264",
             providers: [.apt(["libx264-dev"])]
         ),
-        .target(name: "X264", dependencies: ["H264", "CX264"]),
+        .target(name: "X264", dependencies: ["H264", "H264Video", "CX264"]),
         // RTP payload format for H.264 (RFC 6184) and SDP helpers: pure Swift over the core.
         .target(name: "RTP", dependencies: ["H264"]),
         // FLV files and AMF0: the H264 core only, no Foundation.
@@ -33,21 +37,28 @@ let package = Package(
         .target(name: "RTMP", dependencies: ["FLV", "H264"]),
         // MP4 and fragmented MP4 (CMAF) files and HLS playlists: the H264 core only, no Foundation.
         .target(name: "MP4", dependencies: ["H264"]),
-        // Small streams the project owns, with their known facts; Foundation only, not H264.
-        // The target lives in Fixtures/ beside the script that regenerates the streams.
+        // Test tooling for users' tests: small streams the project owns with their known facts
+        // (Foundation), and the stream builder that writes streams no encoder makes (the core's
+        // syntax writers). The target lives in Fixtures/ beside the script that regenerates the
+        // streams.
         .target(
             name: "H264Fixtures",
+            dependencies: ["H264"],
             path: "Fixtures",
             exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
             resources: [.copy("Streams"), .copy("manifest.json")]
         ),
         // `h264 bench`'s allocation count: the C allocator's entry points, counted and forwarded.
         .target(name: "CAllocationCounter"),
-        .executableTarget(name: "H264CLI", dependencies: ["H264", "X264", "RTP", "FLV", "RTMP", "MP4", "CAllocationCounter"]),
+        .executableTarget(
+            name: "H264CLI",
+            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Fixtures", "CAllocationCounter"]
+        ),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "RTP", "FLV", "RTMP"]),
-        .testTarget(name: "X264Tests", dependencies: ["X264", "H264"]),
+        .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "H264Video", "RTP", "FLV", "RTMP"]),
+        .testTarget(name: "H264VideoTests", dependencies: ["H264Video", "H264"]),
+        .testTarget(name: "X264Tests", dependencies: ["X264", "H264Video", "H264", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "TestSupport"]),

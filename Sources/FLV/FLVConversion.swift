@@ -22,7 +22,7 @@ public enum FLVConversion {
         var writer = FLVWriter()
         try writer.writeMetadata(FLVMetadataCollector.metadata(for: accessUnits))
         for au in accessUnits where !au.flags.hasNoPicture {
-            try write(au, builder: &builder, writer: &writer)
+            try writer.write(builder.sample(au))
         }
         try writer.writeEndOfSequence()
         return writer.takeBytes()
@@ -75,7 +75,7 @@ public enum FLVConversion {
                 }
                 started = true
             }
-            if !au.flags.hasNoPicture { try Self.write(au, builder: &builder, writer: &writer) }
+            if !au.flags.hasNoPicture { try writer.write(builder.sample(au)) }
             if writer.bytes.count >= 1 << 20 { try write(writer.takeBytes()) }
         })
         if count == 0, let firstError { throw FLVError.bitstream(firstError, "no access unit") }
@@ -84,11 +84,31 @@ public enum FLVConversion {
         try write(writer.takeBytes())
     }
 
-    private static func write(_ au: AccessUnit, builder: inout FLVSampleBuilder, writer: inout FLVWriter) throws(FLVError) {
-        let (avcC, sample) = try builder.sample(au)
-        if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: sample.dts) }
-        try writer.writeSample(sample)
+    // MARK: - Access units to FLV
+
+    /// Writes timed access units (from any source: an MP4 track, a parser, a depacketiser) as an
+    /// FLV file, in memory independent of their number: `onMetaData`, then for each access unit
+    /// with a picture a sequence header when the parameter sets it uses are new or changed
+    /// (``FLVSampleBuilder``, which also moves every time later when the first DTS is negative)
+    /// and its video tag, then the end-of-sequence tag.
+    /// - Parameters:
+    ///   - metadata: the `onMetaData` values.
+    ///   - next: the next access unit, or nil at the end.
+    ///   - write: takes the next bytes of the FLV file (about 1 MiB at a time).
+    /// - Throws: the errors of ``FLVSampleBuilder`` and ``FLVWriter``, and what the closures throw.
+    public static func accessUnitsToFLV(metadata: FLVMetadata, next: () throws -> AccessUnit?,
+                                        write: ([UInt8]) throws -> Void) throws {
+        var builder = FLVSampleBuilder()
+        var writer = FLVWriter()
+        try writer.writeMetadata(metadata)
+        while let au = try next() {
+            if !au.flags.hasNoPicture { try writer.write(builder.sample(au)) }
+            if writer.bytes.count >= 1 << 20 { try write(writer.takeBytes()) }
+        }
+        try writer.writeEndOfSequence()
+        try write(writer.takeBytes())
     }
+
 
     // MARK: - FLV to Annex-B
 

@@ -17,7 +17,7 @@ import H264
 public struct FLVSampleBuilder: Sendable {
     private var inserter: ParameterSetInserter
     private var hasConfiguration = false
-    private var encodedFrameOffset: Int64?
+    private var timeOffset: Int64?
 
     /// Creates a builder that already knows `parameterSets` (an encoder's SPS and PPS), so
     /// that samples without parameter sets in band can go first.
@@ -25,8 +25,11 @@ public struct FLVSampleBuilder: Sendable {
         inserter = ParameterSetInserter(parameterSets: parameterSets)
     }
 
-    /// The sample for one access unit (timestamps in milliseconds), and the avcC record to send
-    /// before it when the parameter sets it uses are new or changed (nil when the last holds).
+    /// The sample for one access unit (its times converted to milliseconds), and the avcC
+    /// record to send before it when the parameter sets it uses are new or changed (nil when
+    /// the last holds). FLV times cannot be negative, and a stream with frame reordering (an
+    /// encoder's output, an MP4 track with an edit list) may start its DTS below 0: when the
+    /// first DTS is negative, every time is moved later by that much.
     /// - Throws: ``FLVError/Code/missingDecoderConfiguration`` when no SPS and PPS came before;
     ///   ``FLVError/Code/invalidArgument`` for an access unit without timestamps;
     ///   ``FLVError/Code/invalidBitstream`` for a NAL unit that does not fit a 4-byte length.
@@ -34,20 +37,25 @@ public struct FLVSampleBuilder: Sendable {
         guard let times = au.timestamps(timescale: 1000) else {
             throw FLVError.invalid(.invalidArgument, "access unit \(au.index) has no timestamps")
         }
-        return try sample(nalUnits: au.nalUnits, dts: times.dts, pts: times.pts, isKeyframe: au.isKeyframe,
-                          name: "access unit \(au.index)")
+        let (dts, pts) = shifted(dts: times.dts, pts: times.pts)
+        return try sample(nalUnits: au.nalUnits, dts: dts, pts: pts, isKeyframe: au.isKeyframe, name: "access unit \(au.index)")
     }
 
-    /// The sample for one encoded frame (timestamps in milliseconds). FLV times cannot be
-    /// negative, and an encoder with frame reordering starts its DTS below 0: when the first
-    /// frame's DTS is negative, every time is moved later by that much.
+    /// The sample for one encoded frame (its times converted to milliseconds, moved later as
+    /// ``sample(_:)-(AccessUnit)`` does when the first DTS is negative).
     public mutating func sample(_ frame: EncodedFrame) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
         let base = TimeBase(numerator: 1, denominator: Int64(frame.timescale))
-        let dts = base.rescale(frame.dts, to: 1000), pts = base.rescale(frame.pts, to: 1000)
-        let offset = encodedFrameOffset ?? max(0, 0 &- dts)  // rescale saturates: no overflow
-        encodedFrameOffset = offset
-        return try sample(nalUnits: frame.nalUnits, dts: dts &+ offset, pts: pts &+ offset, isKeyframe: frame.isKeyframe,
+        let (dts, pts) = shifted(dts: base.rescale(frame.dts, to: 1000), pts: base.rescale(frame.pts, to: 1000))
+        return try sample(nalUnits: frame.nalUnits, dts: dts, pts: pts, isKeyframe: frame.isKeyframe,
                           name: "encoded frame at \(frame.pts)")
+    }
+
+    /// Times moved later by the first DTS's magnitude when it is negative (fixed at the first
+    /// sample). Rescaled times saturate, so the sum cannot overflow.
+    private mutating func shifted(dts: Int64, pts: Int64) -> (Int64, Int64) {
+        let offset = timeOffset ?? max(0, 0 &- dts)
+        timeOffset = offset
+        return (dts &+ offset, pts &+ offset)
     }
 
     /// The one sample path: parameter sets in band are noted (and left out of the sample), a

@@ -75,6 +75,14 @@ public struct FLVWriter: Sendable {
         lastDTS = sample.dts
     }
 
+    /// Writes what ``FLVSampleBuilder`` made for one access unit or frame: the sequence header
+    /// first when it holds one (at the sample's DTS), then the sample.
+    /// - Throws: as ``writeDecoderConfiguration(_:timestamp:)`` and ``writeSample(_:)``.
+    public mutating func write(_ built: (avcC: [UInt8]?, sample: FLVVideoSample)) throws(FLVError) {
+        if let avcC = built.avcC { try writeDecoderConfiguration(avcC, timestamp: built.sample.dts) }
+        try writeSample(built.sample)
+    }
+
     /// Writes the end-of-sequence tag (AVCPacketType 2).
     /// - Parameter timestamp: its time; by default the last sample's DTS (or 0).
     public mutating func writeEndOfSequence(timestamp: Int64? = nil) throws(FLVError) {

@@ -1,4 +1,5 @@
 import H264
+import H264Video
 
 /// Encoding measurements for `h264 bench`.
 enum EncodingBench {

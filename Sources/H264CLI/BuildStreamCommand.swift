@@ -1,4 +1,5 @@
 import H264
+import H264Fixtures
 
 /// `h264 build-stream`: writes a stream made by ``StreamBuilder`` (parameter sets from options,
 /// pictures from a script), for fixtures and tests that need a stream no encoder makes.

@@ -4,6 +4,7 @@ import Glibc
 import H264
 import MP4
 import RTMP
+import X264
 
 /// A subcommand of `h264`.
 protocol CLICommand {
@@ -56,6 +57,7 @@ enum CLI {
         case let e as FLVError: "\(e.code): \(e.reason)"
         case let e as RTMPError: "\(e.code): \(e.reason)"
         case let e as MP4Error: "\(e.code): \(e.reason)"
+        case let e as X264Error: "\(e.code): \(e.reason)"
         default: "\(error)"
         }
     }

@@ -75,8 +75,9 @@ enum ConvertCommand: CLICommand {
         let output = try OutputFile(paths[1], notSameAs: input)
         switch to {
         case "avcc":
-            try annexBToAVCC(input, output, configPath: configPath ?? "", lengthSize: lengthSize ?? .four,
-                             placement: keep ? .inBand : .outOfBand, leadingData: lenient ? .skip : .reject)
+            let record = try FormatConversion.annexBToAVCC(lengthSize: lengthSize ?? .four, placement: keep ? .inBand : .outOfBand,
+                                                           leadingData: lenient ? .skip : .reject, read: input.read, write: output.write)
+            try Output.write(record.serialized(), to: configPath ?? "")
         case "annexb":
             // With --aud insert, the Annex-B output goes through the header editor on its way out.
             var editor = aud != nil ? AnnexBStreamEditor(edits: { var e = HeaderEdits(); e.accessUnitDelimiters = .insert; return e }()) : nil
@@ -88,7 +89,7 @@ enum ConvertCommand: CLICommand {
             }
             if let configPath {
                 let configuration = try AVCDecoderConfigurationRecord(parsing: try Input.readAll(configPath))
-                try avccToAnnexB(input, configuration: configuration, lengthSize: lengthSize, write: write)
+                try FormatConversion.avccToAnnexB(configuration: configuration, lengthSize: lengthSize, read: input.read, write: write)
             } else if inputIsFLV {
                 try FLVConversion.flvToAnnexB(read: input.read, write: write)
             } else {
@@ -104,39 +105,5 @@ enum ConvertCommand: CLICommand {
                                           write: output.write)
         }
         try output.close()
-    }
-
-    /// Annex-B in chunks to AVCC out as it goes; the record at the end.
-    static func annexBToAVCC(_ input: ChunkedInput, _ output: OutputFile, configPath: String, lengthSize: AVCC.LengthSize,
-                             placement: FormatConversion.ParameterSetPlacement, leadingData: AnnexB.LeadingDataPolicy) throws {
-        var parser = AnnexBStreamParser(leadingData: leadingData)
-        var writer = FormatConversion.AVCCWriter(lengthSize: lengthSize, placement: placement)
-        var out: [UInt8] = []
-        while let chunk = try input.read() {
-            parser.append(chunk)
-            while let unit = try parser.next() { try writer.add(unit, to: &out) }
-            try output.write(out)
-            out.removeAll(keepingCapacity: true)
-        }
-        parser.finish()
-        while let unit = try parser.next() { try writer.add(unit, to: &out) }
-        try output.write(out)
-        try Output.write(writer.configuration().serialized(), to: configPath)
-    }
-
-    /// AVCC in chunks to Annex-B out as it goes.
-    static func avccToAnnexB(_ input: ChunkedInput, configuration: AVCDecoderConfigurationRecord, lengthSize: AVCC.LengthSize?,
-                             write: ([UInt8]) throws -> Void) throws {
-        var reader = AVCC.StreamReader(lengthSize: lengthSize ?? configuration.nalUnitLengthSize)
-        var writer = FormatConversion.AnnexBWriter(configuration: configuration)
-        var out: [UInt8] = []
-        var ended = false
-        while !ended {
-            if let chunk = try input.read() { reader.append(chunk) } else { reader.finish(); ended = true }
-            while let unit = try reader.next() { try writer.add(unit, to: &out) }
-            if ended { writer.finish(to: &out) }
-            try write(out)
-            out.removeAll(keepingCapacity: true)
-        }
     }
 }

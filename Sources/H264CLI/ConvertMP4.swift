@@ -77,42 +77,17 @@ enum MP4Conversion {
         try output.close()
     }
 
-    /// MP4 in, FLV out: each sample becomes a core access unit, then an FLV tag (times in
-    /// milliseconds, moved later when the first decoding time is negative: FLV times cannot be).
+    /// MP4 in, FLV out: the track's access units (``MP4AccessUnitIterator``: each description's
+    /// parameter sets in front of its first sample) through ``FLVConversion``.
     static func mp4ToFLV(inputPath: String, outputPath: String) throws {
         let (reader, track) = try open(inputPath)
         let output = try OutputFile(outputPath)
         let first = track.descriptions[0]
         let seconds = Double(track.mediaDuration) / Double(max(1, track.timescale))
-        var writer = FLVWriter()
-        try writer.writeMetadata(FLVMetadata(width: first.width, height: first.height, frameRate: nil,
-                                             duration: seconds > 0 ? seconds : nil, encoder: "swift-h264"))
-        var builder = FLVSampleBuilder()
-        var samples = reader.samples(of: track)
-        var shift: Int64?
-        var previousDescription = -1
-        let timescale = Int64(track.timescale)
-        while let info = try samples.next() {
-            var au = try reader.sample(info).accessUnit(description: track.descriptions[info.descriptionIndex],
-                                                        index: info.index, timescale: timescale)
-            // The description's parameter sets go in front of each description's first sample:
-            // the builder then follows them (a sequence header when a picture uses a new one).
-            if info.descriptionIndex != previousDescription,
-               let record = track.descriptions[info.descriptionIndex].decoderConfiguration {
-                au.nalUnits = record.parameterSets + au.nalUnits
-            }
-            previousDescription = info.descriptionIndex
-            let offset = shift ?? max(0, 0 &- info.decodeTime)
-            shift = offset
-            au.dts = info.decodeTime &+ offset
-            au.pts = info.presentationTime &+ offset
-            let (avcC, sample) = try builder.sample(au)
-            if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: sample.dts) }
-            try writer.writeSample(sample)
-            try output.write(writer.takeBytes())
-        }
-        try writer.writeEndOfSequence()
-        try output.write(writer.takeBytes())
+        let metadata = FLVMetadata(width: first.width, height: first.height, frameRate: nil,
+                                   duration: seconds > 0 ? seconds : nil, encoder: "swift-h264")
+        var accessUnits = reader.accessUnits(of: track)
+        try FLVConversion.accessUnitsToFLV(metadata: metadata, next: { try accessUnits.next() }, write: { try output.write($0) })
         try output.close()
     }
 }

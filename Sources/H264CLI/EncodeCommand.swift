@@ -1,6 +1,7 @@
 import FLV
 import Foundation
 import H264
+import H264Video
 import RTMP
 import X264
 
@@ -117,9 +118,7 @@ enum EncodeCommand: CLICommand {
         var y4mHeader: Y4MHeader?
         if let input = positionals.first {
             let handle = try Input.open(input)
-            let read: () throws(H264Error) -> [UInt8]? = { () throws(H264Error) -> [UInt8]? in
-                try readChunk(handle.fileDescriptor, 4 << 20, input)
-            }
+            let read: () throws -> [UInt8]? = { try readChunk(handle.fileDescriptor, 4 << 20, input) }
             if let raw {
                 (width, height) = try parseSize(raw, "--raw")
                 guard let f = PixelFormat(rawValue: pixFmt ?? "i420"), [.bgra, .argb, .nv12, .i420].contains(f) else {
@@ -190,7 +189,7 @@ enum EncodeCommand: CLICommand {
         nonisolated(unsafe) let producerSource = source
         let producer = Thread {
             do {
-                try producerSource.start { (frame: VideoFrame) throws(H264Error) in
+                try producerSource.start { frame in
                     if !pipe.put(frame) { producerSource.stop() }
                 }
                 pipe.finish(nil)
@@ -220,7 +219,7 @@ enum EncodeCommand: CLICommand {
 
     /// Reads up to `size` bytes straight into a new array (one copy from the kernel); nil at
     /// the end of the input.
-    static func readChunk(_ fd: Int32, _ size: Int, _ name: String) throws(H264Error) -> [UInt8]? {
+    static func readChunk(_ fd: Int32, _ size: Int, _ name: String) throws(CLIError) -> [UInt8]? {
         var failed: Int32 = 0
         let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = 0
@@ -232,7 +231,7 @@ enum EncodeCommand: CLICommand {
                 break
             }
         }
-        if failed != 0 { throw H264Error(.io, "cannot read '\(name)': \(String(cString: strerror(failed)))") }
+        if failed != 0 { throw CLIError("cannot read '\(name)': \(String(cString: strerror(failed)))") }
         return chunk.isEmpty ? nil : chunk
     }
 

@@ -103,9 +103,7 @@ final class FLVEncodeOutput: EncodeOutput {
     }
 
     func write(_ frame: EncodedFrame) throws {
-        let (avcC, sample) = try builder.sample(frame)
-        if let avcC { try writer.writeDecoderConfiguration(avcC, timestamp: sample.dts) }
-        try writer.writeSample(sample)
+        try writer.write(builder.sample(frame))
         try sink.write(writer.takeBytes())
     }
 

@@ -162,50 +162,13 @@ enum InspectCommand: CLICommand {
     }
 }
 
-/// Counts and summary of `h264 inspect`.
+/// The summary of `h264 inspect`: the core's ``AccessUnitStatistics``, printed.
 struct StreamStatistics {
-    var accessUnits = 0
-    var pictures = 0
-    var keyframes = 0
-    var idrs = 0
-    /// The first GOP lengths (for `gop_lengths`), at most ``maximumGOPLengths``; the summary
-    /// line uses the running figures below, over all of them.
-    var gopLengths: [Int] = []
-    /// GOP lengths not kept in ``gopLengths``.
-    var droppedGOPLengths = 0
-    var gopCount = 0, gopMin = Int.max, gopMax = 0, gopTotal = 0
-    static let maximumGOPLengths = 10_000
-    var sinceKeyframe: Int?
-    var fields = 0
-    var formatChanges = 0
-    var lastPTSEnd: Int64 = 0
-    var firstPTS: Int64?
+    var counts = AccessUnitStatistics()
 
-    mutating func add(_ au: AccessUnit, size: Int) {
-        accessUnits += 1
-        if !au.flags.hasNoPicture { pictures += 1 }
-        if au.structure != .frame { fields += 1 }
-        if au.formatChange != nil { formatChanges += 1 }
-        if au.flags.isSync { idrs += 1 }
-        if au.isKeyframe {
-            keyframes += 1
-            if let n = sinceKeyframe { addGOP(n) }
-            sinceKeyframe = 0
-        }
-        if !au.flags.hasNoPicture, sinceKeyframe != nil { sinceKeyframe! += 1 }
-        if let pts = au.pts {
-            firstPTS = min(firstPTS ?? pts, pts)
-            lastPTSEnd = max(lastPTSEnd, pts + (au.duration ?? 0))
-        }
-    }
+    var accessUnits: Int { counts.accessUnits }
 
-    mutating func addGOP(_ n: Int) {
-        gopCount += 1
-        gopMin = min(gopMin, n)
-        gopMax = max(gopMax, n)
-        gopTotal &+= n  // at most the number of access units
-        if gopLengths.count < Self.maximumGOPLengths { gopLengths.append(n) } else { droppedGOPLengths += 1 }
-    }
+    mutating func add(_ au: AccessUnit, size: Int) { counts.add(au) }
 
     struct Summary {
         var lines: [String]
@@ -215,12 +178,12 @@ struct StreamStatistics {
     func summary(sps: SequenceParameterSet?, timeBase: TimeBase?, totalBytes: Int) -> Summary {
         var lines: [String] = []
         var o = JSONObject()
-        var all = self
-        if let n = sinceKeyframe, n > 0 { all.addGOP(n) }
+        var all = counts
+        all.finish()
         let gops = all.gopLengths
-        let seconds = timeBase.map { $0.seconds(lastPTSEnd - (firstPTS ?? 0)) } ?? 0
+        let seconds = timeBase.map { $0.seconds(all.presentationSpan) } ?? 0
         if let sps {
-            let structure = sps.frameMbsOnlyFlag ? "frames" : (sps.mbAdaptiveFrameFieldFlag ? (fields > 0 ? "fields+MBAFF" : "MBAFF") : (fields > 0 ? "fields" : "frames (field-capable)"))
+            let structure = sps.frameMbsOnlyFlag ? "frames" : (sps.mbAdaptiveFrameFieldFlag ? (all.fields > 0 ? "fields+MBAFF" : "MBAFF") : (all.fields > 0 ? "fields" : "frames (field-capable)"))
             lines.append("profile        \(sps.profileName) (profile_idc \(sps.profileIDC)), level \(sps.levelName) (level_idc \(sps.levelIDC))")
             lines.append("size           \(sps.width)x\(sps.height) (coded \(sps.codedWidth)x\(sps.codedHeight))")
             lines.append("chroma         chroma_format_idc \(sps.chromaFormatIDC), bit depth \(Int(sps.bitDepthLumaMinus8) + 8)/\(Int(sps.bitDepthChromaMinus8) + 8)")
@@ -248,20 +211,20 @@ struct StreamStatistics {
                 o.addNull("frame_rate")
             }
         }
-        lines.append("access units   \(accessUnits) (\(pictures) pictures, \(fields) fields)")
-        lines.append("keyframes      \(keyframes) (\(idrs) IDR)")
-        if all.gopCount > 0 {
-            lines.append("GOP lengths    min \(all.gopMin), max \(all.gopMax), mean \(String(format1(Double(all.gopTotal) / Double(all.gopCount))))")
+        lines.append("access units   \(all.accessUnits) (\(all.pictures) pictures, \(all.fields) fields)")
+        lines.append("keyframes      \(all.keyframes) (\(all.idrPictures) IDR)")
+        if let range = all.gopLengthRange, let mean = all.meanGOPLength {
+            lines.append("GOP lengths    min \(range.lowerBound), max \(range.upperBound), mean \(format1(mean))")
         }
         if seconds > 0 {
             lines.append("duration       \(format1(seconds)) s, bitrate \(format1(Double(totalBytes) * 8 / seconds / 1000)) kb/s")
             o.add("bitrate", Double(totalBytes) * 8 / seconds)
             o.add("duration", seconds)
         }
-        if formatChanges > 0 { lines.append("format changes \(formatChanges)") }
-        o.add("access_units", accessUnits)
-        o.add("keyframes", keyframes)
-        o.add("idr_frames", idrs)
+        if all.formatChanges > 0 { lines.append("format changes \(all.formatChanges)") }
+        o.add("access_units", all.accessUnits)
+        o.add("keyframes", all.keyframes)
+        o.add("idr_frames", all.idrPictures)
         o.add("gop_lengths", gops)
         if all.droppedGOPLengths > 0 { o.add("gop_lengths_dropped", all.droppedGOPLengths) }
         if let tb = timeBase { o.add("time_base", tb.description) }

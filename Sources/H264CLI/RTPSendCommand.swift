@@ -77,7 +77,7 @@ enum RTPSendCommand: CLICommand {
             mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
             initialTimestamp: initialTimestamp, parameterSets: repeatSets ? .fromStream : .off))
         let sender = try UDPSender(host: host, port: port)
-        let format = try H264FormatParameters(parameterSets: firstParameterSets(units))
+        let format = try H264FormatParameters(stream: units)
         let sdp = RTPSessionDescription(connectionAddress: sender.numericHost, port: port, payloadType: UInt8(payloadType),
                                         format: format, frameRate: 1 / frameSeconds)
         let sdpPath = sdpOption ?? path + ".sdp"
@@ -134,9 +134,8 @@ enum RTPSendCommand: CLICommand {
     static func sendBye(ssrc: UInt32, rtpTimestamp: UInt32, packetCount: Int, payloadBytes: Int, to rtcp: UDPSender,
                         clock: ContinuousClock) throws {
         sleep(until: clock.now + .milliseconds(500), clock)
-        let unix = Date().timeIntervalSince1970
-        let ntp = UInt64(unix + 2_208_988_800) << 32 | UInt64((unix - unix.rounded(.down)) * 4_294_967_296)
-        let report = RTCP.senderReportAndBye(ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpTimestamp,
+        let report = RTCP.senderReportAndBye(ssrc: ssrc, ntpTimestamp: RTCP.ntpTimestamp(unixSeconds: Date().timeIntervalSince1970),
+                                             rtpTimestamp: rtpTimestamp,
                                              packetCount: UInt32(truncatingIfNeeded: packetCount),
                                              octetCount: UInt32(truncatingIfNeeded: payloadBytes))
         try report.withUnsafeBytes { try rtcp.send($0) }
@@ -148,19 +147,6 @@ enum RTPSendCommand: CLICommand {
             guard s > 0 || (s == 0 && atto > 0) else { return }
             usleep(UInt32(min(s, 1)) * 1_000_000 + UInt32(s >= 1 ? 0 : atto / 1_000_000_000_000))
         }
-    }
-
-    /// The SPS and PPS a receiver needs first: the first SPS, and the PPSs (distinct) before
-    /// the first slice, or the first PPS anywhere.
-    static func firstParameterSets(_ units: [NALUnit]) -> [NALUnit] {
-        var sets: [NALUnit] = []
-        for u in units {
-            if u.type.isVCL && sets.contains(where: { $0.type == .pps }) { break }
-            if u.type == .sps, sets.contains(where: { $0.type == .sps }) { continue }
-            if (u.type == .sps || u.type == .pps) && !sets.contains(u) { sets.append(u) }
-            if sets.count >= H264FormatParameters.maximumParameterSets { break }
-        }
-        return sets
     }
 
     static func frameRate(_ s: String) throws -> (Int64, Int64) {

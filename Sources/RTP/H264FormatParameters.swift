@@ -37,6 +37,29 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
                   parameterSets: units.filter { $0.type == .sps || $0.type == .pps }.map { Array($0.bytes) })
     }
 
+    /// Format parameters for packetization-mode 1 describing a stream by the parameter sets a
+    /// receiver needs first: the first SPS, and the distinct PPSs before the first slice (or
+    /// the first PPS anywhere when none comes before), at most ``maximumParameterSets``.
+    /// - Parameter units: the stream's NAL units in order (Annex-B split); only those up to the
+    ///   first slice after a PPS are looked at.
+    /// - Throws: as ``init(parameterSets:)``: ``H264Error/Code/missingParameterSet`` without an
+    ///   SPS.
+    public init(stream units: [NALUnit]) throws(H264Error) {
+        var sets: [NALUnit] = []
+        var hasSPS = false, hasPPS = false
+        for u in units {
+            if u.type.isVCL && hasPPS { break }
+            if u.type == .sps {
+                if hasSPS { continue }
+                hasSPS = true
+            }
+            if u.type == .pps { hasPPS = true }
+            if (u.type == .sps || u.type == .pps) && !sets.contains(u) { sets.append(u) }
+            if sets.count >= Self.maximumParameterSets { break }
+        }
+        try self.init(parameterSets: sets)
+    }
+
     /// Parses the parameters of an fmtp line: `a=fmtp:96 name=value;...` or just `name=value;...`.
     /// - Throws: ``H264Error/Code/invalidArgument`` for a malformed parameter, a bad
     ///   `profile-level-id` or Base64; ``H264Error/Code/limitExceeded`` for more than

@@ -38,4 +38,16 @@ public enum RTCP {
         u32(ssrc)
         return out
     }
+
+    /// A wall-clock time in NTP format (RFC 3550 4): seconds since 1 January 1900 in the high 32
+    /// bits (wrapping in 2036, as NTP's era does), the fraction of a second in the low 32.
+    /// - Parameter unixSeconds: seconds since 1 January 1970 (`Date().timeIntervalSince1970`);
+    ///   a time before 1900, or not finite, gives 0.
+    public static func ntpTimestamp(unixSeconds: Double) -> UInt64 {
+        let seconds = unixSeconds + 2_208_988_800
+        guard seconds.isFinite, seconds >= 0, seconds < 0x1p63 else { return 0 }
+        let whole = seconds.rounded(.down)
+        let fraction = UInt64(((seconds - whole) * 0x1p32).rounded(.down))
+        return UInt64(whole) << 32 | min(fraction, 0xFFFF_FFFF)
+    }
 }

@@ -45,7 +45,7 @@ extension X264Encoder {
             let p = session.parameters
             let sps = Session.sps(in: session.parameterSets)
             let pps = session.parameterSets.first { $0.type == .pps }.flatMap { unit in
-                try? PictureParameterSet(rbsp: unit.rbsp, sps: { _ in sps })
+                try? PictureParameterSet(rbsp: unit.rbsp, context: sps.map { ParameterSetStore(sps: $0) } ?? ParameterSetStore())
             }
             let profileIDC = Int(sps?.profileIDC ?? 0)
             self.profileIDC = profileIDC

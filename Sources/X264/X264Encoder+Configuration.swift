@@ -1,4 +1,5 @@
 import H264
+import H264Video
 
 extension X264Encoder {
     /// How an ``X264Encoder`` encodes, in the vocabulary of `VTCompressionSession` properties.

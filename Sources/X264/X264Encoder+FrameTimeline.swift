@@ -11,17 +11,17 @@ extension X264Encoder {
         var timescale: Int32 { firstTimescale ?? 90_000 }
 
         /// Checks that `frame` may follow.
-        /// - Throws: ``H264Error/Code/invalidTimestamp``.
-        func check(_ frame: VideoFrame) throws(H264Error) {
+        /// - Throws: ``X264Error/Code/invalidTimestamp``.
+        func check(_ frame: VideoFrame) throws(X264Error) {
             guard frame.timescale > 0 else {
-                throw H264Error.invalid(.invalidTimestamp, "timescale \(frame.timescale) must be positive")
+                throw X264Error.invalid(.invalidTimestamp, "timescale \(frame.timescale) must be positive")
             }
             if let first = firstTimescale, frame.timescale != first {
-                throw H264Error.invalid(.invalidTimestamp,
+                throw X264Error.invalid(.invalidTimestamp,
                     "frame timescale \(frame.timescale) differs from the stream's \(first); convert the pts instead")
             }
             if let last = lastPTS, frame.pts <= last {
-                throw H264Error.invalid(.invalidTimestamp, "pts \(frame.pts) does not follow the previous frame's \(last)")
+                throw X264Error.invalid(.invalidTimestamp, "pts \(frame.pts) does not follow the previous frame's \(last)")
             }
         }
 

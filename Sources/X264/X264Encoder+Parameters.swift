@@ -1,5 +1,6 @@
 internal import CX264
 import H264
+import H264Video
 
 extension X264Encoder.Configuration {
     /// The frame rate as x264's numerator / denominator: NTSC rates (29.97...) as n*1000/1001,
@@ -19,8 +20,8 @@ extension X264Encoder.Configuration {
     var rgbConversion: ColorConversion { (color ?? .bt601).conversion }
 
     /// Checks every setting that x264 would otherwise reject (printing to stderr) or accept wrongly.
-    func validate() throws(H264Error) {
-        func bad(_ reason: String) -> H264Error { H264Error.invalid(.invalidArgument, reason) }
+    func validate() throws(X264Error) {
+        func bad(_ reason: String) -> X264Error { X264Error.invalid(.invalidArgument, reason) }
         guard width > 0, height > 0 else { throw bad("size \(width)x\(height) must be positive") }
         guard width <= PixelFormat.maxDimension, height <= PixelFormat.maxDimension else {
             throw bad("size \(width)x\(height) is larger than \(PixelFormat.maxDimension)")
@@ -36,7 +37,7 @@ extension X264Encoder.Configuration {
             throw bad("expected frame rate \(expectedFrameRate) must be in (0, 1000]")
         }
         var lossless = false
-        func checkBitrate(_ b: Int, _ name: String) throws(H264Error) {
+        func checkBitrate(_ b: Int, _ name: String) throws(X264Error) {
             guard b >= 1000, b <= 2_000_000_000 else { throw bad("\(name) \(b) must be 1000...2e9 bits/s") }
         }
         switch rateControl {
@@ -50,7 +51,7 @@ extension X264Encoder.Configuration {
             guard q >= 0, q <= 51 else { throw bad("constant QP \(q) must be 0...51") }
             lossless = q == 0
             guard dataRateLimits.isEmpty else {
-                throw H264Error.invalid(.unsupported, "a constant QP cannot keep data rate limits (x264 ignores a VBV in CQP)")
+                throw X264Error.invalid(.unsupported, "a constant QP cannot keep data rate limits (x264 ignores a VBV in CQP)")
             }
         }
         try Self.validate(dataRateLimits)
@@ -83,12 +84,12 @@ extension X264Encoder.Configuration {
         }
         if let lo = minFrameQP, let hi = maxFrameQP, lo > hi { throw bad("min frame QP \(lo) is above max frame QP \(hi)") }
         if entropyMode == .cabac && profile == .baseline {
-            throw H264Error.invalid(.unsupported, "profile baseline does not support CABAC")
+            throw X264Error.invalid(.unsupported, "profile baseline does not support CABAC")
         }
         if fieldOrder != nil {
             guard height % 4 == 0 || chromaFormat != .yuv420 else { throw bad("interlaced 4:2:0 needs a height divisible by 4") }
             guard profile != .baseline else {
-                throw H264Error.invalid(.unsupported, "profile baseline does not support interlaced coding")
+                throw X264Error.invalid(.unsupported, "profile baseline does not support interlaced coding")
             }
         }
         if case .idc(let l) = level {
@@ -96,19 +97,19 @@ extension X264Encoder.Configuration {
         }
         let supported: ChromaFormat = profile.allowsChroma
         guard chromaFormat.rawValue <= supported.rawValue else {
-            throw H264Error.invalid(.unsupported, "profile \(profile.rawValue) does not support \(pixelFormat) input")
+            throw X264Error.invalid(.unsupported, "profile \(profile.rawValue) does not support \(pixelFormat) input")
         }
         if lossless && profile != .high444 {
-            throw H264Error.invalid(.unsupported, "lossless coding (CRF/QP 0) needs profile high444, not \(profile.rawValue)")
+            throw X264Error.invalid(.unsupported, "lossless coding (CRF/QP 0) needs profile high444, not \(profile.rawValue)")
         }
     }
 
     /// Checks data rate limits: positive bytes and window, at least 1 kbit/s, at most 2e9.
-    static func validate(_ limits: [DataRateLimit]) throws(H264Error) {
+    static func validate(_ limits: [DataRateLimit]) throws(X264Error) {
         for limit in limits {
             guard limit.bytes > 0, limit.seconds.isFinite, limit.seconds > 0, limit.bitsPerSecond >= 1000,
                   limit.bitsPerSecond <= 2e9 else {
-                throw H264Error.invalid(.invalidArgument,
+                throw X264Error.invalid(.invalidArgument,
                     "data rate limit \(limit.bytes) bytes / \(limit.seconds) s must be positive (>= 1 kbit/s)")
             }
         }
@@ -127,7 +128,7 @@ extension X264Encoder.Configuration {
 
     /// Builds x264's parameters for `plan`, at `levelIDC` when given (a reopened encoder keeps
     /// the level it first chose). The configuration has been validated.
-    func makeParameters(_ plan: X264Encoder.RatePlan, levelIDC: Int? = nil) throws(H264Error) -> x264_param_t {
+    func makeParameters(_ plan: X264Encoder.RatePlan, levelIDC: Int? = nil) throws(X264Error) -> x264_param_t {
         var p = x264_param_t()
         var tunes: [String] = []
         if let t = tune { tunes.append(t.rawValue) }
@@ -137,7 +138,7 @@ extension X264Encoder.Configuration {
             ? x264_param_default_preset(&p, preset.rawValue, nil)
             : x264_param_default_preset(&p, preset.rawValue, tuneString)
         guard status == 0 else {
-            throw H264Error.invalid(.invalidArgument, "x264 rejected preset \(preset.rawValue) with tune '\(tuneString)'")
+            throw X264Error.invalid(.invalidArgument, "x264 rejected preset \(preset.rawValue) with tune '\(tuneString)'")
         }
         p.i_width = Int32(width)
         p.i_height = Int32(height)
@@ -196,7 +197,7 @@ extension X264Encoder.Configuration {
         }
         applyStructure(to: &p)
         guard x264_param_apply_profile(&p, profile.rawValue) == 0 else {
-            throw H264Error.invalid(.unsupported, "x264 cannot apply profile \(profile.rawValue) to this configuration")
+            throw X264Error.invalid(.unsupported, "x264 cannot apply profile \(profile.rawValue) to this configuration")
         }
         return p
     }

@@ -25,7 +25,7 @@ extension X264Encoder {
     /// for the duration of `body`.
     static func withPicture<R>(_ frame: VideoFrame, highDepth: Bool, scratch: inout [UInt16],
                                        _ pic: inout x264_picture_t,
-                                       _ body: (inout x264_picture_t) throws(H264Error) -> R) throws(H264Error) -> R {
+                                       _ body: (inout x264_picture_t) throws(X264Error) -> R) throws(X264Error) -> R {
         let csp: Int32
         switch frame.format {
         case .nv12: csp = X264_CSP_NV12
@@ -57,7 +57,7 @@ extension X264Encoder {
                     }
                 }
             }
-            return try scratch.withUnsafeMutableBufferPointer { (buf: inout UnsafeMutableBufferPointer<UInt16>) throws(H264Error) -> R in
+            return try scratch.withUnsafeMutableBufferPointer { (buf: inout UnsafeMutableBufferPointer<UInt16>) throws(X264Error) -> R in
                 let base = UnsafeMutableRawPointer(buf.baseAddress!)
                 for (i, g) in geometry.enumerated() {
                     let ptr = (base + g.offset * 2).assumingMemoryBound(to: UInt8.self)
@@ -72,9 +72,9 @@ extension X264Encoder {
     }
 
     private static func withPlanes<R>(_ planes: [VideoFrame.Plane], _ index: Int, _ pic: inout x264_picture_t,
-                                      _ body: (inout x264_picture_t) throws(H264Error) -> R) throws(H264Error) -> R {
+                                      _ body: (inout x264_picture_t) throws(X264Error) -> R) throws(X264Error) -> R {
         guard index < planes.count else { return try body(&pic) }
-        return try planes[index].bytes.withUnsafeBufferPointer { (buf: UnsafeBufferPointer<UInt8>) throws(H264Error) -> R in
+        return try planes[index].bytes.withUnsafeBufferPointer { (buf: UnsafeBufferPointer<UInt8>) throws(X264Error) -> R in
             setPlane(&pic, index, UnsafeMutablePointer(mutating: buf.baseAddress!), Int32(planes[index].bytesPerRow))
             return try withPlanes(planes, index + 1, &pic, body)
         }

@@ -16,15 +16,15 @@ extension X264Encoder {
         private(set) var parameterSets: [NALUnit]
 
         /// Opens x264 with `configuration` and `plan`, at `levelIDC` when given.
-        /// - Throws: ``H264Error/Code/encoderFailure`` with x264's error messages.
-        init(_ configuration: Configuration, plan: RatePlan, levelIDC: Int?, log: X264Log) throws(H264Error) {
+        /// - Throws: ``X264Error/Code/encoderFailure`` with x264's error messages.
+        init(_ configuration: Configuration, plan: RatePlan, levelIDC: Int?, log: X264Log) throws(X264Error) {
             var p = try configuration.makeParameters(plan, levelIDC: levelIDC)
             log.install(in: &p)
             p.i_log_level = Int32(configuration.logHandler == nil ? LogLevel.error.rawValue : configuration.logLevel.rawValue)
             log.errors.withLock { $0.removeAll() }
             guard let handle = cx264_encoder_open(&p) else {
                 let messages = log.errors.withLock { $0 }
-                throw H264Error.invalid(.encoderFailure,
+                throw X264Error.invalid(.encoderFailure,
                     "x264_encoder_open failed" + (messages.isEmpty ? "" : ": " + messages.joined(separator: "; ")))
             }
             self.handle = handle
@@ -35,7 +35,7 @@ extension X264Encoder {
             maximumFrameDelay = Int(x264_encoder_maximum_delayed_frames(handle))
             if let n = configuration.maxFrameDelayCount, maximumFrameDelay > n {
                 x264_encoder_close(handle)
-                throw H264Error.invalid(.encoderFailure, "x264 would hold \(maximumFrameDelay) frames, more than the \(n) allowed")
+                throw X264Error.invalid(.encoderFailure, "x264 would hold \(maximumFrameDelay) frames, more than the \(n) allowed")
             }
             // Before any frame, x264_encoder_headers is safe (see reconfigure(_:)).
             parameterSets = Session.headers(handle)
@@ -54,11 +54,11 @@ extension X264Encoder {
 
         /// Applies `next` through `x264_encoder_reconfig` (the caller checked
         /// ``RatePlan/canReconfigure(to:)``).
-        mutating func reconfigure(_ next: RatePlan) throws(H264Error) {
+        mutating func reconfigure(_ next: RatePlan) throws(X264Error) {
             var p = parameters
             next.apply(to: &p)
             guard x264_encoder_reconfig(handle, &p) >= 0 else {
-                throw H264Error.invalid(.encoderFailure, "x264_encoder_reconfig failed")
+                throw X264Error.invalid(.encoderFailure, "x264_encoder_reconfig failed")
             }
             plan = next
             // Not x264_encoder_headers: once frames are in flight it writes into the output
@@ -75,7 +75,7 @@ extension X264Encoder {
         }
 
         /// Encodes nothing until x264 holds no more frames; what came out, in decoding order.
-        mutating func drain(timescale: Int32) throws(H264Error) -> [EncodedFrame] {
+        mutating func drain(timescale: Int32) throws(X264Error) -> [EncodedFrame] {
             var out: [EncodedFrame] = []
             while x264_encoder_delayed_frames(handle) > 0 {
                 out += try Session.encode(handle, nil, timescale: timescale)
@@ -125,12 +125,12 @@ extension X264Encoder {
 
         /// One `x264_encoder_encode` call (nil picture: drain); the output as an access unit.
         static func encode(_ handle: OpaquePointer, _ pic: UnsafeMutablePointer<x264_picture_t>?,
-                           timescale: Int32) throws(H264Error) -> [EncodedFrame] {
+                           timescale: Int32) throws(X264Error) -> [EncodedFrame] {
             var nals: UnsafeMutablePointer<x264_nal_t>? = nil
             var count: Int32 = 0
             var out = x264_picture_t()
             let size = x264_encoder_encode(handle, &nals, &count, pic, &out)
-            guard size >= 0 else { throw H264Error.invalid(.encoderFailure, "x264_encoder_encode failed") }
+            guard size >= 0 else { throw X264Error.invalid(.encoderFailure, "x264_encoder_encode failed") }
             guard size > 0, let nals, count > 0 else { return [] }
             var storage: [UInt8] = []
             storage.reserveCapacity(Int(size))
@@ -141,12 +141,14 @@ extension X264Encoder {
                 storage.append(contentsOf: body)
                 ranges.append(start..<storage.count)
             }
-            return [try EncodedFrame(storage: storage, ranges: ranges, pts: out.i_pts, dts: out.i_dts, timescale: timescale)]
+            return [try X264Error.core { () throws(H264Error) in
+                try EncodedFrame(storage: storage, ranges: ranges, pts: out.i_pts, dts: out.i_dts, timescale: timescale)
+            }]
         }
 
         static func encode(_ handle: OpaquePointer, _ pic: inout x264_picture_t,
-                           timescale: Int32) throws(H264Error) -> [EncodedFrame] {
-            try withUnsafeMutablePointer(to: &pic) { (p: UnsafeMutablePointer<x264_picture_t>) throws(H264Error) -> [EncodedFrame] in
+                           timescale: Int32) throws(X264Error) -> [EncodedFrame] {
+            try withUnsafeMutablePointer(to: &pic) { (p: UnsafeMutablePointer<x264_picture_t>) throws(X264Error) -> [EncodedFrame] in
                 try encode(handle, p, timescale: timescale)
             }
         }

@@ -37,7 +37,7 @@ import Synchronization
 ///
 /// Frames must come in presentation order with strictly increasing `pts`, all in the
 /// timescale of the first frame; others are refused with
-/// ``H264Error/Code/invalidTimestamp``, as VideoToolbox refuses them.
+/// ``X264Error/Code/invalidTimestamp``, as VideoToolbox refuses them.
 ///
 /// ## Threads
 ///
@@ -48,7 +48,15 @@ import Synchronization
 ///
 /// A frame with an ``VideoFrame/orientation`` carries a display orientation SEI message
 /// (payloadType 47) in its access unit, attached through x264's `extra_sei`.
+///
+/// ## Errors
+///
+/// Every method throws ``X264Error`` (the encoder's ``H264/FrameEncoder/Failure``): through
+/// `any FrameEncoder` the same values arrive as `any Error`.
 public final class X264Encoder: FrameEncoder, Sendable {
+    /// The error every method throws.
+    public typealias Failure = X264Error
+
     /// The configuration the encoder was opened with (bitrate and limit changes are not
     /// reflected; see ``activeSettings``).
     public let configuration: Configuration
@@ -69,12 +77,12 @@ public final class X264Encoder: FrameEncoder, Sendable {
 
     /// Opens an encoder.
     ///
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a size, rate, bitrate or other setting
-    ///   out of range (odd sizes for 4:2:0); ``H264Error/Code/unsupported`` for a profile
+    /// - Throws: ``X264Error/Code/invalidArgument`` for a size, rate, bitrate or other setting
+    ///   out of range (odd sizes for 4:2:0); ``X264Error/Code/unsupported`` for a profile
     ///   that cannot carry the input's chroma format, lossless coding, CABAC or interlacing,
-    ///   or a constant QP with data rate limits; ``H264Error/Code/encoderFailure`` when
+    ///   or a constant QP with data rate limits; ``X264Error/Code/encoderFailure`` when
     ///   `x264_encoder_open` fails (with x264's error messages in the reason).
-    public init(configuration: Configuration) throws(H264Error) {
+    public init(configuration: Configuration) throws(X264Error) {
         try configuration.validate()
         self.configuration = configuration
         let log = X264Log(handler: configuration.logHandler)
@@ -106,27 +114,29 @@ public final class X264Encoder: FrameEncoder, Sendable {
     ///     the previous frame's in the same timescale; both are carried to the output.
     ///   - options: ``FrameEncodeOptions/forceKeyframe`` makes this frame an IDR picture.
     /// - Returns: the access units that came out, in decoding order (often none at first).
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a frame of another size or format, or
-    ///   after ``flush()``; ``H264Error/Code/invalidTimestamp`` for a `pts` not after the
+    /// - Throws: ``X264Error/Code/invalidArgument`` for a frame of another size or format, or
+    ///   after ``flush()``; ``X264Error/Code/invalidTimestamp`` for a `pts` not after the
     ///   previous frame's or a timescale other than the first frame's;
-    ///   ``H264Error/Code/encoderFailure`` when x264 fails.
-    public func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(H264Error) -> [EncodedFrame] {
+    ///   ``X264Error/Code/encoderFailure`` when x264 fails.
+    public func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(X264Error) -> [EncodedFrame] {
         let c = configuration
         guard frame.width == c.width, frame.height == c.height, frame.format == c.pixelFormat else {
-            throw H264Error.invalid(.invalidArgument,
+            throw X264Error.invalid(.invalidArgument,
                 "frame is \(frame.width)x\(frame.height) \(frame.format), encoder expects \(c.width)x\(c.height) \(c.pixelFormat)")
         }
-        return try state.withLock { (s: inout State) throws(H264Error) -> [EncodedFrame] in
-            guard !s.flushed else { throw H264Error.invalid(.invalidArgument, "encode after flush") }
+        return try state.withLock { (s: inout State) throws(X264Error) -> [EncodedFrame] in
+            guard !s.flushed else { throw X264Error.invalid(.invalidArgument, "encode after flush") }
             try s.timeline.check(frame)
             var input = frame
             if frame.format.isRGB {
                 var scratch: VideoFrame
                 if let existing = s.scratch { scratch = existing } else {
-                    scratch = try VideoFrame(width: frame.width, height: frame.height, format: .i420)
+                    scratch = try X264Error.core { () throws(H264Error) in
+                        try VideoFrame(width: frame.width, height: frame.height, format: .i420)
+                    }
                 }
                 s.scratch = nil
-                try c.rgbConversion.convert(frame, into: &scratch)
+                try X264Error.core { () throws(H264Error) in try c.rgbConversion.convert(frame, into: &scratch) }
                 input = scratch
                 s.scratch = scratch
             }
@@ -137,7 +147,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
             if let o = frame.orientation { X264Encoder.attach(o, to: &pic) }
             let handle = s.session.handle
             let out = try X264Encoder.withPicture(input, highDepth: c.profile == .high10, scratch: &s.highDepth, &pic) {
-                (pic: inout x264_picture_t) throws(H264Error) -> [EncodedFrame] in
+                (pic: inout x264_picture_t) throws(X264Error) -> [EncodedFrame] in
                 try Session.encode(handle, &pic, timescale: frame.timescale)
             }
             s.timeline.admit(frame)
@@ -149,9 +159,9 @@ public final class X264Encoder: FrameEncoder, Sendable {
 
     /// Drains the frames x264 still holds. The encoder accepts no frames afterwards.
     ///
-    /// - Throws: ``H264Error/Code/encoderFailure`` when x264 fails.
-    public func flush() throws(H264Error) -> [EncodedFrame] {
-        try state.withLock { (s: inout State) throws(H264Error) -> [EncodedFrame] in
+    /// - Throws: ``X264Error/Code/encoderFailure`` when x264 fails.
+    public func flush() throws(X264Error) -> [EncodedFrame] {
+        try state.withLock { (s: inout State) throws(X264Error) -> [EncodedFrame] in
             s.flushed = true
             let out = s.pending + (try s.session.drain(timescale: s.timeline.timescale))
             s.pending = []
@@ -165,27 +175,27 @@ public final class X264Encoder: FrameEncoder, Sendable {
     ///
     /// The first change of an encoder that x264 cannot retarget in place reopens it (see
     /// "Bitrate changes" above); later changes are applied in place.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a bitrate below 1000 or above 2e9, or
-    ///   after ``flush()``; ``H264Error/Code/encoderFailure`` when x264 refuses.
-    public func setAverageBitrate(_ bitsPerSecond: Int) throws(H264Error) {
+    /// - Throws: ``X264Error/Code/invalidArgument`` for a bitrate below 1000 or above 2e9, or
+    ///   after ``flush()``; ``X264Error/Code/encoderFailure`` when x264 refuses.
+    public func setAverageBitrate(_ bitsPerSecond: Int) throws(X264Error) {
         guard bitsPerSecond >= 1000, bitsPerSecond <= 2_000_000_000 else {
-            throw H264Error.invalid(.invalidArgument, "average bitrate \(bitsPerSecond) must be 1000...2e9 bits/s")
+            throw X264Error.invalid(.invalidArgument, "average bitrate \(bitsPerSecond) must be 1000...2e9 bits/s")
         }
-        try state.withLock { (s: inout State) throws(H264Error) in
+        try state.withLock { (s: inout State) throws(X264Error) in
             try retarget(&s, to: s.targets.changingBitrate(to: bitsPerSecond, current: s.session.plan))
         }
     }
 
     /// Replaces the data rate limits for the frames that follow; an empty array removes them.
     ///
-    /// - Throws: ``H264Error/Code/invalidArgument`` for a malformed limit, or after
-    ///   ``flush()``; ``H264Error/Code/unsupported`` for a constant-QP encoder (x264 keeps no
-    ///   VBV in CQP); ``H264Error/Code/encoderFailure`` when x264 refuses.
-    public func setDataRateLimits(_ limits: [DataRateLimit]) throws(H264Error) {
+    /// - Throws: ``X264Error/Code/invalidArgument`` for a malformed limit, or after
+    ///   ``flush()``; ``X264Error/Code/unsupported`` for a constant-QP encoder (x264 keeps no
+    ///   VBV in CQP); ``X264Error/Code/encoderFailure`` when x264 refuses.
+    public func setDataRateLimits(_ limits: [DataRateLimit]) throws(X264Error) {
         try Configuration.validate(limits)
-        try state.withLock { (s: inout State) throws(H264Error) in
+        try state.withLock { (s: inout State) throws(X264Error) in
             if case .constantQP = s.targets.rateControl, !limits.isEmpty {
-                throw H264Error.invalid(.unsupported, "a constant QP cannot keep data rate limits (x264 ignores a VBV in CQP)")
+                throw X264Error.invalid(.unsupported, "a constant QP cannot keep data rate limits (x264 ignores a VBV in CQP)")
             }
             var next = s.targets
             next.limits = limits
@@ -195,8 +205,8 @@ public final class X264Encoder: FrameEncoder, Sendable {
 
     /// Moves the running encoder to `targets`: in place when x264 can, otherwise by opening a
     /// new x264 encoder (at the old one's level) and draining the old one into `pending`.
-    private func retarget(_ s: inout State, to targets: RateTargets) throws(H264Error) {
-        guard !s.flushed else { throw H264Error.invalid(.invalidArgument, "rate change after flush") }
+    private func retarget(_ s: inout State, to targets: RateTargets) throws(X264Error) {
+        guard !s.flushed else { throw X264Error.invalid(.invalidArgument, "rate change after flush") }
         let plan = configuration.ratePlan(targets, levelCPB: s.session.levelCPB)
         if s.session.plan.canReconfigure(to: plan) {
             try s.session.reconfigure(plan)

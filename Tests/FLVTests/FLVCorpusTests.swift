@@ -8,10 +8,10 @@ import H264
 /// FFmpeg.
 @Suite struct FLVCorpusTests {
     static func read(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(name))))
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(name))))
     }
 
-    @Test(.enabled(if: Support.hasCorpus, "needs ../shared/corpus"),
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"),
           arguments: ["flv/rflv_file.flv", "flv/rflv_test.flv"])
     func annexBSequenceHeaderIsRejected(_ name: String) throws {
         let bytes = try Self.read(name)
@@ -22,9 +22,9 @@ import H264
     /// FFmpeg inserts SPS/PPS right before the IDR slice (after SEI); we insert them after the
     /// AUD, before SEI. So the lists are compared with parameter sets taken out, and the
     /// parameter sets are compared as the sequence FFmpeg emits them.
-    @Test(.enabled(if: Support.hasCorpus && Support.hasFFmpeg, "needs ../shared/corpus and ffmpeg"))
+    @Test(.enabled(if: Corpus.isPresent && FFmpeg.isPresent, "needs ../shared/corpus and ffmpeg"))
     func nodeFLVToAnnexBMatchesFFmpeg() throws {
-        let path = Support.corpusFile("flv/node-flv_test.flv")
+        let path = Corpus.path("flv/node-flv_test.flv")
         let ours = try AnnexB.split(try FLVConversion.flvToAnnexB(try Self.read("flv/node-flv_test.flv")))
         let ff = try Support.run("ffmpeg", ["-v", "error", "-i", path, "-c:v", "copy", "-bsf:v", "h264_mp4toannexb",
                                             "-an", "-f", "h264", "-"])
@@ -40,7 +40,7 @@ import H264
 
     /// node-flv_test.flv (B-frames, composition times) read and written again: FFmpeg sees the
     /// same packets (pts, dts, keyframe) as in the original.
-    @Test(.enabled(if: Support.hasCorpus && Support.hasFFmpeg, "needs ../shared/corpus and ffprobe"))
+    @Test(.enabled(if: Corpus.isPresent && FFmpeg.isPresent, "needs ../shared/corpus and ffprobe"))
     func rewriteKeepsCompositionTimes() throws {
         let track = try FLVVideoTrack(reading: try Self.read("flv/node-flv_test.flv"))
         var w = FLVWriter()
@@ -54,8 +54,8 @@ import H264
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = dir + "/rewritten.flv"
         try Data(w.bytes).write(to: URL(fileURLWithPath: out))
-        let original = try Support.probePackets(Support.corpusFile("flv/node-flv_test.flv"))
-        let rewritten = try Support.probePackets(out)
+        let original = try FFmpeg.packets(Corpus.path("flv/node-flv_test.flv"))
+        let rewritten = try FFmpeg.packets(out)
         #expect(rewritten.errors.isEmpty, "\(rewritten.errors)")
         #expect(rewritten.packets.count == 300)
         #expect(rewritten.packets.map(\.pts) == original.packets.map(\.pts))
@@ -67,16 +67,16 @@ import H264
     }
 
     /// Corpus Annex-B streams written as FLV: every frame, keyframes at the IDRs, no errors.
-    @Test(.enabled(if: Support.hasCorpus && Support.hasFFmpeg, "needs ../shared/corpus and ffprobe"),
+    @Test(.enabled(if: Corpus.isPresent && FFmpeg.isPresent, "needs ../shared/corpus and ffprobe"),
           arguments: ["cros-codecs/test-25fps.h264", "cros-codecs/64x64-I-P-B-P-high.h264", "hibernia/CANL1_TOSHIBA_G.264"])
     func annexBToFLVPlays(_ name: String) throws {
-        let path = Support.corpusFile(name)
-        guard FileManager.default.fileExists(atPath: path) else { return }
+        let path = Corpus.path(name)
+        try #require(FileManager.default.fileExists(atPath: path), "\(path) is missing from the corpus")
         let annexB = try Self.read(name)
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         let idrs = accessUnits.map(\.isKeyframe)
         // FFmpeg's output order: our presentation times must agree with it.
-        let order = try Support.presentationOrder(path)
+        let order = try FFmpeg.presentationOrder(path)
         #expect(order.count == accessUnits.count)
         let delay = order.enumerated().map { $0.offset - $0.element }.max() ?? 0
         let flv = try FLVConversion.annexBToFLV(annexB, timing: .init(frameRate: (25, 1), overridesStreamTiming: true))
@@ -84,7 +84,7 @@ import H264
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = dir + "/out.flv"
         try Data(flv).write(to: URL(fileURLWithPath: out))
-        let probe = try Support.probePackets(out)
+        let probe = try FFmpeg.packets(out)
         #expect(probe.errors.isEmpty, "\(probe.errors)")
         #expect(probe.packets.count == accessUnits.count)
         // Keyframes where sent (FFmpeg's parser may flag more, e.g. I pictures with SPS/PPS).

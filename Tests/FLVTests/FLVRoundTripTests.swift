@@ -130,14 +130,21 @@ import H264
     /// Every byte of a valid file flipped in turn: errors are typed, nothing traps.
     @Test func flippedBytesNeverTrap() throws {
         let file = try Self.writeFile()
+        var read = 0, refused = 0
         for i in file.indices {
             for mask: UInt8 in [0xFF, 0x80, 0x01] {
                 var bad = file
                 bad[i] ^= mask
-                if let track = try? FLVVideoTrack(reading: bad, options: .init(checkPreviousTagSize: false)) {
+                do {
+                    let track = try FLVVideoTrack(reading: bad, options: .init(checkPreviousTagSize: false))
+                    read += 1
                     _ = try? track.annexB()
+                } catch {
+                    refused += 1
                 }
             }
         }
+        // Damage in a sample's bytes still reads; damage in the framing is refused.
+        #expect(read > 0 && refused > 0, "\(read) read, \(refused) refused")
     }
 }

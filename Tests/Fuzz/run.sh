@@ -7,9 +7,10 @@
 # mp4_read, of MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift):
 #   H.264 core:  annexb_parse, streaming, avcc, access_units, roundtrip
 #   around it:   flv_read, rtp_depacketize, rtmp_receive, y4m_parse, sdp_parse, mp4_read
-# The library modules (H264, RTP, FLV, RTMP, MP4) are compiled as they are in the package, one static
+# The library modules (H264, H264Video, RTP, FLV, RTMP, MP4) are compiled as they are in the package, one static
 # library each with libFuzzer's coverage instrumentation, into .build/fuzz/modules; the shared
-# bodies and the entry point (Tests/Fuzz/Targets/Entry.swift) make ONE binary for all targets,
+# bodies, Tests/TestSupport/FuzzProperty.swift (a broken property traps here, so that libFuzzer
+# keeps the input) and the entry point (Tests/Fuzz/Targets/Entry.swift) make ONE binary for all targets,
 # .build/fuzz/bin/h264-fuzz[-SANITIZERS]; FUZZ_TARGET selects the body at run time.
 #
 # FUZZ_SANITIZE (default: none) adds sanitizers to libFuzzer's coverage instrumentation, e.g.
@@ -68,7 +69,7 @@ build_module() {  # NAME
     mv "$modules/lib$1.a.tmp" "$modules/lib$1.a"
 }
 rebuilt=no
-for m in H264 RTP FLV RTMP MP4; do
+for m in H264 H264Video RTP FLV RTMP MP4; do
     if [ "$rebuilt" = yes ] || [ ! -f "$modules/lib$m.a" ] || \
        [ -n "$(find "$root/Sources/$m" -name '*.swift' -newer "$modules/lib$m.a" | head -n 1)" ]; then
         echo "building module $m..." >&2
@@ -77,12 +78,14 @@ for m in H264 RTP FLV RTMP MP4; do
     fi
 done
 if [ "$rebuilt" = yes ] || [ ! -x "$bin" ] || \
-   [ -n "$(find "$here/Targets" "$root/Tests/H264Tests/Fuzz" "$root/Tests/MP4Tests/Fuzz" -name '*.swift' -newer "$bin" | head -n 1)" ]; then
+   [ -n "$(find "$here/Targets" "$root/Tests/H264Tests/Fuzz" "$root/Tests/MP4Tests/Fuzz" "$root/Tests/TestSupport/FuzzProperty.swift" \
+        -name '*.swift' -newer "$bin" | head -n 1)" ]; then
     echo "building $bin..." >&2
     { find "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name 'Fuzz*.swift' -o -name 'Entry.swift'
-      echo "$root/Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift"; } | grep -v Regression > "$out/sources"
+      echo "$root/Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift"
+      echo "$root/Tests/TestSupport/FuzzProperty.swift"; } | grep -v Regression > "$out/sources"
     # shellcheck disable=SC2086
-    swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264 \
+    swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264Video -lH264 \
         @"$out/sources" -o "$bin.tmp"
     mv "$bin.tmp" "$bin"
 fi

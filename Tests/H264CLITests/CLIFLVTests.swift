@@ -64,13 +64,13 @@ import TestSupport
         #expect(Set(samples.map(\.pts)) == Set((0..<30).map { Int64($0 * 40) + samples[0].pts }))
     }
 
-    @Test(.enabled(if: Support.hasFFmpeg, "needs ffmpeg and ffprobe"))
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg and ffprobe"))
     func encodeFLVPlaysInFFmpeg() throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = dir + "/x.flv"
         try Self.encode(["-o", out, "--size", "160x96", "--frames", "30", "--bframes", "3", "--force-keyframes", "0,15"])
-        let probe = try Support.probePackets(out)
+        let probe = try FFmpeg.packets(out)
         #expect(probe.errors.isEmpty, "\(probe.errors)")
         #expect(probe.packets.count == 30)
         #expect(probe.packets.filter(\.key).count == 2)
@@ -100,14 +100,14 @@ import TestSupport
         #expect(throws: CLIError.self) { try Self.convert([flv, dir + "/y.flv"]) }    // FLV to FLV
     }
 
-    @Test(.enabled(if: Support.hasFFmpeg, "needs ffmpeg and ffprobe"))
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg and ffprobe"))
     func convertedFLVPlaysInFFmpeg() throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let input = try Self.bFrameStream(dir)
         let flv = dir + "/c.flv"
         try Self.convert([input, flv])
-        let probe = try Support.probePackets(flv)
+        let probe = try FFmpeg.packets(flv)
         #expect(probe.errors.isEmpty, "\(probe.errors)")
         #expect(probe.packets.count == 30 && probe.packets.filter(\.key).count == 2)
         #expect(probe.packets.contains { $0.pts != $0.dts })
@@ -128,7 +128,7 @@ import TestSupport
             #expect(aud.primaryPicType == AccessUnitDelimiter(sliceTypes: au.sliceTypes).primaryPicType)
         }
         let types = units.map { try? AccessUnitDelimiter(rbsp: $0.nalUnits[0].rbsp).primaryPicType }
-        #expect(types.first == 0 && types.contains(1) && types.contains(2))  // I, P, B pictures
+        #expect(types.first == .i && types.contains(.iP) && types.contains(.iPB))  // I, P, B pictures
         // Nothing else changed; a second pass inserts nothing.
         #expect(try AnnexB.split(bytes).filter { $0.type != .accessUnitDelimiter }.map(\.bytes)
                 == AnnexB.split(original).map(\.bytes))

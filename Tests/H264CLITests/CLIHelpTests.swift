@@ -1,13 +1,15 @@
 import Testing
+import TestSupport
 
 /// `h264 --help` lists every command by its whole name (the overview used to cut names
 /// longer than ten characters: "build-stre").
 @Suite struct CLIHelpTests {
-    @Test(.enabled(if: CLIRobustnessTests.binary != nil, "the h264 executable is not built"))
+    @Test(.enabled(if: Support.h264 != nil, "the h264 executable is not built"))
     func overviewNamesEveryCommandWhole() throws {
         let run = try CLIRobustnessTests.run(["--help"])
         #expect(run.status == 0)
-        let names = run.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first }.map(String.init)
+        let text = String(decoding: run.stdout, as: UTF8.self)
+        let names = text.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first }.map(String.init)
         #expect(names.contains("build-stream"))
         #expect(names.count >= 10)
         // Each name is a command: its own help works.

@@ -53,7 +53,8 @@ import TestSupport
         let args = prefix.map { $0 == "IN" ? input : $0.hasPrefix("OUT") ? dir.appendingPathComponent($0).path : $0 }
         for value in Self.malformed where !(option == "--force-keyframes" && value.isEmpty) {  // "" is an empty list there
             let line = "h264 \((args + [option, value]).joined(separator: " "))"
-            let (status, signalled, _, stderr) = try CLIRobustnessTests.run(args + [option, value])
+            let r = try CLIRobustnessTests.run(args + [option, value])
+            let (status, signalled, stderr) = (r.status, r.signalled, r.stderr)
             #expect(!signalled, "\(line) was killed by a signal")
             #expect(status == 1, "\(line) exited with \(status)")
             let lines = stderr.split(separator: "\n", omittingEmptySubsequences: true)

@@ -11,19 +11,8 @@ import TestSupport
         return url
     }()
 
-    /// The `h264` executable: next to the test bundle, else in `.build/debug`.
-    static let binary: String? = {
-        var candidates: [URL] = []
-        if let first = CommandLine.arguments.first {
-            var dir = URL(fileURLWithPath: first)
-            for _ in 0..<3 {  // the bundle, or an executable inside it
-                dir.deleteLastPathComponent()
-                candidates.append(dir.appendingPathComponent("h264"))
-            }
-        }
-        candidates.append(packageRoot.appendingPathComponent(".build/debug/h264"))
-        return candidates.map(\.path).first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    /// The `h264` executable (``Support/h264``).
+    static var binary: String? { Support.h264 }
 
     /// Damaged copies of a few fixtures, plus garbage, written to a temporary directory.
     static func inputs(in dir: URL) throws -> [URL] {
@@ -55,25 +44,9 @@ import TestSupport
         return out
     }
 
-    /// Runs the `h264` executable: its exit status, whether a signal ended it, stdout and
-    /// stderr (stdout goes through a temporary file, so a long listing cannot block on a pipe).
-    static func run(_ arguments: [String]) throws -> (status: Int32, signalled: Bool, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try #require(binary))
-        p.arguments = arguments
-        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("h264-cli-stdout-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outURL) }
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = out
-        try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        try out.close()
-        let stdout = String(decoding: Support.readFile(outURL.path), as: UTF8.self)
-        return (p.terminationStatus, p.terminationReason == .uncaughtSignal, stdout, String(decoding: data, as: UTF8.self))
+    /// Runs the `h264` executable to its end (at most five minutes).
+    static func run(_ arguments: [String]) throws -> Support.ProcessResult {
+        try Support.run(try #require(binary), arguments, timeout: 300)
     }
 
     @Test(.enabled(if: binary != nil, "the h264 executable is not built"))
@@ -95,7 +68,8 @@ import TestSupport
                 ["edit", path, out, "--aud", "remove", "--crop", "0,2,0,2", "--full-range", "1"],
             ]
             for arguments in commands {
-                let (status, signalled, _, stderr) = try Self.run(arguments)
+                let r = try Self.run(arguments)
+                let (status, signalled, stderr) = (r.status, r.signalled, r.stderr)
                 let line = "h264 \(arguments.joined(separator: " "))"
                 #expect(!signalled, "\(line) was killed by a signal")
                 #expect(status == 0 || status == 1, "\(line) exited with \(status)")

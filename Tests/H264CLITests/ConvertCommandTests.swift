@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import H264CLI
 import H264
+import TestSupport
 
 @Suite struct ConvertCommandTests {
     static let stream: [UInt8] = [
@@ -88,10 +89,20 @@ import H264
         #expect(sum == n * (n - 1) / 2)
     }
 
-    /// `h264 bench --json` prints one object with every key (a tiny run).
-    @Test func benchRunsEveryMeasurement() throws {
-        var args = Arguments(["--size-mb", "1", "--repetitions", "1", "--json",
-                              "--only", "access_units_gbps,parse_headers_gbps,slice_headers_per_s"])
-        try BenchCommand.run(&args)
+    /// `h264 bench --json --only ...` prints one object with exactly the measurements asked
+    /// for, each a positive figure, and the input's size (a tiny run of the built tool).
+    @Test(.enabled(if: Support.h264 != nil, "needs the built h264 tool"))
+    func benchRunsEveryMeasurement() throws {
+        let keys = ["access_units_gbps", "parse_headers_gbps", "slice_headers_per_s"]
+        let run = try Support.run(try #require(Support.h264), ["bench", "--size-mb", "1", "--repetitions", "1", "--json", "--only", keys.joined(separator: ",")])
+            .checked("h264 bench")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any], "\(run.output)")
+        #expect(Set(object.keys) == Set(keys + ["input_bytes", "slice_file"]))
+        for key in keys {
+            let value = try #require(object[key] as? Double, "\(key) in \(run.output)")
+            #expect(value > 0 && value.isFinite, "\(key) = \(value)")
+        }
+        let inputBytes = try #require(object["input_bytes"] as? Int)
+        #expect(inputBytes >= 1 << 20 && inputBytes < 2 << 20, "a 1 MiB stream: \(inputBytes) bytes")
     }
 }

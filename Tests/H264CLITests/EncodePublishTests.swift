@@ -8,7 +8,7 @@ import TestSupport
 /// `h264 encode --rtmp URL`: the test pattern published live to nginx-rtmp, read back from its
 /// recording.
 @Suite struct EncodePublishTests {
-    static var canPublish: Bool { NginxServer.isAvailable && Support.hasFFmpeg }
+    static var canPublish: Bool { NginxServer.isAvailable && FFmpeg.isPresent }
 
     @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp, ffmpeg and ffprobe"))
     func encodeAndPublishTheTestPattern() throws {
@@ -26,7 +26,7 @@ import TestSupport
         let recording = server.recording("enc")
         #expect(FileManager.default.fileExists(atPath: recording), "\(server.log)")
 
-        let probe = try Support.probePackets(recording)
+        let probe = try FFmpeg.packets(recording)
         #expect(probe.errors.isEmpty, "\(probe.errors)")
         #expect(probe.packets.count == 50)
         #expect(probe.packets.filter(\.key).count == 2)

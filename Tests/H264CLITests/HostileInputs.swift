@@ -78,7 +78,7 @@ enum HostileInputs {
         let record = try hugeRecord(ppsCount: ppsCount)
         var bytes: [UInt8] = []
         for _ in 0..<samples { bytes += try AVCC.write([try NALUnit(idrSlice)]) }
-        return (bytes, record.serialized())
+        return (bytes, try record.serialized())
     }
 
     static func hugeRecord(ppsCount: Int) throws -> AVCDecoderConfigurationRecord {
@@ -100,7 +100,7 @@ enum HostileInputs {
     /// Class 4: one SEI NAL unit with a `size`-byte `user_data_unregistered` payload.
     static func bigUserDataSEI(size: Int) throws -> [UInt8] {
         let message = SEIMessage(.userDataUnregistered(SEIUserDataUnregistered(payload: [UInt8](repeating: 0x41, count: size))))
-        return [0, 0, 0, 1] + Array(try SEIRBSP(messages: [message]).nalUnit().bytes)
+        return [0, 0, 0, 1] + Array(try SEINALUnit(messages: [message]).nalUnit().bytes)
     }
 
     /// Class 7: `count` NAL units whose header has `forbidden_zero_bit` set (`00 00 01 80`).

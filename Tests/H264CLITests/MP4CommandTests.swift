@@ -8,13 +8,13 @@ import TestSupport
 /// `h264 encode -o out.mp4`, including a recording killed with SIGKILL: the built tool, checked
 /// with FFmpeg and the MP4 reader.
 @Suite struct MP4CommandTests {
-    static var ready: Bool { CLIRobustnessTests.binary != nil && Support.hasFFmpeg }
+    static var ready: Bool { CLIRobustnessTests.binary != nil && FFmpeg.isPresent }
     static let streams = CLIRobustnessTests.packageRoot.appendingPathComponent("Fixtures/Streams").path
 
     static func h264(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let r = try CLIRobustnessTests.run(args)
         #expect(!r.signalled)
-        return (r.status, r.stdout, r.stderr)
+        return (r.status, r.output, r.stderr)
     }
 
     /// The non-parameter-set NAL units of an Annex-B file.
@@ -24,8 +24,8 @@ import TestSupport
     }
 
     static func frames(_ path: String) throws -> (count: Int, errors: String) {
-        let r = try Support.run("ffmpeg", ["-v", "error", "-i", path, "-f", "framecrc", "-"])
-        let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let r = try FFmpeg.ffmpeg(["-v", "error", "-i", path, "-f", "framecrc", "-"])
+        let lines = r.output.split(separator: "\n").filter { !$0.hasPrefix("#") }
         return (lines.count, r.stderr)
     }
 
@@ -99,7 +99,7 @@ import TestSupport
     /// with a sync sample.
     @Test(.enabled(if: ready, "needs the h264 executable and ffmpeg"))
     func segmentPlaysThroughThePlaylist() throws {
-        let corpus = CorpusStreams.path("cros-codecs/test-25fps.h264")
+        let corpus = Corpus.path("cros-codecs/test-25fps.h264")
         let source = FileManager.default.fileExists(atPath: corpus) ? corpus : Self.streams + "/baseline-cavlc.264"
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -148,12 +148,9 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for layout in ["fragmented", "media-first"] {
             let out = dir + "/rec-\(layout).mp4"
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: try #require(CLIRobustnessTests.binary))
-            p.arguments = ["encode", "-o", out, "--size", "320x180", "--frames", "100000", "--preset", "ultrafast",
-                           "--mp4-layout", layout, "--threads", "1"]
-            p.standardError = FileHandle.nullDevice
-            try p.run()
+            let p = try Support.start(try #require(CLIRobustnessTests.binary),
+                                      ["encode", "-o", out, "--size", "320x180", "--frames", "100000", "--preset", "ultrafast",
+                                       "--mp4-layout", layout, "--threads", "1"])
             // Wait until a few fragments are on disk (at most 20 s), then kill.
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline {

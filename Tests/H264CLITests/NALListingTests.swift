@@ -14,8 +14,7 @@ import H264
 
     @Test func invalidNALUnitsAreListedInPlace() throws {
         let entries = try AnnexB.entries(Self.stream[...], leadingData: .reject)
-        #expect(entries.count == 3)
-        guard entries.count == 3 else { return }
+        try #require(entries.count == 3)
         if case .unit(let sps) = entries[0] { #expect(sps.type == .sps) } else { Issue.record("entry 0: \(entries[0])") }
         if case .invalid(let offset, let error) = entries[1] {
             #expect(offset == 16)
@@ -38,19 +37,19 @@ import H264
 
         let nals = try CLIRobustnessTests.run(["nals", path])
         #expect(nals.status == 0 && nals.stderr.isEmpty)
-        let lines = nals.stdout.split(separator: "\n").map(String.init)
+        let lines = nals.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)  // the column header and three entries
         #expect(lines.dropFirst().map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["4", "16", "22"])
         #expect(lines.contains { $0.contains("invalid NAL unit: forbiddenBitSet") })
         #expect(lines.last?.hasSuffix("Access unit delimiter") == true)
 
         let json = try CLIRobustnessTests.run(["nals", path, "--json"])
-        #expect(json.stdout.split(separator: "\n").dropFirst().first == #"{"offset":16,"error":"forbiddenBitSet","reason":"forbidden_zero_bit is 1"}"#)
+        #expect(json.output.split(separator: "\n").dropFirst().first == #"{"offset":16,"error":"forbiddenBitSet","reason":"forbidden_zero_bit is 1"}"#)
 
         let trace = try CLIRobustnessTests.run(["trace", path])
         #expect(trace.status == 0 && trace.stderr.isEmpty)
-        #expect(trace.stdout.contains("# invalid NAL unit at 16: forbiddenBitSet"))
-        #expect(trace.stdout.contains("# NAL 1 at 22: "))  // the AUD, traced after it
-        #expect(trace.stdout.contains("primary_pic_type = 0"))
+        #expect(trace.output.contains("# invalid NAL unit at 16: forbiddenBitSet"))
+        #expect(trace.output.contains("# NAL 1 at 22: "))  // the AUD, traced after it
+        #expect(trace.output.contains("primary_pic_type = 0"))
     }
 }

@@ -21,25 +21,12 @@ struct ResourceLimitTests {
     /// Runs `h264 arguments` with at most `megabytes` of address space and `seconds` of wall
     /// clock (then SIGKILL); stdout goes to /dev/null.
     static func run(_ arguments: [String], megabytes: Int, seconds: Double) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "ulimit -v \(megabytes * 1024) && exec \"$0\" \"$@\"", try #require(CLIRobustnessTests.binary)] + arguments
-        p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        let err = Pipe()
-        p.standardError = err
         let start = ContinuousClock.now
-        try p.run()
-        let pid = p.processIdentifier
-        let timer = DispatchSource.makeTimerSource()
-        timer.schedule(deadline: .now() + seconds)
-        timer.setEventHandler { Glibc.kill(pid, SIGKILL) }
-        timer.resume()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        timer.cancel()
+        let limit = "ulimit -v \(megabytes * 1024) && exec \"$0\" \"$@\""
+        let r = try Support.run("/bin/sh", ["-c", limit, try #require(CLIRobustnessTests.binary)] + arguments,
+                                timeout: seconds, keepOutput: false)
         let elapsed = start.duration(to: .now)
-        return Run(status: p.terminationStatus, killed: p.terminationReason == .uncaughtSignal,
-                   stderr: String(decoding: stderr, as: UTF8.self),
+        return Run(status: r.status, killed: r.signalled, stderr: r.stderr,
                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 

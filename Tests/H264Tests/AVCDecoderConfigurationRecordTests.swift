@@ -20,7 +20,7 @@ func hexBytes(_ s: String) -> [UInt8] {
 
     @Test func buildsHighProfileLikeFFmpeg() throws {
         let record = try AVCDecoderConfigurationRecord(parameterSets: [try NALUnit(Self.highSPS), try NALUnit(Self.highPPS)])
-        #expect(record.serialized() == Self.highRecord)
+        #expect(try record.serialized() == Self.highRecord)
         #expect(record.profileIndication == 100 && record.levelIndication == 20)
         #expect(record.highProfileExtension?.chromaFormat == 1)
         #expect(record.parameterSetCount == 2)
@@ -36,14 +36,14 @@ func hexBytes(_ s: String) -> [UInt8] {
         #expect(parsed.sequenceParameterSets.map { Array($0.bytes) } == [Self.highSPS])
         #expect(parsed.pictureParameterSets.map { Array($0.bytes) } == [Self.highPPS])
         #expect(parsed.highProfileExtension == .init(chromaFormat: 1, bitDepthLumaMinus8: 0, bitDepthChromaMinus8: 0))
-        #expect(parsed.serialized() == Self.highRecord)
+        #expect(try parsed.serialized() == Self.highRecord)
     }
 
     @Test func baselineHasNoExtension() throws {
         let sps = try NALUnit(Self.baselineSPS), pps = try NALUnit(Self.baselinePPS)
         let record = try AVCDecoderConfigurationRecord(parameterSets: [pps, sps], lengthSize: .two)
         #expect(record.highProfileExtension == nil)
-        #expect(record.serialized() == hexBytes("0142e00afde100096742e00a96528589c801000468c92388"))
+        #expect(try record.serialized() == hexBytes("0142e00afde100096742e00a96528589c801000468c92388"))
         #expect(try AVCDecoderConfigurationRecord(parsing: record.serialized()) == record)
     }
 
@@ -57,14 +57,34 @@ func hexBytes(_ s: String) -> [UInt8] {
         #expect(record.pictureParameterSets == [pps, pps2])
         #expect(record.highProfileExtension?.sequenceParameterSetExtensions == [ext])
         #expect(record.parameterSets.count == 5)
-        let bytes = record.serialized()
+        let bytes = try record.serialized()
         #expect(bytes[4] == 0xFC && bytes[5] == 0xE2)
         #expect(try AVCDecoderConfigurationRecord(parsing: bytes) == record)
         // A High-profile record cut after the PPSs (older muxers): no extension, no error.
         let withoutExtension = Array(Self.highRecord.dropLast(4))
         let parsed = try AVCDecoderConfigurationRecord(parsing: withoutExtension)
         #expect(parsed.highProfileExtension == nil)
-        #expect(parsed.serialized() == withoutExtension)
+        #expect(try parsed.serialized() == withoutExtension)
+    }
+
+    @Test func writingRefusesWhatTheFieldsCannotCount() throws {
+        var record = try AVCDecoderConfigurationRecord(parameterSets: [try NALUnit(Self.highSPS), try NALUnit(Self.highPPS)])
+        let sps = record.sequenceParameterSets[0], pps = record.pictureParameterSets[0]
+        record.sequenceParameterSets = Array(repeating: sps, count: 31)
+        #expect(try AVCDecoderConfigurationRecord(parsing: record.serialized()).sequenceParameterSets.count == 31)
+        record.sequenceParameterSets.append(sps)  // 32: five bits cannot count them
+        #expect(throws: H264Error(.limitExceeded, "")) { try record.serialized() }
+        record.sequenceParameterSets = [sps]
+        record.pictureParameterSets = Array(repeating: pps, count: 256)
+        #expect(throws: H264Error(.limitExceeded, "")) { try record.serialized() }
+        record.pictureParameterSets = [pps]
+        record.highProfileExtension?.sequenceParameterSetExtensions = Array(repeating: try NALUnit([0x6D, 0x40]), count: 256)
+        #expect(throws: H264Error(.limitExceeded, "")) { try record.serialized() }
+        record.highProfileExtension?.sequenceParameterSetExtensions = []
+        record.pictureParameterSets = [try NALUnit([0x68] + Array(repeating: 0x55, count: 65_535))]  // 65,536 bytes
+        #expect(throws: H264Error(.nalUnitTooLarge, "")) { try record.serialized() }
+        record.pictureParameterSets = [try NALUnit([0x68] + Array(repeating: 0x55, count: 65_534))]  // 65,535: fits
+        #expect(try AVCDecoderConfigurationRecord(parsing: record.serialized()) == record)
     }
 
     @Test func errors() throws {

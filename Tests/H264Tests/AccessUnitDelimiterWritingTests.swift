@@ -18,16 +18,20 @@ import Testing
     @Test(arguments: 0..<cases.count)
     func primaryPicType(index: Int) {
         let c = Self.cases[index]
-        #expect(AccessUnitDelimiter(sliceTypes: c.sliceTypes).primaryPicType == c.expected, "\(c.sliceTypes)")
+        #expect(AccessUnitDelimiter(sliceTypes: c.sliceTypes).primaryPicType.rawValue == c.expected, "\(c.sliceTypes)")
+        // The type allows every kind present, and the types before it do not.
+        let type = AccessUnitDelimiter(sliceTypes: c.sliceTypes).primaryPicType
+        let kinds = c.sliceTypes.compactMap { SliceType(rawValue: $0)?.kind }
+        #expect(kinds.allSatisfy(type.allows))
     }
 
     @Test func nalUnitRoundTrip() throws {
-        for type in UInt8(0)...7 {
+        for type in PrimaryPicType.allCases {
             let unit = try AccessUnitDelimiter(primaryPicType: type).nalUnit()
             #expect(unit.type == .accessUnitDelimiter && unit.nalRefIdc == 0 && unit.count == 2)
             #expect(try AccessUnitDelimiter(rbsp: unit.rbsp).primaryPicType == type)
         }
-        #expect(Array(try AccessUnitDelimiter(primaryPicType: 7).nalUnit().bytes) == [0x09, 0xF0])
-        #expect(throws: H264Error(.valueOutOfRange, "")) { try AccessUnitDelimiter(primaryPicType: 8).nalUnit() }
+        #expect(Array(try AccessUnitDelimiter(primaryPicType: .any).nalUnit().bytes) == [0x09, 0xF0])
+        #expect(PrimaryPicType.allCases.map(\.rawValue) == Array(0...7))
     }
 }

@@ -4,7 +4,7 @@ import TestSupport
 
 /// The batch and streaming drivers are the fuzz bodies' own (`FuzzBodies.splitEvents` and
 /// `streamEvents`), so these tests and the `streaming` fuzz target check the same thing.
-@Suite struct AnnexBStreamParserTests {
+@Suite(.recordingFuzzViolations) struct AnnexBStreamParserTests {
     static let edgeCases: [[UInt8]] = [
         [],
         [0],
@@ -96,9 +96,9 @@ import TestSupport
 
     static let corpusChunkSizes = [1, 7, 188, 1500, 65536]
 
-    @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"), arguments: CorpusFiles.annexBStreams)
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"), arguments: Corpus.annexBStreams)
     func corpusStreamingEqualsBatch(_ path: String) throws {
-        let bytes = try CorpusFiles.read(path)
+        let bytes = try Corpus.read(path)
         let expected = FuzzBodies.splitEvents(bytes[...])
         #expect(!expected.isEmpty)
         for size in Self.corpusChunkSizes {
@@ -108,11 +108,11 @@ import TestSupport
         }
     }
 
-    @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"))
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
     func corpusRandomChunking() throws {
         var rng = SplitMix64(seed: 7)
-        for path in CorpusFiles.annexBStreams.prefix(12) {
-            let bytes = try CorpusFiles.read(path)
+        for path in Corpus.annexBStreams.prefix(12) {
+            let bytes = try Corpus.read(path)
             let sizes = (0..<16).map { _ in Int(rng.next() % 3000) + 1 }
             #expect(FuzzBodies.streamEvents(bytes, sizes: sizes) == FuzzBodies.splitEvents(bytes[...]), "\(path)")
         }

@@ -26,11 +26,17 @@ import Testing
     @Test func everyPrefixIsSafe() throws {
         var stream: [UInt8] = []
         for i in 0..<200 { stream += [0, 0, 1, UInt8(0x61), UInt8(i), 0, 0, 3, 1] }
+        var previous = 0
         for n in 0...stream.count {
             var s = AnnexB.Splitter(stream[..<n])
+            var units = 0
             while true {
-                do { guard try s.next() != nil else { break } } catch { continue }
+                do { guard try s.next() != nil else { break }; units += 1 } catch { continue }
             }
+            // A longer prefix never loses a NAL unit a shorter one gave.
+            #expect(units >= previous, "prefix of \(n) bytes")
+            previous = units
         }
+        #expect(previous == 200)
     }
 }

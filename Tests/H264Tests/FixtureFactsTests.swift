@@ -62,14 +62,14 @@ import Testing
             switch unit.type {
             case .sps: store.insert(try SequenceParameterSet(rbsp: unit.rbsp))
             case .pps:
-                let pps = try PictureParameterSet(rbsp: unit.rbsp, sps: store.spsLookup)
+                let pps = try PictureParameterSet(rbsp: unit.rbsp, context: store)
                 store.insert(pps)
                 if entropy == nil { entropy = pps.entropyCodingModeFlag ? .cabac : .cavlc }
             case .slice, .idrSlice:
                 // missing-pps.264's slices have no PPS; truncated.264's last slice is cut, but
                 // its header is whole.
-                guard let header = try? SliceHeader.parse(unit, store: &store).header else { continue }
-                sliceTypes[["P", "B", "I", "SP", "SI"][Int(header.sliceKind)], default: 0] += 1
+                guard let header = try? SliceHeader.parse(unit, context: store).header else { continue }
+                sliceTypes[["P", "B", "I", "SP", "SI"][Int(header.sliceKind.rawValue)], default: 0] += 1
                 if header.fieldPicFlag { fieldSlices += 1 }
                 if header.isB && unit.nalRefIdc > 0 { referenceB += 1 }
             case .sei:

@@ -1,6 +1,7 @@
 import Foundation
 import H264Fixtures
 import Testing
+import TestSupport
 @testable import H264
 
 /// The fixture set: every stream loads, the manifest describes exactly the shipped files, and
@@ -148,23 +149,11 @@ import Testing
         #expect(Int(record[4] & 3) + 1 == lengthSize)
     }
 
-    static let ffprobe: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin"
-        return path.split(separator: ":").map { "\($0)/ffprobe" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    @Test(.enabled(if: ffprobe != nil, "ffprobe is not installed"), arguments: annexB)
+    @Test(.enabled(if: FFmpeg.isPresent, "ffprobe is not installed"), arguments: annexB)
     func accessUnitSizesMatchFFprobe(_ fixture: Fixture) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.ffprobe))
-        process.arguments = ["-v", "quiet", "-f", "h264", "-show_packets", "-show_entries", "packet=size",
-                             "-of", "csv=p=0", fixture.url.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let sizes = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Int($0) }
+        let r = try FFmpeg.ffprobe(["-v", "quiet", "-f", "h264", "-show_packets", "-show_entries", "packet=size",
+                                    "-of", "csv=p=0", fixture.url.path]).checked("ffprobe")
+        let sizes = r.output.split(whereSeparator: \.isNewline).compactMap { Int($0) }
         #expect(sizes == fixture.facts.accessUnitSizes)
     }
 

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Hostile input: every prefix of real streams, and random bytes, through every framing entry
 /// point; each gives NAL units or typed errors, never a trap.
-@Suite struct FramingRobustnessTests {
+@Suite(.recordingFuzzViolations) struct FramingRobustnessTests {
     /// Runs every framing reader over `bytes`, checking that each loop ends.
     static func exercise(_ bytes: ArraySlice<UInt8>) {
         var splitter = AnnexB.Splitter(bytes)
@@ -51,10 +51,10 @@ import TestSupport
         for n in 0...record.count { Self.exercise(record[..<n]) }
     }
 
-    @Test(.enabled(if: CorpusFiles.isPresent, "needs ../shared/corpus"),
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"),
           arguments: ["cros-codecs/64x64-I.h264", "cros-codecs/64x64-I-P-B-P-high.h264", "mp4ff/avc__two-frames.264"])
     func everyPrefixOfCorpusStreams(_ path: String) throws {
-        let bytes = try CorpusFiles.read(path)
+        let bytes = try Corpus.read(path)
         // Every prefix of the first 1,500 bytes, then every 97th.
         var n = 0
         while n <= bytes.count {

@@ -13,7 +13,7 @@ import H264Fixtures
         let before = try AnnexB.split(bytes), after = try AnnexB.split(out)
         let hasUserData = { (units: [NALUnit]) in
             units.filter { $0.type == .sei }.contains { unit in
-                (try? SEI.parse(unit, context: NoSEIContext(), options: .framingOnly))?.messages
+                (try? SEI.parse(unit, context: EmptySyntaxContext(), options: .framingOnly))?.messages
                     .contains { $0.payload.payloadType == SEIPayloadType(name: "user_data_unregistered")! } ?? false
             }
         }

@@ -1,19 +1,20 @@
 import Testing
 import H264Fixtures
 @testable import H264
+import TestSupport
 
 /// `AnnexBHeaderEditor`: no edits gives the same bytes; edits change only what they name.
-@Suite(.enabled(if: SyntaxTestCorpus.isPresent, "needs ../shared/corpus"))
+@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
 struct HeaderEditorTests {
-    @Test(arguments: SyntaxTestCorpus.streams)
+    @Test(arguments: Corpus.annexBStreams)
     func noEditsIsByteIdentical(stream: String) throws {
-        let input = SyntaxTestCorpus.bytes(stream)
+        let input = try Corpus.read(stream)
         let output = try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits())
         #expect(output == input)
     }
 
     @Test func vuiEditsChangeOnlyTheVUI() throws {
-        let input = SyntaxTestCorpus.bytes("cros-codecs/test-25fps.h264")
+        let input = try Corpus.read("cros-codecs/test-25fps.h264")
         var edits = HeaderEdits()
         edits.sampleAspectRatio = (4, 3)
         edits.frameRate = (30000, 1001)
@@ -42,7 +43,7 @@ struct HeaderEditorTests {
     }
 
     @Test func cropAndAccessUnitDelimiters() throws {
-        let input = SyntaxTestCorpus.bytes("openh264/BA_MW_D.264")
+        let input = try Corpus.read("openh264/BA_MW_D.264")
         var edits = HeaderEdits()
         edits.crop = [8, 8, 16, 0]
         edits.accessUnitDelimiters = .insert
@@ -68,7 +69,7 @@ struct HeaderEditorTests {
         // A slice naming PPS 5, which no stream defines, between two good streams' units.
         var w = BitWriter()
         w.writeBits(0x65, 8); w.writeUE(0); w.writeUE(7); w.writeUE(5); w.writeBits(0xFFFF_FFFF, 32)
-        let input = SyntaxTestCorpus.bytes("openh264/BA_MW_D.264") + [0, 0, 0, 1] + w.bytes
+        let input = try Corpus.read("openh264/BA_MW_D.264") + [0, 0, 0, 1] + w.bytes
         var unparsed: [(index: Int, error: H264Error)] = []
         let output = try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits(), unparsed: &unparsed)
         #expect(output == input)
@@ -101,16 +102,5 @@ struct HeaderEditorTests {
         // tolerates it, and the editor must not drop it (found by the roundtrip fuzz target).
         let input: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0x50, 0, 0, 0, 1, 0x0C, 0xFF, 0xFF, 0x80, 0x55]
         #expect(try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits()) == input)
-    }
-
-    @Test func primaryPicTypeFollowsTable7_5() {
-        #expect(AnnexBHeaderEditor.primaryPicType([2]) == 0)
-        #expect(AnnexBHeaderEditor.primaryPicType([2, 0]) == 1)
-        #expect(AnnexBHeaderEditor.primaryPicType([1, 0]) == 2)
-        #expect(AnnexBHeaderEditor.primaryPicType([4]) == 3)
-        #expect(AnnexBHeaderEditor.primaryPicType([3]) == 4)
-        #expect(AnnexBHeaderEditor.primaryPicType([2, 4]) == 5)
-        #expect(AnnexBHeaderEditor.primaryPicType([3, 0]) == 6)
-        #expect(AnnexBHeaderEditor.primaryPicType([3, 1]) == 7)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import H264
+import TestSupport
 
 /// Malformed and extreme headers: typed errors, never a trap, no allocation sized by an
 /// unchecked field.
@@ -74,18 +75,20 @@ import Testing
         w.writeUE(0); w.writeUE(7); w.writeUE(5)  // first_mb 0, slice_type 7 (I), pps 5
         w.writeBits(0xFFFF_FFFF, 32)
         let nal = try NALUnit(w.bytes)
-        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, store: &store) }
+        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, context: store) }
         var pps = PictureParameterSet()
         pps.id = 5
         pps.spsID = 3
         store.insert(pps)
-        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, store: &store) }
+        #expect(throws: H264Error(.missingParameterSet, "")) { try SliceHeader.parse(nal, context: store) }
         var sps = SequenceParameterSet()
         sps.id = 3
         store.insert(sps)
-        let (header, _) = try SliceHeader.parse(nal, store: &store)
+        let (header, _) = try SliceHeader.parse(nal, context: store)
         #expect(header.ppsID == 5 && header.isI)
-        #expect(store.activeSPSID == 3)
+        #expect(store.activeSPSID == nil, "parsing does not change the store")
+        try store.activate(header)
+        #expect(store.activeSPSID == 3 && store.activePPSID == 5)
     }
 
     @Test func trailingDataAfterTheStopBitIsKept() throws {
@@ -120,16 +123,15 @@ import Testing
         #expect(sps.width == 65536)
     }
 
-    @Test func everyPrefixOfCorpusHeadersThrowsOrParses() throws {
-        guard SyntaxTestCorpus.isPresent else { return }
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus")) func everyPrefixOfCorpusHeadersThrowsOrParses() throws {
         for stream in ["fate-frext/FRExt1_Panasonic.avc", "openh264/test_scalinglist_jm.264", "openh264/SVA_FM1_E.264",
                        "hibernia/CVWP1_TOSHIBA_E.264", "fate-frext/HCAMFF1_HHI.264", "openh264/LS_SVA_D.264"] {
             var store = ParameterSetStore()
             var slices = 0
-            for nal in SyntaxTestCorpus.nalUnits(stream) {
+            for nal in try Corpus.nalUnits(stream) {
                 let rbsp = Array(nal.rbsp)
-                switch nal.type.rawValue {
-                case 7:
+                switch nal.type {
+                case .sps:
                     for n in 0..<rbsp.count {
                         #expect(throws: H264Error.self) { try SequenceParameterSet(rbsp: rbsp[..<n]) }
                         // Every bit prefix, zero padded: must not trap.
@@ -140,17 +142,16 @@ import Testing
                         }
                     }
                     try store.ingest(nal)
-                case 8:
-                    for n in 0..<rbsp.count { _ = try? PictureParameterSet(rbsp: rbsp[..<n], sps: store.spsLookup) }
+                case .pps:
+                    for n in 0..<rbsp.count { _ = try? PictureParameterSet(rbsp: rbsp[..<n], context: store) }
                     try store.ingest(nal)
-                case 1, 5:
+                case .slice, .idrSlice:
                     guard slices < 40 else { continue }
                     slices += 1
-                    let (_, bits) = try SliceHeader.parse(nal, store: &store)
+                    let (_, bits) = try SliceHeader.parse(nal, context: store)
                     for n in 0..<((bits + 7) / 8) where n * 8 < bits {
                         #expect(throws: H264Error(.truncated, "")) {
-                            try SliceHeader.parse(rbsp: rbsp[..<n], nalUnitType: nal.type.rawValue, nalRefIdc: nal.nalRefIdc,
-                                                  idrPicFlag: nal.type == .idrSlice, store: &store)
+                            try SliceHeader.parse(rbsp: rbsp[..<n], nalUnitHeader: NALUnitHeader(nal), context: store)
                         }
                     }
                 default: continue
@@ -161,14 +162,14 @@ import Testing
 
     /// Corpus NAL units with random bits flipped (a fixed seed): parsing, tracing and
     /// re-writing them throws or succeeds, never traps.
-    @Test func bitFlippedHeadersNeverTrap() throws {
-        guard SyntaxTestCorpus.isPresent else { return }
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus")) func bitFlippedHeadersNeverTrap() throws {
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed }
+        var exercised = 0
         for stream in ["fate-frext/FRExt1_Panasonic.avc", "openh264/test_scalinglist_jm.264", "openh264/SVA_FM1_E.264",
                        "hibernia/CVWP1_TOSHIBA_E.264", "openh264/sps_subsetsps_bothVUI.264", "openh264/LS_SVA_D.264"] {
             var clean = ParameterSetStore()
-            for nal in SyntaxTestCorpus.nalUnits(stream).prefix(120) {
+            for nal in try Corpus.nalUnits(stream).prefix(120) {
                 _ = NALUnitTrace.trace(nal, store: &clean)
                 for _ in 0..<8 {
                     var bytes = Array(nal.bytes)
@@ -178,14 +179,18 @@ import Testing
                         bytes[bit / 8] ^= 0x80 >> UInt8(bit % 8)
                     }
                     guard let mutated = try? NALUnit(bytes) else { continue }
+                    exercised += 1
                     var store = clean
-                    _ = NALUnitTrace.trace(mutated, store: &store)
+                    let trace = NALUnitTrace.trace(mutated, store: &store)
+                    #expect(!trace.elements.isEmpty || trace.error != nil, "\(stream): a trace with neither elements nor error")
                     _ = try? store.ingest(mutated)
-                    _ = try? SliceHeader.parse(mutated, store: &store)
+                    _ = try? SliceHeader.parse(mutated, context: store)
+                    // Without edits the editor gives back any input, parsed or copied, unchanged.
                     let framed: [UInt8] = [0, 0, 0, 1] + bytes
-                    _ = try? AnnexBHeaderEditor.edit(framed[...], edits: HeaderEdits())
+                    #expect(try AnnexBHeaderEditor.edit(framed[...], edits: HeaderEdits()) == framed, "\(stream)")
                 }
             }
         }
+        #expect(exercised >= 2_500, "\(exercised) mutated NAL units")
     }
 }

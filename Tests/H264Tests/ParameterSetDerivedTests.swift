@@ -1,11 +1,12 @@
 import Testing
 @testable import H264
+import TestSupport
 
 /// Derived SPS values against what ffprobe reports for corpus streams.
-@Suite(.enabled(if: SyntaxTestCorpus.isPresent, "needs ../shared/corpus"))
+@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
 struct ParameterSetDerivedTests {
     static func firstSPS(_ stream: String) throws -> SequenceParameterSet {
-        let nal = try #require(SyntaxTestCorpus.nalUnits(stream).first { $0.type == .sps })
+        let nal = try #require(try Corpus.nalUnits(stream).first { $0.type == .sps })
         return try SequenceParameterSet(rbsp: nal.rbsp)
     }
 

@@ -1,46 +1,40 @@
 import Testing
 @testable import H264
+import TestSupport
 
 /// Every parameter set, delimiter, filler and slice header of the corpus re-serialises
 /// bit-exactly through the writer driven by the same syntax description.
-@Suite(.enabled(if: SyntaxTestCorpus.isPresent, "needs ../shared/corpus"))
+@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
 struct ParameterSetRoundTripTests {
-    @Test(arguments: SyntaxTestCorpus.streams)
+    @Test(arguments: Corpus.annexBStreams)
     func roundTrip(stream: String) throws {
         var store = ParameterSetStore()
         var counts = [UInt8: Int]()
-        for nal in SyntaxTestCorpus.nalUnits(stream) {
+        for nal in try Corpus.nalUnits(stream) {
             let rbsp = nal.rbsp
-            switch nal.type.rawValue {
-            case 7:
+            switch nal.type {
+            case .sps:
                 let sps = try SequenceParameterSet(rbsp: rbsp)
                 #expect(try sps.rbsp() == Array(rbsp), "SPS of \(stream)")
                 store.insert(sps)
-            case 8:
-                let pps = try PictureParameterSet(rbsp: rbsp, sps: store.spsLookup)
-                #expect(try pps.rbsp(sps: store.spsLookup) == Array(rbsp), "PPS of \(stream)")
+            case .pps:
+                let pps = try PictureParameterSet(rbsp: rbsp, context: store)
+                #expect(try pps.rbsp(context: store) == Array(rbsp), "PPS of \(stream)")
                 store.insert(pps)
-            case 9:
-                var aud = try AccessUnitDelimiter(rbsp: rbsp)
-                var w = SyntaxWriter()
-                try aud.code(&w)
-                #expect(w.writer.bytes == Array(rbsp))
-            case 12:
-                var filler = try FillerData(rbsp: rbsp)
-                var w = SyntaxWriter()
-                try filler.code(&w)
-                #expect(w.writer.bytes == Array(rbsp))
-            case 15:
-                var subset = try SubsetSequenceParameterSet(rbsp: rbsp)
-                var w = SyntaxWriter()
-                try subset.code(&w)
-                #expect(w.writer.bytes == Array(rbsp), "subset SPS of \(stream)")
+            case .accessUnitDelimiter:
+                let aud = try AccessUnitDelimiter(rbsp: rbsp)
+                #expect(try aud.rbsp(context: store) == Array(rbsp))
+            case .fillerData:
+                let filler = try FillerData(rbsp: rbsp)
+                #expect(try filler.rbsp(context: store) == Array(rbsp))
+            case .subsetSPS:
+                let subset = try SubsetSequenceParameterSet(rbsp: rbsp)
+                #expect(try subset.rbsp(context: store) == Array(rbsp), "subset SPS of \(stream)")
                 store.insert(subset)
-            case 1, 5, 20:
-                if nal.type.rawValue == 20, let e = nal.headerExtension, e[e.startIndex] & 0x80 != 0 { continue }
-                let (header, bits) = try SliceHeader.parse(nal, store: &store)
-                let w = try header.write(nalUnitType: nal.type.rawValue, nalRefIdc: nal.nalRefIdc,
-                                         idrPicFlag: SliceHeader.idrPicFlag(nal), store: &store)
+            case .slice, .idrSlice, .sliceExtension:
+                if nal.type == .sliceExtension, let e = nal.headerExtension, e[e.startIndex] & 0x80 != 0 { continue }
+                let (header, bits) = try SliceHeader.parse(nal, context: store)
+                let w = try header.write(context: store)
                 #expect(w.bitCount == bits, "slice header length in \(stream)")
                 var original = BitReader(rbsp)
                 var written = BitReader(w.bytes)

@@ -17,7 +17,7 @@ import Testing
             var warnings: [ParseWarning] = []
             let sps = try SequenceParameterSet(rbsp: try Self.vuiSPS(), mode: mode, warnings: &warnings)
             #expect(sps == (try SequenceParameterSet(rbsp: try Self.vuiSPS())))
-            let pps = try PictureParameterSet(rbsp: try Self.unit(.vuiFull, type: 8).rbsp, sps: { _ in sps }, mode: mode,
+            let pps = try PictureParameterSet(rbsp: try Self.unit(.vuiFull, type: 8).rbsp, context: ParameterSetStore(sps: sps), mode: mode,
                                               warnings: &warnings)
             #expect(pps.id == 0)
             #expect(warnings.isEmpty)
@@ -74,10 +74,10 @@ import Testing
     @Test func missingTrailingBitsInAPPS() throws {
         let sps = try SequenceParameterSet(rbsp: try Self.unit(.mainCABACBFrames, type: 7).rbsp)
         let ppsUnit = try Self.unit(.mainCABACBFrames, type: 8)
-        let original = try PictureParameterSet(rbsp: ppsUnit.rbsp, sps: { _ in sps })
+        let original = try PictureParameterSet(rbsp: ppsUnit.rbsp, context: ParameterSetStore(sps: sps))
         var w = SyntaxWriter()
         var copy = original
-        try copy.code(&w, sps: { _ in sps })
+        try copy.code(&w, context: ParameterSetStore(sps: sps))
         var bytes = w.writer.bytes
         // Remove the stop bit and its alignment: the last 1 bit of the RBSP.
         while bytes.last == 0 { bytes.removeLast() }
@@ -85,9 +85,9 @@ import Testing
         bytes[bytes.count - 1] = last & (last &- 1)
         var warnings: [ParseWarning] = []
         #expect(throws: H264Error.self) {
-            try PictureParameterSet(rbsp: bytes[...], sps: { _ in sps }, mode: .strict, warnings: &warnings)
+            try PictureParameterSet(rbsp: bytes[...], context: ParameterSetStore(sps: sps), mode: .strict, warnings: &warnings)
         }
-        let lenient = try PictureParameterSet(rbsp: bytes[...], sps: { _ in sps }, mode: .lenient, warnings: &warnings)
+        let lenient = try PictureParameterSet(rbsp: bytes[...], context: ParameterSetStore(sps: sps), mode: .lenient, warnings: &warnings)
         #expect(lenient == original)
         #expect(warnings.map(\.deviation) == [.missingTrailingBits])
     }

@@ -32,10 +32,10 @@ import TestSupport
         let unit = Self.sei([userData, recovery])
         #expect(unit.bytes.count > 300 + 50)  // emulation-prevention bytes were inserted
         #expect(RecoveryPointLookup.mayHoldRecoveryPoint(unit.payload))
-        #expect(RecoveryPointLookup.recoveryFrameCount(in: unit, context: NoSEIContext()) == 0)
+        #expect(RecoveryPointLookup.recoveryFrameCount(in: unit, context: EmptySyntaxContext()) == 0)
         let without = Self.sei([userData, (1, [0x12, 0x34])])
         #expect(!RecoveryPointLookup.mayHoldRecoveryPoint(without.payload))
-        #expect(RecoveryPointLookup.recoveryFrameCount(in: without, context: NoSEIContext()) == nil)
+        #expect(RecoveryPointLookup.recoveryFrameCount(in: without, context: EmptySyntaxContext()) == nil)
         // A size past the end: no recovery point (the parse fails too).
         let cut = try! NALUnit([0x06, 0x05, 0x40, 0x01, 0x80])
         #expect(!RecoveryPointLookup.mayHoldRecoveryPoint(cut.payload))
@@ -47,13 +47,13 @@ import TestSupport
         var seiCount = 0
         var recoveryPoints = 0
         var streams = [("openGOP", Fixture.openGOP.bytes()), ("intraRefresh", Fixture.intraRefresh.bytes())]
-        for path in CorpusFiles.annexBStreams { streams.append((path, try CorpusFiles.read(path))) }
+        for path in Corpus.annexBStreams { streams.append((path, try Corpus.read(path))) }
         for (path, bytes) in streams {
             var splitter = AnnexB.Splitter(bytes[...], leadingData: .skip)
             while let unit = try? splitter.next() {
                 guard unit.type == .sei else { continue }
                 seiCount += 1
-                let parsed = try? SEI.parse(unit, context: NoSEIContext(), options: RecoveryPointLookup.options)
+                let parsed = try? SEI.parse(unit, context: EmptySyntaxContext(), options: RecoveryPointLookup.options)
                 let hasRecoveryPoint = parsed?.messages.contains { $0.payloadType == .recoveryPoint } ?? false
                 if hasRecoveryPoint { recoveryPoints += 1 }
                 if !RecoveryPointLookup.mayHoldRecoveryPoint(unit.payload) {
@@ -61,7 +61,7 @@ import TestSupport
                 }
             }
         }
-        #expect(seiCount > (CorpusFiles.isPresent ? 100 : 1))
+        #expect(seiCount > (Corpus.isPresent ? 100 : 1))
         #expect(recoveryPoints > 1)
     }
 }

@@ -51,6 +51,6 @@ import Testing
     @Test func overlongExpGolombInAPayloadIsATypedError() {
         // pan_scan_rect with 32 leading zero bits in pan_scan_rect_id.
         let nal: [UInt8] = [0x06, 0x02, 0x06, 0, 0, 0, 0, 0x80, 0x01, 0x80]
-        #expect(throws: H264Error(.invalidExpGolomb, "")) { try SEI.parse(try NALUnit(nal), context: NoSEIContext()) }
+        #expect(throws: H264Error(.invalidExpGolomb, "")) { try SEI.parse(try NALUnit(nal), context: EmptySyntaxContext()) }
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import H264
 
 /// A dictionary-backed SEI context for tests: the SPS facts hard-coded from FFmpeg's trace of
 /// each stream's SPS (the real SPS parser is wired in by the integrator).
-struct TestSEIContext: SEIContext {
+struct TestSEIContext: SyntaxContext {
     var sps: [Int: SEITimingInfo]
     var active: SEITimingInfo?
 
@@ -39,23 +40,6 @@ enum SEITestSupport {
         "test-25fps": .single(SEITimingInfo(nalHRD: hrd(24, 24, 24, 24), vclHRD: nil, picStructPresent: false)),
     ]
 
-    static let packageRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-
-    /// `../shared/corpus` from the package root (or from the folder above it, for a worktree
-    /// two levels down).
-    static let corpus: String = {
-        let candidates = [packageRoot + "/../shared/corpus", packageRoot + "/../../shared/corpus"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/cros-codecs/test-25fps.h264") } ?? candidates[0]
-    }()
-
-    static var corpusPresent: Bool { FileManager.default.fileExists(atPath: corpus + "/cros-codecs/test-25fps.h264") }
-
-    static let ffmpegPath: String? = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
     /// Corpus streams that carry SEI NAL units, with the context key for their SPS and how
     /// many frames FFmpeg needs to trace to see them (nil: all).
     static let corpusSEIStreams: [(path: String, context: String, frames: Int?)] = [
@@ -67,60 +51,32 @@ enum SEITestSupport {
         ("openh264/VID_1280x720_cabac_temporal_direct.264", "none", 1),
     ]
 
-    /// A quick filter: whether the file holds a start code followed by an SEI NAL unit header.
-    static func mayHoldSEI(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return false }
-        return [0x06, 0x26, 0x46, 0x66].contains { (h: UInt8) in data.range(of: Data([0, 0, 1, h])) != nil }
-    }
-
     static func context(_ key: String) -> TestSEIContext {
         contexts[key] ?? TestSEIContext(sps: [:], active: nil)
     }
 
-    static func seiUnits(of path: String) throws -> [NALUnit] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return try AnnexB.split([UInt8](data), leadingData: .skip).filter { $0.type == .sei }
+    /// The SEI NAL units of a corpus stream.
+    static func seiUnits(ofCorpus relative: String) throws -> [NALUnit] {
+        try Corpus.nalUnits(relative).filter { $0.type == .sei }
     }
 
-    /// The element lines FFmpeg's trace_headers prints for each SEI NAL unit of `path`, as
-    /// `<position> <name> = <value>`.
-    static func ffmpegSEITraces(of path: String, frames: Int? = nil) throws -> [[String]] {
-        guard let ffmpeg = ffmpegPath else { return [] }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ffmpeg)
-        p.arguments = ["-hide_banner", "-v", "trace", "-f", "h264", "-i", path, "-c", "copy",
-                       "-bsf:v", "trace_headers"] + (frames.map { ["-frames:v", "\($0)"] } ?? []) + ["-f", "null", "-"]
-        let pipe = Pipe()
-        p.standardError = pipe
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        var groups: [[String]] = []
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            guard line.hasPrefix("[trace_headers"), let close = line.firstIndex(of: "]") else { continue }
-            let fields = line[line.index(after: close)...].split(separator: " ")
-            guard fields.count >= 5, let pos = Int(fields[0]), fields[fields.count - 2] == "=" else { continue }
-            let element = "\(pos) \(fields[1]) = \(fields[fields.count - 1])"
-            if pos == 0 && fields[1] == "forbidden_zero_bit" { groups.append([]) }
-            if !groups.isEmpty { groups[groups.count - 1].append(element) }
-        }
-        return groups.filter { $0.contains("3 nal_unit_type = 6") }
+    /// The element lines FFmpeg's trace_headers prints for each SEI NAL unit of a corpus
+    /// stream, as `<position> <name> = <value>`.
+    static func ffmpegSEITraces(ofCorpus relative: String, frames: Int? = nil) throws -> [[String]] {
+        try FFmpeg.traceHeaders(Corpus.path(relative), options: frames.map { ["-frames:v", "\($0)"] } ?? [])
+            .filter { unit in unit.contains { $0.name == "nal_unit_type" && $0.value == 6 } }
+            .map { unit in unit.map { "\($0.position) \($0.name) = \($0.value)" } }
     }
 
-    /// Parses (framing only) and re-writes every SEI NAL unit of every Annex-B stream under
-    /// `root`, recording an issue for each that does not come back byte-identical.
+    /// Parses (framing only) and re-writes every SEI NAL unit of every stream, recording an
+    /// issue for each that does not come back byte-identical.
     /// - Returns: the number of SEI NAL units checked.
-    static func framingRoundTrip(under root: String) throws -> Int {
-        let exts: Set<String> = ["264", "h264", "jsv", "avc", "26l", "jvt"]
+    static func framingRoundTrip(_ streams: [(name: String, bytes: [UInt8])]) throws -> Int {
         var count = 0
-        guard let walker = FileManager.default.enumerator(atPath: root) else { return 0 }
-        for case let rel as String in walker where exts.contains((rel as NSString).pathExtension) {
-            let path = root + "/" + rel
-            guard mayHoldSEI(path), let units = try? seiUnits(of: path) else { continue }
-            for u in units {
-                let sei = try SEI.parse(u, context: NoSEIContext(), options: .framingOnly)
-                #expect(try sei.write() == Array(u.bytes), "\(rel)")
+        for (name, bytes) in streams {
+            for u in try AnnexB.split(bytes[...], leadingData: .skip) where u.type == .sei {
+                let sei = try SEI.parse(u, context: EmptySyntaxContext(), options: .framingOnly)
+                #expect(try sei.write() == Array(u.bytes), "\(name)")
                 count += 1
             }
         }

@@ -1,6 +1,8 @@
 import Foundation
+import H264Fixtures
 import Testing
 @testable import H264
+import TestSupport
 
 private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.hex(hex)) }
 
@@ -26,7 +28,7 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         let nal = try NALUnit([0x06, 0x06, 0x03, 0x96, 0xAC])
         var elements: [TraceElement] = []
         #expect(throws: H264Error(.truncated, "")) {
-            try SEI.trace(nal, context: NoSEIContext(), into: &elements)
+            try SEI.trace(nal, context: EmptySyntaxContext(), into: &elements)
         }
         #expect(elements.map(\.name) == ["forbidden_zero_bit", "nal_ref_idc", "nal_unit_type",
                                          "last_payload_type_byte", "last_payload_size_byte"])
@@ -36,8 +38,8 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
 @Suite struct SEIPayloadTests {
     private static let ctxC = SEITestSupport.context("c")
 
-    private func roundTrip(_ payloads: [SEIPayload], context: some SEIContext = ctxC) throws -> SEIRBSP {
-        let sei = SEIRBSP(messages: payloads.map { SEIMessage($0) })
+    private func roundTrip(_ payloads: [SEIPayload], context: some SyntaxContext = ctxC) throws -> SEINALUnit {
+        let sei = SEINALUnit(messages: payloads.map { SEIMessage($0) })
         let bytes = try sei.write()
         let parsed = try SEI.parse(try NALUnit(bytes), context: context)
         #expect(parsed.messages.map(\.payload) == payloads)
@@ -135,7 +137,7 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
     @Test func ffmpegOptionsKeepFramePackingAndMarkingRepetitionRaw() throws {
         let payloads: [SEIPayload] = [.framePackingArrangement(SEIFramePackingArrangement()),
                                       .decRefPicMarkingRepetition(SEIDecRefPicMarkingRepetition())]
-        let bytes = try SEIRBSP(messages: payloads.map { SEIMessage($0) }).write()
+        let bytes = try SEINALUnit(messages: payloads.map { SEIMessage($0) }).write()
         let sei = try SEI.parse(try NALUnit(bytes), context: Self.ctxC, options: .ffmpegTrace)
         #expect(sei.messages.allSatisfy { $0.payload.isRaw && $0.rawReason == .keptByOptions })
         #expect(try sei.write() == bytes)
@@ -149,13 +151,13 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
 
     @Test func extendedTypeAndSizeBytes() throws {
         let payload = [UInt8](repeating: 7, count: 600)
-        let sei = SEIRBSP(messages: [SEIMessage(.raw(type: SEIPayloadType(600), bytes: payload))])
+        let sei = SEINALUnit(messages: [SEIMessage(.raw(type: SEIPayloadType(600), bytes: payload))])
         let bytes = try sei.write()
         // 600 = 255 + 255 + 90 for both the type and the size.
         #expect(Array(bytes[1...6]) == [0xFF, 0xFF, 90, 0xFF, 0xFF, 90])
-        let parsed = try SEI.parse(try NALUnit(bytes), context: NoSEIContext())
+        let parsed = try SEI.parse(try NALUnit(bytes), context: EmptySyntaxContext())
         #expect(parsed.messages[0].payload == .raw(type: SEIPayloadType(600), bytes: payload))
-        let trace = try SEI.trace(try NALUnit(bytes), context: NoSEIContext()).flatMap(\.expanded).prefix(9).map(\.description)
+        let trace = try SEI.trace(try NALUnit(bytes), context: EmptySyntaxContext()).flatMap(\.expanded).prefix(9).map(\.description)
         #expect(trace.suffix(6) == ["8 ff_byte = 255", "16 ff_byte = 255", "24 last_payload_type_byte = 90",
                                     "32 ff_byte = 255", "40 ff_byte = 255", "48 last_payload_size_byte = 90"])
     }
@@ -163,7 +165,7 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
     @Test func payloadExtensionAndAlignmentBitsArePreserved() throws {
         // A recovery point followed by 5 reserved_payload_extension_data bits.
         let nal = try unit("0606040096ada080")
-        let sei = try SEI.parse(nal, context: NoSEIContext())
+        let sei = try SEI.parse(nal, context: EmptySyntaxContext())
         #expect(sei.messages[0].trailer == SEIPayloadTrailer(extensionData: [0b10110], extensionBitCount: 5))
         #expect(try sei.write() == Array(nal.bytes))
     }
@@ -171,18 +173,18 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
     @Test func trailingZeroBytesArePreserved() throws {
         // A recovery point, rbsp_trailing_bits, then four zero bytes (carried as 00 00 03 00 00 03).
         let nal = try unit("060601848000000300000300")
-        let sei = try SEI.parse(try NALUnit(Array(nal.bytes.dropLast())), context: NoSEIContext())
+        let sei = try SEI.parse(try NALUnit(Array(nal.bytes.dropLast())), context: EmptySyntaxContext())
         #expect(sei.trailingZeroBytes == 4)
         #expect(try sei.write() == Array(nal.bytes.dropLast()))
     }
 
     @Test func missingSPSKeepsTimingPayloadsRaw() throws {
         let nal = try unit("06000693c6d02328c080")  // buffering_period naming SPS 0
-        let sei = try SEI.parse(nal, context: NoSEIContext())
+        let sei = try SEI.parse(nal, context: EmptySyntaxContext())
         #expect(sei.messages[0].rawReason == .missingSPS(id: 0))
         #expect(sei.messages[0].payload.isRaw)
         #expect(try sei.write() == Array(nal.bytes))
-        let pt = try SEI.parse(try unit("06010300080880"), context: NoSEIContext())
+        let pt = try SEI.parse(try unit("06010300080880"), context: EmptySyntaxContext())
         #expect(pt.messages[0].rawReason == .noActiveSPS)
     }
 
@@ -199,18 +201,18 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         // recovery point, user data unregistered, display orientation, ..., from a hand-made NAL unit.
         let v = SEITraceVectors.all.first { $0.hex.hasPrefix("0606030096ac0515") }!
         let nal = try unit(v.hex)
-        let before = try SEI.parse(nal, context: NoSEIContext(), options: .framingOnly)
+        let before = try SEI.parse(nal, context: EmptySyntaxContext(), options: .framingOnly)
         let out = try #require(try SEI.removingMessages(ofType: .userDataUnregistered, from: nal))
-        let after = try SEI.parse(try NALUnit(out), context: NoSEIContext(), options: .framingOnly)
+        let after = try SEI.parse(try NALUnit(out), context: EmptySyntaxContext(), options: .framingOnly)
         #expect(after.messages == before.messages.filter { $0.payloadType != .userDataUnregistered })
         #expect(out.count == nal.count - 23)
     }
 
-    @Test(.enabled(if: SEITestSupport.corpusPresent, "needs ../shared/corpus"))
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
     func removesX264SettingsFromAStream() throws {
-        let units = try SEITestSupport.seiUnits(of: SEITestSupport.corpus + "/cros-codecs/64x64-I-P.h264")
+        let units = try SEITestSupport.seiUnits(ofCorpus: "cros-codecs/64x64-I-P.h264")
         let x264 = try #require(units.first)
-        let sei = try SEI.parse(x264, context: NoSEIContext())
+        let sei = try SEI.parse(x264, context: EmptySyntaxContext())
         guard case .userDataUnregistered(let u) = sei.messages[0].payload else { Issue.record("not user data"); return }
         #expect(u.uuid == SEIUserDataUnregistered.x264UUID)
         #expect(u.text?.hasPrefix("x264 - core") == true)
@@ -227,7 +229,7 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
 @Suite struct SEIHostileInputTests {
     @Test func sizePastTheEnd() throws {
         #expect(throws: H264Error(.truncated, "")) {
-            try SEI.parse(try NALUnit([0x06, 0x05, 0xFF, 0xFF, 0x10, 1, 2, 3, 0x80]), context: NoSEIContext())
+            try SEI.parse(try NALUnit([0x06, 0x05, 0xFF, 0xFF, 0x10, 1, 2, 3, 0x80]), context: EmptySyntaxContext())
         }
     }
 
@@ -236,17 +238,17 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
         for _ in 0..<300 { rbsp += [0x06, 0x01, 0x84] }  // 300 recovery points
         rbsp.append(0x80)
         let nal = try NALUnit(EmulationPrevention.ebsp(from: rbsp))
-        #expect(throws: H264Error(.limitExceeded, "")) { try SEI.parse(nal, context: NoSEIContext()) }
+        #expect(throws: H264Error(.limitExceeded, "")) { try SEI.parse(nal, context: EmptySyntaxContext()) }
         let lenient = SEIParseOptions(maxMessages: 300)
-        #expect(try SEI.parse(nal, context: NoSEIContext(), options: lenient).messages.count == 300)
+        #expect(try SEI.parse(nal, context: EmptySyntaxContext(), options: lenient).messages.count == 300)
     }
 
     /// 128 messages of 300 bytes: tracing stays linear (a look-ahead never copies the element
     /// list), and each message's bytes are two run elements (the UUID, the payload).
     @Test func bigNALUnitTraces() throws {
         let message = SEIMessage(.userDataUnregistered(SEIUserDataUnregistered(payload: Array(repeating: 0x41, count: 284))))
-        let bytes = try SEIRBSP(messages: Array(repeating: message, count: 128)).write()
-        let elements = try SEI.trace(try NALUnit(bytes), context: NoSEIContext())
+        let bytes = try SEINALUnit(messages: Array(repeating: message, count: 128)).write()
+        let elements = try SEI.trace(try NALUnit(bytes), context: EmptySyntaxContext())
         let runs: Int = 3 + 128 * (3 + 2) + 8  // header, (type, ff_byte + size, UUID, payload) each, trailing bits
         let expanded: Int = 3 + 128 * (3 + 300) + 8  // one per byte
         #expect(elements.count == runs)
@@ -261,10 +263,10 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
     @Test func longPayloadIsOneElement() throws {
         let payload = [UInt8](repeating: 0x41, count: 4 << 20)
         let message = SEIMessage(.userDataUnregistered(SEIUserDataUnregistered(payload: payload)))
-        let nal = try SEIRBSP(messages: [message]).nalUnit()
+        let nal = try SEINALUnit(messages: [message]).nalUnit()
         var count = 0
         var bytes = 0
-        try SEI.trace(nal, context: NoSEIContext(), sink: { count += 1; bytes += $0.run?.count ?? 0 })
+        try SEI.trace(nal, context: EmptySyntaxContext(), sink: { count += 1; bytes += $0.run?.count ?? 0 })
         // The header, the type, the size (an ff_byte per 255 bytes of it), the UUID and payload
         // runs, the trailing bits.
         let sizeElements = (payload.count + 16) / 255 + 1
@@ -274,21 +276,21 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
     }
 
     @Test func notAnSEINALUnit() throws {
-        #expect(throws: H264Error(.invalidArgument, "")) { try SEI.parse(try NALUnit([0x67, 0x42]), context: NoSEIContext()) }
+        #expect(throws: H264Error(.invalidArgument, "")) { try SEI.parse(try NALUnit([0x67, 0x42]), context: EmptySyntaxContext()) }
     }
 
     @Test func payloadsCannotReadIntoTheNextMessage() throws {
         // A pan-scan rect of size 1 whose ue(v) needs more bits than the byte holds.
         #expect(throws: H264Error(.truncated, "")) {
-            try SEI.parse(try NALUnit([0x06, 0x02, 0x01, 0x00, 0x06, 0x01, 0x84, 0x80]), context: NoSEIContext())
+            try SEI.parse(try NALUnit([0x06, 0x02, 0x01, 0x00, 0x06, 0x01, 0x84, 0x80]), context: EmptySyntaxContext())
         }
         // user_data_unregistered shorter than its UUID.
         #expect(throws: H264Error(.truncated, "")) {
-            try SEI.parse(try NALUnit([0x06, 0x05, 0x02, 0x01, 0x02, 0x80]), context: NoSEIContext())
+            try SEI.parse(try NALUnit([0x06, 0x05, 0x02, 0x01, 0x02, 0x80]), context: EmptySyntaxContext())
         }
         // A payload whose last byte is zero has no bit_equal_to_one.
         #expect(throws: H264Error(.invalidBitstream, "")) {
-            try SEI.parse(try NALUnit([0x06, 0x06, 0x02, 0x84, 0x00, 0x80]), context: NoSEIContext())
+            try SEI.parse(try NALUnit([0x06, 0x06, 0x02, 0x84, 0x00, 0x80]), context: EmptySyntaxContext())
         }
     }
 
@@ -343,13 +345,13 @@ private func unit(_ hex: String) throws -> NALUnit { try NALUnit(SEITestSupport.
     }
 }
 
-@Suite(.enabled(if: SEITestSupport.corpusPresent, "needs ../shared/corpus"))
+@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
 struct SEICorpusTests {
     @Test(arguments: SEITestSupport.corpusSEIStreams.map(\.path))
     func everySEINALUnitRoundTrips(path: String) throws {
         let key = SEITestSupport.corpusSEIStreams.first { $0.path == path }!.context
         let context = SEITestSupport.context(key)
-        let units = try SEITestSupport.seiUnits(of: SEITestSupport.corpus + "/" + path)
+        let units = try SEITestSupport.seiUnits(ofCorpus: path)
         #expect(!units.isEmpty)
         for u in units {
             let sei = try SEI.parse(u, context: context)
@@ -358,15 +360,14 @@ struct SEICorpusTests {
         }
     }
 
-    @Test(.enabled(if: SEITestSupport.ffmpegPath != nil, "needs ffmpeg"),
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"),
           arguments: SEITestSupport.corpusSEIStreams.map(\.path))
     func traceMatchesFFmpeg(path: String) throws {
         let key = SEITestSupport.corpusSEIStreams.first { $0.path == path }!.context
         let context = SEITestSupport.context(key)
-        let full = SEITestSupport.corpus + "/" + path
-        let units = try SEITestSupport.seiUnits(of: full)
+        let units = try SEITestSupport.seiUnits(ofCorpus: path)
         let frames = SEITestSupport.corpusSEIStreams.first { $0.path == path }!.frames
-        let expected = try SEITestSupport.ffmpegSEITraces(of: full, frames: frames)
+        let expected = try SEITestSupport.ffmpegSEITraces(ofCorpus: path, frames: frames)
         if frames == nil { #expect(units.count == expected.count) }
         #expect(!expected.isEmpty && units.count >= expected.count)
         for (u, e) in zip(units, expected) {
@@ -374,17 +375,23 @@ struct SEICorpusTests {
         }
     }
 
-    /// Every SEI NAL unit of every Annex-B stream in the corpus (and in `Fixtures/`, when the
-    /// package has one) re-serialises byte-identically with framing-only parsing (no SPS needed).
+    /// Every SEI NAL unit of every Annex-B stream in the corpus re-serialises byte-identically
+    /// with framing-only parsing (no SPS needed).
     @Test func framingOfEverySEINALUnitInTheCorpus() throws {
-        let count = try SEITestSupport.framingRoundTrip(under: SEITestSupport.corpus)
+        let count = try SEITestSupport.framingRoundTrip(try Corpus.annexBStreams.map { ($0, try Corpus.read($0)) })
         #expect(count >= 256)
     }
 }
 
 @Suite struct SEIFixtureTests {
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: SEITestSupport.packageRoot + "/Fixtures"), "no Fixtures folder"))
+    /// The same over every Annex-B fixture: as many SEI NAL units as the manifest counts (the
+    /// crafted-SEI fixture among them).
+    @Test
     func framingOfEverySEINALUnitInFixtures() throws {
-        _ = try SEITestSupport.framingRoundTrip(under: SEITestSupport.packageRoot + "/Fixtures")
+        let fixtures = Fixture.all.filter { $0.facts.kind == .annexB }
+        let count = try SEITestSupport.framingRoundTrip(fixtures.map { ($0.rawValue, $0.bytes()) })
+        let expected = fixtures.reduce(0) { $0 + ($1.facts.nalTypeCounts[6] ?? 0) }
+        #expect(expected > 0)
+        #expect(count == expected)
     }
 }

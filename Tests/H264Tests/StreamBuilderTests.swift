@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import H264
+@testable import H264Fixtures
 
 /// One combination of the builder matrix: the SPS/PPS choices and a picture script.
 struct BuilderCombination: CustomStringConvertible, Sendable {
@@ -139,8 +140,8 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
         for unit in units {
             switch unit.type {
             case .sps: store.insert(try SequenceParameterSet(rbsp: unit.rbsp))
-            case .pps: store.insert(try PictureParameterSet(rbsp: unit.rbsp, sps: store.spsLookup))
-            case .slice, .idrSlice: slices.append(try SliceHeader.parse(unit, store: &store).header)
+            case .pps: store.insert(try PictureParameterSet(rbsp: unit.rbsp, context: store))
+            case .slice, .idrSlice: slices.append(try SliceHeader.parse(unit, context: store).header)
             default: break
             }
         }
@@ -197,7 +198,7 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
         }
     }
 
-    static var hasFFmpeg: Bool { SyntaxTestCorpus.ffmpegPresent }
+    static var hasFFmpeg: Bool { FFmpeg.isPresent }
 
     /// Every combination of one profile, concatenated into one Annex-B stream (each starts with
     /// its own SPS and PPS), traced by FFmpeg once and compared element by element.
@@ -214,7 +215,7 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("builder-\(profile)-\(getpid()).264").path
         try Data(stream).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let reference = try TraceConformanceTests.ffmpegTrace(path)
+        let reference = try FFmpeg.traceHeaders(path)
         let ours = try Self.ourTrace(stream)
         #expect(reference.count == ours.count, "profile \(profile): NAL unit count")
         var mismatches = 0
@@ -248,9 +249,10 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("builder-decode-\(profile)-\(g)-\(getpid()).264").path
             try Data(stream).write(to: URL(fileURLWithPath: path))
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let (_, out, err) = try Support.run("ffmpeg", ["-nostdin", "-v", "error", "-err_detect", "+explode", "-f", "h264",
-                                                             "-i", path, "-f", "framemd5", "-"])
-            let decoded = String(decoding: out, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+            let r = try FFmpeg.ffmpeg(["-v", "error", "-err_detect", "+explode", "-f", "h264", "-i", path, "-f", "framemd5", "-"])
+            let err = r.stderr
+            #expect(r.succeeded, "ffmpeg exit \(r.status)")
+            let decoded = FFmpeg.frameMD5s(output: r.output).count
             let what = group.count == 1 ? "\(group[0])" : "profile \(profile), \(group.count) IDR-start streams"
             #expect(err == "", "\(what)")
             #expect(decoded == frames, "\(what)")
@@ -258,7 +260,7 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
     }
 
     /// Our trace of every NAL unit: `NALUnitTrace`, and `SEI.trace` for SEI payloads.
-    static func ourTrace(_ stream: [UInt8]) throws -> [[TraceConformanceTests.Element]] {
+    static func ourTrace(_ stream: [UInt8]) throws -> [[FFmpeg.TraceElement]] {
         var store = ParameterSetStore()
         return try AnnexB.split(stream).map { nal in
             var elements: [TraceElement]
@@ -270,7 +272,7 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
                 if let error = result.error { throw error }
                 elements = result.elements
             }
-            return elements.flatMap(\.expanded).map { TraceConformanceTests.Element(position: $0.bitPosition, name: $0.name, value: $0.value) }
+            return elements.flatMap(\.expanded).map { FFmpeg.TraceElement(position: $0.bitPosition, name: $0.name, value: $0.value) }
         }
     }
 

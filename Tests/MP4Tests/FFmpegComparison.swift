@@ -126,10 +126,7 @@ enum FFmpegComparison {
     }
 
     /// gst-launch-1.0 with qtdemux, h264parse and avdec_h264 (checked once).
-    static let hasGStreamer: Bool = {
-        guard Support.which("gst-launch-1.0") != nil, let inspect = Support.which("gst-inspect-1.0") else { return false }
-        return ["qtdemux", "h264parse", "avdec_h264"].allSatisfy { (try? Support.run(inspect, [$0]))?.status == 0 }
-    }()
+    static let hasGStreamer: Bool = Support.gstLaunch(with: ["qtdemux", "h264parse", "avdec_h264"]) != nil
 
     /// Our reader against ffprobe on any MP4 file: the first video track's samples, sizes,
     /// DTS/PTS (edit list applied) and key flags. Where composition offsets are negative, FFmpeg

@@ -23,10 +23,10 @@ import TestSupport
     ]
 
     static var annexBCorpus: [String] {
-        fullCorpus ? CorpusStreams.annexB : corpusSubset.filter { FileManager.default.fileExists(atPath: CorpusStreams.path($0)) }
+        fullCorpus ? Corpus.annexBStreams : corpusSubset.filter { FileManager.default.fileExists(atPath: Corpus.path($0)) }
     }
 
-    static var mp4Corpus: [String] { CorpusStreams.mp4 }
+    static var mp4Corpus: [String] { Corpus.mp4Files }
 
     /// Fixtures that cover the muxing cases (every fixture is round-tripped without FFmpeg by
     /// MP4RoundTripTests; all of them go through FFmpeg with `MP4_FULL_CORPUS=1`).
@@ -50,7 +50,7 @@ import TestSupport
 
     // MARK: - Our files
 
-    @Test(.enabled(if: Support.hasFFmpeg, "needs ffmpeg and ffprobe"), arguments: fixtures)
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg and ffprobe"), arguments: fixtures)
     func fixtureMuxedAgreesWithFFmpeg(_ fixture: Fixture) throws {
         let source = try S.temporaryFile(fixture.bytes(), name: fixture.rawValue)
         let (dir, path) = try Self.muxToTemporary(fixture.bytes())
@@ -59,9 +59,9 @@ import TestSupport
         #expect(problems.isEmpty, "\(fixture.rawValue): \(problems.joined(separator: "\n"))")
     }
 
-    @Test(.enabled(if: Support.hasFFmpeg && Support.hasCorpus, "needs ffmpeg and ../shared/corpus"), arguments: annexBCorpus)
+    @Test(.enabled(if: FFmpeg.isPresent && Corpus.isPresent, "needs ffmpeg and ../shared/corpus"), arguments: annexBCorpus)
     func corpusMuxedAgreesWithFFmpeg(_ name: String) throws {
-        let source = CorpusStreams.path(name)
+        let source = Corpus.path(name)
         guard !(try FFmpegComparison.packets(source)).packets.isEmpty else {
             // FFmpeg cannot read it (MVC slices with no base view): we refuse it with a typed error.
             #expect(throws: MP4Error.self) { _ = try Self.muxToTemporary(Support.readFile(source)) }
@@ -108,7 +108,7 @@ import TestSupport
         }
     }
 
-    @Test(.enabled(if: Support.hasFFmpeg, "needs ffmpeg"), arguments: FFmpegFile.allCases)
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"), arguments: FFmpegFile.allCases)
     func readsFFmpegFiles(_ kind: FFmpegFile) throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -144,7 +144,7 @@ import TestSupport
     }
 
     /// Several sample descriptions (FFmpeg 5.1 does not write them; ours, read by ffprobe).
-    @Test(.enabled(if: Support.hasFFmpeg, "needs ffprobe"))
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffprobe"))
     func severalDescriptionsReadAsFFprobeReadsThem() throws {
         let (dir, path) = try Self.muxToTemporary(Fixture.resolutionChange.bytes())
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -156,9 +156,9 @@ import TestSupport
     /// The corpus's MP4 files: where ffprobe lists a video stream's packets without error, our
     /// reader returns the same samples; where our reader refuses a file, it is with a typed
     /// error, and FFmpeg finds it broken too (or it is not a file we read: a lone segment).
-    @Test(.enabled(if: Support.hasFFmpeg && Support.hasCorpus, "needs ffprobe and ../shared/corpus"), arguments: mp4Corpus)
+    @Test(.enabled(if: FFmpeg.isPresent && Corpus.isPresent, "needs ffprobe and ../shared/corpus"), arguments: mp4Corpus)
     func corpusMP4AgreesWithFFprobe(_ name: String) throws {
-        let path = CorpusStreams.path(name)
+        let path = Corpus.path(name)
         let probe = try FFmpegComparison.packets(path)
         let clean = probe.errors.isEmpty && !probe.packets.isEmpty
         let reader: MP4Reader

@@ -181,7 +181,7 @@ import TestSupport
 
     /// The segment writer's directory: init, segments, playlist; FFmpeg plays the playlist with
     /// every frame and no error.
-    @Test(.enabled(if: Support.hasFFmpeg, "needs ffmpeg"), arguments: [Fixture.baselineCAVLC, .mainCABACBFrames, .resolutionChange])
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"), arguments: [Fixture.baselineCAVLC, .mainCABACBFrames, .resolutionChange])
     func segmentDirectoryPlaysInFFmpeg(_ fixture: Fixture) throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -349,7 +349,7 @@ import TestSupport
         for file in [Self.base, Self.fragmented] {
             for n in stride(from: 0, to: file.count, by: max(1, file.count / 400)) {
                 _ = Self.walk(Array(file.prefix(n)))
-                MP4FuzzBodies.read(Array(file.prefix(n)))
+                FuzzProperty.replay(MP4FuzzBodies.read, Array(file.prefix(n)), label: "prefix of \(n) bytes")
             }
         }
     }
@@ -372,7 +372,7 @@ import TestSupport
                 case 1: for k in 0..<4 where at + k < bytes.count { bytes[at + k] = 0xFF }
                 default: for k in 0..<4 where at + k < bytes.count { bytes[at + k] = 0 }
                 }
-                MP4FuzzBodies.read(bytes)
+                FuzzProperty.replay(MP4FuzzBodies.read, bytes, label: "\(fixture) mutation")
             }
         }
     }
@@ -380,9 +380,9 @@ import TestSupport
     // MARK: - Corpus files with quirks
 
     /// mp4ff: an avc1 entry with four zero bytes after its last box.
-    @Test(.enabled(if: Support.hasCorpus, "needs ../shared/corpus"))
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
     func sampleEntryWithTrailingBytes() throws {
-        let minf = Support.readFile(CorpusStreams.path("mp4ff/mp4__minf_with_trailing_avc1_bytes.bin"))
+        let minf = Support.readFile(Corpus.path("mp4ff/mp4__minf_with_trailing_avc1_bytes.bin"))
         let mdhd = S.fullBox("mdhd", [UInt8](repeating: 0, count: 8) + S.be32(90_000) + S.be32(0) + [0x55, 0xC4, 0, 0])
         let hdlr = S.fullBox("hdlr", S.be32(0) + MP4FourCC("vide").bytes + [UInt8](repeating: 0, count: 13))
         let tkhd = S.fullBox("tkhd", [UInt8](repeating: 0, count: 8) + S.be32(1) + [UInt8](repeating: 0, count: 68))
@@ -395,9 +395,9 @@ import TestSupport
     }
 
     /// mp4parse-rust: encrypted (encv) tracks are listed, not decoded.
-    @Test(.enabled(if: Support.hasCorpus, "needs ../shared/corpus"))
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
     func encryptedTrack() throws {
-        let reader = try MP4Reader(Support.readFile(CorpusStreams.path("mp4parse-rust/bipbop_cbcs_video_init.mp4")))
+        let reader = try MP4Reader(Support.readFile(Corpus.path("mp4parse-rust/bipbop_cbcs_video_init.mp4")))
         let track = try #require(reader.tracks.first { $0.handlerType == "vide" })
         #expect(track.isEncrypted)
         #expect(!track.isH264Video)

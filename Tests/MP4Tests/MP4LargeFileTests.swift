@@ -104,7 +104,7 @@ import TestSupport
 
     /// A real 4.1 GiB file on disk (sparse: the media is holes), moov last: FFmpeg reads every
     /// packet at the offsets our reader finds.
-    @Test(.enabled(if: Support.hasFFmpeg, "needs ffprobe"))
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffprobe"))
     func mediaFirstPast4GiBReadsInFFmpeg() throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -11,15 +11,15 @@ import TestSupport
 @Suite struct RTMPServerTests {
     static let stream = "cros-codecs/test-25fps.h264"
     static var canPublish: Bool {
-        NginxServer.isAvailable && Support.hasFFmpeg && FileManager.default.fileExists(atPath: Support.corpusFile(stream))
+        NginxServer.isAvailable && FFmpeg.isPresent && FileManager.default.fileExists(atPath: Corpus.path(stream))
     }
 
     @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp, ffmpeg and ../shared/corpus"))
     func publishTenSecondsAndReadTheRecording() throws {
         let server = try NginxServer()
-        let path = Support.corpusFile(Self.stream)
+        let path = Corpus.path(Self.stream)
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let order = try Support.presentationOrder(path)
+        let order = try FFmpeg.presentationOrder(path)
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         #expect(accessUnits.count == 250)  // 10 s at 25 fps
         let options = RTMPPublisher.Options(queueCapacity: 16, overflowPolicy: .block(maximumWaitMilliseconds: 5000))
@@ -33,7 +33,7 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: recording), "\(server.log)")
 
         // FFmpeg: every frame, keyframes where sent, no decoding errors.
-        let probe = try Support.probePackets(recording)
+        let probe = try FFmpeg.packets(recording)
         #expect(probe.errors.isEmpty, "\(probe.errors)")
         #expect(probe.packets.count == 250)
         let idrs = accessUnits.map(\.flags.isSync)
@@ -73,7 +73,7 @@ import TestSupport
     @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp and ../shared/corpus"))
     func serverClosingMidStream() throws {
         let server = try NginxServer()
-        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(Self.stream))))
+        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.stream))))
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         let options = RTMPPublisher.Options(queueCapacity: 4, overflowPolicy: .block(maximumWaitMilliseconds: 2000))
         let session = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/gone", metadata: FLVMetadata(), options: options)
@@ -95,7 +95,7 @@ import TestSupport
     @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp and ../shared/corpus"))
     func fullQueueDropsUntilKeyframe() throws {
         let server = try NginxServer()
-        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Support.corpusFile(Self.stream))))
+        let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.stream))))
         let options = RTMPPublisher.Options(queueCapacity: 1, overflowPolicy: .dropUntilKeyframe)
         let stats = try RTMPVideoPublisher.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/drops",
                                                realTime: false, options: options)
@@ -128,9 +128,9 @@ import TestSupport
     @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp, ffmpeg and ../shared/corpus"))
     func realTimePublishing() throws {
         let server = try NginxServer(logLevel: "debug")
-        let path = Support.corpusFile("cros-codecs/64x64-I-P-B-P.h264")
+        let path = Corpus.path("cros-codecs/64x64-I-P-B-P.h264")
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let order = try Support.presentationOrder(path)
+        let order = try FFmpeg.presentationOrder(path)
         let stats = try RTMPVideoPublisher.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/paced",
                                                timing: .init(frameRate: (25, 1), overridesStreamTiming: true), realTime: true)
         #expect(stats.framesSent == order.count && stats.framesDropped == 0)

@@ -3,6 +3,7 @@ import Glibc
 import H264
 import RTP
 import Testing
+import TestSupport
 
 /// A UDP socket bound to a loopback port, for receiving what FFmpeg sends.
 final class UDPReceiver {
@@ -36,24 +37,18 @@ final class UDPReceiver {
     }
 }
 
-@Suite(.enabled(if: Tools.ffmpeg != nil && Corpus.available, "needs ffmpeg and ../shared/corpus"))
+@Suite(.enabled(if: FFmpeg.isPresent && Corpus.isPresent, "needs ffmpeg and ../shared/corpus"))
 struct FFmpegSendTests {
     /// FFmpeg's RTP muxer sends a corpus stream; the depacketiser's access units, written as
     /// Annex-B, decode to the same frames as the file. FFmpeg's SDP parses back.
     @Test(.timeLimit(.minutes(1)))
     func depacketizesWhatFFmpegSends() throws {
-        let ffmpeg = try #require(Tools.ffmpeg)
-        let stream = Corpus.root + "/cros-codecs/test-25fps.h264"
-        let port = Tools.freeEvenPort()
+        let stream = Corpus.path("cros-codecs/test-25fps.h264")
+        let port = Ports.freeEvenPort()
         let receiver = try UDPReceiver(port: port)
-        let sender = Process()
-        sender.executableURL = URL(fileURLWithPath: ffmpeg)
-        sender.arguments = ["-nostdin", "-loglevel", "error", "-readrate", "8", "-i", stream, "-c", "copy",
-                            "-f", "rtp", "rtp://127.0.0.1:\(port)"]
         let sdpPipe = Pipe()
-        sender.standardOutput = sdpPipe
-        sender.standardError = FileHandle.nullDevice
-        try sender.run()
+        let sender = try Support.start("ffmpeg", ["-nostdin", "-loglevel", "error", "-readrate", "8", "-i", stream, "-c", "copy",
+                                                  "-f", "rtp", "rtp://127.0.0.1:\(port)"], stdout: sdpPipe)
 
         var depacketizer = try RTPDepacketizer(.init(payloadType: 96))
         var annexB: [UInt8] = []
@@ -64,7 +59,7 @@ struct FFmpegSendTests {
         }
         while let datagram = receiver.receive() { try depacketizer.push(datagram[...], sink) }
         depacketizer.flush(sink)
-        try Tools.wait(sender, timeout: 10)
+        #expect(!Support.wait(sender, timeout: 10), "ffmpeg did not end")
         #expect(depacketizer.report.packetsLost == 0 && depacketizer.report.nalUnitsDropped == 0)
         #expect(accessUnits == 250)
 
@@ -79,9 +74,8 @@ struct FFmpegSendTests {
         let received = dir.appendingPathComponent("rtp-ffmpeg-send-\(UUID().uuidString).h264")
         try Data(annexB).write(to: received)
         defer { try? FileManager.default.removeItem(at: received) }
-        let md5 = ["-fps_mode", "passthrough", "-f", "framemd5", "-"]
-        let reference = Tools.frameMD5s(try Tools.run(ffmpeg, ["-nostdin", "-loglevel", "error", "-i", stream] + md5))
-        let got = Tools.frameMD5s(try Tools.run(ffmpeg, ["-nostdin", "-loglevel", "error", "-i", received.path] + md5))
+        let reference = try FFmpeg.frameMD5s(file: stream)
+        let got = try FFmpeg.frameMD5s(file: received.path)
         #expect(reference.count == 250)
         #expect(got == reference)
     }

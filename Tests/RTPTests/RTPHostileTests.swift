@@ -173,13 +173,21 @@ import TestSupport
         var buffer = RTPPacketBuffer()
         let units = try [[0x67, 0x42, 0, 0x1E, 0xAB], [0x68, 0xCE, 0x38], [0x65] + [UInt8](repeating: 7, count: 90)].map { try NALUnit($0) }
         p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: 0), into: &buffer)
+        var whole = try RTPDepacketizer()
+        var delivered: [NALUnit] = []
         for i in 0..<buffer.count {
             let packet = buffer[i]
+            try whole.push(packet) { delivered += $0.nalUnits }
             for n in 0...packet.count {
                 var d = try RTPDepacketizer()
-                do { try d.push(packet.prefix(n)) { _ in } } catch {}
-                d.flush { _ in }
+                var bytes = 0
+                do { try d.push(packet.prefix(n)) { bytes += $0.nalUnits.reduce(0) { $0 + $1.count } } } catch {}
+                d.flush { bytes += $0.nalUnits.reduce(0) { $0 + $1.count } }
+                // A prefix never yields more NAL unit bytes than it holds.
+                #expect(bytes <= n, "packet \(i), prefix \(n)")
             }
         }
+        whole.flush { delivered += $0.nalUnits }
+        #expect(delivered == units)
     }
 }

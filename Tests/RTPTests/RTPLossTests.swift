@@ -3,7 +3,7 @@ import RTP
 import Testing
 import TestSupport
 
-@Suite(.enabled(if: Corpus.available, "needs ../shared/corpus"))
+@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
 struct RTPLossTests {
     /// 5% loss, 3% duplication, reordering inside blocks of 8: every NAL unit none of whose packets
     /// was lost comes back exactly, in order, in the right access unit; losses are reported.

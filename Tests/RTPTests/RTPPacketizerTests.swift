@@ -91,4 +91,13 @@ import Testing
         #expect(bytes == [0x80, 200, 0, 6, 1, 2, 3, 4, 0xE0, 0, 0, 1, 0x80, 0, 0, 0, 0, 1, 0x5F, 0x90, 0, 0, 0, 3,
                           0, 0, 0x0B, 0xB8, 0x81, 203, 0, 1, 1, 2, 3, 4])
     }
+
+    /// NTP time: seconds since 1900 above, the fraction below; the Unix epoch is 2,208,988,800 s.
+    @Test func ntpTimestamp() {
+        #expect(RTCP.ntpTimestamp(unixSeconds: 0) == UInt64(2_208_988_800) << 32)
+        #expect(RTCP.ntpTimestamp(unixSeconds: 1.5) == UInt64(2_208_988_801) << 32 | 0x8000_0000)
+        #expect(RTCP.ntpTimestamp(unixSeconds: -2_208_988_800.25) == 0)
+        #expect(RTCP.ntpTimestamp(unixSeconds: .nan) == 0)
+        #expect(RTCP.ntpTimestamp(unixSeconds: .infinity) == 0)
+    }
 }

@@ -1,8 +1,9 @@
 import H264
 import RTP
 import Testing
+import TestSupport
 
-@Suite(.enabled(if: Corpus.available, "needs ../shared/corpus"))
+@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
 struct RTPRoundTripTests {
     static let cases: [(String, Int)] = Corpus.smallStreams.flatMap { s in [(s, 1200), (s, 100), (s, RTPPacketizer.minimumMTU)] }
         + Corpus.largeStreams.map { ($0, 1200) }

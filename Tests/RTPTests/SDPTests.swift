@@ -1,8 +1,26 @@
 import H264
 import RTP
 import Testing
+import TestSupport
 
 @Suite struct SDPTests {
+    /// What a receiver needs first: the first SPS only, the distinct PPSs before the first
+    /// slice; nothing after it.
+    @Test func formatParametersOfAStream() throws {
+        let sps1 = try NALUnit([0x67, 0x42, 0xE0, 0x0A, 0x96, 0x52, 0x85, 0x89, 0xC8])
+        let sps2 = try NALUnit([0x67, 0x4D, 0x40, 0x1E, 0x96, 0x52, 0x85, 0x89, 0xC8])
+        let pps0 = try NALUnit([0x68, 0xC9, 0x23, 0x88]), pps1 = try NALUnit([0x68, 0x53, 0x23, 0x88])
+        let idr = try NALUnit([0x65, 0x88, 0x84, 0x21]), aud = try NALUnit([0x09, 0x10])
+        let format = try H264FormatParameters(stream: [aud, sps1, sps2, pps0, pps0, pps1, idr, try NALUnit([0x68, 0xAA, 0x80])])
+        #expect(format.parameterSets == [sps1, pps0, pps1].map { Array($0.bytes) })
+        #expect(format.profileLevelID == (try ProfileLevelID(sps: sps1)))
+        #expect(format.packetizationMode == 1)
+        // A PPS only after the first slice is still taken.
+        let late = try H264FormatParameters(stream: [sps1, idr, pps0, idr])
+        #expect(late.parameterSets == [sps1, pps0].map { Array($0.bytes) })
+        #expect(throws: H264Error(.missingParameterSet, "")) { try H264FormatParameters(stream: [pps0, idr]) }
+    }
+
     @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="),
                       ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")])
     func base64Vectors(plain: String, encoded: String) throws {
@@ -70,7 +88,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Corpus.available, "needs ../shared/corpus"))
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
     func corpusParameterSets() throws {
         let units = try AnnexB.split(try Corpus.read("cros-codecs/test-25fps.h264"))
         let format = try H264FormatParameters(parameterSets: Array(units.prefix(3)))

@@ -1,26 +1,9 @@
 import Foundation
 import H264
 import RTP
+import TestSupport
 
-/// Test corpus and tools located relative to the package root.
-enum Corpus {
-    static let packageRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-    /// `../shared/corpus` from the package root (or from the folder above, for a worktree).
-    static let root: String = {
-        var dir = URL(fileURLWithPath: packageRoot)
-        for _ in 0..<3 {
-            dir.deleteLastPathComponent()
-            let candidate = dir.appendingPathComponent("shared/corpus").path
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
-        }
-        return packageRoot + "/../shared/corpus"
-    }()
-    static var available: Bool { FileManager.default.fileExists(atPath: root + "/cros-codecs/test-25fps.h264") }
-
+extension Corpus {
     /// Streams of various shapes: multi-slice with SEI, B-frames, scaling lists with 3 PPS, subset
     /// SPS and SVC NAL units (types 14, 20), PAFF fields, SPS+PPS before every picture (large,
     /// so only at the usual MTU), AUD and end of stream.
@@ -35,13 +18,6 @@ enum Corpus {
         "hibernia/CANL1_TOSHIBA_G.264",
         "hibernia/CAWP5_TOSHIBA_E.264",
     ]
-
-    static func read(_ name: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: root + "/" + name) else {
-            throw CocoaError(.fileReadNoSuchFile)
-        }
-        return [UInt8](data)
-    }
 
     static func accessUnits(_ name: String) throws -> [RTPAccessUnit] {
         RTPAccessUnit.accessUnits(annexB: try read(name)[...])

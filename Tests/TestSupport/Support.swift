@@ -1,6 +1,7 @@
 import Foundation
+import Glibc
 
-/// Paths, external tools and processes for the FLV and RTMP tests.
+/// Paths, temporary files and the one process runner of the tests.
 public enum Support {
     /// The package root, found from this file's path.
     public static let root: String = {
@@ -9,44 +10,121 @@ public enum Support {
         return url.path
     }()
 
-    /// `../shared/corpus` next to the package root (or one level further up, for a checkout
-    /// in a subfolder such as a git worktree).
-    public static let corpus: String = {
-        let candidates = [root + "/../shared/corpus", root + "/../../shared/corpus"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
-    }()
-
-    /// A corpus file's path.
-    public static func corpusFile(_ name: String) -> String { corpus + "/" + name }
-
-    public static var hasCorpus: Bool { FileManager.default.fileExists(atPath: corpusFile("flv/node-flv_test.flv")) }
-
     /// The full path of a program on PATH, or nil.
     public static func which(_ program: String) -> String? {
         let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return dirs.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    public static var hasFFmpeg: Bool { which("ffmpeg") != nil && which("ffprobe") != nil }
+    /// The built `h264` executable: next to the test bundle, else in `.build/debug`; nil when it
+    /// is not built (tests that run it skip with a reason).
+    public static let h264: String? = {
+        var candidates: [String] = []
+        if let first = CommandLine.arguments.first {
+            var dir = URL(fileURLWithPath: first)
+            for _ in 0..<3 {  // the bundle, or an executable inside it
+                dir.deleteLastPathComponent()
+                candidates.append(dir.appendingPathComponent("h264").path)
+            }
+        }
+        candidates.append(root + "/.build/debug/h264")
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
 
-    /// Runs a program and returns its exit status, stdout and stderr.
+    /// `gst-launch-1.0`, when it and every one of `elements` are installed (checked with
+    /// `gst-inspect-1.0 --exists`); nil otherwise.
+    public static func gstLaunch(with elements: [String]) -> String? {
+        guard let launch = which("gst-launch-1.0"), let inspect = which("gst-inspect-1.0") else { return nil }
+        let all = elements.allSatisfy { (try? run(inspect, ["--exists", $0]))?.succeeded ?? false }
+        return all ? launch : nil
+    }
+
+    /// What a finished program did.
+    public struct ProcessResult: Sendable {
+        /// The exit status (or the signal number when ``signalled``).
+        public var status: Int32
+        /// Whether a signal ended it (a crash, or the runner's kill at the time limit).
+        public var signalled: Bool
+        /// Whether the runner killed it at its time limit.
+        public var timedOut: Bool
+        /// Its standard output.
+        public var stdout: [UInt8]
+        /// Its standard error.
+        public var stderr: String
+
+        /// Standard output as text.
+        public var output: String { String(decoding: stdout, as: UTF8.self) }
+        /// Exit status 0, no signal.
+        public var succeeded: Bool { status == 0 && !signalled }
+    }
+
+    /// The error of a program that did not succeed, for ``ProcessResult/checked(_:)``.
+    public struct ProcessFailure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Runs a program to its end: stdout and stderr go through temporary files, so a long
+    /// output on either cannot block it. With a `timeout` (seconds), it is killed (SIGKILL) at
+    /// the limit and the result says ``ProcessResult/timedOut``.
+    ///
+    /// - Parameters:
+    ///   - program: a path, or a name looked up on PATH.
+    ///   - keepOutput: false sends stdout to /dev/null (for a large output nobody reads).
+    /// - Throws: when the program cannot be started.
     @discardableResult
-    public static func run(_ program: String, _ args: [String]) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
+    public static func run(_ program: String, _ args: [String], timeout: Double? = nil,
+                           keepOutput: Bool = true) throws -> ProcessResult {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let outPath = dir + "/stdout", errPath = dir + "/stderr"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         let p = Process()
         p.executableURL = URL(fileURLWithPath: which(program) ?? program)
         p.arguments = args
-        let out = Pipe()
-        let errPath = NSTemporaryDirectory() + "h264tests-stderr-" + UUID().uuidString
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: errPath) }
-        let err = FileHandle(forWritingAtPath: errPath)
-        p.standardOutput = out
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = keepOutput ? out : FileHandle.nullDevice
         p.standardError = err
         try p.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let killed = wait(p, timeout: timeout)
+        try? out.close()
+        try? err.close()
+        return ProcessResult(status: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal,
+                             timedOut: killed, stdout: readFile(outPath),
+                             stderr: String(decoding: readFile(errPath), as: UTF8.self))
+    }
+
+    /// Starts a program in the background (stdout and stderr to /dev/null unless given).
+    public static func start(_ program: String, _ args: [String], stdout: Any? = nil) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: which(program) ?? program)
+        p.arguments = args
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = stdout ?? FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    /// Waits for a started program; with a `timeout` (seconds) kills it (SIGKILL) at the limit.
+    /// - Returns: whether it was killed.
+    @discardableResult
+    public static func wait(_ p: Process, timeout: Double?) -> Bool {
+        var killed = false
+        if let timeout {
+            let deadline = Date().addingTimeInterval(timeout)
+            while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            if p.isRunning {
+                kill(p.processIdentifier, SIGKILL)
+                killed = true
+            }
+        }
+        // Also lets Foundation finish with the ended process: without it the Process object
+        // (and its pipes) is never released, which LeakSanitizer reports.
         p.waitUntilExit()
-        try? err?.close()
-        return (p.terminationStatus, [UInt8](stdout), String(decoding: readFile(errPath), as: UTF8.self))
+        return killed
     }
 
     /// A file's bytes ([] when it cannot be read). An empty file is not handed to Foundation,
@@ -64,26 +142,20 @@ public enum Support {
         return dir
     }
 
-    /// `ffprobe -show_packets` of the video stream: (pts, dts, keyframe) per packet.
-    public static func probePackets(_ path: String) throws -> (packets: [(pts: Int64, dts: Int64, key: Bool)], errors: String) {
-        let r = try run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts,dts,flags",
-                                    "-of", "csv=p=0", path])
-        let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n")
-        let packets = lines.map { line -> (pts: Int64, dts: Int64, key: Bool) in
-            let f = line.split(separator: ",", omittingEmptySubsequences: false)
-            return (Int64(f[0]) ?? -1, Int64(f[1]) ?? -1, f[2].hasPrefix("K"))
-        }
-        return (packets, r.stderr)
+    /// Writes bytes to a new file in a fresh temporary directory; returns its path.
+    public static func temporaryFile(_ bytes: [UInt8], name: String) throws -> String {
+        let path = try temporaryDirectory() + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
     }
+}
 
-    /// For each frame of an Annex-B stream in decoding order, its index in output order, as
-    /// FFmpeg decodes it (frames are listed in output order with their decoding index).
-    public static func presentationOrder(_ path: String) throws -> [Int] {
-        let r = try run("ffprobe", ["-v", "error", "-show_entries", "frame=coded_picture_number", "-of", "csv=p=0", path])
-        let coded = String(decoding: r.stdout, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .compactMap { Int($0.filter(\.isNumber)) }
-        var order = Array(coded.indices)
-        for (p, d) in coded.enumerated() where d < order.count { order[d] = p }
-        return order
+extension Support.ProcessResult {
+    /// This result, or an error naming `what` with the end of stderr when the program failed.
+    public func checked(_ what: String) throws -> Self {
+        guard succeeded else {
+            throw Support.ProcessFailure(description: "\(what): exit \(status)\(signalled ? " (signal)" : ""): \(stderr.suffix(2000))")
+        }
+        return self
     }
 }

@@ -9,7 +9,7 @@ struct Bitstream {
         let header: SliceHeader
         /// SliceQPY (7-30): 26 + pic_init_qp_minus26 + slice_qp_delta.
         let qp: Int
-        var isIntra: Bool { header.sliceType % 5 == 2 }
+        var isIntra: Bool { header.sliceKind == .i }
         var isIDR: Bool { nal.type == .idrSlice }
     }
 
@@ -32,12 +32,11 @@ struct Bitstream {
                     sps = try SequenceParameterSet(rbsp: nal.rbsp)
                 case .pps:
                     _ = try store.ingest(nal)
-                    let s = sps
-                    pps = try PictureParameterSet(rbsp: nal.rbsp, sps: { _ in s })
+                    pps = try PictureParameterSet(rbsp: nal.rbsp, context: store)
                 case .sei:
-                    sei[i, default: []] += try SEI.parse(nal, context: NoSEIContext()).messages
+                    sei[i, default: []] += try SEI.parse(nal, context: EmptySyntaxContext()).messages
                 case let t where t.isVCL:
-                    let header = try SliceHeader.parse(nal, store: &store).header
+                    let header = try SliceHeader.parse(nal, context: store).header
                     let qp = 26 + Int(pps?.picInitQpMinus26 ?? 0) + Int(header.sliceQpDelta)
                     slices.append(Slice(accessUnit: i, nal: nal, header: header, qp: qp))
                 default:

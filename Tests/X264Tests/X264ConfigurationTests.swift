@@ -1,11 +1,12 @@
 import Testing
 import H264
 @testable import X264
+import TestSupport
 
 @Suite struct X264ConfigurationTests {
     struct Bad: Sendable, CustomTestStringConvertible {
         let name: String
-        let code: H264Error.Code
+        let code: X264Error.Code
         let edit: @Sendable (inout X264Encoder.Configuration) -> Void
         var testDescription: String { name }
     }
@@ -52,21 +53,21 @@ import H264
 
     @Test(arguments: bad)
     func badConfigurationThrows(_ b: Bad) {
-        #expect(throws: H264Error(b.code, "")) { try X264Encoder(configuration: Support.config(160, 96, b.edit)) }
+        #expect(throws: X264Error(b.code, "")) { try X264Encoder(configuration: X264Support.config(160, 96, b.edit)) }
     }
 
     /// A keyframe interval in seconds beyond what frames can count opens as "no forced
     /// keyframes" (x264's keyint clamps), not a conversion trap.
     @Test func hugeKeyframeDurationOpens() throws {
         for s in [1e300, Double.greatestFiniteMagnitude, 3e9] {
-            let encoder = try X264Encoder(configuration: Support.config(160, 96) { $0.maxKeyframeIntervalDuration = s })
+            let encoder = try X264Encoder(configuration: X264Support.config(160, 96) { $0.maxKeyframeIntervalDuration = s })
             #expect(encoder.configuration.maxKeyframeIntervalDuration == s)
         }
     }
 
     @Test func openFailureCarriesX264Message() {
         do {
-            _ = try X264Encoder(configuration: Support.config(16386, 16))
+            _ = try X264Encoder(configuration: X264Support.config(16386, 16))
             Issue.record("expected a failure")
         } catch {
             #expect(error.code == .encoderFailure)
@@ -75,23 +76,23 @@ import H264
     }
 
     @Test func mismatchedFramesThrow() throws {
-        let encoder = try X264Encoder(configuration: Support.config())
+        let encoder = try X264Encoder(configuration: X264Support.config())
         let wrongSize = try VideoFrame(width: 176, height: 96, format: .i420)
-        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(wrongSize) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try encoder.encode(wrongSize) }
         let wrongFormat = try VideoFrame(width: 160, height: 96, format: .nv12)
-        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(wrongFormat) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try encoder.encode(wrongFormat) }
         _ = try encoder.flush()
-        #expect(throws: H264Error(.invalidArgument, "")) { try encoder.encode(try VideoFrame(width: 160, height: 96, format: .i420)) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try encoder.encode(try VideoFrame(width: 160, height: 96, format: .i420)) }
     }
 
     @Test func badRateChangesThrow() throws {
-        let abr = try X264Encoder(configuration: Support.config())
-        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setAverageBitrate(0) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setDataRateLimits([DataRateLimit(bytes: -1, seconds: 1)]) }
-        let qp = try X264Encoder(configuration: Support.config { $0.rateControl = .constantQP(30) })
-        #expect(throws: H264Error(.unsupported, "")) { try qp.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
+        let abr = try X264Encoder(configuration: X264Support.config())
+        #expect(throws: X264Error(.invalidArgument, "")) { try abr.setAverageBitrate(0) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try abr.setDataRateLimits([DataRateLimit(bytes: -1, seconds: 1)]) }
+        let qp = try X264Encoder(configuration: X264Support.config { $0.rateControl = .constantQP(30) })
+        #expect(throws: X264Error(.unsupported, "")) { try qp.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
         _ = try abr.flush()
-        #expect(throws: H264Error(.invalidArgument, "")) { try abr.setAverageBitrate(500_000) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try abr.setAverageBitrate(500_000) }
     }
 
     @Test func levelParsing() {
@@ -104,7 +105,7 @@ import H264
     }
 
     @Test func frameRateFractions() {
-        func f(_ r: Double) -> (UInt32, UInt32) { let v = Support.config { $0.expectedFrameRate = r }.frameRateFraction; return (v.num, v.den) }
+        func f(_ r: Double) -> (UInt32, UInt32) { let v = X264Support.config { $0.expectedFrameRate = r }.frameRateFraction; return (v.num, v.den) }
         #expect(f(30) == (30, 1))
         #expect(f(29.97) == (30000, 1001))
         #expect(f(59.94) == (60000, 1001))

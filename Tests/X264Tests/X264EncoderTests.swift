@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import H264
+import H264Video
 @testable import X264
+import TestSupport
 
 @Suite struct X264EncoderTests {
     @Test func parameterSetsAndProfiles() throws {
@@ -10,11 +12,11 @@ import H264
             (.high422, .i422, 122), (.high444, .i444, 244),
         ]
         for (profile, format, idc) in cases {
-            let encoder = try X264Encoder(configuration: Support.config { $0.profile = profile; $0.pixelFormat = format })
+            let encoder = try X264Encoder(configuration: X264Support.config { $0.profile = profile; $0.pixelFormat = format })
             let ps = encoder.parameterSets
             #expect(ps.map(\.type) == [.sps, .pps], "\(profile)")
             #expect(ps.first?.bytes.dropFirst().first == idc, "\(profile)")
-            let out = try Support.encode(encoder, count: 0 + 1)
+            let out = try X264Support.encode(encoder, count: 0 + 1)
             let frames = out
             #expect(frames.count == 1)
             let sps = frames.first?.nalUnits.first { $0.type == .sps }
@@ -23,14 +25,14 @@ import H264
     }
 
     @Test func explicitLevelIsWritten() throws {
-        let encoder = try X264Encoder(configuration: Support.config { $0.level = .idc(31) })
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.level = .idc(31) })
         #expect(encoder.parameterSets.first.map { Array($0.bytes)[3] } == 31)
     }
 
     @Test func forcedKeyframesLandExactly() throws {
         let forced: Set<Int> = [0, 7, 19, 20, 33]
-        let encoder = try X264Encoder(configuration: Support.config { $0.maxKeyframeInterval = 250 })
-        let out = try Support.encode(encoder, count: 40, forced: forced)
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.maxKeyframeInterval = 250 })
+        let out = try X264Support.encode(encoder, count: 40, forced: forced)
         #expect(out.count == 40)
         // pts counts frames (timescale 30, one tick per frame).
         let idr = Set(out.filter { au in au.nalUnits.contains { $0.type == .idrSlice } }.map { Int($0.pts) })
@@ -41,18 +43,18 @@ import H264
 
     @Test func keyframeIntervalFramesAndSeconds() throws {
         // 20 frames or 0.5 s at 30 fps (15 frames): 15 applies.
-        let encoder = try X264Encoder(configuration: Support.config {
+        let encoder = try X264Encoder(configuration: X264Support.config {
             $0.maxKeyframeInterval = 20; $0.maxKeyframeIntervalDuration = 0.5
         })
-        let keys = try Support.encode(encoder, count: 61).filter(\.isKeyframe).map { Int($0.pts) }.sorted()
+        let keys = try X264Support.encode(encoder, count: 61).filter(\.isKeyframe).map { Int($0.pts) }.sorted()
         #expect(keys.first == 0)
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $1 - $0 <= 15 })
         #expect(keys.count >= 5)
     }
 
     @Test func flagsComeFromTheBitstream() throws {
-        let encoder = try X264Encoder(configuration: Support.config())
-        let out = try Support.encode(encoder, count: 30)
+        let encoder = try X264Encoder(configuration: X264Support.config())
+        let out = try X264Support.encode(encoder, count: 30)
         for au in out {
             let hasIDR = au.nalUnits.contains { $0.type == .idrSlice }
             #expect(au.flags.isSync == hasIDR)
@@ -62,24 +64,24 @@ import H264
     }
 
     @Test func streamStructureOptions() throws {
-        let aud = try Support.encode(X264Encoder(configuration: Support.config { $0.accessUnitDelimiters = true }), count: 3)
+        let aud = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.accessUnitDelimiters = true }), count: 3)
         #expect(aud.allSatisfy { $0.nalUnits.first?.type == .accessUnitDelimiter })
-        let sliced = try Support.encode(X264Encoder(configuration: Support.config { $0.slices = 3 }), count: 3)
+        let sliced = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.slices = 3 }), count: 3)
         #expect(sliced.allSatisfy { $0.nalUnits.filter(\.type.isVCL).count == 3 })
-        let small = try Support.encode(X264Encoder(configuration: Support.config { $0.maxSliceSize = 1200; $0.rateControl = .constantQP(20) }),
+        let small = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.maxSliceSize = 1200; $0.rateControl = .constantQP(20) }),
                                        count: 3, pattern: .noise)
         #expect(small.allSatisfy { au in au.nalUnits.filter(\.type.isVCL).allSatisfy { $0.count <= 1200 } })
         #expect(small.contains { $0.nalUnits.filter(\.type.isVCL).count > 1 })
-        let noHeaders = try X264Encoder(configuration: Support.config { $0.repeatParameterSets = false })
-        #expect(try Support.encode(noHeaders, count: 3).allSatisfy { !$0.flags.hasParameterSets })
+        let noHeaders = try X264Encoder(configuration: X264Support.config { $0.repeatParameterSets = false })
+        #expect(try X264Support.encode(noHeaders, count: 3).allSatisfy { !$0.flags.hasParameterSets })
         #expect(noHeaders.parameterSets.count == 2)
-        let refresh = try Support.encode(X264Encoder(configuration: Support.config { $0.periodicIntraRefresh = true; $0.maxKeyframeInterval = 10 }), count: 30)
+        let refresh = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.periodicIntraRefresh = true; $0.maxKeyframeInterval = 10 }), count: 30)
         #expect(refresh.filter(\.isKeyframe).count == 1, "intra refresh instead of IDR pictures")
     }
 
     @Test func bFramesAreDisposableAndReordered() throws {
-        let encoder = try X264Encoder(configuration: Support.config { $0.maxConsecutiveBFrames = 2; $0.rateControl = .constantQP(30) })
-        let out = try Support.encode(encoder, count: 20)
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.maxConsecutiveBFrames = 2; $0.rateControl = .constantQP(30) })
+        let out = try X264Support.encode(encoder, count: 20)
         #expect(out.count == 20)
         #expect(out.map(\.pts) != out.map(\.pts).sorted(), "decoding order differs from presentation order")
         #expect(out.contains { !$0.flags.isDependedOnByOthers }, "some B-frames are disposable")
@@ -88,11 +90,11 @@ import H264
 
     @Test func bitrateChangeMovesTheOutputBitrate() throws {
         // White noise needs every bit it gets, so the output rate follows the target.
-        let encoder = try X264Encoder(configuration: Support.config { $0.rateControl = .averageBitrate(400_000); $0.allowFrameReordering = false })
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .averageBitrate(400_000); $0.allowFrameReordering = false })
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 180, pattern: .noise)
         var bytesPerSecond: [Int] = [0, 0, 0]
         var i = 0
-        try source.start { (frame: VideoFrame) throws(H264Error) in
+        try source.start { frame in
             if i == 60 { try encoder.setAverageBitrate(1_200_000) }
             if i == 120 { try encoder.setAverageBitrate(200_000) }
             for au in try encoder.encode(frame) { bytesPerSecond[Int(au.pts) / 60] += au.byteCount }
@@ -106,12 +108,23 @@ import H264
     }
 
     @Test func orientationIsWrittenAsDisplayOrientationSEI() throws {
-        let encoder = try X264Encoder(configuration: Support.config())
-        let out = try Support.encode(encoder, count: 3, orientation: Orientation(rotation: .clockwise90, mirrored: true))
+        let encoder = try X264Encoder(configuration: X264Support.config())
+        let out = try X264Support.encode(encoder, count: 3, orientation: Orientation(rotation: .clockwise90, mirrored: true))
+        #expect(out.count == 3)
         for au in out {
-            let sei = au.nalUnits.filter { $0.type == .sei }.map { Array($0.rbsp) }
-            let payload = Orientation(rotation: .clockwise90, mirrored: true).displayOrientationPayload
-            #expect(sei.contains([47, UInt8(payload.count)] + payload + [0x80]), "\(sei)")
+            // Read back by the core's SEI parser, not compared with the bytes the encoder was
+            // given: clockwise 90 is anticlockwise 270 (0xC000 of a turn), mirrored is hor_flip.
+            var orientations: [SEIDisplayOrientation] = []
+            for unit in au.nalUnits where unit.type == .sei {
+                for message in try SEI.parse(unit, context: EmptySyntaxContext()).messages {
+                    if case .displayOrientation(let o) = message.payload { orientations.append(o) }
+                }
+            }
+            #expect(orientations.count == 1)
+            let o = try #require(orientations.first)
+            #expect(!o.cancel && o.horizontalFlip && !o.verticalFlip)
+            #expect(o.anticlockwiseRotation == 0xC000 && o.rotationDegrees == 270)
+            #expect(o.repetitionPeriod == 1 && !o.extensionFlag)
             // The SEI comes before the first slice.
             let firstSEI = au.nalUnits.firstIndex { $0.type == .sei } ?? .max
             let firstSlice = au.nalUnits.firstIndex { $0.type.isVCL } ?? -1
@@ -120,7 +133,7 @@ import H264
     }
 
     @Test func rgbInputIsConverted() throws {
-        let encoder = try X264Encoder(configuration: Support.config { $0.pixelFormat = .bgra })
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.pixelFormat = .bgra })
         var out: [EncodedFrame] = []
         for i in 0..<5 {
             var frame = try VideoFrame(width: 160, height: 96, format: .bgra, pts: Int64(i), timescale: 30, alignment: 64)
@@ -134,10 +147,10 @@ import H264
     @Test func logHandlerReceivesMessages() throws {
         final class Box: @unchecked Sendable { var lines: [String] = []; let lock = NSLock() }
         let box = Box()
-        var c = Support.config { $0.logLevel = .info }
+        var c = X264Support.config { $0.logLevel = .info }
         c.logHandler = { _, line in box.lock.lock(); box.lines.append(line); box.lock.unlock() }
         let encoder = try X264Encoder(configuration: c)
-        _ = try Support.encode(encoder, count: 2)
+        _ = try X264Support.encode(encoder, count: 2)
         #expect(box.lines.contains { $0.contains("profile") || $0.contains("cpu") })
     }
 
@@ -146,10 +159,10 @@ import H264
         // Sizes may differ by a byte or two: libx264's SIMD reads a little past its own buffers
         // (valgrind shows it), so what lies there, which parallel allocation changes, can reach
         // the last macroblock's coding.
-        let reference = try Support.encode(X264Encoder(configuration: Support.config()), count: 20)
+        let reference = try X264Support.encode(X264Encoder(configuration: X264Support.config()), count: 20)
         let results = try await withThrowingTaskGroup(of: [EncodedFrame].self) { group in
             for _ in 0..<4 {
-                group.addTask { try Support.encode(X264Encoder(configuration: Support.config()), count: 20) }
+                group.addTask { try X264Support.encode(X264Encoder(configuration: X264Support.config()), count: 20) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -164,7 +177,7 @@ import H264
         }
     }
 
-    @Test(.enabled(if: Support.ffprobe != nil, "needs ffprobe"))
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffprobe"))
     func colourDescriptionInTheVUI() throws {
         let cases: [(X264Encoder.ColorDescription?, PixelFormat, String)] = [
             (.bt709, .i420, "tv|bt709|bt709|bt709"),
@@ -172,34 +185,34 @@ import H264
             (.init(primaries: 1, transfer: 13, matrix: 1, fullRange: true), .i420, "pc|bt709|bt709|iec61966-2-1"),
         ]
         for (color, format, expected) in cases {
-            let encoder = try X264Encoder(configuration: Support.config { $0.color = color; $0.pixelFormat = format })
+            let encoder = try X264Encoder(configuration: X264Support.config { $0.color = color; $0.pixelFormat = format })
             var out: [EncodedFrame] = []
             for i in 0..<2 { out += try encoder.encode(try VideoFrame(width: 160, height: 96, format: format, pts: Int64(i), timescale: 30)) }
             out += try encoder.flush()
-            let path = try Support.temporaryFile(out.flatMap { $0.annexB() }, suffix: ".h264")
+            let path = try Support.temporaryFile(out.flatMap { $0.annexB() }, name: "out.h264")
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let probe = try Support.run(Support.ffprobe!, ["-v", "error", "-show_entries",
+            let probe = try Support.run("ffprobe", ["-v", "error", "-show_entries",
                 "stream=color_range,color_space,color_primaries,color_transfer", "-of", "csv=p=0:s=|", path])
-            let fields = Set(probe.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init))
-            #expect(fields == Set(expected.split(separator: "|").map(String.init)), "\(probe.out)")
+            let fields = Set(probe.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init))
+            #expect(fields == Set(expected.split(separator: "|").map(String.init)), "\(probe.output)")
         }
     }
 
-    @Test(.enabled(if: Support.ffmpeg != nil && Support.ffprobe != nil, "needs ffmpeg and ffprobe"))
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg and ffprobe"))
     func defaultEncodeDecodesCleanly() throws {
         let encoder = try X264Encoder(configuration: X264Encoder.Configuration(width: 160, height: 96))
-        let out = try Support.encode(encoder, count: 45, forced: [30], orientation: Orientation(rotation: .clockwise90))
-        let path = try Support.temporaryFile(out.flatMap { $0.annexB() }, suffix: ".h264")
+        let out = try X264Support.encode(encoder, count: 45, forced: [30], orientation: Orientation(rotation: .clockwise90))
+        let path = try Support.temporaryFile(out.flatMap { $0.annexB() }, name: "out.h264")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let decode = try Support.run(Support.ffmpeg!, ["-v", "error", "-i", path, "-f", "null", "-"])
-        #expect(decode.err.isEmpty, "\(decode.err)")
-        let probe = try Support.run(Support.ffprobe!, ["-v", "error", "-count_frames", "-select_streams", "v:0",
+        let decode = try Support.run("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+        #expect(decode.stderr.isEmpty, "\(decode.stderr)")
+        let probe = try Support.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                                        "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
-        #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "45")
-        let frames = try Support.run(Support.ffprobe!, ["-v", "error", "-show_frames", "-show_entries",
+        #expect(probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == "45")
+        let frames = try Support.run("ffprobe", ["-v", "error", "-show_frames", "-show_entries",
                                                         "frame=key_frame:side_data=rotation", "-of", "csv=p=0", path])
-        let keys = frames.out.split(separator: "\n").filter { $0.hasPrefix("1") }.count
+        let keys = frames.output.split(separator: "\n").filter { $0.hasPrefix("1") }.count
         #expect(keys == 2)
-        #expect(frames.out.contains("90"), "display matrix rotation reported by ffprobe")
+        #expect(frames.output.contains("90"), "display matrix rotation reported by ffprobe")
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import H264
+import H264Video
 @testable import X264
+import TestSupport
 
 @Suite struct X264RateControlTests {
     /// Encodes `count` noise frames (which take every bit they are given), calling `change`
@@ -35,27 +37,27 @@ import H264
                                                       vbvInitialDelayPercentage: nil, frameRate: 30)
         #expect(plan == X264Encoder.RatePlan(method: .abr, bitrate: 1500))
         #expect(!plan.hasVBV)
-        let encoder = try X264Encoder(configuration: Support.config { $0.rateControl = .averageBitrate(1_500_000) })
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .averageBitrate(1_500_000) })
         #expect(encoder.activeSettings.vbv == nil)
     }
 
     @Test func dataRateLimitsHoldInEveryWindow() throws {
         // 500 kbit per second and 100 kbit per 0.1 s asked of 1.2 Mbit/s of noise.
         let limits = [DataRateLimit(bytes: 62_500, seconds: 1), DataRateLimit(bytes: 12_500, seconds: 0.1)]
-        let encoder = try X264Encoder(configuration: Support.config {
+        let encoder = try X264Encoder(configuration: X264Support.config {
             $0.rateControl = .averageBitrate(1_200_000); $0.dataRateLimits = limits; $0.expectedFrameRate = 30
         })
         let out = try Self.encodeNoise(encoder, count: 90)
         #expect(Self.largestWindow(out, frames: 30) <= 62_500)
         #expect(Self.largestWindow(out, frames: 3) <= 12_500)
         // The limits bind: without them the same frames take far more.
-        let free = try Self.encodeNoise(X264Encoder(configuration: Support.config { $0.rateControl = .averageBitrate(1_200_000) }),
+        let free = try Self.encodeNoise(X264Encoder(configuration: X264Support.config { $0.rateControl = .averageBitrate(1_200_000) }),
                                         count: 90)
         #expect(Self.largestWindow(free, frames: 30) > 100_000)
     }
 
     @Test func limitsSetLaterHoldFromThenOn() throws {
-        let encoder = try X264Encoder(configuration: Support.config { $0.rateControl = .constantQuality(20) })
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .constantQuality(20) })
         let out = try Self.encodeNoise(encoder, count: 90) { i in
             if i == 30 { try encoder.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
         }
@@ -68,7 +70,7 @@ import H264
         // 1 -> 3 -> 0.5 Mbit/s, each held 2 s (60 frames at 30 fps), on noise at 320x192. The
         // change before the first frame makes the encoder retargetable (a reopen with nothing
         // to drain), so the two that follow are applied in place.
-        let encoder = try X264Encoder(configuration: Support.config(320, 192) {
+        let encoder = try X264Encoder(configuration: X264Support.config(320, 192) {
             $0.rateControl = .averageBitrate(2_000_000); $0.maxKeyframeInterval = 60
         })
         let out = try Self.encodeNoise(encoder, count: 180, width: 320, height: 192) { i in
@@ -85,7 +87,7 @@ import H264
 
     @Test func firstChangeReopensThenChangesApplyInPlace() throws {
         // medium: B-frames with B-pyramid, so DTS runs behind PTS and frames are held.
-        let encoder = try X264Encoder(configuration: Support.config {
+        let encoder = try X264Encoder(configuration: X264Support.config {
             $0.preset = .medium; $0.threads = 0; $0.rateControl = .averageBitrate(400_000); $0.maxKeyframeInterval = 250
         })
         let before = encoder.parameterSets
@@ -107,7 +109,7 @@ import H264
     }
 
     @Test func qualityModeTakesABitrate() throws {
-        let encoder = try X264Encoder(configuration: Support.config { $0.rateControl = .constantQuality(10) })
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .constantQuality(10) })
         let out = try Self.encodeNoise(encoder, count: 90) { i in
             if i == 30 { try encoder.setAverageBitrate(200_000) }
         }
@@ -119,11 +121,11 @@ import H264
     }
 
     @Test func constantBitrateFillsEveryWindow() throws {
-        let encoder = try X264Encoder(configuration: Support.config {
+        let encoder = try X264Encoder(configuration: X264Support.config {
             $0.rateControl = .constantBitrate(400_000); $0.vbvBufferDuration = 0.5; $0.allowFrameReordering = false
         })
         // Flat colour bars need far fewer bits: CBR pads with filler data.
-        let out = try Support.encode(encoder, count: 90)
+        let out = try X264Support.encode(encoder, count: 90)
         let stream = try Bitstream(out)
         #expect(stream.types.joined().contains(.fillerData))
         let hrd = try #require(stream.sps?.vui.nalHRD)
@@ -134,7 +136,7 @@ import H264
     }
 
     @Test func variableBitrateKeepsItsVBV() throws {
-        let encoder = try X264Encoder(configuration: Support.config {
+        let encoder = try X264Encoder(configuration: X264Support.config {
             $0.rateControl = .variableBitrate(300_000); $0.vbvMaxBitrate = 600_000; $0.vbvBufferDuration = 0.5
         })
         #expect(encoder.activeSettings.vbv == .init(maxBitrate: 600_000, bufferBits: 300_000))
@@ -144,23 +146,23 @@ import H264
     }
 
     @Test func timestampsMustIncreaseInOneTimescale() throws {
-        let encoder = try X264Encoder(configuration: Support.config())
+        let encoder = try X264Encoder(configuration: X264Support.config())
         let first = try VideoFrame(width: 160, height: 96, format: .i420, pts: 7, timescale: 30)
         _ = try encoder.encode(first)
-        #expect(throws: H264Error(.invalidTimestamp, "")) { try encoder.encode(first) }
+        #expect(throws: X264Error(.invalidTimestamp, "")) { try encoder.encode(first) }
         var earlier = first
         earlier.pts = 6
-        #expect(throws: H264Error(.invalidTimestamp, "")) { try encoder.encode(earlier) }
+        #expect(throws: X264Error(.invalidTimestamp, "")) { try encoder.encode(earlier) }
         var rescaled = first
         (rescaled.pts, rescaled.timescale) = (8 * 3000, 90_000)
-        #expect(throws: H264Error(.invalidTimestamp, "")) { try encoder.encode(rescaled) }
+        #expect(throws: X264Error(.invalidTimestamp, "")) { try encoder.encode(rescaled) }
         var next = first
         next.pts = 8
         _ = try encoder.encode(next)
         #expect(try (encoder.flush()).map(\.pts).sorted() == [7, 8])
     }
 
-    @Test(.enabled(if: Support.x264 != nil, "needs the x264 CLI"))
+    @Test(.enabled(if: Support.which("x264") != nil, "needs the x264 CLI"))
     func sameBitstreamAsTheX264CLI() throws {
         // 45 frames of the test pattern as Y4M; the same settings for both encoders.
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 45)
@@ -175,13 +177,14 @@ import H264
                 for row in 0..<h { y4m += plane.bytes[row * plane.bytesPerRow..<row * plane.bytesPerRow + w] }
             }
         }
-        let input = try Support.temporaryFile(y4m, suffix: ".y4m")
-        let output = NSTemporaryDirectory() + "x264tests-\(UUID().uuidString).264"
-        defer { for p in [input, output] { try? FileManager.default.removeItem(atPath: p) } }
-        _ = try Support.run(Support.x264!, ["--quiet", "--preset", "veryfast", "--bitrate", "300", "--keyint", "30",
-                                            "--threads", "1", "--sar", "1:1", "-o", output, input])
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let input = dir + "/in.y4m", output = dir + "/out.264"
+        try Data(y4m).write(to: URL(fileURLWithPath: input))
+        try Support.run("x264", ["--quiet", "--preset", "veryfast", "--bitrate", "300", "--keyint", "30",
+                                 "--threads", "1", "--sar", "1:1", "-o", output, input]).checked("x264")
         let cli = try AnnexB.split([UInt8](Data(contentsOf: URL(fileURLWithPath: output))))
-        let encoder = try X264Encoder(configuration: Support.config {
+        let encoder = try X264Encoder(configuration: X264Support.config {
             $0.rateControl = .averageBitrate(300_000); $0.maxKeyframeInterval = 30; $0.pixelAspectRatio = (1, 1)
         })
         var ours: [EncodedFrame] = []

@@ -1,8 +1,10 @@
 import Foundation
 import H264
+import H264Video
 import X264
 
-enum Support {
+/// Encoder configurations and frames for the X264 tests.
+enum X264Support {
     static func config(_ w: Int = 160, _ h: Int = 96, _ edit: (inout X264Encoder.Configuration) -> Void = { _ in }) -> X264Encoder.Configuration {
         var c = X264Encoder.Configuration(width: w, height: h)
         c.preset = .veryfast
@@ -29,36 +31,4 @@ enum Support {
         return out + (try encoder.flush())
     }
 
-    static let ffmpeg = executable("ffmpeg")
-    static let ffprobe = executable("ffprobe")
-    static let x264 = executable("x264")
-
-    static func executable(_ name: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
-            let p = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return nil
-    }
-
-    /// Runs a program; returns stdout and stderr.
-    static func run(_ path: String, _ args: [String]) throws -> (out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let o = Pipe(), e = Pipe()
-        p.standardOutput = o
-        p.standardError = e
-        try p.run()
-        let od = o.fileHandleForReading.readDataToEndOfFile()
-        let ed = e.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (String(decoding: od, as: UTF8.self), String(decoding: ed, as: UTF8.self))
-    }
-
-    static func temporaryFile(_ bytes: [UInt8], suffix: String) throws -> String {
-        let path = NSTemporaryDirectory() + "x264tests-\(UUID().uuidString)\(suffix)"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
 }

@@ -120,23 +120,23 @@ public struct AccessUnitAssembler: Sendable {
     ///   limit; it is dropped and assembly continues with the next NAL unit.
     public mutating func push(_ unit: NALUnit, offset: Int? = nil) throws(H264Error) -> AccessUnit? {
         incomingOffset = offset
-        let type = unit.type.rawValue
+        let type = unit.type
         switch type {
-        case 6, 9:
+        case .sei, .accessUnitDelimiter:
             // SEI and AUD precede the first VCL NAL unit of their picture.
             var done: AccessUnit? = nil
             if currentHasVCL { done = close() }
             try takePending()
             try append(unit)
-            if type == 6, picture.recoveryFrameCount == nil {
+            if type == .sei, picture.recoveryFrameCount == nil {
                 picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
             }
             return done
-        case 7, 8, 14...18:
+        case .sps, .pps, .prefix, .subsetSPS, .depthParameterSet, .reserved17, .reserved18:
             noteParameterSet(unit)
             if currentHasVCL { try hold(unit) } else { try append(unit) }
             return nil
-        case 1...5:
+        case _ where type.isVCL:
             return try pushSlice(unit)
         default:
             if !pending.isEmpty { try hold(unit) } else { try append(unit) }
@@ -205,13 +205,14 @@ public struct AccessUnitAssembler: Sendable {
     private mutating func parseSlice(_ unit: NALUnit) -> ParsedSlice {
         var result = ParsedSlice()
         do throws(H264Error) {
-            let (header, _) = try SliceHeader.parse(unit, store: &store)
+            let (header, _) = try SliceHeader.parse(unit, context: store)
+            try store.activate(header)
             // The SPS's pic_order_cnt_type, without copying the SPS for every slice.
             guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count,
                   let pocType = spsFacts[spsID]?.poc.picOrderCntType else {
                 throw H264Error.invalid(.missingParameterSet, "no active SPS")
             }
-            result.sliceType = header.sliceType % 5
+            result.sliceType = header.sliceKind.rawValue
             result.hasMMCO5 = header.decRefPicMarking?.operations.contains { $0.operation == 5 } ?? false
             result.firstMbInSlice = header.firstMbInSlice
             var fields = SlicePictureFields(isIDR: unit.type == .idrSlice, nalRefIdc: unit.nalRefIdc,
@@ -229,8 +230,7 @@ public struct AccessUnitAssembler: Sendable {
             result.fields = fields
         } catch {
             result.error = error
-            var reader = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(8)))
-            result.firstMbInSlice = try? reader.readUE()
+            result.firstMbInSlice = unit.sliceHeaderLeadingElements().firstMbInSlice
         }
         return result
     }

@@ -55,7 +55,7 @@ extension AccessUnitFlags {
             if unit.type.isVCL {
                 if let t = Self.sliceType(unit) { sliceTypes.append(t) } else { allParsed = false }
             } else if unit.type == .sei, recovery == nil {
-                recovery = RecoveryPointLookup.recoveryFrameCount(in: unit, context: NoSEIContext())
+                recovery = RecoveryPointLookup.recoveryFrameCount(in: unit, context: .empty)
             }
         }
         self.init(units: Array(units), sliceTypes: sliceTypes, allSlicesParsed: allParsed, recoveryFrameCount: recovery)
@@ -63,9 +63,6 @@ extension AccessUnitFlags {
 
     /// `slice_type % 5` of a slice, read from the first bytes of its header.
     static func sliceType(_ unit: NALUnit) -> UInt8? {
-        // Two ue(v) of at most 63 bits each fit in 16 bytes, even with emulation prevention.
-        var reader = BitReader(EmulationPrevention.rbsp(from: unit.payload.prefix(16)))
-        guard (try? reader.readUE()) != nil, let t = try? reader.readUE(), t <= 9 else { return nil }
-        return UInt8(t % 5)
+        unit.sliceHeaderLeadingElements().sliceType?.kind.rawValue
     }
 }

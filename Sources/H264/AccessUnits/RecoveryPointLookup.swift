@@ -13,7 +13,7 @@ enum RecoveryPointLookup {
     /// The message headers are read first, on the bytes as carried: an SEI NAL unit without a
     /// recovery point message (the usual case: buffering period, picture timing, user data) is
     /// not parsed, and costs no allocation.
-    static func recoveryFrameCount(in unit: NALUnit, context: some SEIContext) -> Int? {
+    static func recoveryFrameCount(in unit: NALUnit, context: some SyntaxContext) -> Int? {
         guard unit.type == .sei, mayHoldRecoveryPoint(unit.payload),
               let sei = try? SEI.parse(unit, context: context, options: options) else { return nil }
         for message in sei.messages {

@@ -36,21 +36,13 @@ public enum AnnexBHeaderEditor {
         return out
     }
 
-    /// Table 7-5: the smallest `primary_pic_type` whose slice types include all of `kinds`
-    /// (each `slice_type % 5`).
-    static func primaryPicType(_ kinds: [UInt8]) -> UInt8 {
-        // Bit per kind: P 0, B 1, I 2, SP 3, SI 4.
-        var mask: UInt8 = 0
-        for k in kinds where k < 5 { mask |= 1 << k }
-        let allowed: [UInt8] = [0b00100, 0b00101, 0b00111, 0b10000, 0b11000, 0b10100, 0b11101, 0b11111]
-        for (value, set) in allowed.enumerated() where mask & ~set == 0 { return UInt8(value) }
-        return 7
-    }
-
-    /// The bytes after what `reader` parsed, up to its end: data after `rbsp_trailing_bits()`,
-    /// which an AUD or filler parse tolerates and the editor keeps as it was.
-    static func remainder(of rbsp: ArraySlice<UInt8>, after reader: SyntaxReader) -> ArraySlice<UInt8> {
-        rbsp.dropFirst(reader.bitPosition >> 3)  // byte aligned after the trailing bits
+    /// A structure that tolerates data after `rbsp_trailing_bits()` (an AUD, filler) read and
+    /// written again, with that data kept as it was.
+    static func rewrite<S: SyntaxStructure>(_ type: S.Type, _ rbsp: ArraySlice<UInt8>) throws(H264Error) -> [UInt8] {
+        var r = SyntaxReader(rbsp)
+        var value = S()
+        try value.code(&r, context: .empty)
+        return try value.rbsp(context: .empty) + rbsp.dropFirst(r.bitPosition >> 3)  // byte aligned after the trailing bits
     }
 
     static func appendRewritten(_ nal: NALUnit, store: inout ParameterSetStore, edits: HeaderEdits,
@@ -58,42 +50,28 @@ public enum AnnexBHeaderEditor {
         let headerLength = nal.headerLength
         let rbsp = nal.rbsp
         var rewritten: [UInt8]
-        switch nal.type.rawValue {
-        case 7:
+        switch nal.type {
+        case .sps:
             let sps = try SequenceParameterSet(rbsp: rbsp)
             store.insert(sps)
             var edited = sps
             try edits.apply(to: &edited)
             rewritten = try edited.rbsp()
-        case 8:
-            let pps = try PictureParameterSet(rbsp: rbsp, sps: store.spsLookup)
+        case .pps:
+            let pps = try PictureParameterSet(rbsp: rbsp, context: store)
             store.insert(pps)
-            rewritten = try pps.rbsp(sps: store.spsLookup)
-        case 9:
-            var aud = AccessUnitDelimiter()
-            var r = SyntaxReader(rbsp)
-            try aud.code(&r)
-            var w = SyntaxWriter()
-            try aud.code(&w)
-            rewritten = w.writer.bytes + remainder(of: rbsp, after: r)
-        case 12:
-            var filler = FillerData()
-            var r = SyntaxReader(rbsp)
-            try filler.code(&r)
-            var w = SyntaxWriter()
-            try filler.code(&w)
-            rewritten = w.writer.bytes + remainder(of: rbsp, after: r)
-        case 15:
-            var subset = try SubsetSequenceParameterSet(rbsp: rbsp)
+            rewritten = try pps.rbsp(context: store)
+        case .accessUnitDelimiter:
+            rewritten = try rewrite(AccessUnitDelimiter.self, rbsp)
+        case .fillerData:
+            rewritten = try rewrite(FillerData.self, rbsp)
+        case .subsetSPS:
+            let subset = try SubsetSequenceParameterSet(rbsp: rbsp)
             store.insert(subset)
-            var w = SyntaxWriter()
-            try subset.code(&w)
-            rewritten = w.writer.bytes
-        case 1, 5:
-            let (header, bits) = try SliceHeader.parse(rbsp: rbsp, nalUnitType: nal.type.rawValue, nalRefIdc: nal.nalRefIdc,
-                                                       idrPicFlag: nal.type == .idrSlice, store: &store)
-            var w = try header.write(nalUnitType: nal.type.rawValue, nalRefIdc: nal.nalRefIdc,
-                                     idrPicFlag: nal.type == .idrSlice, store: &store)
+            rewritten = try subset.rbsp(context: store)
+        case .slice, .idrSlice:
+            let (header, bits) = try SliceHeader.parse(rbsp: rbsp, nalUnitHeader: NALUnitHeader(nal), context: store)
+            var w = try header.write(context: store)
             w.appendBits(of: rbsp, from: bits)
             rewritten = w.bytes
         default:

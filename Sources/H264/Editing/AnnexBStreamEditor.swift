@@ -219,9 +219,8 @@ public struct AnnexBStreamEditor: Sendable {
             return
         }
         let original = nal
-        let t = nal.type.rawValue
-        var dropped = t == 9 && edits.accessUnitDelimiters == .remove
-        if t == 6 && !edits.removedSEIPayloadTypes.isEmpty {
+        var dropped = nal.type == .accessUnitDelimiter && edits.accessUnitDelimiters == .remove
+        if nal.type == .sei && !edits.removedSEIPayloadTypes.isEmpty {
             // Only the message framing is parsed: the other messages keep their bytes.
             do throws(H264Error) {
                 let types = edits.removedSEIPayloadTypes
@@ -267,11 +266,8 @@ public struct AnnexBStreamEditor: Sendable {
            let mark = marks.firstIndex(where: { $0.index == first }) {
             // A slice whose header could not be parsed leaves the type open: 7 allows every one.
             let slices = au.nalUnits.reduce(0) { $0 &+ ($1.type == .slice || $1.type == .idrSlice ? 1 : 0) }
-            var aud = AccessUnitDelimiter(primaryPicType: au.sliceTypes.count >= slices ? AnnexBHeaderEditor.primaryPicType(au.sliceTypes) : 7)
-            var w = SyntaxWriter()
-            try aud.code(&w)
-            var bytes: [UInt8] = [0, 0, 0, 1, 0x09]
-            EmulationPrevention.appendEBSP(of: w.writer.bytes, to: &bytes)
+            let aud = au.sliceTypes.count >= slices ? AccessUnitDelimiter(sliceTypes: au.sliceTypes) : AccessUnitDelimiter()
+            let bytes: [UInt8] = [0, 0, 0, 1] + (try aud.nalUnit().bytes)
             let position = marks[mark].position
             held.insert(contentsOf: bytes, at: position)
             for k in mark..<marks.count { marks[k].position &+= bytes.count }  // held stays below the limit

@@ -121,5 +121,8 @@ public struct HeaderEdits: Sendable, Hashable {
             sps.frameCropTopOffset = UInt32(crop[2] / unit.y)
             sps.frameCropBottomOffset = UInt32(crop[3] / unit.y)
         }
+        // The edits change presence flags (fixed_frame_rate_flag, frame_cropping_flag): the
+        // values inferred from them follow.
+        try sps.setInferredValues(context: EmptySyntaxContext())
     }
 }

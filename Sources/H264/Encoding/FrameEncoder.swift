@@ -35,19 +35,37 @@ public struct DataRateLimit: Hashable, Sendable {
 /// returns zero or more access units, in decoding order, and ``flush()`` returns the rest at
 /// the end. Output is made of core types only, so any encoder (libx264, a hardware codec, a
 /// test double) can conform.
+///
+/// ## The frames an encoder takes
+///
+/// Every frame of one encoder keeps the first frame's ``VideoFrame/timescale`` and has a
+/// ``VideoFrame/pts`` strictly after the previous frame's (VideoToolbox refuses frames that do
+/// not). An encoder refuses any other frame with an error, without encoding it and without
+/// changing its state, so the caller can go on with a correct frame.
+///
+/// ## Errors
+///
+/// Each encoder throws its own error type, ``Failure``, as the containers do (`X264Encoder`
+/// throws `X264Error`, with a code for a refused timestamp, one for a failure of libx264, ...).
+/// Code that holds a concrete encoder, or is generic over `some FrameEncoder`, catches that type;
+/// code that holds `any FrameEncoder` catches `any Error`, the same errors unchanged.
+/// ``Failure`` defaults to `any Error`, so an encoder that declares plain `throws` conforms too.
 public protocol FrameEncoder: AnyObject {
+    /// The error the encoder throws.
+    associatedtype Failure: Error = any Error
+
     /// Submits one frame; returns the access units that became ready, in decoding order.
-    func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(H264Error) -> [EncodedFrame]
+    func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(Failure) -> [EncodedFrame]
 
     /// Returns every access unit still held back, in decoding order (VideoToolbox's
     /// `CompleteFrames`). The encoder may not be used for more frames afterwards.
-    func flush() throws(H264Error) -> [EncodedFrame]
+    func flush() throws(Failure) -> [EncodedFrame]
 
     /// Changes the target average bitrate, in bits per second, for the frames that follow.
-    func setAverageBitrate(_ bitsPerSecond: Int) throws(H264Error)
+    func setAverageBitrate(_ bitsPerSecond: Int) throws(Failure)
 
     /// Changes the hard limits on the data rate for the frames that follow.
-    func setDataRateLimits(_ limits: [DataRateLimit]) throws(H264Error)
+    func setDataRateLimits(_ limits: [DataRateLimit]) throws(Failure)
 
     /// The current sequence and picture parameter sets (the decoder configuration).
     var parameterSets: [NALUnit] { get }
@@ -55,7 +73,7 @@ public protocol FrameEncoder: AnyObject {
 
 extension FrameEncoder {
     /// Submits one frame with no per-frame options.
-    public func encode(_ frame: VideoFrame) throws(H264Error) -> [EncodedFrame] {
+    public func encode(_ frame: VideoFrame) throws(Failure) -> [EncodedFrame] {
         try encode(frame, options: .none)
     }
 }

@@ -98,4 +98,28 @@ public struct VideoFrame: Sendable {
         let stride = planes[index].bytesPerRow
         return planes[index].bytes.withUnsafeMutableBufferPointer { p in body(p, stride) }
     }
+
+    /// Calls `body` with mutable views of every plane's bytes at once, in the order of
+    /// ``planes`` (Y, U, V; Y, UV; or the one packed plane), for code that writes several planes
+    /// in one pass (a colour converter). Each plane's stride is its ``Plane/bytesPerRow``; the
+    /// planes' sizes cannot change.
+    ///
+    /// - Complexity: O(1): the bytes are not copied.
+    public mutating func withMutablePlanes<R>(_ body: ([UnsafeMutableBufferPointer<UInt8>]) -> R) -> R {
+        // Each plane is moved out into its own variable, so that all three can be borrowed
+        // mutably at once, and moved back afterwards. A format has at most three planes.
+        let count = planes.count
+        var p0 = count > 0 ? planes[0].bytes : [], p1 = count > 1 ? planes[1].bytes : [], p2 = count > 2 ? planes[2].bytes : []
+        for i in planes.indices { planes[i].bytes = [] }
+        defer {
+            if count > 0 { planes[0].bytes = p0 }
+            if count > 1 { planes[1].bytes = p1 }
+            if count > 2 { planes[2].bytes = p2 }
+        }
+        return p0.withUnsafeMutableBufferPointer { b0 in
+            p1.withUnsafeMutableBufferPointer { b1 in
+                p2.withUnsafeMutableBufferPointer { b2 in body(Array([b0, b1, b2].prefix(count))) }
+            }
+        }
+    }
 }

@@ -1,20 +1,25 @@
+/// Partial readers: the first elements of a parameter set or slice header, read without a
+/// context from a NAL unit's first bytes through the structures' own descriptions (their
+/// `codeLeadingElements`), so that nothing is transcribed twice.
 extension NALUnit {
     /// `seq_parameter_set_id` of an SPS or subset SPS (after `profile_idc`, the constraint flags
     /// and `level_idc`), or `pic_parameter_set_id` of a PPS (its first element); nil for other
-    /// NAL units or when the id cannot be read. Reads a few bytes only.
+    /// NAL units or when the id (or, for a PPS, the `seq_parameter_set_id` after it) cannot be
+    /// read. Reads a few bytes only.
     public var parameterSetID: Int? {
         let t = type
-        guard t == .sps || t == .pps || t == .subsetSPS else { return nil }
-        var reader = BitReader(EmulationPrevention.rbsp(from: payload.prefix(16)))
-        if t != .pps {
-            guard (try? reader.skipBits(24)) != nil else { return nil }
+        var reader = SyntaxReader(EmulationPrevention.rbsp(from: payload.prefix(16)))
+        if t == .pps {
+            var pps = PictureParameterSet()
+            guard (try? pps.codeLeadingElements(&reader)) != nil else { return nil }
+            return Int(pps.id)
         }
-        guard let id = try? reader.readUE(), id < 256 else { return nil }
-        return Int(id)
+        guard t == .sps || t == .subsetSPS else { return nil }
+        var sps = SequenceParameterSet()
+        guard (try? sps.codeLeadingElements(&reader)) != nil else { return nil }
+        return Int(sps.id)
     }
-}
 
-extension NALUnit {
     /// The id of the parameter set this NAL unit refers to: for a slice (types 1 and 5) its
     /// `pic_parameter_set_id`, for a PPS its `seq_parameter_set_id`; nil for other NAL units or
     /// when the id cannot be read. Reads the first bytes only (a slice header's first three
@@ -22,16 +27,27 @@ extension NALUnit {
     /// parsing it.
     public var referencedParameterSetID: Int? {
         let t = type
-        guard t == .slice || t == .idrSlice || t == .pps else { return nil }
-        // Three Exp-Golomb codes of at most 63 bits each, escaped: 32 bytes cover them.
-        var reader = BitReader(EmulationPrevention.rbsp(from: payload.prefix(32)))
-        guard let first = try? reader.readUE() else { return nil }  // first_mb_in_slice, or pic_parameter_set_id
         if t == .pps {
-            guard let sps = try? reader.readUE(), sps < 32 else { return nil }
-            _ = first
-            return Int(sps)
+            var reader = SyntaxReader(EmulationPrevention.rbsp(from: payload.prefix(16)))
+            var pps = PictureParameterSet()
+            guard (try? pps.codeLeadingElements(&reader)) != nil else { return nil }
+            return Int(pps.spsID)
         }
-        guard (try? reader.readUE()) != nil, let pps = try? reader.readUE(), pps < 256 else { return nil }  // slice_type, pic_parameter_set_id
-        return Int(pps)
+        guard t == .slice || t == .idrSlice else { return nil }
+        return sliceHeaderLeadingElements().ppsID.map(Int.init)
+    }
+
+    /// `first_mb_in_slice`, `slice_type` and `pic_parameter_set_id` of a slice NAL unit (types
+    /// 1, 5 and MVC 20), read from its first bytes; each nil when it, or an element before it,
+    /// cannot be read (all nil for other NAL units).
+    /// - Complexity: O(1): at most ``SliceHeader/headerPrefixBytes`` bytes are read.
+    public func sliceHeaderLeadingElements() -> (firstMbInSlice: UInt32?, sliceType: SliceType?, ppsID: UInt8?) {
+        var header = SliceHeader(nalUnitHeader: NALUnitHeader(self))
+        // Three Exp-Golomb codes of at most 63 bits each, escaped: 32 bytes cover them.
+        var reader = SyntaxReader(EmulationPrevention.rbsp(from: payload.prefix(SliceHeader.headerPrefixBytes)))
+        var progress = 0
+        try? header.codeLeadingElements(&reader, progress: &progress)
+        return (progress >= 1 ? header.firstMbInSlice : nil, progress >= 2 ? header.sliceType : nil,
+                progress >= 3 ? header.ppsID : nil)
     }
 }

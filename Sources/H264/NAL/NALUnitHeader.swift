@@ -4,36 +4,61 @@
 ///
 /// ``NALUnit`` reads these fields straight from the first byte; this structure exists so that
 /// traces and writers go through the same one description as every other structure.
-public struct NALUnitHeader: Sendable, Hashable {
+public struct NALUnitHeader: SyntaxStructure, Hashable {
     /// `forbidden_zero_bit` (always 0 in a valid stream).
     public var forbiddenZeroBit: UInt8 = 0
     /// `nal_ref_idc` (0...3).
     public var nalRefIdc: UInt8 = 0
-    /// `nal_unit_type` (0...31).
-    public var nalUnitType: UInt8 = 0
+    /// `nal_unit_type`.
+    public var nalUnitType = NALUnitType.unspecified
     /// `svc_extension_flag` (types 14 and 20) or `avc_3d_extension_flag` (type 21).
     public var extensionFlag = false
     /// The remaining 23 bits of the header extension, kept as coded.
     public var extensionBits: UInt32 = 0
 
     /// Creates a header.
-    public init(nalRefIdc: UInt8 = 0, nalUnitType: UInt8 = 0) {
+    public init(nalRefIdc: UInt8 = 0, nalUnitType: NALUnitType = .unspecified) {
         self.nalRefIdc = nalRefIdc
         self.nalUnitType = nalUnitType
     }
 
+    /// Creates an empty header (type 0).
+    public init() {}
+
+    /// The header of `nal`, taken from its first bytes (a ``NALUnit`` has checked them).
+    @inlinable
+    public init(_ nal: borrowing NALUnit) {
+        let first = nal.headerByte
+        forbiddenZeroBit = first >> 7
+        nalRefIdc = (first >> 5) & 3
+        nalUnitType = NALUnitType(rawValue: first)
+        guard nalUnitType.hasHeaderExtension else { return }
+        // A NAL unit of these types has its four header bytes (its initialiser checks).
+        let s = nal.bytes.startIndex
+        let bits = UInt32(nal.bytes[s &+ 1]) << 16 | UInt32(nal.bytes[s &+ 2]) << 8 | UInt32(nal.bytes[s &+ 3])
+        extensionFlag = bits >> 23 != 0
+        extensionBits = bits & 0x7F_FFFF
+    }
+
     /// True when the type carries the three-byte extension.
-    @inlinable public var hasExtension: Bool { nalUnitType == 14 || nalUnitType == 20 || nalUnitType == 21 }
+    @inlinable public var hasExtension: Bool { nalUnitType.hasHeaderExtension }
+
+    /// `IdrPicFlag`: type 5, or type 20 in its MVC form (`svc_extension_flag` 0) with
+    /// `non_idr_flag` 0.
+    @inlinable public var idrPicFlag: Bool {
+        nalUnitType == .idrSlice || (nalUnitType == .sliceExtension && !extensionFlag && extensionBits >> 22 == 0)
+    }
 
     /// The header in the order of 7.3.1. For the MVC form of the extension
     /// (`svc_extension_flag` 0) the fields of H.7.3.1.1 are named one by one; the SVC and
-    /// 3D-AVC forms are kept as `nal_unit_header_extension_bits`.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+    /// 3D-AVC forms are kept as `nal_unit_header_extension_bits`. The header depends on no
+    /// parameter set: `context` is not used.
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         try c.u(1, &forbiddenZeroBit, "forbidden_zero_bit", 0...0)
         try c.u(2, &nalRefIdc, "nal_ref_idc")
         try c.u(5, &nalUnitType, "nal_unit_type")
         guard hasExtension else { return }
-        try c.flag(&extensionFlag, nalUnitType == 21 ? "avc_3d_extension_flag" : "svc_extension_flag")
+        try c.flag(&extensionFlag, nalUnitType == .sliceExtensionDepth ? "avc_3d_extension_flag" : "svc_extension_flag")
         if extensionFlag {
             try c.u(23, &extensionBits, "nal_unit_header_extension_bits")
             return

@@ -42,6 +42,10 @@ public struct NALUnitType: RawRepresentable, Hashable, Sendable, Comparable, Cus
     public static let subsetSPS = NALUnitType(rawValue: 15)
     /// Depth parameter set.
     public static let depthParameterSet = NALUnitType(rawValue: 16)
+    /// Reserved (17): like the parameter sets, starts a new access unit after a VCL NAL unit (7.4.1.2.3).
+    public static let reserved17 = NALUnitType(rawValue: 17)
+    /// Reserved (18): like the parameter sets, starts a new access unit after a VCL NAL unit (7.4.1.2.3).
+    public static let reserved18 = NALUnitType(rawValue: 18)
     /// Coded slice of an auxiliary coded picture without partitioning.
     public static let auxiliarySlice = NALUnitType(rawValue: 19)
     /// Coded slice extension (SVC/MVC).

@@ -9,10 +9,13 @@
 /// ``HighProfileExtension``. Parameter sets are NAL units as carried (with emulation-prevention
 /// bytes).
 ///
+/// One description (``code(_:context:)``) reads and writes the record, as the syntax
+/// structures of the RBSP do.
+///
 /// The API follows CoreMedia's H.264 format description: ``parameterSet(at:)`` counts the
 /// SPSs first, then the PPSs; ``parameterSetCount``; ``nalUnitLengthSize``;
 /// ``init(parameterSets:lengthSize:)``.
-public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
+public struct AVCDecoderConfigurationRecord: SyntaxStructure, Hashable {
     /// The fields that follow the PPSs for profiles other than 66, 77 and 88.
     public struct HighProfileExtension: Hashable, Sendable {
         /// `chroma_format` (the SPS's `chroma_format_idc`), 0...3.
@@ -130,111 +133,121 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
         }
     }
 
-    // MARK: - Parsing
+    // MARK: - Parsing and writing
+
+    /// A record with no parameter sets (profile, level and compatibility 0, four-byte lengths):
+    /// the value a reader starts from.
+    public init() {
+        profileIndication = 0
+        profileCompatibility = 0
+        levelIndication = 0
+        nalUnitLengthSize = .four
+        sequenceParameterSets = []
+        pictureParameterSets = []
+        highProfileExtension = nil
+    }
 
     /// Parses a record (an `avcC` box payload).
     ///
     /// The High-profile extension is read when the profile calls for it and at least its four
     /// fixed bytes are present; a record that ends after the PPSs has none (as older muxers
     /// write). Reserved bits are not checked; bytes after the record are ignored. Parameter set
-    /// NAL unit types are not checked. The NAL units are views into `bytes`.
+    /// NAL unit types are not checked.
     /// - Throws: ``H264Error/Code/invalidDecoderConfiguration`` for a `configurationVersion`
     ///   other than 1, ``H264Error/Code/truncated`` when a count or parameter set runs past the
     ///   end, ``H264Error/Code/emptyNALUnit`` for a zero-length parameter set, and NAL header
     ///   errors.
+    /// - Complexity: O(record size).
     public init(parsing bytes: ArraySlice<UInt8>) throws(H264Error) {
-        var cursor = Cursor(bytes: bytes)
-        configurationVersion = try cursor.u8()
-        guard configurationVersion == 1 else {
-            throw H264Error.invalid(.invalidDecoderConfiguration, "configurationVersion \(configurationVersion), expected 1")
-        }
-        profileIndication = try cursor.u8()
-        profileCompatibility = try cursor.u8()
-        levelIndication = try cursor.u8()
-        let lengthByte = try cursor.u8()
-        // lengthSizeMinusOne 0, 1 or 3; 2 (three-byte lengths) does not exist.
-        nalUnitLengthSize = try AVCC.LengthSize(byteCount: Int(lengthByte & 3) &+ 1)
-        let spsCount = Int(try cursor.u8() & 0x1F)
-        sequenceParameterSets = try cursor.parameterSets(spsCount)
-        let ppsCount = Int(try cursor.u8())
-        pictureParameterSets = try cursor.parameterSets(ppsCount)
-        highProfileExtension = nil
-        if Self.profileHasExtension(profileIndication) && cursor.remaining >= 4 {
-            let chroma = try cursor.u8() & 3
-            let luma = try cursor.u8() & 7
-            let chromaDepth = try cursor.u8() & 7
-            let extCount = Int(try cursor.u8())
-            highProfileExtension = HighProfileExtension(
-                chromaFormat: chroma, bitDepthLumaMinus8: luma, bitDepthChromaMinus8: chromaDepth,
-                sequenceParameterSetExtensions: try cursor.parameterSets(extCount))
-        }
+        self.init()
+        var r = SyntaxReader(bytes)
+        try code(&r, context: .empty)
     }
 
     /// Parses a record held in an array.
     public init(parsing bytes: [UInt8]) throws(H264Error) { try self.init(parsing: bytes[...]) }
 
-    /// Reads the record's fields in order (counts are at most 255, so no loop is unbounded).
-    private struct Cursor {
-        let bytes: ArraySlice<UInt8>
-        var position: Int
-
-        init(bytes: ArraySlice<UInt8>) {
-            self.bytes = bytes
-            position = bytes.startIndex
-        }
-
-        var remaining: Int { bytes.endIndex &- position }
-
-        mutating func u8() throws(H264Error) -> UInt8 {
-            guard position < bytes.endIndex else { throw .truncated("avcC record ends early") }
-            defer { position &+= 1 }
-            return bytes[position]
-        }
-
-        mutating func parameterSets(_ count: Int) throws(H264Error) -> [NALUnit] {
-            var out: [NALUnit] = []
-            for _ in 0..<count {
-                let length = Int(try u8()) << 8 | Int(try u8())
-                guard length <= remaining else {
-                    throw .truncated("avcC parameter set of \(length) bytes, \(remaining) left")
-                }
-                let start = position
-                position &+= length  // <= endIndex, checked above
-                out.append(try NALUnit(bytes[start..<position]))
-            }
-            return out
-        }
-    }
-
-    // MARK: - Writing
-
     /// The record's bytes: the payload of an `avcC` box.
+    /// - Throws: ``H264Error/Code/limitExceeded`` for more than 31 SPSs or 255 PPSs or SPS
+    ///   extensions, ``H264Error/Code/nalUnitTooLarge`` for a parameter set over 65,535 bytes:
+    ///   the record's fields cannot count them (nothing is cut).
     /// - Complexity: O(total parameter set size).
-    public func serialized() -> [UInt8] {
-        var out: [UInt8] = [configurationVersion, profileIndication, profileCompatibility, levelIndication,
-                            0xFC | UInt8(truncatingIfNeeded: nalUnitLengthSize.byteCount &- 1),
-                            0xE0 | UInt8(truncatingIfNeeded: min(sequenceParameterSets.count, 31))]
-        Self.append(sequenceParameterSets.prefix(31), to: &out)
-        out.append(UInt8(truncatingIfNeeded: min(pictureParameterSets.count, 255)))
-        Self.append(pictureParameterSets.prefix(255), to: &out)
-        if let ext = highProfileExtension {
-            out.append(0xFC | ext.chromaFormat & 3)
-            out.append(0xF8 | ext.bitDepthLumaMinus8 & 7)
-            out.append(0xF8 | ext.bitDepthChromaMinus8 & 7)
-            out.append(UInt8(truncatingIfNeeded: min(ext.sequenceParameterSetExtensions.count, 255)))
-            Self.append(ext.sequenceParameterSetExtensions.prefix(255), to: &out)
-        }
-        return out
+    public func serialized() throws(H264Error) -> [UInt8] {
+        var w = SyntaxWriter()
+        var copy = self
+        try copy.code(&w, context: .empty)
+        return w.writer.bytes
     }
 
-    /// Appends parameter sets with 16-bit lengths (longer ones are cut to 65,535 bytes; the
-    /// building initialiser never makes such a record).
-    private static func append(_ units: ArraySlice<NALUnit>, to out: inout [UInt8]) {
-        for unit in units {
-            let bytes = unit.bytes.prefix(Int(UInt16.max))
-            out.append(UInt8(truncatingIfNeeded: bytes.count >> 8))
-            out.append(UInt8(truncatingIfNeeded: bytes.count))
-            out.append(contentsOf: bytes)
+    /// The record's layout (ISO/IEC 14496-15 5.3.3.1), read or written. The context is not
+    /// used: the record depends on nothing outside it.
+    /// - Throws: see ``init(parsing:)`` and ``serialized()``.
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
+        try c.u(8, &configurationVersion, "configurationVersion")
+        guard configurationVersion == 1 else {
+            throw H264Error.invalid(.invalidDecoderConfiguration, "configurationVersion \(configurationVersion), expected 1")
+        }
+        try c.u(8, &profileIndication, "AVCProfileIndication")
+        try c.u(8, &profileCompatibility, "profile_compatibility")
+        try c.u(8, &levelIndication, "AVCLevelIndication")
+        try Self.reserved(&c, bits: 6)
+        var lengthSizeMinusOne = UInt8(truncatingIfNeeded: nalUnitLengthSize.byteCount &- 1)  // 0, 1 or 3
+        try c.u(2, &lengthSizeMinusOne, "lengthSizeMinusOne")
+        // 2 (three-byte lengths) does not exist.
+        if c.isReading { nalUnitLengthSize = try AVCC.LengthSize(byteCount: Int(lengthSizeMinusOne) &+ 1) }
+        try Self.reserved(&c, bits: 3)
+        try Self.codeParameterSets(&c, &sequenceParameterSets, countBits: 5, "numOfSequenceParameterSets",
+                                   "sequenceParameterSetLength")
+        try Self.codeParameterSets(&c, &pictureParameterSets, countBits: 8, "numOfPictureParameterSets",
+                                   "pictureParameterSetLength")
+        // Read when the profile calls for it and its four fixed bytes are there.
+        let hasExtension = c.isReading
+            ? Self.profileHasExtension(profileIndication) && (try? c.peekBits(32)) != nil
+            : highProfileExtension != nil
+        guard hasExtension else {
+            if c.isReading { highProfileExtension = nil }
+            return
+        }
+        var ext = highProfileExtension ?? HighProfileExtension(chromaFormat: 0, bitDepthLumaMinus8: 0, bitDepthChromaMinus8: 0)
+        try Self.reserved(&c, bits: 6)
+        try c.u(2, &ext.chromaFormat, "chroma_format")
+        try Self.reserved(&c, bits: 5)
+        try c.u(3, &ext.bitDepthLumaMinus8, "bit_depth_luma_minus8")
+        try Self.reserved(&c, bits: 5)
+        try c.u(3, &ext.bitDepthChromaMinus8, "bit_depth_chroma_minus8")
+        try Self.codeParameterSets(&c, &ext.sequenceParameterSetExtensions, countBits: 8, "numOfSequenceParameterSetExt",
+                                   "sequenceParameterSetExtLength")
+        highProfileExtension = ext
+    }
+
+    /// Reserved bits, all 1: written so, not checked when read.
+    private static func reserved<C: SyntaxCoder>(_ c: inout C, bits: Int) throws(H264Error) {
+        var ones = UInt8(truncatingIfNeeded: (1 << bits) &- 1)  // bits <= 6
+        try c.u(bits, &ones, "reserved")
+    }
+
+    /// A count, then each NAL unit with a 16-bit length.
+    /// - Throws: ``H264Error/Code/limitExceeded`` when writing more units than `countBits`
+    ///   count, ``H264Error/Code/nalUnitTooLarge`` for a unit over 65,535 bytes.
+    private static func codeParameterSets<C: SyntaxCoder>(
+        _ c: inout C, _ units: inout [NALUnit], countBits: Int, _ countName: StaticString, _ lengthName: StaticString
+    ) throws(H264Error) {
+        let maxCount = (1 << countBits) &- 1  // 31 or 255
+        guard c.isReading || units.count <= maxCount else {
+            throw H264Error.invalid(.limitExceeded, "\(units.count) units for \(countName); avcC holds \(maxCount)")
+        }
+        var count = UInt8(truncatingIfNeeded: units.count)  // <= 255, checked above
+        try c.u(countBits, &count, SyntaxName(countName))
+        if c.isReading { units = [] }
+        for i in 0..<Int(count) {
+            var bytes: [UInt8] = c.isReading ? [] : Array(units[i].bytes)
+            guard bytes.count <= Int(UInt16.max) else {
+                throw H264Error.invalid(.nalUnitTooLarge, "parameter set of \(bytes.count) bytes does not fit a 16-bit length")
+            }
+            var length = UInt16(truncatingIfNeeded: bytes.count)  // checked above
+            try c.u(16, &length, SyntaxName(lengthName))
+            try c.bytes(&bytes, count: Int(length), "nalUnit")
+            if c.isReading { units.append(try NALUnit(bytes)) }
         }
     }
 }

@@ -6,17 +6,19 @@ extension ParameterSetStore {
     /// - Throws: the parsing error of a malformed parameter set (the store is unchanged).
     @discardableResult
     public mutating func ingest(_ nal: NALUnit) throws(H264Error) -> Bool {
-        switch nal.type.rawValue {
-        case 7, 8:
+        switch nal.type {
+        case .sps:
             var found: [ParseWarning] = []
-            if nal.type.rawValue == 7 {
-                insert(try SequenceParameterSet(rbsp: nal.rbsp, mode: parseMode, warnings: &found))
-            } else {
-                insert(try PictureParameterSet(rbsp: nal.rbsp, sps: spsLookup, mode: parseMode, warnings: &found))
-            }
+            insert(try SequenceParameterSet(rbsp: nal.rbsp, mode: parseMode, warnings: &found))
             record(found)
-        case 15: insert(try SubsetSequenceParameterSet(rbsp: nal.rbsp))
-        default: return false
+        case .pps:
+            var found: [ParseWarning] = []
+            insert(try PictureParameterSet(rbsp: nal.rbsp, context: self, mode: parseMode, warnings: &found))
+            record(found)
+        case .subsetSPS:
+            insert(try SubsetSequenceParameterSet(rbsp: nal.rbsp))
+        default:
+            return false
         }
         return true
     }

@@ -1,10 +1,15 @@
-/// The sequence and picture parameter sets seen so far, by id, and which SPS is active.
+/// The sequence and picture parameter sets seen so far, by id, and which SPS is active: the
+/// ``SyntaxContext`` of a stream.
 ///
 /// Holds up to 32 SPS (and 32 subset SPS) and 256 PPS, as the specification allows. A later
-/// parameter set with the same id replaces the earlier one. The active SPS is tracked as
-/// FFmpeg's coded-bitstream layer does: a slice header activates its PPS's SPS, and a
-/// buffering_period SEI activates the SPS it names (``activateSPS(id:)``).
-public struct ParameterSetStore: Sendable {
+/// parameter set with the same id replaces the earlier one. Coding a structure with the store as
+/// its context never changes it. The active SPS is tracked as FFmpeg's coded-bitstream layer
+/// does, by the stream-level readers (the access-unit assembler, ``NALUnitTrace``): a slice
+/// activates its PPS and that PPS's SPS (``activate(_:)``), and a buffering_period SEI the SPS
+/// it names (``activateSPS(id:)``).
+///
+/// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax.
+public struct ParameterSetStore: Sendable, SyntaxContext {
     /// The number of SPS ids (0...31).
     public static let spsIDCount = 32
     /// The number of PPS ids (0...255).
@@ -17,6 +22,10 @@ public struct ParameterSetStore: Sendable {
     private var spsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
     private var subsetSPSContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
     private var ppsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 256)
+    // For activation: the SPS id each PPS names (-1: no such PPS), and which SPS ids are known.
+    private var ppsSPSIDs: [Int8] = Array(repeating: -1, count: 256)
+    private var knownSPS: UInt32 = 0
+    private var knownSubsetSPS: UInt32 = 0
     /// The SPS id that the last slice header or buffering period activated.
     public private(set) var activeSPSID: Int?
     /// The PPS id that the last slice header activated.
@@ -38,6 +47,13 @@ public struct ParameterSetStore: Sendable {
 
     /// Creates an empty store that parses with `parseMode`.
     public init(parseMode: ParseMode) { self.parseMode = parseMode }
+
+    /// Creates a store holding `sps` and, when given, `pps`: the context for reading or writing
+    /// the structures that refer to them.
+    public init(sps: SequenceParameterSet, pps: PictureParameterSet? = nil) {
+        insert(sps)
+        if let pps { insert(pps) }
+    }
 
     /// Empties ``warnings``.
     public mutating func removeWarnings() {
@@ -81,6 +97,7 @@ public struct ParameterSetStore: Sendable {
         var c = SliceHeaderContext()
         c.setSPS(sps)
         spsContexts[Int(sps.id & 31)] = c
+        knownSPS |= 1 << UInt32(sps.id & 31)
     }
     /// Stores a subset SPS under its id.
     public mutating func insert(_ subset: SubsetSequenceParameterSet) {
@@ -88,6 +105,7 @@ public struct ParameterSetStore: Sendable {
         var c = SliceHeaderContext()
         c.setSPS(subset.sps)
         subsetSPSContexts[Int(subset.sps.id & 31)] = c
+        knownSubsetSPS |= 1 << UInt32(subset.sps.id & 31)
     }
     /// Stores a PPS under its id.
     public mutating func insert(_ pps: PictureParameterSet) {
@@ -95,20 +113,15 @@ public struct ParameterSetStore: Sendable {
         var c = SliceHeaderContext()
         c.setPPS(pps)
         ppsContexts[Int(pps.id)] = c
+        ppsSPSIDs[Int(pps.id)] = Int8(pps.spsID & 31)
     }
 
-    /// Looks up the PPS `id` and its SPS, makes them active (what a slice header does) and
-    /// returns what the slice header syntax needs from them. Copies no arrays.
-    /// - Parameter subset: take the SPS from the subset SPS table (MVC slices, type 20).
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing.
-    public mutating func activateSliceContext(ppsID id: Int, subset: Bool = false) throws(H264Error) -> SliceHeaderContext {
-        guard var c = ppsContext(id) else { throw H264Error.invalid(.missingParameterSet, "PPS \(id) not available") }
-        guard let s = spsContext(Int(c.spsID), subset: subset) else {
-            throw H264Error.invalid(.missingParameterSet, "SPS \(c.spsID) (of PPS \(id)) not available")
-        }
+    /// What a slice header's syntax needs from PPS `ppsID` and its SPS (from the subset SPS table
+    /// when `subset`), kept as a plain value per parameter set when it is stored: no arrays are
+    /// copied.
+    public func sliceHeaderContext(ppsID: Int, subset: Bool) -> SliceHeaderContext? {
+        guard var c = ppsContext(ppsID), let s = spsContext(Int(c.spsID), subset: subset) else { return nil }
         c.setSPS(from: s)
-        activePPSID = id
-        if !subset { activeSPSID = Int(c.spsID) }
         return c
     }
 
@@ -129,24 +142,29 @@ public struct ParameterSetStore: Sendable {
         activeSPSID = id
     }
 
-    /// Looks up the PPS `id` and its SPS and makes them active (what a slice header does).
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing.
-    /// - Parameter subset: take the SPS from the subset SPS table (MVC slices, type 20).
-    public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) -> (sps: SequenceParameterSet, pps: PictureParameterSet) {
-        guard let p = pps(id: id) else { throw H264Error.invalid(.missingParameterSet, "PPS \(id) not available") }
-        guard let s = subset ? subsetSPS(id: Int(p.spsID))?.sps : sps(id: Int(p.spsID)) else {
-            throw H264Error.invalid(.missingParameterSet, "SPS \(p.spsID) (of PPS \(id)) not available")
-        }
-        activePPSID = id
-        if !subset { activeSPSID = Int(p.spsID) }
-        return (s, p)
+    /// Makes the PPS `header` names and that PPS's SPS the active ones, what decoding the slice
+    /// does (for a type 20 slice, the PPS only: its SPS is a subset SPS).
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
+    /// - Complexity: O(1): no parameter set is copied.
+    @inlinable
+    public mutating func activate(_ header: SliceHeader) throws(H264Error) {
+        try activate(ppsID: Int(header.ppsID), subset: header.nalUnitHeader.nalUnitType == .sliceExtension)
     }
 
-    /// A lookup function for ``PictureParameterSet`` parsing.
-    public var spsLookup: (Int) -> SequenceParameterSet? { { [self] id in self.sps(id: id) } }
-}
+    /// Makes the PPS `id` and its SPS the active ones (what a slice header naming it does).
+    /// - Parameter subset: the SPS is taken from the subset SPS table (MVC slices, type 20) and
+    ///   only the PPS becomes active.
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
+    /// - Complexity: O(1): no parameter set is copied.
+    public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) {
+        let spsID = id >= 0 && id < Self.ppsIDCount ? ppsSPSIDs[id] : -1
+        guard spsID >= 0, (subset ? knownSubsetSPS : knownSPS) >> UInt32(spsID) & 1 != 0 else {
+            throw SliceHeader.missingParameterSet(ppsID: id, subset: subset, context: self)
+        }
+        activePPSID = id
+        if !subset { activeSPSID = Int(spsID) }
+    }
 
-extension ParameterSetStore: SEIContext {
     /// The timing info of SPS `id`, if seen.
     public func seiTimingInfo(forSPS id: Int) -> SEITimingInfo? { sps(id: id)?.seiTimingInfo }
 

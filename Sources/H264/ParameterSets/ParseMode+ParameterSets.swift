@@ -12,10 +12,9 @@ extension SequenceParameterSet {
             rbsp, nalUnitType: 7, mode: mode, warnings: &warnings, vuiFlagName: "vui_parameters_present_flag",
             parse: { (bytes) throws(H264Error) in try SequenceParameterSet(rbsp: bytes) },
             trace: { bytes in
-                var t = SyntaxTracer(bytes)
-                var sps = SequenceParameterSet()
-                _ = try? sps.code(&t)
-                return t.elements
+                var elements: [TraceElement] = []
+                _ = try? SequenceParameterSet.trace(rbsp: bytes, context: .empty, into: &elements)
+                return elements
             },
             trailingData: { $0.trailingData })
     }
@@ -26,17 +25,18 @@ extension PictureParameterSet {
     /// (a PPS has no VUI: trailing data and missing trailing bits).
     /// - Parameters:
     ///   - rbsp: the bytes after the NAL unit header, emulation prevention removed.
-    ///   - sps: looks up the SPS the PPS refers to.
+    ///   - context: where the SPS the PPS refers to is looked up.
     ///   - mode: what to recover from (see ``ParseMode``).
     ///   - warnings: what was recovered from is appended here.
-    /// - Throws: the errors of ``init(rbsp:sps:)``; under ``ParseMode/strict`` also
-    ///   ``H264Error/Code/invalidTrailingBits`` for bytes after `rbsp_trailing_bits()`.
+    /// - Throws: the errors of ``SyntaxStructure/init(rbsp:context:)``; under
+    ///   ``ParseMode/strict`` also ``H264Error/Code/invalidTrailingBits`` for bytes after
+    ///   `rbsp_trailing_bits()`.
     /// - Complexity: O(n); on a recovery, up to 8 more parses of the same bytes.
-    public init(rbsp: ArraySlice<UInt8>, sps: (Int) -> SequenceParameterSet?, mode: ParseMode,
+    public init(rbsp: ArraySlice<UInt8>, context: some SyntaxContext, mode: ParseMode,
                 warnings: inout [ParseWarning]) throws(H264Error) {
         self = try LenientParsing.parse(
             rbsp, nalUnitType: 8, mode: mode, warnings: &warnings, vuiFlagName: nil,
-            parse: { (bytes) throws(H264Error) in try PictureParameterSet(rbsp: bytes, sps: sps) },
+            parse: { (bytes) throws(H264Error) in try PictureParameterSet(rbsp: bytes, context: context) },
             trace: { _ in [] },
             trailingData: { $0.trailingData })
     }

@@ -116,17 +116,19 @@ enum LenientParsing {
     /// The first `keepingBits` bits of `rbsp`, then (when `thenZero`) a 0 bit, then
     /// `rbsp_trailing_bits()`.
     static func withTrailingBits(_ rbsp: ArraySlice<UInt8>, keepingBits: Int, thenZero: Bool) -> ArraySlice<UInt8> {
-        var reader = BitReader(rbsp)
-        var writer = BitWriter()
+        var reader = SyntaxReader(rbsp)
+        var writer = SyntaxWriter()
         var left = Swift.max(0, Swift.min(keepingBits, rbsp.count &* 8))
+        // Bits copied as they are, then the repair; n <= 32 and <= the bits left: nothing fails.
         while left > 0 {
             let n = Swift.min(left, 32)
-            guard let v = try? reader.readBits(n) else { break }  // n <= bits left: never fails
-            writer.writeBits(v, n)
+            var v: UInt32 = 0
+            guard (try? reader.u(n, &v, "kept_bits")) != nil, (try? writer.u(n, &v, "kept_bits")) != nil else { break }
             left &-= n
         }
-        if thenZero { writer.writeFlag(false) }
-        writer.writeTrailingBits()
-        return writer.bytes[...]
+        var zero = false
+        if thenZero { try? writer.flag(&zero, "repaired_flag") }
+        try? writer.trailingBits()
+        return writer.writer.bytes[...]
     }
 }

@@ -1,11 +1,12 @@
 /// A picture parameter set: `pic_parameter_set_rbsp()` (7.3.2.2).
 ///
 /// The fields after `redundant_pic_cnt_present_flag` are present only when
-/// `more_rbsp_data()` (7.2) says so; ``hasExtendedFields`` records it. Pic scaling lists need
-/// the referenced SPS (its `chroma_format_idc`), so parsing takes an SPS lookup.
+/// `more_rbsp_data()` (7.2) says so; ``hasExtendedFields`` records it. The syntax depends on
+/// the SPS it names (`chroma_format_idc` for pic scaling lists, `bit_depth_luma_minus8` for the
+/// range of `pic_init_qp_minus26`), looked up in the ``SyntaxContext``.
 ///
 /// Bytes after `rbsp_trailing_bits()` are kept in ``trailingData`` for exact re-writing.
-public struct PictureParameterSet: Sendable, Hashable {
+public struct PictureParameterSet: SyntaxStructure, Hashable {
     /// `pic_parameter_set_id` (0...255).
     public var id: UInt8 = 0
     /// `seq_parameter_set_id` (0...31).
@@ -69,33 +70,17 @@ public struct PictureParameterSet: Sendable, Hashable {
     /// Creates a PPS with default values.
     public init() {}
 
-    /// Parses a PPS from its RBSP.
-    /// - Parameter sps: finds the SPS a `seq_parameter_set_id` names; needed only for pic
-    ///   scaling lists and the `pic_init_qp_minus26` range.
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when pic scaling lists are coded and
-    ///   the SPS is unknown; the reading errors otherwise.
-    public init(rbsp: ArraySlice<UInt8>, sps: (Int) -> SequenceParameterSet?) throws(H264Error) {
-        var r = SyntaxReader(rbsp)
-        try code(&r, sps: sps)
-    }
-
-    /// Serialises the PPS into an RBSP (no NAL unit header, no emulation prevention).
-    public func rbsp(sps: (Int) -> SequenceParameterSet?) throws(H264Error) -> [UInt8] {
-        var w = SyntaxWriter()
-        var copy = self
-        try copy.code(&w, sps: sps)
-        return w.writer.bytes
-    }
-
     /// `SliceGroupChangeRate`.
     public var sliceGroupChangeRate: Int { Int(sliceGroupChangeRateMinus1) &+ 1 }  // < 2^32
 
-    /// The syntax of 7.3.2.2.
+    /// The syntax of 7.3.2.2, with the SPS it names looked up in `context`.
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when pic scaling lists are coded and
+    ///   the SPS is unknown (without them, an unknown SPS only widens the range checked for
+    ///   `pic_init_qp_minus26`); the coder's errors otherwise.
     /// - Complexity: O(slice group ids + scaling lists), capped.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C, sps lookup: (Int) -> SequenceParameterSet?) throws(H264Error) {
-        try c.ue(&id, "pic_parameter_set_id", 0...255)
-        try c.ue(&spsID, "seq_parameter_set_id", 0...31)
-        let sps = lookup(Int(spsID))
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
+        try codeLeadingElements(&c)
+        let sps = context.sps(id: Int(spsID))
         try c.flag(&entropyCodingModeFlag, "entropy_coding_mode_flag")
         try c.flag(&bottomFieldPicOrderInFramePresentFlag, "bottom_field_pic_order_in_frame_present_flag")
         try c.ue(&numSliceGroupsMinus1, "num_slice_groups_minus1", 0...7)
@@ -123,15 +108,27 @@ public struct PictureParameterSet: Sendable, Hashable {
                 }
                 let count: Int = transform8x8ModeFlag ? (sps.chromaFormatIDC != 3 ? 8 : 12) : 6
                 try scalingMatrix.code(&c, count: count, flagName: "pic_scaling_list_present_flag")
+            } else {
+                // The SPS's lists (fall-back rule B) are inferred: no list is coded.
+                try c.infer(&scalingMatrix, ScalingMatrix(), "pic_scaling_list_present_flag")
             }
             try c.se(&secondChromaQpIndexOffset, "second_chroma_qp_index_offset", -12...12)
-        } else if c.isReading {
-            transform8x8ModeFlag = false
-            picScalingMatrixPresentFlag = false
-            secondChromaQpIndexOffset = chromaQpIndexOffset
+        } else {
+            try c.infer(&transform8x8ModeFlag, false, "transform_8x8_mode_flag")
+            try c.infer(&picScalingMatrixPresentFlag, false, "pic_scaling_matrix_present_flag")
+            try c.infer(&scalingMatrix, ScalingMatrix(), "pic_scaling_list_present_flag")
+            try c.infer(&secondChromaQpIndexOffset, chromaQpIndexOffset, "second_chroma_qp_index_offset")
         }
         try c.trailingBits()
         try c.trailingData(&trailingData)
+    }
+
+    /// `pic_parameter_set_id` and `seq_parameter_set_id`, which a partial reader uses
+    /// (``NALUnit/parameterSetID``, ``NALUnit/referencedParameterSetID``).
+    @inline(__always)
+    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+        try c.ue(&id, "pic_parameter_set_id", 0...255)
+        try c.ue(&spsID, "seq_parameter_set_id", 0...31)
     }
 
     private mutating func codeSliceGroups<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {

@@ -6,7 +6,7 @@
 ///
 /// Bytes after `rbsp_trailing_bits()` (some cameras append them) are accepted and kept in
 /// ``trailingData``, so that the writer reproduces the NAL unit exactly.
-public struct SequenceParameterSet: Sendable, Hashable {
+public struct SequenceParameterSet: SyntaxStructure, Hashable {
     /// `profile_idc`.
     public var profileIDC: UInt8 = 66
     /// `constraint_set0_flag` ... `constraint_set5_flag`, index 0 to 5.
@@ -84,21 +84,17 @@ public struct SequenceParameterSet: Sendable, Hashable {
     public init() {}
 
     /// Parses an SPS from its RBSP (the bytes after the NAL unit header, emulation prevention
-    /// removed).
+    /// removed). An SPS depends on no other parameter set.
     /// - Throws: ``H264Error/Code/truncated``, ``H264Error/Code/valueOutOfRange``,
     ///   ``H264Error/Code/invalidExpGolomb``, ``H264Error/Code/invalidTrailingBits``.
     public init(rbsp: ArraySlice<UInt8>) throws(H264Error) {
-        var r = SyntaxReader(rbsp)
-        try code(&r)
+        try self.init(rbsp: rbsp, context: .empty)
     }
 
     /// Serialises the SPS into an RBSP (no NAL unit header, no emulation prevention).
-    public func rbsp() throws(H264Error) -> [UInt8] {
-        var w = SyntaxWriter()
-        var copy = self
-        try copy.code(&w)
-        return w.writer.bytes
-    }
+    /// - Throws: ``H264Error/Code/valueOutOfRange`` for a value outside its field or one that
+    ///   contradicts its inferred value.
+    public func rbsp() throws(H264Error) -> [UInt8] { try rbsp(context: .empty) }
 
     /// True for the profiles whose SPS codes chroma_format_idc, bit depths and scaling lists.
     @inlinable public static func hasChromaInfo(profileIDC: UInt8) -> Bool {
@@ -109,7 +105,8 @@ public struct SequenceParameterSet: Sendable, Hashable {
     }
 
     /// `seq_parameter_set_rbsp()`: the data, `rbsp_trailing_bits()` and any trailing bytes.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+    /// The SPS depends on no other parameter set: `context` is not used.
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         try codeData(&c)
         try c.trailingBits()
         try c.trailingData(&trailingData)
@@ -118,6 +115,14 @@ public struct SequenceParameterSet: Sendable, Hashable {
     /// `seq_parameter_set_data()` (7.3.2.1.1), shared with the subset SPS.
     /// - Complexity: O(num_ref_frames_in_pic_order_cnt_cycle + scaling lists), bounded.
     public mutating func codeData<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+        try codeLeadingElements(&c)
+        try codeDataBody(&c)
+    }
+
+    /// The elements up to `seq_parameter_set_id`, which a partial reader uses
+    /// (``NALUnit/parameterSetID``).
+    @inline(__always)
+    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         try c.u(8, &profileIDC, "profile_idc")
         try c.prepare(&constraintSetFlags, count: 6, limit: 6, fill: false, "constraint_set_flags")
         try c.flag(&constraintSetFlags[0], "constraint_set0_flag")
@@ -129,18 +134,36 @@ public struct SequenceParameterSet: Sendable, Hashable {
         try c.u(2, &reservedZero2Bits, "reserved_zero_2bits")
         try c.u(8, &levelIDC, "level_idc")
         try c.ue(&id, "seq_parameter_set_id", 0...31)
+    }
+
+    /// `seq_parameter_set_data()` after `seq_parameter_set_id`.
+    @inline(__always)
+    private mutating func codeDataBody<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         if Self.hasChromaInfo(profileIDC: profileIDC) {
             try c.ue(&chromaFormatIDC, "chroma_format_idc", 0...3)
-            if chromaFormatIDC == 3 { try c.flag(&separateColourPlaneFlag, "separate_colour_plane_flag") }
+            if chromaFormatIDC == 3 {
+                try c.flag(&separateColourPlaneFlag, "separate_colour_plane_flag")
+            } else {
+                try c.infer(&separateColourPlaneFlag, false, "separate_colour_plane_flag")
+            }
             try c.ue(&bitDepthLumaMinus8, "bit_depth_luma_minus8", 0...6)
             try c.ue(&bitDepthChromaMinus8, "bit_depth_chroma_minus8", 0...6)
             try c.flag(&qpprimeYZeroTransformBypassFlag, "qpprime_y_zero_transform_bypass_flag")
             try c.flag(&seqScalingMatrixPresentFlag, "seq_scaling_matrix_present_flag")
             if seqScalingMatrixPresentFlag {
                 try scalingMatrix.code(&c, count: chromaFormatIDC != 3 ? 8 : 12, flagName: "seq_scaling_list_present_flag")
+            } else {
+                // Flat_4x4_16 and Flat_8x8_16 are inferred: no list is coded.
+                try c.infer(&scalingMatrix, ScalingMatrix(), "seq_scaling_list_present_flag")
             }
-        } else if c.isReading {
-            chromaFormatIDC = profileIDC == 183 ? 0 : 1
+        } else {
+            try c.infer(&chromaFormatIDC, profileIDC == 183 ? 0 : 1, "chroma_format_idc")
+            try c.infer(&separateColourPlaneFlag, false, "separate_colour_plane_flag")
+            try c.infer(&bitDepthLumaMinus8, 0, "bit_depth_luma_minus8")
+            try c.infer(&bitDepthChromaMinus8, 0, "bit_depth_chroma_minus8")
+            try c.infer(&qpprimeYZeroTransformBypassFlag, false, "qpprime_y_zero_transform_bypass_flag")
+            try c.infer(&seqScalingMatrixPresentFlag, false, "seq_scaling_matrix_present_flag")
+            try c.infer(&scalingMatrix, ScalingMatrix(), "seq_scaling_list_present_flag")
         }
         try c.ue(&log2MaxFrameNumMinus4, "log2_max_frame_num_minus4", 0...12)
         try c.ue(&picOrderCntType, "pic_order_cnt_type", 0...2)
@@ -162,7 +185,11 @@ public struct SequenceParameterSet: Sendable, Hashable {
         try c.ue(&picWidthInMbsMinus1, "pic_width_in_mbs_minus1", 0...Self.maxPicSizeMinus1)
         try c.ue(&picHeightInMapUnitsMinus1, "pic_height_in_map_units_minus1", 0...Self.maxPicSizeMinus1)
         try c.flag(&frameMbsOnlyFlag, "frame_mbs_only_flag")
-        if !frameMbsOnlyFlag { try c.flag(&mbAdaptiveFrameFieldFlag, "mb_adaptive_frame_field_flag") }
+        if !frameMbsOnlyFlag {
+            try c.flag(&mbAdaptiveFrameFieldFlag, "mb_adaptive_frame_field_flag")
+        } else {
+            try c.infer(&mbAdaptiveFrameFieldFlag, false, "mb_adaptive_frame_field_flag")
+        }
         try c.flag(&direct8x8InferenceFlag, "direct_8x8_inference_flag")
         try c.flag(&frameCroppingFlag, "frame_cropping_flag")
         if frameCroppingFlag {
@@ -172,18 +199,21 @@ public struct SequenceParameterSet: Sendable, Hashable {
             try c.ue(&frameCropRightOffset, "frame_crop_right_offset", limit)
             try c.ue(&frameCropTopOffset, "frame_crop_top_offset", limit)
             try c.ue(&frameCropBottomOffset, "frame_crop_bottom_offset", limit)
+        } else {
+            try c.infer(&frameCropLeftOffset, 0, "frame_crop_left_offset")
+            try c.infer(&frameCropRightOffset, 0, "frame_crop_right_offset")
+            try c.infer(&frameCropTopOffset, 0, "frame_crop_top_offset")
+            try c.infer(&frameCropBottomOffset, 0, "frame_crop_bottom_offset")
         }
+        // E.2.1: max_num_reorder_frames and max_dec_frame_buffering, when absent, are inferred
+        // 0 for the intra profiles with constraint_set3_flag, else MaxDpbFrames (16, as FFmpeg).
+        let intra = [44, 86, 100, 110, 122, 244].contains(profileIDC) && constraintSetFlags[3]
+        let inferredFrames: UInt32 = intra ? 0 : 16
         try c.flag(&vuiParametersPresentFlag, "vui_parameters_present_flag")
         if vuiParametersPresentFlag {
-            try vui.code(&c)
-        } else if c.isReading {
-            vui = VUIParameters()
-        }
-        if c.isReading, !vui.bitstreamRestrictionFlag {
-            // E.2.1: inferred 0 for the intra profiles with constraint_set3_flag, else MaxDpbFrames.
-            let intra = [44, 86, 100, 110, 122, 244].contains(profileIDC) && constraintSetFlags[3]
-            vui.maxNumReorderFrames = intra ? 0 : 16
-            vui.maxDecFrameBuffering = intra ? 0 : 16
+            try vui.code(&c, inferredDPBFrames: inferredFrames)
+        } else {
+            try c.infer(&vui, VUIParameters(inferredDPBFrames: inferredFrames), "vui_parameters")
         }
     }
 }

@@ -1,6 +1,6 @@
 /// A sequence parameter set extension: `seq_parameter_set_extension_rbsp()` (7.3.2.1.2,
 /// nal_unit_type 13), describing auxiliary (alpha) pictures.
-public struct SequenceParameterSetExtension: Sendable, Hashable {
+public struct SequenceParameterSetExtension: SyntaxStructure, Hashable {
     /// `seq_parameter_set_id` (0...31).
     public var spsID: UInt8 = 0
     /// `aux_format_idc` (0...3; 0 means no auxiliary pictures).
@@ -23,12 +23,11 @@ public struct SequenceParameterSetExtension: Sendable, Hashable {
 
     /// Parses the extension from its RBSP.
     public init(rbsp: ArraySlice<UInt8>) throws(H264Error) {
-        var r = SyntaxReader(rbsp)
-        try code(&r)
+        try self.init(rbsp: rbsp, context: .empty)
     }
 
-    /// The syntax of 7.3.2.1.2.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+    /// The syntax of 7.3.2.1.2. The extension depends on no parameter set: `context` is not used.
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         try c.ue(&spsID, "seq_parameter_set_id", 0...31)
         try c.ue(&auxFormatIDC, "aux_format_idc", 0...3)
         if auxFormatIDC != 0 {

@@ -6,7 +6,7 @@
 /// kept as raw bits, ``extensionHeadBits`` up to the next byte boundary and then
 /// ``extensionBytes``, and written back unchanged. Editing the SPS part so that its length in
 /// bits changes makes that raw tail meaningless; the writer does not re-align it.
-public struct SubsetSequenceParameterSet: Sendable, Hashable {
+public struct SubsetSequenceParameterSet: SyntaxStructure, Hashable {
     /// The `seq_parameter_set_data()` part (its `trailingData` is unused).
     public var sps = SequenceParameterSet()
     /// The bits between the end of the SPS data and the next byte boundary (0...7 bits).
@@ -21,12 +21,12 @@ public struct SubsetSequenceParameterSet: Sendable, Hashable {
 
     /// Parses a subset SPS from its RBSP.
     public init(rbsp: ArraySlice<UInt8>) throws(H264Error) {
-        var r = SyntaxReader(rbsp)
-        try code(&r)
+        try self.init(rbsp: rbsp, context: .empty)
     }
 
-    /// `seq_parameter_set_data()`, then the rest kept raw (`subset_sps_extension_bits`).
-    public mutating func code<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+    /// `seq_parameter_set_data()`, then the rest kept raw (`subset_sps_extension_bits`). A subset
+    /// SPS depends on no other parameter set: `context` is not used.
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         try sps.codeData(&c)
         let head = (8 &- (c.bitPosition & 7)) & 7
         if c.isReading { extensionHeadBitCount = head }

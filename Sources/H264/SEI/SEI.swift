@@ -5,17 +5,17 @@ public enum SEI {
     /// buffering_period looks its SPS up by `seq_parameter_set_id` in `context`; pic_timing and
     /// dec_ref_pic_marking_repetition use the SPS activated by an earlier buffering_period of the
     /// same NAL unit, else `context.activeSEITimingInfo`. Without the SPS they are kept raw and
-    /// ``SEIMessage/rawReason`` says why.
+    /// ``SEIMessage/rawReason`` says why. `context` is not changed.
     /// - Throws: ``H264Error/Code/invalidArgument`` for another NAL unit type; framing, payload
     ///   and trailing-bit errors (never a trap).
     /// - Complexity: O(size of the NAL unit).
-    public static func parse(_ unit: NALUnit, context: some SEIContext, options: SEIParseOptions = .default) throws(H264Error) -> SEIRBSP {
+    public static func parse(_ unit: NALUnit, context: some SyntaxContext, options: SEIParseOptions = .default) throws(H264Error) -> SEINALUnit {
         guard unit.type == .sei else { throw H264Error.invalid(.invalidArgument, "not an SEI NAL unit (type \(unit.type.rawValue))") }
         let (rbsp, zeros) = strippedRBSP(unit)
-        var c = SyntaxReader(rbsp)
-        var sei = SEIRBSP(messages: [])
-        var state = SEIContextState(context)
-        try sei.code(&c, state: &state, options: options)
+        var c = SyntaxReader(rbsp.dropFirst())  // the header byte is the unit's
+        var sei = SEINALUnit()
+        sei.nalRefIdc = unit.nalRefIdc
+        try sei.code(&c, context: context, options: options)
         sei.trailingZeroBytes = zeros
         return sei
     }
@@ -27,33 +27,38 @@ public enum SEI {
     ///
     /// Elements are appended to `elements` as they are read, so on error the caller still has
     /// the trace up to the failure.
-    public static func trace(_ unit: NALUnit, context: some SEIContext, options: SEIParseOptions = .ffmpegTrace,
+    public static func trace(_ unit: NALUnit, context: some SyntaxContext, options: SEIParseOptions = .ffmpegTrace,
                              into elements: inout [TraceElement]) throws(H264Error) {
         try trace(unit, context: context, options: options, sink: { elements.append($0) })
     }
 
     /// Traces an SEI NAL unit (see ``trace(_:context:options:into:)``), handing each element to
     /// `sink` as it is read: nothing is kept per element.
-    public static func trace(_ unit: NALUnit, context: some SEIContext, options: SEIParseOptions = .ffmpegTrace,
-                             sink: (TraceElement) -> Void) throws(H264Error) {
+    /// - Returns: the NAL unit read.
+    @discardableResult
+    public static func trace(_ unit: NALUnit, context: some SyntaxContext, options: SEIParseOptions = .ffmpegTrace,
+                             sink: (TraceElement) -> Void) throws(H264Error) -> SEINALUnit {
         guard unit.type == .sei else { throw H264Error.invalid(.invalidArgument, "not an SEI NAL unit (type \(unit.type.rawValue))") }
-        let (rbsp, _) = strippedRBSP(unit)
-        let failure: H264Error? = withoutActuallyEscaping(sink) { sink in
+        let (rbsp, zeros) = strippedRBSP(unit)
+        let result: Result<SEINALUnit, H264Error> = withoutActuallyEscaping(sink) { sink in
             var tracer = SyntaxTracer(rbsp, sink: sink)
-            var sei = SEIRBSP(messages: [])
-            var state = SEIContextState(context)
+            var header = NALUnitHeader()
+            var sei = SEINALUnit()
             do throws(H264Error) {
-                try sei.code(&tracer, state: &state, options: options)
-                return nil
+                try header.code(&tracer, context: context)
+                sei.nalRefIdc = header.nalRefIdc
+                try sei.code(&tracer, context: context, options: options)
+                sei.trailingZeroBytes = zeros
+                return .success(sei)
             } catch {
-                return error
+                return .failure(error)
             }
         }
-        if let failure { throw failure }
+        return try result.get()
     }
 
     /// Traces an SEI NAL unit (see ``trace(_:context:options:into:)``).
-    public static func trace(_ unit: NALUnit, context: some SEIContext, options: SEIParseOptions = .ffmpegTrace) throws(H264Error) -> [TraceElement] {
+    public static func trace(_ unit: NALUnit, context: some SyntaxContext, options: SEIParseOptions = .ffmpegTrace) throws(H264Error) -> [TraceElement] {
         var elements: [TraceElement] = []
         try trace(unit, context: context, options: options, into: &elements)
         return elements
@@ -64,7 +69,7 @@ public enum SEI {
     /// - Returns: the new NAL unit's bytes, the unit's own bytes unchanged when nothing matched,
     ///   or nil when no message remains (drop the NAL unit).
     public static func removingMessages(from unit: NALUnit, where shouldRemove: (SEIMessage) -> Bool) throws(H264Error) -> [UInt8]? {
-        var sei = try parse(unit, context: NoSEIContext(), options: .framingOnly)
+        var sei = try parse(unit, context: .empty, options: .framingOnly)
         let before = sei.messages.count
         sei.messages.removeAll(where: shouldRemove)
         if sei.messages.isEmpty { return nil }

@@ -23,21 +23,25 @@ public struct SEIMessage: Sendable, Hashable {
     /// Reads, writes or traces one message. The coder must be byte aligned.
     ///
     /// Reading: `last_payload_type_byte` / `last_payload_size_byte` with their `ff_byte`
-    /// runs, then the payload from its own byte range, then its trailer. Writing: the payload is
-    /// coded once into a scratch writer to learn its size, then the header and the payload.
+    /// runs, then the payload from its own byte range, then its trailer; buffering_period looks
+    /// its SPS up in `context`, pic_timing and dec_ref_pic_marking_repetition the SPS in force.
+    /// Writing: the payload is coded once into a scratch writer to learn its size, then the
+    /// header and the payload (`context` is not used: parsed payloads carry their SPS facts).
     /// - Throws: ``H264Error/Code/truncated`` when the size runs past the end; payload errors.
-    public mutating func code<C: SyntaxCoder>(
-        _ c: inout C, context: inout SEIContextState, options: SEIParseOptions
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(
+        _ c: inout C, context: Context, options: SEIParseOptions
     ) throws(H264Error) {
         if c.isReading {
-            try read(&c, context: &context, options: options)
+            try read(&c, context: context, options: options)
+        } else if C.self == SyntaxInferrer.self {
+            try codeBody(&c)  // inferred values only: no size to learn
         } else {
             try write(&c)
         }
     }
 
-    private mutating func read<C: SyntaxCoder>(
-        _ c: inout C, context: inout SEIContextState, options: SEIParseOptions
+    private mutating func read<C: SyntaxCoder, Context: SyntaxContext>(
+        _ c: inout C, context: Context, options: SEIParseOptions
     ) throws(H264Error) {
         let type = try Self.codeFFRun(&c, 0, "last_payload_type_byte")
         let size = try Self.codeFFRun(&c, 0, "last_payload_size_byte")
@@ -48,7 +52,7 @@ public struct SEIMessage: Sendable, Hashable {
         let limit = start &+ bits
         var bounded = BoundedSyntaxCoder(c, limit: limit)
         do {
-            try choosePayload(&bounded, type: SEIPayloadType(type), context: &context, options: options)
+            try choosePayload(&bounded, type: SEIPayloadType(type), context: context, options: options)
             try payload.code(&bounded, payloadSize: size)
             trailer = nil
             if !payload.isRaw && bounded.bitPosition < limit {
@@ -65,8 +69,8 @@ public struct SEIMessage: Sendable, Hashable {
 
     /// Chooses the payload case for `type` (an empty value with the SPS facts it needs) or
     /// decides to keep it raw.
-    private mutating func choosePayload<C: SyntaxCoder>(
-        _ c: inout C, type: SEIPayloadType, context: inout SEIContextState, options: SEIParseOptions
+    private mutating func choosePayload<C: SyntaxCoder, Context: SyntaxContext>(
+        _ c: inout C, type: SEIPayloadType, context: Context, options: SEIParseOptions
     ) throws(H264Error) {
         rawReason = nil
         guard options.parses(type) else {
@@ -78,22 +82,21 @@ public struct SEIMessage: Sendable, Hashable {
         case .bufferingPeriod:
             // A look-ahead, not a copy of the coder: a tracer's copy would record the element.
             let id = Int(try c.peekUE("seq_parameter_set_id", 0...31))
-            if let timing = context.timing(forSPS: id) {
+            if let timing = context.seiTimingInfo(forSPS: id) {
                 payload = .bufferingPeriod(SEIBufferingPeriod(seqParameterSetID: id, timing: timing))
-                context.activatedSPS = id
             } else {
                 payload = .raw(type: type, bytes: [])
                 rawReason = .missingSPS(id: id)
             }
         case .picTiming:
-            if let timing = context.activeTiming {
+            if let timing = context.activeSEITimingInfo {
                 payload = .picTiming(SEIPicTiming(timing: timing))
             } else {
                 payload = .raw(type: type, bytes: [])
                 rawReason = .noActiveSPS
             }
         case .decRefPicMarkingRepetition:
-            if let timing = context.activeTiming {
+            if let timing = context.activeSEITimingInfo {
                 payload = .decRefPicMarkingRepetition(SEIDecRefPicMarkingRepetition(frameMBsOnly: timing.frameMBsOnly))
             } else {
                 payload = .raw(type: type, bytes: [])
@@ -117,13 +120,21 @@ public struct SEIMessage: Sendable, Hashable {
 
     private mutating func write<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         guard c.bitPosition & 7 == 0 else { throw H264Error.invalid(.invalidArgument, "an SEI message must start byte aligned") }
-        var scratch = SyntaxWriter()
-        var body = self
-        try body.codeBody(&scratch)
-        let size = scratch.bitPosition / 8  // codeBody ends byte aligned
+        let size = try payloadBytes().count
         _ = try Self.codeFFRun(&c, payloadType.rawValue, "last_payload_type_byte")
         _ = try Self.codeFFRun(&c, size, "last_payload_size_byte")
         try codeBody(&c)
+    }
+
+    /// The payload as the message carries it: the `payloadSize` bytes after `payloadType` and
+    /// `payloadSize`, the payload's trailer (alignment bits) included. What an encoder's
+    /// "extra SEI" interface (x264's `extra_sei`) takes.
+    /// - Throws: the payload's writing errors (a value out of its range).
+    public func payloadBytes() throws(H264Error) -> [UInt8] {
+        var scratch = SyntaxWriter()
+        var body = self
+        try body.codeBody(&scratch)  // ends byte aligned
+        return scratch.writer.bytes
     }
 
     /// Writes the payload and, for a parsed payload, its trailer (always when the payload does

@@ -37,16 +37,24 @@ public struct DecRefPicMarking: Sendable, Hashable {
         if idrPicFlag {
             try c.flag(&noOutputOfPriorPicsFlag, "no_output_of_prior_pics_flag")
             try c.flag(&longTermReferenceFlag, "long_term_reference_flag")
+        } else {
+            try c.flag(&adaptiveRefPicMarkingModeFlag, "adaptive_ref_pic_marking_mode_flag")
+        }
+        guard !idrPicFlag && adaptiveRefPicMarkingModeFlag else {
+            // No operation is coded: the list is empty.
+            if !operations.isEmpty { try c.infer(&operations, [], "memory_management_control_operation") }
             return
         }
-        try c.flag(&adaptiveRefPicMarkingModeFlag, "adaptive_ref_pic_marking_mode_flag")
-        guard adaptiveRefPicMarkingModeFlag else { return }
         if c.isReading { operations = [] }
         let any: ClosedRange<UInt32> = 0...(UInt32.max &- 1)
         var i = 0
         while true {
             var op = Operation(operation: 0)
-            if !c.isReading, i < operations.count { op = operations[i] }
+            if !c.isReading, i < operations.count {
+                op = operations[i]
+                // 0 ends the list: one stored would cut the operations after it.
+                guard op.operation != 0 else { throw .outOfRange("memory_management_control_operation of an operation", 0) }
+            }
             try c.ue(&op.operation, "memory_management_control_operation", 0...6)
             if op.operation == 0 { break }
             guard i < Self.maxOperations else {

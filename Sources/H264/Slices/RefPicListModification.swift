@@ -30,7 +30,11 @@ public struct RefPicListModification: Sendable, Hashable {
         var i = 0
         while true {
             var idc: UInt8 = 3
-            if !c.isReading, i < operations.count { idc = operations[i].idc }
+            if !c.isReading, i < operations.count {
+                idc = operations[i].idc
+                // 3 ends the list: one stored would cut the operations after it.
+                guard idc != 3 else { throw .outOfRange("modification_of_pic_nums_idc of an operation", 3) }
+            }
             try c.ue(&idc, "modification_of_pic_nums_idc", 0...(mvc ? 5 : 3))
             if idc == 3 { break }
             guard i < Self.maxOperations else {

@@ -6,16 +6,11 @@ extension SliceHeader {
 
     /// `IdrPicFlag` of a slice NAL unit: type 5, or type 20 with `non_idr_flag` 0.
     @inlinable
-    public static func idrPicFlag(_ nal: NALUnit) -> Bool {
-        if nal.type == .idrSlice { return true }
-        if nal.type == .sliceExtension, let ext = nal.headerExtension, let first = ext.first {
-            return first & 0x80 == 0 && first & 0x40 == 0  // svc_extension_flag 0, non_idr_flag 0
-        }
-        return false
-    }
+    public static func idrPicFlag(_ nal: NALUnit) -> Bool { NALUnitHeader(nal).idrPicFlag }
 
-    /// Parses the slice header of a NAL unit of type 1, 5 or (MVC) 20, making its PPS and SPS
-    /// active in `store`.
+    /// Parses the slice header of a NAL unit of type 1, 5 or (MVC) 20, with its PPS and SPS
+    /// looked up in `context`. The store is not changed (to make the slice's parameter sets the
+    /// active ones, call ``ParameterSetStore/activate(_:)``).
     ///
     /// The header is first read straight from the escaped payload and kept when no
     /// emulation-prevention byte lies within it; otherwise a bounded prefix of the payload
@@ -25,23 +20,28 @@ extension SliceHeader {
     ///   the NAL unit header (for CABAC, alignment bits included: slice data starts there).
     /// - Throws: ``H264Error/Code/unsupported`` for other NAL unit types and SVC slices,
     ///   ``H264Error/Code/missingParameterSet`` for an unknown PPS or SPS, reading errors.
-    public static func parse(_ nal: NALUnit, store: inout ParameterSetStore) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
-        let type = nal.type.rawValue
-        guard type == 1 || type == 5 || type == 20 else {
-            throw H264Error.invalid(.unsupported, "nal_unit_type \(type) has no slice header here")
-        }
-        if type == 20, let ext = nal.headerExtension, let first = ext.first, first & 0x80 != 0 {
-            throw H264Error.invalid(.unsupported, "SVC slice headers are not described")
-        }
+    /// - Complexity: O(header bits); O(n) in the payload only when an emulation-prevention byte
+    ///   falls inside a header longer than ``headerPrefixBytes``.
+    public static func parse(_ nal: NALUnit, context: ParameterSetStore) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
+        try parseNALUnit(nal, context: context)
+    }
+
+    /// Parses the slice header of a NAL unit like the variant that takes a ``ParameterSetStore``,
+    /// with any context.
+    public static func parse(_ nal: NALUnit, context: some SyntaxContext) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
+        try parseNALUnit(nal, context: context)
+    }
+
+    @inline(__always)
+    static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, context: Context) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
+        let nalUnitHeader = NALUnitHeader(nal)
         let payload = nal.payload
-        let idr = idrPicFlag(nal)
-        let nalRefIdc = nal.nalRefIdc
-        var header = SliceHeader()
+        var header = SliceHeader(nalUnitHeader: nalUnitHeader)
         // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
         // byte lies within the bytes the header used (checked afterwards, on those bytes only).
         var r = SyntaxReader(payload)
         do throws(H264Error) {
-            try header.code(&r, nalUnitType: type, nalRefIdc: nalRefIdc, idrPicFlag: idr, store: &store)
+            try header.code(&r, context: context)
             let used = payload.startIndex &+ ((r.bitPosition &+ 7) >> 3)  // <= endIndex
             if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<used]) == nil {
                 return (header, r.bitPosition)
@@ -55,31 +55,32 @@ extension SliceHeader {
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {
-                return try parse(rbsp: EmulationPrevention.rbsp(from: prefix), nalUnitType: type, nalRefIdc: nalRefIdc,
-                                 idrPicFlag: idr, store: &store)
+                return try parse(rbsp: EmulationPrevention.rbsp(from: prefix), nalUnitHeader: nalUnitHeader, context: context)
             } catch where error.code == .truncated {
                 // The header is longer than the prefix: fall through to the whole payload.
             }
         }
-        return try parse(rbsp: EmulationPrevention.rbsp(from: payload), nalUnitType: type, nalRefIdc: nalRefIdc,
-                         idrPicFlag: idr, store: &store)
+        return try parse(rbsp: EmulationPrevention.rbsp(from: payload), nalUnitHeader: nalUnitHeader, context: context)
     }
 
     /// Parses a slice header from the start of an RBSP (after the NAL unit header).
-    public static func parse(rbsp: ArraySlice<UInt8>, nalUnitType: UInt8, nalRefIdc: UInt8, idrPicFlag: Bool,
-                             store: inout ParameterSetStore) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
+    /// - Returns: the header and its length in bits.
+    public static func parse(rbsp: ArraySlice<UInt8>, nalUnitHeader: NALUnitHeader,
+                             context: some SyntaxContext) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
         var r = SyntaxReader(rbsp)
-        var h = SliceHeader()
-        try h.code(&r, nalUnitType: nalUnitType, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, store: &store)
+        var h = SliceHeader(nalUnitHeader: nalUnitHeader)
+        try h.code(&r, context: context)
         return (h, r.bitPosition)
     }
 
-    /// Writes the header's bits (no NAL unit header), using the PPS and SPS in `store`.
+    /// Writes the header's bits (no NAL unit header), using the PPS and SPS in `context`, which
+    /// does not change.
     /// - Returns: a writer holding the header bits; the slice data goes after them.
-    public func write(nalUnitType: UInt8, nalRefIdc: UInt8, idrPicFlag: Bool, store: inout ParameterSetStore) throws(H264Error) -> BitWriter {
+    /// - Throws: the errors of ``code(_:context:)``.
+    public func write(context: some SyntaxContext) throws(H264Error) -> BitWriter {
         var w = SyntaxWriter()
         var copy = self
-        try copy.code(&w, nalUnitType: nalUnitType, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, store: &store)
+        try copy.code(&w, context: context)
         return w.writer
     }
 }

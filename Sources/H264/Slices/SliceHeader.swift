@@ -1,15 +1,20 @@
 /// A slice header: `slice_header()` (7.3.3), for nal_unit_type 1 and 5 (and the MVC form of
 /// type 20, with `ref_pic_list_mvc_modification()`).
 ///
-/// The header cannot be parsed alone: its field widths and presence come from the PPS it
-/// names and that PPS's SPS, looked up in a ``ParameterSetStore``. For CABAC slices the
-/// `cabac_alignment_one_bit`s that precede `slice_data()` are coded too (as FFmpeg traces
-/// them), so the header always ends where the slice data starts.
-public struct SliceHeader: Sendable, Hashable {
+/// The header cannot be coded alone: its field widths and presence come from the PPS it names
+/// and that PPS's SPS, looked up in the ``SyntaxContext`` (a ``ParameterSetStore``), and from
+/// its NAL unit header (``nalUnitHeader``), as in FFmpeg's coded bitstream layer. For CABAC
+/// slices the `cabac_alignment_one_bit`s that precede `slice_data()` are coded too (as FFmpeg
+/// traces them), so the header always ends where the slice data starts.
+public struct SliceHeader: SyntaxStructure, Hashable {
+    /// The NAL unit header the slice comes with. The syntax depends on it (`IdrPicFlag`, the MVC
+    /// form of type 20, `dec_ref_pic_marking()` when `nal_ref_idc` is not 0); it precedes the
+    /// RBSP and is not coded by ``code(_:context:)``. Its type must be 1, 5 or 20 (MVC).
+    public var nalUnitHeader: NALUnitHeader
     /// `first_mb_in_slice`.
     public var firstMbInSlice: UInt32 = 0
     /// `slice_type` (0...9; 5...9 mean every slice of the picture has the same type).
-    public var sliceType: UInt8 = 2
+    public var sliceType: SliceType = .i
     /// `pic_parameter_set_id` (0...255).
     public var ppsID: UInt8 = 0
     /// `colour_plane_id` (0...2, with `separate_colour_plane_flag`).
@@ -69,21 +74,29 @@ public struct SliceHeader: Sendable, Hashable {
     /// `slice_group_change_cycle` (slice group map types 3-5).
     public var sliceGroupChangeCycle: UInt32 = 0
 
-    /// Creates an I-slice header with default values.
-    public init() {}
+    /// Creates the header of an I slice of a non-reference, non-IDR picture (`nal_unit_type`
+    /// 1, `nal_ref_idc` 0) with default values.
+    public init() { nalUnitHeader = NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice) }
 
-    /// `slice_type % 5`: 0 P, 1 B, 2 I, 3 SP, 4 SI.
-    @inlinable public var sliceKind: UInt8 { sliceType % 5 }
+    /// Creates a header with default values for a slice of the NAL unit header `nalUnitHeader`.
+    public init(nalUnitHeader: NALUnitHeader) { self.nalUnitHeader = nalUnitHeader }
+
+    /// `IdrPicFlag`: the slice belongs to an IDR picture (type 5, or type 20 with
+    /// `non_idr_flag` 0).
+    @inlinable public var idrPicFlag: Bool { nalUnitHeader.idrPicFlag }
+
+    /// `slice_type % 5`: P, B, I, SP or SI.
+    @inlinable public var sliceKind: SliceType.Kind { sliceType.kind }
     /// A P slice.
-    @inlinable public var isP: Bool { sliceKind == 0 }
+    @inlinable public var isP: Bool { sliceKind == .p }
     /// A B slice.
-    @inlinable public var isB: Bool { sliceKind == 1 }
+    @inlinable public var isB: Bool { sliceKind == .b }
     /// An I slice.
-    @inlinable public var isI: Bool { sliceKind == 2 }
+    @inlinable public var isI: Bool { sliceKind == .i }
     /// An SP slice.
-    @inlinable public var isSP: Bool { sliceKind == 3 }
+    @inlinable public var isSP: Bool { sliceKind == .sp }
     /// An SI slice.
-    @inlinable public var isSI: Bool { sliceKind == 4 }
+    @inlinable public var isSI: Bool { sliceKind == .si }
 
     /// The number of bits of `slice_group_change_cycle`:
     /// Ceil(Log2(PicSizeInMapUnits ÷ SliceGroupChangeRate + 1)), exact in integers.
@@ -95,50 +108,113 @@ public struct SliceHeader: Sendable, Hashable {
         return b
     }
 
-    /// The syntax of 7.3.3, with the SPS and PPS looked up (and made active) in `store`.
-    ///
-    /// - Parameters:
-    ///   - nalUnitType: 1, 5 or 20 (20 uses the subset SPS and the MVC list modification).
-    ///   - nalRefIdc: the NAL unit's `nal_ref_idc` (0 means no `dec_ref_pic_marking()`).
-    ///   - idrPicFlag: `IdrPicFlag` (type 5, or type 20 with `non_idr_flag` 0).
-    /// - Throws: ``H264Error/Code/missingParameterSet`` when the PPS or its SPS is unknown.
-    public mutating func code<C: SyntaxCoder>(_ c: inout C, nalUnitType: UInt8, nalRefIdc: UInt8, idrPicFlag: Bool,
-                                             store: inout ParameterSetStore) throws(H264Error) {
+    /// The syntax of 7.3.3, with the PPS it names and that PPS's SPS (the subset SPS for type
+    /// 20) looked up in `context`. The context is not changed: making them the active parameter
+    /// sets is ``ParameterSetStore/activate(_:)``.
+    /// - Throws: ``H264Error/Code/missingParameterSet`` when the PPS or its SPS is unknown;
+    ///   ``H264Error/Code/unsupported`` for a ``nalUnitHeader`` of another type or an SVC slice;
+    ///   ``H264Error/Code/invalidBitstream`` for a P, B or SP slice in an IDR picture.
+    public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
+        var progress = 0
+        try codeLeadingElements(&c, progress: &progress)
+        try code(remainderOf: &c, context: context)
+    }
+
+    /// What follows ``codeLeadingElements(_:progress:)``: the parameter sets looked up, then the
+    /// rest of the header.
+    @inline(__always)
+    mutating func code<C: SyntaxCoder, Context: SyntaxContext>(remainderOf c: inout C, context: Context) throws(H264Error) {
+        let subset = nalUnitHeader.nalUnitType == .sliceExtension
+        guard let parameterSets = context.sliceHeaderContext(ppsID: Int(ppsID), subset: subset) else {
+            throw Self.missingParameterSet(ppsID: Int(ppsID), subset: subset, context: context)
+        }
+        try codeBody(&c, context: parameterSets)
+    }
+
+    /// The elements before anything depends on a parameter set: `first_mb_in_slice`,
+    /// `slice_type` and `pic_parameter_set_id`. `progress` counts those coded (0...3), so that a
+    /// partial reader knows which fields it got.
+    /// - Throws: ``H264Error/Code/unsupported`` for a NAL unit type without this slice header.
+    @inline(__always)
+    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) {
+        let type = nalUnitHeader.nalUnitType
+        guard type == .slice || type == .idrSlice || (type == .sliceExtension && !nalUnitHeader.extensionFlag) else {
+            throw Self.unsupported(nalUnitHeader)
+        }
         try c.ue(&firstMbInSlice, "first_mb_in_slice", 0...(1 << 24))
+        progress = 1
         try c.ue(&sliceType, "slice_type", 0...9)
-        if idrPicFlag && !(isI || isSI) {
+        progress = 2
+        if idrPicFlag && !sliceType.isIntra {
             throw H264Error.invalid(.invalidBitstream, "slice_type \(sliceType) in an IDR picture")
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
-        let mvc = nalUnitType == 20
-        let context = try store.activateSliceContext(ppsID: Int(ppsID), subset: mvc)
-        try codeBody(&c, context: context, nalRefIdc: nalRefIdc, idrPicFlag: idrPicFlag, mvc: mvc)
+        progress = 3
+    }
+
+    @inline(never)
+    static func unsupported(_ header: NALUnitHeader) -> H264Error {
+        if header.nalUnitType == .sliceExtension { return H264Error.invalid(.unsupported, "SVC slice headers are not described") }
+        return H264Error.invalid(.unsupported, "nal_unit_type \(header.nalUnitType.rawValue) has no slice header here")
+    }
+
+    @inline(never)
+    static func missingParameterSet(ppsID: Int, subset: Bool, context: some SyntaxContext) -> H264Error {
+        guard let pps = context.pps(id: ppsID) else { return H264Error.invalid(.missingParameterSet, "PPS \(ppsID) not available") }
+        return H264Error.invalid(.missingParameterSet, "\(subset ? "subset " : "")SPS \(pps.spsID) (of PPS \(ppsID)) not available")
     }
 
     /// The part of 7.3.3 after `pic_parameter_set_id`, given what the SPS and PPS say.
-    public mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext,
-                                                 nalRefIdc: UInt8, idrPicFlag: Bool, mvc: Bool) throws(H264Error) {
+    mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext) throws(H264Error) {
+        let nalRefIdc = nalUnitHeader.nalRefIdc
+        let idrPicFlag = self.idrPicFlag
+        let mvc = nalUnitHeader.nalUnitType == .sliceExtension
         let sps = context, pps = context
+        // The kind once, as locals: a getter on `self` inside this mutating function can cost a
+        // copy of the header per call.
+        let kind = sliceType.kind
+        let isP = kind == .p, isB = kind == .b, isI = kind == .i, isSP = kind == .sp, isSI = kind == .si
         if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
         try c.u(sps.frameNumBits, &frameNum, "frame_num")
         if !sps.frameMbsOnlyFlag {
             try c.flag(&fieldPicFlag, "field_pic_flag")
-            if fieldPicFlag { try c.flag(&bottomFieldFlag, "bottom_field_flag") } else if c.isReading { bottomFieldFlag = false }
-        } else if c.isReading {
-            fieldPicFlag = false
-            bottomFieldFlag = false
+            if fieldPicFlag {
+                try c.flag(&bottomFieldFlag, "bottom_field_flag")
+            } else {
+                try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
+            }
+        } else {
+            try c.infer(&fieldPicFlag, false, "field_pic_flag")
+            try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
         }
         if idrPicFlag { try c.ue(&idrPicID, "idr_pic_id", 0...65535) }
         let bottomPOC = pps.bottomFieldPicOrderInFramePresentFlag && !fieldPicFlag
         let anyInt: ClosedRange<Int32> = (Int32.min &+ 1)...Int32.max
-        if sps.picOrderCntType == 0 {
+        // 7.4.3: delta_pic_order_cnt_bottom and delta_pic_order_cnt[0..1] are inferred 0 when absent.
+        let pocType0 = sps.picOrderCntType == 0, pocDeltas = sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag
+        if pocType0 {
             try c.u(sps.picOrderCntLsbBits, &picOrderCntLsb, "pic_order_cnt_lsb")
-            if bottomPOC { try c.se(&deltaPicOrderCntBottom, "delta_pic_order_cnt_bottom", anyInt) }
-        } else if sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag {
-            try c.se(&deltaPicOrderCnt0, SyntaxName("delta_pic_order_cnt", 0), anyInt)
-            if bottomPOC { try c.se(&deltaPicOrderCnt1, SyntaxName("delta_pic_order_cnt", 1), anyInt) }
         }
-        if pps.redundantPicCntPresentFlag { try c.ue(&redundantPicCnt, "redundant_pic_cnt", 0...127) }
+        if pocType0 && bottomPOC {
+            try c.se(&deltaPicOrderCntBottom, "delta_pic_order_cnt_bottom", anyInt)
+        } else {
+            try c.infer(&deltaPicOrderCntBottom, 0, "delta_pic_order_cnt_bottom")
+        }
+        if pocDeltas {
+            try c.se(&deltaPicOrderCnt0, SyntaxName("delta_pic_order_cnt", 0), anyInt)
+        } else {
+            try c.infer(&deltaPicOrderCnt0, 0, SyntaxName("delta_pic_order_cnt", 0))
+        }
+        if pocDeltas && bottomPOC {
+            try c.se(&deltaPicOrderCnt1, SyntaxName("delta_pic_order_cnt", 1), anyInt)
+        } else {
+            try c.infer(&deltaPicOrderCnt1, 0, SyntaxName("delta_pic_order_cnt", 1))
+        }
+        if pps.redundantPicCntPresentFlag {
+            try c.ue(&redundantPicCnt, "redundant_pic_cnt", 0...127)
+        } else {
+            try c.infer(&redundantPicCnt, 0, "redundant_pic_cnt")
+        }
         if isB { try c.flag(&directSpatialMvPredFlag, "direct_spatial_mv_pred_flag") }
         if isP || isSP || isB {
             try c.flag(&numRefIdxActiveOverrideFlag, "num_ref_idx_active_override_flag")
@@ -147,32 +223,42 @@ public struct SliceHeader: Sendable, Hashable {
                 if isB { try c.ue(&numRefIdxL1ActiveMinus1, "num_ref_idx_l1_active_minus1", 0...31) }
             }
         }
-        if c.isReading && !numRefIdxActiveOverrideFlag {
-            numRefIdxL0ActiveMinus1 = pps.numRefIdxL0DefaultActiveMinus1
-            numRefIdxL1ActiveMinus1 = pps.numRefIdxL1DefaultActiveMinus1
+        if !numRefIdxActiveOverrideFlag {
+            try c.infer(&numRefIdxL0ActiveMinus1, pps.numRefIdxL0DefaultActiveMinus1, "num_ref_idx_l0_active_minus1")
+            try c.infer(&numRefIdxL1ActiveMinus1, pps.numRefIdxL1DefaultActiveMinus1, "num_ref_idx_l1_active_minus1")
         }
+        // The lists of modifications that are not coded are empty (an empty list needs
+        // neither setting nor checking: the test keeps the read path free of the assignment).
         if !isI && !isSI {
             try c.flag(&refPicListModificationFlagL0, "ref_pic_list_modification_flag_l0")
-            if refPicListModificationFlagL0 { try refPicListModificationL0.code(&c, mvc: mvc) }
+        }
+        if !isI && !isSI && refPicListModificationFlagL0 {
+            try refPicListModificationL0.code(&c, mvc: mvc)
+        } else if !refPicListModificationL0.operations.isEmpty {
+            try c.infer(&refPicListModificationL0, RefPicListModification(), "modification_of_pic_nums_idc")
         }
         if isB {
             try c.flag(&refPicListModificationFlagL1, "ref_pic_list_modification_flag_l1")
-            if refPicListModificationFlagL1 { try refPicListModificationL1.code(&c, mvc: mvc) }
+        }
+        if isB && refPicListModificationFlagL1 {
+            try refPicListModificationL1.code(&c, mvc: mvc)
+        } else if !refPicListModificationL1.operations.isEmpty {
+            try c.infer(&refPicListModificationL1, RefPicListModification(), "modification_of_pic_nums_idc")
         }
         if (pps.weightedPredFlag && (isP || isSP)) || (pps.weightedBipredIDC == 1 && isB) {
-            var table = predWeightTable ?? PredWeightTable()
+            var table = try Self.required(predWeightTable, &c, "pred_weight_table()")
             try table.code(&c, l0Count: Int(numRefIdxL0ActiveMinus1) &+ 1,
                            l1Count: isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0, chroma: sps.chromaArrayType != 0)
             predWeightTable = table
-        } else if c.isReading {
-            predWeightTable = nil
+        } else {
+            try c.infer(&predWeightTable, nil, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            var marking = decRefPicMarking ?? DecRefPicMarking()
+            var marking = try Self.required(decRefPicMarking, &c, "dec_ref_pic_marking()")
             try marking.code(&c, idrPicFlag: idrPicFlag)
             decRefPicMarking = marking
-        } else if c.isReading {
-            decRefPicMarking = nil
+        } else {
+            try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
         }
         if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }
         let qpRange = 51 &+ 6 &* Int8(sps.bitDepthLumaMinus8)  // bit depth <= 6: <= 87
@@ -186,7 +272,12 @@ public struct SliceHeader: Sendable, Hashable {
             if disableDeblockingFilterIDC != 1 {
                 try c.se(&sliceAlphaC0OffsetDiv2, "slice_alpha_c0_offset_div2", -6...6)
                 try c.se(&sliceBetaOffsetDiv2, "slice_beta_offset_div2", -6...6)
+            } else {
+                try inferDeblockingOffsets(&c)
             }
+        } else {
+            try c.infer(&disableDeblockingFilterIDC, 0, "disable_deblocking_filter_idc")
+            try inferDeblockingOffsets(&c)
         }
         if pps.numSliceGroupsMinus1 > 0 && pps.sliceGroupMapType >= 3 && pps.sliceGroupMapType <= 5 {
             let bits = Self.sliceGroupChangeCycleBits(picSizeInMapUnits: sps.picSizeInMapUnits, changeRate: pps.sliceGroupChangeRate)
@@ -196,4 +287,26 @@ public struct SliceHeader: Sendable, Hashable {
             while c.bitPosition & 7 != 0 { try c.fixed(1, 1, "cabac_alignment_one_bit") }
         }
     }
+
+    private mutating func inferDeblockingOffsets<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
+        try c.infer(&sliceAlphaC0OffsetDiv2, 0, "slice_alpha_c0_offset_div2")
+        try c.infer(&sliceBetaOffsetDiv2, 0, "slice_beta_offset_div2")
+    }
+
+    /// A sub-structure the syntax codes here: the value to read into, or the one to write
+    /// (an empty one when setting inferred values).
+    /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing without it.
+    @inline(__always)
+    static func required<T: SyntaxDefaultValue, C: SyntaxCoder>(_ value: T?, _ c: inout C, _ name: StaticString) throws(H264Error) -> T {
+        if let value { return value }
+        guard c.isReading || c is SyntaxInferrer else {
+            throw H264Error.invalid(.valueOutOfRange, "\(name) is coded here but missing (nil)")
+        }
+        return T()
+    }
 }
+
+/// A sub-structure with an empty value to read into.
+protocol SyntaxDefaultValue { init() }
+extension PredWeightTable: SyntaxDefaultValue {}
+extension DecRefPicMarking: SyntaxDefaultValue {}

@@ -36,7 +36,7 @@ public enum NALUnitTrace {
             var t = SyntaxTracer(nal.rbspWithHeader, sink: sink)
             var header = NALUnitHeader()
             do throws(H264Error) {
-                try header.code(&t)
+                try header.code(&t, context: store)
                 try codePayload(&t, header: header, store: &store)
                 return nil
             } catch {
@@ -59,60 +59,59 @@ public enum NALUnitTrace {
     /// SEI NAL units go through ``SEI/trace(_:context:options:sink:)``; a buffering_period
     /// then makes the SPS it names the active one, as FFmpeg's coded-bitstream layer does.
     static func traceSEI(_ nal: NALUnit, store: inout ParameterSetStore, sink: (TraceElement) -> Void) -> H264Error? {
+        let sei: SEINALUnit
         do throws(H264Error) {
-            try SEI.trace(nal, context: store, sink: sink)
+            sei = try SEI.trace(nal, context: store, sink: sink)
         } catch {
             return error
         }
-        if let sei = try? SEI.parse(nal, context: store) {
-            for m in sei.messages {
-                if case .bufferingPeriod(let bp) = m.payload { try? store.activateSPS(id: bp.seqParameterSetID) }
-            }
+        for m in sei.messages {
+            if case .bufferingPeriod(let bp) = m.payload { try? store.activateSPS(id: bp.seqParameterSetID) }
         }
         return nil
     }
 
-    /// Codes the RBSP of a NAL unit whose header is `header`, storing parameter sets.
+    /// Codes the RBSP of a NAL unit whose header is `header`: the structure its type names,
+    /// with `store` as its context. Then, as FFmpeg's coded-bitstream layer does, a parameter
+    /// set is stored and a slice makes its PPS and SPS the active ones (from the moment its
+    /// `pic_parameter_set_id` has been read, even if the rest of the header fails).
     static func codePayload<C: SyntaxCoder>(_ c: inout C, header: NALUnitHeader, store: inout ParameterSetStore) throws(H264Error) {
         switch header.nalUnitType {
-        case 1, 5:
-            var s = SliceHeader()
-            try s.code(&c, nalUnitType: header.nalUnitType, nalRefIdc: header.nalRefIdc,
-                       idrPicFlag: header.nalUnitType == 5, store: &store)
-        case 20:
-            guard !header.extensionFlag else { return }  // SVC slice: not described here
-            var s = SliceHeader()
-            let nonIDR = (header.extensionBits >> 22) & 1 == 1
-            try s.code(&c, nalUnitType: 20, nalRefIdc: header.nalRefIdc, idrPicFlag: !nonIDR, store: &store)
-        case 7:
-            var sps = SequenceParameterSet()
-            try sps.code(&c)
-            store.insert(sps)
-        case 8:
-            var pps = PictureParameterSet()
-            try pps.code(&c, sps: store.spsLookup)
-            store.insert(pps)
-        case 9:
-            var aud = AccessUnitDelimiter()
-            try aud.code(&c)
-        case 10:
-            var e = EndOfSequence()
-            try e.code(&c)
-        case 11:
-            var e = EndOfStream()
-            try e.code(&c)
-        case 12:
-            var f = FillerData()
-            try f.code(&c)
-        case 13:
-            var ext = SequenceParameterSetExtension()
-            try ext.code(&c)
-        case 15:
-            var subset = SubsetSequenceParameterSet()
-            try subset.code(&c)
-            store.insert(subset)
+        case .slice, .idrSlice, .sliceExtension:
+            guard !(header.nalUnitType == .sliceExtension && header.extensionFlag) else { return }  // SVC: not described here
+            var s = SliceHeader(nalUnitHeader: header)
+            var progress = 0
+            try s.codeLeadingElements(&c, progress: &progress)
+            try store.activate(s)
+            try s.code(remainderOf: &c, context: store)
+        case .sps:
+            try store.insert(SequenceParameterSet.code(&c, context: store))
+        case .pps:
+            try store.insert(PictureParameterSet.code(&c, context: store))
+        case .accessUnitDelimiter:
+            try AccessUnitDelimiter.code(&c, context: store)
+        case .endOfSequence:
+            try EndOfSequence.code(&c, context: store)
+        case .endOfStream:
+            try EndOfStream.code(&c, context: store)
+        case .fillerData:
+            try FillerData.code(&c, context: store)
+        case .spsExtension:
+            try SequenceParameterSetExtension.code(&c, context: store)
+        case .subsetSPS:
+            try store.insert(SubsetSequenceParameterSet.code(&c, context: store))
         default:
             break
         }
+    }
+}
+
+extension SyntaxStructure {
+    /// A new value coded with `c` (read or traced).
+    @discardableResult
+    static func code<C: SyntaxCoder>(_ c: inout C, context: some SyntaxContext) throws(H264Error) -> Self {
+        var value = Self()
+        try value.code(&c, context: context)
+        return value
     }
 }

@@ -104,6 +104,37 @@ public protocol SyntaxCoder {
     /// True when the coder is reading and has no bits left.
     var isAtEnd: Bool { get }
 
+    /// An element the syntax does not code here, whose value the specification infers
+    /// (FFmpeg's `infer()`): a reader sets `value` to `inferred`; a writer checks that `value`
+    /// equals it. A default implementation does exactly that.
+    /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing a value that contradicts the
+    ///   inference.
+    mutating func infer<T: Equatable>(_ value: inout T, _ inferred: T, _ name: SyntaxName) throws(H264Error)
+
+    /// Makes `array` ready for coding `count` elements, one per index (reading: `count` copies
+    /// of `fill`; writing: checks the count). A default implementation does that; see
+    /// ``SyntaxCoder/prepare(_:count:limit:fill:_:)``.
+    mutating func prepare<T>(_ array: inout [T], count: Int, limit: Int, fill: T, _ name: SyntaxName) throws(H264Error)
+}
+
+extension SyntaxCoder {
+    @inlinable
+    public mutating func infer<T: Equatable>(_ value: inout T, _ inferred: T, _ name: SyntaxName) throws(H264Error) {
+        if isReading {
+            value = inferred
+        } else if value != inferred {
+            throw SyntaxInference.contradiction(name, value, inferred)
+        }
+    }
+}
+
+/// The error of a written value that contradicts its inferred value.
+@usableFromInline enum SyntaxInference {
+    /// ``H264Error/Code/valueOutOfRange``: `name` holds `value`, where the syntax infers `inferred`.
+    @usableFromInline @inline(never)
+    static func contradiction<T>(_ name: SyntaxName, _ value: T, _ inferred: T) -> H264Error {
+        H264Error.invalid(.valueOutOfRange, "\(name) is \(value), which contradicts its inferred value \(inferred)")
+    }
 }
 
 /// Reads syntax elements from an RBSP.

@@ -56,24 +56,22 @@ public struct MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
         public var description: String { base.rawValue }
     }
 
+    private let detail: ErrorDetail<Code, H264Error>
+
     /// What kind of failure this is.
-    public let code: Code
+    public var code: Code { detail.code }
     /// A human-readable explanation.
-    public let reason: String
+    public var reason: String { detail.reason }
     /// The core error behind a ``Code/h264`` or ``Code/invalidDecoderConfiguration`` error.
-    public let underlying: H264Error?
+    public var underlying: H264Error? { detail.underlying }
     /// The source file that raised the error.
-    public let file: String
+    public var file: String { detail.file }
     /// The source line that raised the error.
-    public let line: Int
+    public var line: Int { detail.line }
 
     /// Creates an error. Prefer the static factories, which keep error paths out of hot code.
     public init(_ code: Code, _ reason: String, underlying: H264Error? = nil, file: String = #fileID, line: Int = #line) {
-        self.code = code
-        self.reason = reason
-        self.underlying = underlying
-        self.file = file
-        self.line = line
+        detail = ErrorDetail(code, reason, underlying: underlying, file: file, line: line)
     }
 
     public var description: String { "MP4Error.\(code): \(reason)" }

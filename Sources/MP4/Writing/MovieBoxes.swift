@@ -149,7 +149,8 @@ enum MovieBoxes {
             w.u16(0x0018)  // depth
             w.u16(0xFFFF)  // pre_defined -1
             if let record = d.decoderConfiguration {
-                w.box(.avcC) { w in w.append(record.serialized()) }
+                // Checked when the writer took the description (MP4Writer.placeInChunk).
+                w.box(.avcC) { w in w.append((try? record.serialized()) ?? []) }
             }
             if let c = d.colour {
                 w.box(.colr) { w in

@@ -1,6 +1,7 @@
 // Fuzz bodies for what surrounds the core: RTP depacketising, Y4M and SDP/fmtp parsing. Like
 // FuzzBodies.swift, this file compiles into the fuzz binary (Tests/Fuzz/run.sh) and into H264Tests.
 import H264
+import H264Video
 import RTP
 
 extension FuzzBodies {

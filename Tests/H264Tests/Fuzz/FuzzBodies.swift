@@ -4,10 +4,13 @@
 // and into H264Tests, where FuzzRegressionTests replays every kept crasher through the same
 // functions.
 import H264
+#if canImport(TestSupport)
+import TestSupport  // FuzzProperty; the fuzz binary compiles its file in
+#endif
 
 /// One function per fuzz target. Each takes arbitrary bytes, drives public entry points, and
-/// traps (through ``FuzzBodies/check(_:_:)``) only when a property the library promises does not
-/// hold; a thrown `H264Error` is a correct answer to hostile input.
+/// reports (through ``FuzzBodies/check(_:_:)``) only when a property the library promises does
+/// not hold; a thrown `H264Error` is a correct answer to hostile input.
 enum FuzzBodies {
     /// The targets, by the names `Tests/Fuzz/run.sh` and `Tests/Fuzz/Regressions/<name>` use.
     static let targets: [String: @Sendable ([UInt8]) -> Void] = [
@@ -23,9 +26,10 @@ enum FuzzBodies {
         "rtmp_receive": rtmpReceive,
     ]
 
-    /// Traps with `message` when `condition` is false: a broken promise is a finding.
+    /// Reports a broken promise (``FuzzProperty``: a trap in the fuzz binary, a recorded issue
+    /// in the tests) when `condition` is false.
     static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
-        if !condition { fatalError("fuzz property violated: \(message())") }
+        FuzzProperty.check(condition, message())
     }
 
     /// The NAL units of an Annex-B stream, going on after errors (leading bytes skipped).
@@ -59,14 +63,14 @@ enum FuzzBodies {
             let strictStored = (try? strict.ingest(unit)) ?? false
             let lenientStored = (try? lenient.ingest(unit)) ?? false
             check(unit.type != .sps || !strictStored || lenientStored, "a lenient store refuses an SPS a strict one accepts")
-            switch unit.type.rawValue {
-            case 6:
+            switch unit.type {
+            case .sei:
                 _ = try? SEI.parse(unit, context: store)
                 _ = try? SEI.parse(unit, context: store, options: .framingOnly)
                 _ = try? SEI.trace(unit, context: store)
                 _ = try? SEI.removingMessages(ofType: SEIPayloadType(5), from: unit)
-            case 1, 5, 20:
-                _ = try? SliceHeader.parse(unit, store: &store)
+            case .slice, .idrSlice, .sliceExtension:
+                _ = try? SliceHeader.parse(unit, context: store)
             default:
                 break
             }
@@ -171,7 +175,10 @@ enum FuzzBodies {
         let lengthSize = lengthSizes[Int(first) % 3]
         _ = try? AVCC.split(payload, lengthSize: lengthSize)
         if let record = try? AVCDecoderConfigurationRecord(parsing: recordBytes) {
-            let written = record.serialized()
+            let written: [UInt8]
+            do throws(H264Error) { written = try record.serialized() } catch {
+                check(false, "a parsed avcC record does not write: \(error)"); return
+            }
             let again = try? AVCDecoderConfigurationRecord(parsing: written[...])
             check(again == record, "an avcC record does not survive serialise + parse")
             if let annexB = try? FormatConversion.avccToAnnexB(payload, configuration: record) {
@@ -289,8 +296,8 @@ enum FuzzBodies {
         headerEditor(data)
         var store = ParameterSetStore()
         for unit in nalUnits(data[...]) {
-            switch unit.type.rawValue {
-            case 7:
+            switch unit.type {
+            case .sps:
                 // A lenient parse (a repaired SPS) writes back to a conforming SPS.
                 var warnings: [ParseWarning] = []
                 if let repaired = try? SequenceParameterSet(rbsp: unit.rbsp, mode: .lenient, warnings: &warnings),
@@ -306,30 +313,27 @@ enum FuzzBodies {
                 let again = try? SequenceParameterSet(rbsp: written[...])
                 check(again == sps, "an SPS does not survive write + parse")
                 store.insert(sps)
-            case 8:
-                guard let pps = try? PictureParameterSet(rbsp: unit.rbsp, sps: store.spsLookup) else { continue }
+            case .pps:
+                guard let pps = try? PictureParameterSet(rbsp: unit.rbsp, context: store) else { continue }
                 let written: [UInt8]
-                do throws(H264Error) { written = try pps.rbsp(sps: store.spsLookup) } catch {
+                do throws(H264Error) { written = try pps.rbsp(context: store) } catch {
                     check(false, "a parsed PPS does not write: \(error)"); continue
                 }
-                let again = try? PictureParameterSet(rbsp: written[...], sps: store.spsLookup)
+                let again = try? PictureParameterSet(rbsp: written[...], context: store)
                 check(again == pps, "a PPS does not survive write + parse")
                 store.insert(pps)
-            case 15:
+            case .subsetSPS:
                 guard let subset = try? SubsetSequenceParameterSet(rbsp: unit.rbsp) else { continue }
                 let written: [UInt8]
                 do throws(H264Error) {
-                    var w = SyntaxWriter()
-                    var copy = subset
-                    try copy.code(&w)
-                    written = w.writer.bytes
+                    written = try subset.rbsp(context: store)
                 } catch {
                     check(false, "a parsed subset SPS does not write: \(error)"); continue
                 }
                 let again = try? SubsetSequenceParameterSet(rbsp: written[...])
                 check(again == subset, "a subset SPS does not survive write + parse")
                 store.insert(subset)
-            case 6:
+            case .sei:
                 guard let sei = try? SEI.parse(unit, context: store) else { continue }
                 let written: NALUnit
                 do throws(H264Error) { written = try sei.nalUnit() } catch {
@@ -337,20 +341,18 @@ enum FuzzBodies {
                 }
                 let again = try? SEI.parse(written, context: store)
                 check(again == sei, "an SEI NAL unit does not survive write + parse")
-            case 1, 5:
-                guard let (header, _) = try? SliceHeader.parse(unit, store: &store) else { continue }
-                let idr = unit.type.rawValue == 5
+            case .slice, .idrSlice:
+                guard let (header, _) = try? SliceHeader.parse(unit, context: store) else { continue }
                 let bits: BitWriter
                 do throws(H264Error) {
-                    bits = try header.write(nalUnitType: unit.type.rawValue, nalRefIdc: unit.nalRefIdc, idrPicFlag: idr, store: &store)
+                    bits = try header.write(context: store)
                 } catch {
                     check(false, "a parsed slice header does not write: \(error)"); continue
                 }
                 // Slice data follows the header: pad with a one bit and zeros, like a stop bit.
                 var padded = bits
                 padded.writeTrailingBits()
-                let again = try? SliceHeader.parse(rbsp: padded.bytes[...], nalUnitType: unit.type.rawValue,
-                                                   nalRefIdc: unit.nalRefIdc, idrPicFlag: idr, store: &store)
+                let again = try? SliceHeader.parse(rbsp: padded.bytes[...], nalUnitHeader: NALUnitHeader(unit), context: store)
                 check(again?.header == header, "a slice header does not survive write + parse")
             default:
                 break

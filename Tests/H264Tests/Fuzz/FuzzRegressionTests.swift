@@ -10,10 +10,18 @@ import TestSupport
     /// `Tests/Fuzz/Regressions` of this package.
     static let regressionsRoot = URL(fileURLWithPath: Support.root).appendingPathComponent("Tests/Fuzz/Regressions")
 
-    /// (target, file name) for every kept input.
+    /// Targets whose kept inputs another test target replays (`MP4FuzzRegressionTests`).
+    static let replayedElsewhere: Set<String> = ["mp4_read"]
+
+    /// The folders of kept inputs, one per target.
+    static let folders: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: regressionsRoot.path)) ?? [])
+        .filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted()
+
+    /// (target, file name) for every kept input of every folder, whatever the folder is named:
+    /// a folder without a body fails ``regression(_:)`` instead of being left out.
     static let regressions: [FuzzInput] = {
         var out: [FuzzInput] = []
-        for target in FuzzBodies.targets.keys.sorted() {
+        for target in folders where !replayedElsewhere.contains(target) {
             let dir = regressionsRoot.appendingPathComponent(target)
             let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
             for name in names.sorted() where !name.hasPrefix(".") {
@@ -23,11 +31,23 @@ import TestSupport
         return out
     }()
 
+    /// The kept inputs are found (the folder is where the tests look) and every folder names a
+    /// target.
+    @Test func keptInputsAreFound() {
+        #expect(Self.folders.count >= 3, "\(Self.regressionsRoot.path) holds \(Self.folders)")
+        #expect(Self.regressions.count >= 4)
+        for folder in Self.folders where !Self.replayedElsewhere.contains(folder) {
+            #expect(FuzzBodies.targets[folder] != nil, "Tests/Fuzz/Regressions/\(folder) names no fuzz target")
+        }
+    }
+
     @Test(arguments: regressions)
     func regression(_ input: FuzzInput) throws {
         let url = Self.regressionsRoot.appendingPathComponent(input.target).appendingPathComponent(input.name)
         let bytes = [UInt8](try Data(contentsOf: url))
-        FuzzBodies.targets[input.target]?(bytes)
+        try #require(!bytes.isEmpty)
+        let body = try #require(FuzzBodies.targets[input.target], "no fuzz target named \(input.target)")
+        FuzzProperty.replay(body, bytes, label: input.description)
     }
 
     /// Every body accepts the seeds derived for it from the fixtures (FLV files, RTP packets,
@@ -38,14 +58,14 @@ import TestSupport
         let streams = Fixture.allCases.map { $0.bytes() }
         let seeds = FuzzSeeds.make(target: target, streams: streams, maximumLength: 1 << 16)
         #expect(!seeds.isEmpty)
-        for seed in seeds { body(seed) }
+        for (i, seed) in seeds.enumerated() { FuzzProperty.replay(body, seed, label: "\(target) seed \(i)") }
     }
 
     /// Every body accepts every fixture (the fuzzers' seeds) as is.
     @Test(arguments: FuzzBodies.targets.keys.sorted())
     func fixtures(_ target: String) throws {
         let body = try #require(FuzzBodies.targets[target])
-        for fixture in Fixture.allCases { body(fixture.bytes()) }
+        for fixture in Fixture.allCases { FuzzProperty.replay(body, fixture.bytes(), label: "\(target) \(fixture)") }
     }
 }
 

@@ -5,6 +5,9 @@
 // through the same function.
 import H264
 import MP4
+#if canImport(TestSupport)
+import TestSupport  // FuzzProperty; the fuzz binary compiles its file in
+#endif
 
 /// The MP4 fuzz targets, by the names `Tests/Fuzz/run.sh` and `Tests/Fuzz/Regressions/<name>` use.
 enum MP4FuzzBodies {
@@ -12,9 +15,9 @@ enum MP4FuzzBodies {
         "mp4_read": read,
     ]
 
-    /// Traps with `message` when `condition` is false: a broken promise is a finding.
+    /// Reports a broken promise (``FuzzProperty``) when `condition` is false.
     static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
-        if !condition { fatalError("fuzz property violated: \(message())") }
+        FuzzProperty.check(condition, message())
     }
 
     /// Opens the bytes as an MP4 file, lists its boxes, walks every track's samples, reads
@@ -67,9 +70,13 @@ enum MP4FuzzBodies {
         }
         guard (try? writer.finish()) != nil else { return }
         let written: MP4Reader
-        do { written = try MP4Reader(file.bytes) } catch { fatalError("fuzz property violated: written file does not read: \(error)") }
+        do { written = try MP4Reader(file.bytes) } catch {
+            FuzzProperty.violated("written file does not read: \(error)")
+            return
+        }
         guard let back = written.videoTrack, let infos = try? written.sampleInfos(of: back) else {
-            fatalError("fuzz property violated: written file has no readable track")
+            FuzzProperty.violated("written file has no readable track")
+            return
         }
         check(infos.count == samples.count, "\(samples.count) samples written, \(infos.count) read")
         for (k, info) in infos.enumerated() {

@@ -12,11 +12,16 @@ import TestSupport
     static let kept: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
         .filter { !$0.hasPrefix(".") }.sorted()
 
-    @Test(.enabled(if: !kept.isEmpty, "no kept inputs"), arguments: kept)
+    /// The folder is where the tests look: a moved folder fails here instead of replaying nothing.
+    @Test func keptInputsAreFound() {
+        #expect(!Self.kept.isEmpty, "no kept inputs in \(Self.directory)")
+    }
+
+    @Test(arguments: kept)
     func regression(_ name: String) throws {
         let bytes = Support.readFile(Self.directory + "/" + name)
         try #require(!bytes.isEmpty)
-        MP4FuzzBodies.read(bytes)
+        FuzzProperty.replay(MP4FuzzBodies.read, bytes, label: "mp4_read/\(name)")
     }
 
     /// The body on valid files: the seeds `Tests/Fuzz/run.sh` derives from the fixtures (each
@@ -28,7 +33,7 @@ import TestSupport
         #expect(seeds.count >= 2 * streams.count)
         for seed in seeds {
             #expect(try MP4Reader(seed).videoTrack != nil)
-            MP4FuzzBodies.read(seed)
+            FuzzProperty.replay(MP4FuzzBodies.read, seed, label: "mp4_read seed")
         }
     }
 }

@@ -1,0 +1,21 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct InspectSummaryTests {
+    /// `h264 inspect --json` on a fixture (8 pictures, IDR every 4, 25 fps): the summary's
+    /// counts, GOP lengths and duration.
+    @Test(.enabled(if: Support.h264 != nil, "needs the built h264 tool"))
+    func summaryOfAFixture() throws {
+        let run = try Support.run(try #require(Support.h264), ["inspect", "--json", Support.root + "/Fixtures/Streams/baseline-cavlc.264"])
+            .checked("h264 inspect")
+        let last = try #require(run.output.split(separator: "\n").last)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        let summary = try #require(object["summary"] as? [String: Any], "\(last)")
+        #expect(summary["access_units"] as? Int == 8)
+        #expect(summary["keyframes"] as? Int == 2)
+        #expect(summary["idr_frames"] as? Int == 2)
+        #expect(summary["gop_lengths"] as? [Int] == [4, 4])
+        #expect(summary["duration"] as? Double == 0.32)
+    }
+}
