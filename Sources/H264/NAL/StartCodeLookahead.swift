@@ -1,5 +1,5 @@
 /// The start codes ahead of a reader that walks a whole buffer from front to back (the batch
-/// splitter, Annex-B -> AVCC conversion), found a window at a time by a scan that reads four
+/// splitter, the streaming splitter inside a large chunk), found a window at a time by a scan that reads four
 /// regions of the window at once.
 ///
 /// One sequential scan waits on memory: a core keeps only so many cache-line fills in flight
@@ -32,6 +32,14 @@ struct StartCodeLookahead: Sendable {
     private var scannedEnd = 0
 
     init() {}
+
+    /// Forgets the positions found: the next call may pass another buffer.
+    mutating func reset() {
+        windowStart = 0
+        head = 0
+        total = 0
+        scannedEnd = 0
+    }
 
     /// The index of the first `00` of the first `00 00 01` at or after `from` in
     /// `base[0..<count]`, as ``StartCodeScanner/find(_:from:count:third:)`` gives it. Calls must
