@@ -3,8 +3,9 @@
 #
 #   sh Docs/bench-streams.sh CORPUS_DIR OUT_DIR
 #
-#   high-bitrate.264  160,000,000 bytes of a 1080p x264 stream at QP 6 (NAL units of 100-400 KB)
-#   small-nal.264     >= 150 MB of small NAL units (mean ~1.5 KB): the Annex-B conformance and
+#   high-bitrate.264  160 MiB of a 1080p x264 stream at QP 6 (hb.264 of Docs/Benchmarks.md: NAL
+#                     units of about 2 MB)
+#   small-nal.264     >= 150 MB of small NAL units (mean ~1.3 KB): the Annex-B conformance and
 #                     real streams of CORPUS_DIR (the public corpus described in its README:
 #                     openh264/, hibernia/, fate-frext/, cros-codecs/), a WebRTC-like x264
 #                     stream (640x360, 1.5 Mb/s, slices of at most 1,200 bytes) and a low-bitrate
@@ -20,7 +21,7 @@ out=$2
 mkdir -p "$out"
 
 ffmpeg -hide_banner -loglevel fatal -f lavfi -i testsrc2=size=1920x1080:rate=30,noise=alls=12:allf=t \
-    -t 20 -c:v libx264 -threads 1 -preset ultrafast -qp 6 -f h264 - | head -c 160000000 > "$out/high-bitrate.264"
+    -t 20 -c:v libx264 -threads 1 -preset ultrafast -qp 6 -f h264 - | head -c 160M > "$out/high-bitrate.264"
 
 ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=640x360:rate=30 -t 120 \
     -c:v libx264 -threads 1 -preset veryfast -tune zerolatency -b:v 1500k -g 60 \
