@@ -10,7 +10,10 @@ import RTP
 /// the process, the Swift runtime's (class instances, array and string buffers, boxes, closure
 /// contexts, `UnsafeMutableRawPointer.allocate`) included.
 enum AllocationBench {
-    /// The number of heap allocations `body` makes (on any thread).
+    /// False in a sanitizer build, whose runtime owns the allocator: no count then.
+    static var isAvailable: Bool { h264_allocation_counting_available() != 0 }
+
+    /// The number of heap allocations `body` makes (on any thread); 0 when not ``isAvailable``.
     static func count(_ body: () throws -> Void) rethrows -> Int {
         h264_allocation_counting_begin()
         defer { _ = h264_allocation_counting_end() }
@@ -30,6 +33,7 @@ enum AllocationBench {
 
     /// Counts each framing, access-unit and packetising measurement over `stream`.
     static func rows(stream: [UInt8], sliceUnits: [NALUnit]) throws -> [Row] {
+        guard isAvailable else { return [] }
         let nals = try BenchCommand.splitCount(stream[...])
         let accessUnits = RTPAccessUnit.accessUnits(annexB: stream[...])
         var packetizer = try RTPPacketizer(.init(mtu: 1200, ssrc: 1))

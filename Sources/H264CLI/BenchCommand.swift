@@ -147,7 +147,7 @@ enum BenchCommand: CLICommand {
                 Output.line("\(m.label.padding(toLength: 38, withPad: " ", startingAt: 0)) \(value) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0)) \(ratio)")
             }
         }
-        if only == nil || only!.contains("allocations_per_nal") {
+        if (only == nil || only!.contains("allocations_per_nal")) && AllocationBench.isAvailable {
             let rows = try AllocationBench.rows(stream: stream, sliceUnits: input.sliceUnits)
             var perNAL = JSONObject()
             var perAU = JSONObject()
