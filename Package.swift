@@ -48,9 +48,11 @@ let package = Package(
             exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
             resources: [.copy("Streams"), .copy("manifest.json")]
         ),
+        // `h264 bench`'s allocation count: the C allocator's entry points, counted and forwarded.
+        .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "H264CLI",
-            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Fixtures"]
+            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Fixtures", "CAllocationCounter"]
         ),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

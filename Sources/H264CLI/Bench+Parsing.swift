@@ -16,6 +16,30 @@ enum ParsingBench {
         return n
     }
 
+    /// `access_units_streaming_gbps`: the same layer as ``accessUnits(_:)`` through
+    /// ``AccessUnitParser`` (what `h264 inspect` uses), fed 1 MiB chunks, each access unit let
+    /// go once handed over: the steady state of a long-lived service.
+    /// - Returns: a number that depends on the result (access units plus keyframes).
+    static func accessUnitsStreaming(_ stream: ArraySlice<UInt8>) -> Int {
+        var parser = AccessUnitParser(leadingData: .skip)
+        var n = 0
+        var i = stream.startIndex
+        parser.run(read: { () -> ArraySlice<UInt8>? in
+            guard i < stream.endIndex else { return nil }
+            let end = Swift.min(i &+ (1 << 20), stream.endIndex)
+            defer { i = end }
+            return stream[i..<end]
+        }, problem: { _ in n &+= 1 }, body: { au in
+            n &+= au.isKeyframe ? 2 : 1
+        })
+        return n
+    }
+
+    /// The number of access units ``accessUnits(_:)`` assembles from `stream`.
+    static func accessUnitCount(_ stream: ArraySlice<UInt8>) -> Int {
+        AccessUnits.assemble(annexB: stream, leadingData: .skip).accessUnits.count
+    }
+
     /// `parse_headers_gbps`: every NAL unit header, SPS, PPS, subset SPS, SEI and slice header
     /// of the stream parsed, with a ``ParameterSetStore`` as their context and each slice's
     /// parameter sets made active (errors counted, not thrown: the

@@ -63,19 +63,13 @@ enum RTPBench {
     static func measure(bytesPerPass: Int, seconds: Double, _ body: () -> Void) -> Double {
         body()  // warm up
         var passes = 0
-        let start = threadCPUNanoseconds()
+        let start = BenchCommand.threadCPUNanoseconds()
         var elapsed = 0.0
         repeat {
             body()
             passes += 1
-            elapsed = threadCPUNanoseconds() - start
+            elapsed = BenchCommand.threadCPUNanoseconds() - start
         } while passes < 2 || elapsed < seconds * 1e9
         return Double(bytesPerPass) * Double(passes) / elapsed
-    }
-
-    private static func threadCPUNanoseconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) * 1e9 + Double(ts.tv_nsec)
     }
 }

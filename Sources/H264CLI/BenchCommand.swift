@@ -11,16 +11,26 @@ enum BenchCommand: CLICommand {
     Measures, on FILE (an Annex-B stream) or on a generated high-bitrate-like stream of about
     N MB (default 150: random payloads with emulation prevention, NAL units of realistic sizes),
     the throughput in GB/s of: batch Annex-B splitting, streaming splitting in 1,500-byte
-    chunks, Annex-B -> AVCC conversion, RBSP extraction, the access-unit layer (boundaries,
-    keyframes, POC, timestamps), parsing every NAL header, SPS, PPS, SEI and slice header,
+    chunks (and in h264-reader's published setups: the whole buffer as one chunk, 1,440- and
+    184-byte chunks), Annex-B -> AVCC conversion, RBSP extraction, the access-unit layer (boundaries,
+    keyframes, POC, timestamps; whole stream, and streaming in 1 MiB chunks), parsing every NAL header, SPS, PPS, SEI and slice header,
     RTP packetising and depacketising (MTU 1200), and memcpy of the same buffer; slice headers
-    parsed per second; BGRA -> I420 conversion in megapixels per second (1280x720, BT.601).
-    Each is run several times; the best run counts. Build with -c release to measure.
+    parsed per second; BGRA -> I420 conversion in megapixels per second (1280x720, BT.601);
+    heap allocations per NAL unit (and per access unit) of splitting, conversion, the
+    access-unit layer and RTP packetising, counted through the Swift runtime's allocation hook
+    in a pass after a warm-up pass. Each is run several times; the best run counts. Times are
+    this thread's CPU time, so that a loaded machine slows every figure, memcpy's included,
+    alike. Build with -c release to measure.
 
       --json            one JSON object: memcpy_gbps, split_batch_gbps, split_streaming_gbps,
-                        annexb_to_avcc_gbps, rbsp_gbps, access_units_gbps, parse_headers_gbps,
-                        slice_headers_per_s, rtp_packetize_gbps, rtp_depacketize_gbps,
-                        bgra_to_i420_mpps, input_bytes, slice_file
+                        split_streaming_whole_gbps, split_streaming_1440_gbps,
+                        split_streaming_184_gbps, annexb_to_avcc_gbps, rbsp_gbps,
+                        access_units_gbps, access_units_streaming_gbps, parse_headers_gbps,
+                        slice_headers_per_s,
+                        rtp_packetize_gbps, rtp_depacketize_gbps, bgra_to_i420_mpps,
+                        allocations_per_nal and allocations_per_access_unit (objects keyed by
+                        measurement; slice_headers: per slice header of the slice file),
+                        nal_units, slice_file_slices, input_bytes, slice_file
       --size-mb N       size of the generated stream (ignored with FILE)
       --repetitions N   runs per measurement (default 5)
       --only KEYS       only these measurements (comma-separated JSON keys)
@@ -47,7 +57,7 @@ enum BenchCommand: CLICommand {
         let label: String
         let kind: Kind
 
-        init(key: String, label: String, run: @escaping @Sendable (ArraySlice<UInt8>) throws -> Int) {
+        init(key: String, label: String, _ run: @escaping @Sendable (ArraySlice<UInt8>) throws -> Int) {
             self.key = key
             self.label = label
             kind = .throughput(run)
@@ -62,13 +72,20 @@ enum BenchCommand: CLICommand {
 
     /// The measurements, in output order. Adding one is adding one line here.
     static let measurements: [Measurement] = [
-        Measurement(key: "memcpy_gbps", label: "memcpy", run: memcpyOnce),
-        Measurement(key: "split_batch_gbps", label: "Annex-B split (batch)", run: splitBatch),
-        Measurement(key: "split_streaming_gbps", label: "Annex-B split (streaming, 1500 B)", run: splitStreaming),
-        Measurement(key: "annexb_to_avcc_gbps", label: "Annex-B -> AVCC", run: annexBToAVCC),
-        Measurement(key: "rbsp_gbps", label: "RBSP extraction", run: rbspExtraction),
-        Measurement(key: "access_units_gbps", label: "access units (POC, timestamps)", run: ParsingBench.accessUnits),
-        Measurement(key: "parse_headers_gbps", label: "parse NAL/SPS/PPS/SEI/slice headers", run: ParsingBench.parseHeaders),
+        Measurement(key: "memcpy_gbps", label: "memcpy", memcpyOnce),
+        Measurement(key: "split_batch_gbps", label: "Annex-B split (batch)", splitBatch),
+        Measurement(key: "split_streaming_gbps", label: "Annex-B split (streaming, 1500 B)") { try splitStreaming($0, chunk: 1500) },
+        Measurement(key: "split_streaming_whole_gbps", label: "Annex-B split (streaming, one chunk)") {
+            try splitStreaming($0, chunk: $0.count)
+        },
+        Measurement(key: "split_streaming_1440_gbps", label: "Annex-B split (streaming, 1440 B)") { try splitStreaming($0, chunk: 1440) },
+        Measurement(key: "split_streaming_184_gbps", label: "Annex-B split (streaming, 184 B)") { try splitStreaming($0, chunk: 184) },
+        Measurement(key: "annexb_to_avcc_gbps", label: "Annex-B -> AVCC", annexBToAVCC),
+        Measurement(key: "rbsp_gbps", label: "RBSP extraction", rbspExtraction),
+        Measurement(key: "access_units_gbps", label: "access units (POC, timestamps)", ParsingBench.accessUnits),
+        Measurement(key: "access_units_streaming_gbps", label: "access units (streaming, 1 MiB chunks)",
+                    ParsingBench.accessUnitsStreaming),
+        Measurement(key: "parse_headers_gbps", label: "parse NAL/SPS/PPS/SEI/slice headers", ParsingBench.parseHeaders),
         Measurement(key: "slice_headers_per_s", label: "slice headers", unit: "/s") { try ParsingBench.sliceHeadersPerSecond($0.sliceUnits) },
         Measurement(key: "rtp_packetize_gbps", label: "RTP packetise (MTU 1200)", unit: "GB/s") {
             try RTPBench.packetizeGBps(stream: $0.stream, seconds: 0.3)
@@ -130,18 +147,45 @@ enum BenchCommand: CLICommand {
                 Output.line("\(m.label.padding(toLength: 38, withPad: " ", startingAt: 0)) \(value) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0)) \(ratio)")
             }
         }
+        if (only == nil || only!.contains("allocations_per_nal")) && AllocationBench.isAvailable {
+            let rows = try AllocationBench.rows(stream: stream, sliceUnits: input.sliceUnits)
+            var perNAL = JSONObject()
+            var perAU = JSONObject()
+            for row in rows {
+                let n = Double(row.allocations) / Double(max(row.nalUnits, 1))
+                perNAL.add(row.key, (n * 1000).rounded() / 1000)
+                var line = "allocations per NAL unit: \(row.key.padding(toLength: 24, withPad: " ", startingAt: 0))"
+                    + String(format: " %8.3f (%d in %d NAL units", n, row.allocations, row.nalUnits)
+                if let aus = row.accessUnits {
+                    let a = Double(row.allocations) / Double(max(aus, 1))
+                    perAU.add(row.key, (a * 1000).rounded() / 1000)
+                    line += String(format: ", %.3f per access unit", a)
+                }
+                if !json { Output.line(line + ")") }
+            }
+            object.add("allocations_per_nal", perNAL)
+            object.add("allocations_per_access_unit", perAU)
+            object.add("nal_units", rows.first?.nalUnits ?? 0)
+            object.add("slice_file_slices", rows.last?.nalUnits ?? 0)
+        }
         object.add("input_bytes", stream.count)
         object.add("slice_file", sliceFile ?? (paths.first ?? "generated"))
         if json { Output.line(object.rendered) }
     }
 
-    /// Runs `work` once; returns the elapsed seconds (monotonic clock) and its result.
+    /// Runs `work` once; returns the seconds of this thread's CPU time it took and its result.
     static func time(_ work: () throws -> Int) throws -> (Double, Int) {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = threadCPUNanoseconds()
         let result = try work()
-        let d = clock.now - start
-        return (Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18, result)
+        return ((threadCPUNanoseconds() - start) * 1e-9, result)
+    }
+
+    /// This thread's CPU time: on a loaded machine a figure stays what the thread achieved
+    /// while it ran, not how long it waited for a core.
+    static func threadCPUNanoseconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) * 1e9 + Double(ts.tv_nsec)
     }
 
     // MARK: - The measurements
@@ -163,12 +207,20 @@ enum BenchCommand: CLICommand {
         return n
     }
 
-    static func splitStreaming(_ stream: ArraySlice<UInt8>) throws -> Int {
+    /// The number of NAL units in `stream`.
+    static func splitCount(_ stream: ArraySlice<UInt8>) throws -> Int {
+        var splitter = AnnexB.Splitter(stream, leadingData: .skip)
+        var n = 0
+        while try splitter.next() != nil { n &+= 1 }
+        return n
+    }
+
+    static func splitStreaming(_ stream: ArraySlice<UInt8>, chunk: Int) throws -> Int {
         var parser = AnnexBStreamParser(leadingData: .skip)
         var n = 0
         var i = stream.startIndex
         while i < stream.endIndex {
-            let end = min(i + 1500, stream.endIndex)
+            let end = min(i + max(chunk, 1), stream.endIndex)
             parser.append(stream[i..<end])
             while let unit = try parser.next() { n &+= unit.count }
             i = end

@@ -365,27 +365,52 @@ enum Output {
     }
 }
 
-/// Minimal JSON object rendering for `--json` outputs (JSON Lines).
+/// Minimal JSON object rendering for `--json` outputs (JSON Lines). Members are appended to
+/// one string as they are added (no array of parts, no join): `inspect --json` renders one
+/// object per access unit.
 struct JSONObject {
-    private var parts: [String] = []
+    private var text = "{"
+    private var hasMembers = false
 
-    mutating func add(_ key: String, _ value: Int) { parts.append("\"\(key)\":\(value)") }
-    mutating func add(_ key: String, _ value: Int64) { parts.append("\"\(key)\":\(value)") }
-    mutating func add(_ key: String, _ value: Double) {
-        parts.append("\"\(key)\":\(value.isFinite ? String(value) : "null")")
+    /// Starts a member: the separator and the quoted key (keys are plain ASCII names).
+    private mutating func key(_ key: String) {
+        if hasMembers { text.append(",") }
+        hasMembers = true
+        text.append("\"")
+        text.append(key)
+        text.append("\":")
     }
-    mutating func add(_ key: String, _ value: Bool) { parts.append("\"\(key)\":\(value)") }
-    mutating func add(_ key: String, _ value: String) { parts.append("\"\(key)\":\(JSONObject.quote(value))") }
+
+    mutating func add(_ key: String, _ value: Int) { self.key(key); text.append(String(value)) }
+    mutating func add(_ key: String, _ value: Int64) { self.key(key); text.append(String(value)) }
+    mutating func add(_ key: String, _ value: Double) {
+        self.key(key)
+        text.append(value.isFinite ? String(value) : "null")
+    }
+    mutating func add(_ key: String, _ value: Bool) { self.key(key); text.append(value ? "true" : "false") }
+    mutating func add(_ key: String, _ value: String) { self.key(key); text.append(JSONObject.quote(value)) }
     mutating func add(_ key: String, _ values: [Int]) {
-        parts.append("\"\(key)\":[\(values.map(String.init).joined(separator: ","))]")
+        self.key(key)
+        text.append("[")
+        for (i, v) in values.enumerated() {
+            if i > 0 { text.append(",") }
+            text.append(String(v))
+        }
+        text.append("]")
     }
     mutating func add(_ key: String, _ values: [String]) {
-        parts.append("\"\(key)\":[\(values.map(JSONObject.quote).joined(separator: ","))]")
+        self.key(key)
+        text.append("[")
+        for (i, v) in values.enumerated() {
+            if i > 0 { text.append(",") }
+            text.append(JSONObject.quote(v))
+        }
+        text.append("]")
     }
-    mutating func add(_ key: String, _ object: JSONObject) { parts.append("\"\(key)\":\(object.rendered)") }
-    mutating func addNull(_ key: String) { parts.append("\"\(key)\":null") }
+    mutating func add(_ key: String, _ object: JSONObject) { self.key(key); text.append(object.rendered) }
+    mutating func addNull(_ key: String) { self.key(key); text.append("null") }
 
-    var rendered: String { "{" + parts.joined(separator: ",") + "}" }
+    var rendered: String { text + "}" }
 
     static func quote(_ s: String) -> String {
         var out = "\""

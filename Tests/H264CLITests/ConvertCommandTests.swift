@@ -58,17 +58,36 @@ import TestSupport
 
     @Test func benchJSONHasTheKeys() throws {
         #expect(BenchCommand.measurements.map(\.key) == ["memcpy_gbps", "split_batch_gbps", "split_streaming_gbps",
-                                                        "annexb_to_avcc_gbps", "rbsp_gbps", "access_units_gbps",
-                                                        "parse_headers_gbps", "slice_headers_per_s", "rtp_packetize_gbps",
+                                                        "split_streaming_whole_gbps", "split_streaming_1440_gbps",
+                                                        "split_streaming_184_gbps", "annexb_to_avcc_gbps", "rbsp_gbps", "access_units_gbps",
+                                                        "access_units_streaming_gbps", "parse_headers_gbps", "slice_headers_per_s", "rtp_packetize_gbps",
                                                         "rtp_depacketize_gbps", "bgra_to_i420_mpps"])
         let stream = SyntheticStream.make(bytes: 1 << 20)
         #expect(try AnnexB.split(stream).count > 3)
         // Every measurement sees the same NAL payloads.
-        #expect(try BenchCommand.splitBatch(stream[...]) == (try BenchCommand.splitStreaming(stream[...])))
+        for chunk in [1500, 1440, 184, stream.count] {
+            #expect(try BenchCommand.splitBatch(stream[...]) == (try BenchCommand.splitStreaming(stream[...], chunk: chunk)))
+        }
         // The parsing measurements run on it (its slice headers are random bits: errors are counted).
         #expect(ParsingBench.accessUnits(stream[...]) > 0)
+        #expect(ParsingBench.accessUnitsStreaming(stream[...]) > 0)
         #expect(try ParsingBench.parseHeaders(stream[...]) > 0)
         #expect(ParsingBench.headerUnits(stream).contains { $0.type == .sps })
+    }
+
+    /// The allocation count of `h264 bench` sees Swift heap allocations, and only allocations.
+    @Test(.enabled(if: AllocationBench.isAvailable, "a sanitizer build: the sanitizer owns the allocator"))
+    func benchCountsAllocations() throws {
+        let n = Int.random(in: 100...200)
+        let counted = AllocationBench.count {
+            var arrays: [[Int]] = []
+            for i in 0..<n { arrays.append([i, i]) }  // one buffer each, plus the outer array's growth
+            #expect(arrays.count == n)
+        }
+        #expect(counted > n && counted < n + 20)
+        var sum = 0
+        #expect(AllocationBench.count { for i in 0..<n { sum &+= i } } == 0)
+        #expect(sum == n * (n - 1) / 2)
     }
 
     /// `h264 bench --json --only ...` prints one object with exactly the measurements asked

@@ -94,7 +94,8 @@ import TestSupport
         }
     }
 
-    static let corpusChunkSizes = [1, 7, 188, 1500, 65536]
+    // 300,000 and 1 MiB: chunks the streaming parser scans ahead (four regions at once).
+    static let corpusChunkSizes = [1, 7, 188, 1500, 65536, 300_000, 1 << 20]
 
     @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"), arguments: Corpus.annexBStreams)
     func corpusStreamingEqualsBatch(_ path: String) throws {

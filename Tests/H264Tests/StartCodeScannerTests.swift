@@ -47,4 +47,52 @@ import TestSupport
             }
         }
     }
+
+    /// Every start code, in order, as repeated calls of the direct scan find them.
+    static func all(_ bytes: [UInt8], find: (Int) -> Int?) -> [Int] {
+        var out: [Int] = []
+        var from = 0
+        while let j = find(from) {
+            out.append(j)
+            from = j + 3 + Int(out.count % 3)  // readers skip a start code and sometimes more
+        }
+        return out
+    }
+
+    /// The lookahead answers as the direct scan does: sparse start codes (whole windows), dense
+    /// ones (a lane fills up: lane 0 first, or a later lane), start codes across lane and
+    /// window boundaries, and the short tail scanned directly.
+    @Test(arguments: [0, 1, 2, 3])
+    func lookaheadAgreesWithTheScan(_ kind: Int) {
+        var rng = SplitMix64(seed: UInt64(kind) + 7)
+        let n = 300_000 + Int(rng.next() % 1000)
+        var bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next() | 1) }
+        func plant(at i: Int) { if i >= 0 && i + 3 <= n { bytes[i] = 0; bytes[i + 1] = 0; bytes[i + 2] = 1 } }
+        switch kind {
+        case 0:  // NAL units of 10 to 5,000 bytes
+            var i = 0
+            while i < n { plant(at: i); i += 10 + Int(rng.next() % 5000) }
+        case 1:  // dense everywhere: every lane overflows
+            var i = 0
+            while i < n { plant(at: i); i += 3 + Int(rng.next() % 8) }
+        case 2:  // dense only in the second quarter of the first window: lane 1 overflows
+            var i = 16 << 10
+            while i < 40 << 10 { plant(at: i); i += 3 + Int(rng.next() % 4) }
+            for k in stride(from: 0, to: n, by: 16 << 10) { plant(at: k - 1); plant(at: k + 30) }
+        default:  // start codes at every lane and block boundary, with zero runs before them
+            for k in stride(from: 32, to: n, by: 32) {
+                plant(at: k - 2 + Int(rng.next() % 4))
+                if rng.next() % 3 == 0, k >= 40 { bytes[k - 5] = 0; bytes[k - 4] = 0 }
+            }
+        }
+        let expected = bytes.withUnsafeBufferPointer { b in
+            Self.all(bytes) { StartCodeScanner.find(b.baseAddress!, from: $0, count: n) }
+        }
+        var lookahead = StartCodeLookahead()
+        let got = bytes.withUnsafeBufferPointer { b in
+            Self.all(bytes) { lookahead.next(b.baseAddress!, from: $0, count: n) }
+        }
+        #expect(expected.count > 50)
+        #expect(got == expected)
+    }
 }

@@ -53,8 +53,20 @@ public struct AccessUnitAssembler: Sendable {
     /// The storage the format changes share.
     private var history: ParameterSetHistory?
     private var formatChanged = false
-    /// `pic_order_cnt_type` of each SPS id seen (-1: none), refreshed when an SPS arrives.
-    private var pocTypeBySPS = [Int8](repeating: -1, count: ParameterSetStore.spsIDCount)
+    /// What pictures need of each SPS id seen, refreshed when an SPS arrives: no copy of the
+    /// SPS per slice or per picture.
+    private var spsFacts = [SPSFacts?](repeating: nil, count: ParameterSetStore.spsIDCount)
+
+    /// The values of one SPS that slices and pictures use.
+    private struct SPSFacts: Sendable {
+        var poc: POCParameters
+        var maxNumRefFrames: Int
+
+        init(_ sps: SequenceParameterSet) {
+            poc = sps.pocParameters
+            maxNumRefFrames = Int(sps.maxNumRefFrames)
+        }
+    }
     private var incomingOffset: Int?
     private var currentOffset: Int?
     private var pendingOffset: Int?
@@ -168,11 +180,9 @@ public struct AccessUnitAssembler: Sendable {
         currentHasVCL = true
         if let fields = parsed.fields, fields.redundantPicCnt == 0 {
             previousPrimary = fields
-            if let header = parsed.header {
-                picture.sliceTypes.append(header.sliceKind)
-            }
-            if firstSliceOfPicture, let header = parsed.header, let sps = store.activeSPS {
-                startPicture(header, sps: sps, unit: unit)
+            picture.sliceTypes.append(parsed.sliceType)
+            if firstSliceOfPicture {
+                startPicture(fields, hasMMCO5: parsed.hasMMCO5, unit: unit)
             }
         } else if parsed.fields == nil {
             picture.allSlicesParsed = false
@@ -181,9 +191,13 @@ public struct AccessUnitAssembler: Sendable {
         return done
     }
 
+    /// What the assembler keeps of a slice header (not the header: no copies of its arrays).
     private struct ParsedSlice {
-        var header: SliceHeader?
         var fields: SlicePictureFields?
+        /// `slice_type % 5`, when `fields` is set.
+        var sliceType: SliceType.Kind = .p
+        /// `memory_management_control_operation` 5 is among the slice's operations.
+        var hasMMCO5 = false
         var firstMbInSlice: UInt32?
         var error: H264Error?
     }
@@ -194,17 +208,19 @@ public struct AccessUnitAssembler: Sendable {
             let (header, _) = try SliceHeader.parse(unit, context: store)
             try store.activate(header)
             // The SPS's pic_order_cnt_type, without copying the SPS for every slice.
-            guard let spsID = store.activeSPSID, spsID >= 0, spsID < pocTypeBySPS.count, pocTypeBySPS[spsID] >= 0 else {
+            guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count,
+                  let pocType = spsFacts[spsID]?.poc.picOrderCntType else {
                 throw H264Error.invalid(.missingParameterSet, "no active SPS")
             }
-            result.header = header
+            result.sliceType = header.sliceKind
+            result.hasMMCO5 = header.decRefPicMarking?.operations.contains { $0.operation == 5 } ?? false
             result.firstMbInSlice = header.firstMbInSlice
             var fields = SlicePictureFields(isIDR: unit.type == .idrSlice, nalRefIdc: unit.nalRefIdc,
                                             picParameterSetId: Int(header.ppsID), frameNum: Int64(header.frameNum))
             fields.fieldPic = header.fieldPicFlag
             fields.bottomField = header.bottomFieldFlag
             fields.idrPicId = Int64(header.idrPicID)
-            fields.picOrderCntType = Int(pocTypeBySPS[spsID])
+            fields.picOrderCntType = pocType
             fields.picOrderCntLsb = Int64(header.picOrderCntLsb)
             fields.deltaPicOrderCntBottom = Int64(header.deltaPicOrderCntBottom)
             fields.deltaPicOrderCnt0 = Int64(header.deltaPicOrderCnt0)
@@ -219,18 +235,20 @@ public struct AccessUnitAssembler: Sendable {
         return result
     }
 
-    private mutating func startPicture(_ header: SliceHeader, sps: SequenceParameterSet, unit: NALUnit) {
-        picture.frameNum = Int(header.frameNum)
-        picture.maxNumRefFrames = Int(sps.maxNumRefFrames)
-        picture.structure = !header.fieldPicFlag ? .frame : (header.bottomFieldFlag ? .bottomField : .topField)
-        let mmco5 = header.decRefPicMarking?.operations.contains { $0.operation == 5 } ?? false
+    /// The first primary slice of a picture: its frame_num, structure and POC (8.2.1) with the
+    /// facts of the SPS in force.
+    private mutating func startPicture(_ fields: SlicePictureFields, hasMMCO5 mmco5: Bool, unit: NALUnit) {
+        guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count, let facts = spsFacts[spsID] else { return }
+        picture.frameNum = Int(fields.frameNum)
+        picture.maxNumRefFrames = facts.maxNumRefFrames
+        picture.structure = !fields.fieldPic ? .frame : (fields.bottomField ? .bottomField : .topField)
         let inputs = POCInputs(
-            isIDR: unit.type == .idrSlice, isReference: unit.nalRefIdc != 0, frameNum: Int64(header.frameNum),
-            fieldPic: header.fieldPicFlag, bottomField: header.bottomFieldFlag,
-            picOrderCntLsb: Int64(header.picOrderCntLsb), deltaPicOrderCntBottom: Int64(header.deltaPicOrderCntBottom),
-            deltaPicOrderCnt0: Int64(header.deltaPicOrderCnt0), deltaPicOrderCnt1: Int64(header.deltaPicOrderCnt1),
+            isIDR: fields.isIDR, isReference: fields.nalRefIdc != 0, frameNum: fields.frameNum,
+            fieldPic: fields.fieldPic, bottomField: fields.bottomField,
+            picOrderCntLsb: fields.picOrderCntLsb, deltaPicOrderCntBottom: fields.deltaPicOrderCntBottom,
+            deltaPicOrderCnt0: fields.deltaPicOrderCnt0, deltaPicOrderCnt1: fields.deltaPicOrderCnt1,
             hasMMCO5: mmco5)
-        let count = pocCounter.next(inputs, sps.pocParameters)
+        let count = pocCounter.next(inputs, facts.poc)
         // After mmco 5 the picture's own count is taken relative to itself (8.2.1): it opens
         // a new POC period in which it is 0.
         picture.poc = mmco5 ? 0 : count.value
@@ -333,8 +351,8 @@ public struct AccessUnitAssembler: Sendable {
             return
         }
         guard let id = unit.parameterSetID else { return }
-        if type == .sps, id < pocTypeBySPS.count, let sps = store.sps(id: id) {
-            pocTypeBySPS[id] = Int8(truncatingIfNeeded: sps.picOrderCntType)  // 0...2
+        if type == .sps, id < spsFacts.count, let sps = store.sps(id: id) {
+            spsFacts[id] = SPSFacts(sps)
         }
         guard type == .pps || id < ParameterSetHistory.ppsBase else { return }
         let slot = type == .sps ? id : ParameterSetHistory.ppsBase &+ id  // id < 256: parameterSetID checks

@@ -93,7 +93,7 @@ public struct AccessUnitParser: Sendable {
             if finished && !drained {
                 drained = true
                 if let au = assembler.finish() { enqueue(au) }
-                ready += timing.finish()
+                timing.finish(into: &ready)
                 continue
             }
             return nil
@@ -138,7 +138,7 @@ public struct AccessUnitParser: Sendable {
     }
 
     private mutating func enqueue(_ au: AccessUnit) {
-        ready += timing.push(au, sps: assembler.store.activeSPS)
+        timing.push(au, sps: assembler.store.activeSPS, into: &ready)
     }
 }
 

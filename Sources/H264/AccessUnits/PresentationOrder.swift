@@ -28,10 +28,17 @@ public struct PresentationOrder: Sendable {
     /// - Returns: the pictures released by this push, as (decodeIndex, presentationIndex).
     public mutating func push(decodeIndex: Int, poc: Int64, startsPeriod: Bool) -> [(decodeIndex: Int, presentationIndex: Int)] {
         var released: [(decodeIndex: Int, presentationIndex: Int)] = []
+        push(decodeIndex: decodeIndex, poc: poc, startsPeriod: startsPeriod, into: &released)
+        return released
+    }
+
+    /// ``push(decodeIndex:poc:startsPeriod:)`` that appends the released pictures to the
+    /// caller's buffer: no allocation once the buffer has grown to the reorder depth.
+    mutating func push(decodeIndex: Int, poc: Int64, startsPeriod: Bool,
+                       into released: inout [(decodeIndex: Int, presentationIndex: Int)]) {
         if startsPeriod { drain(into: &released) }
         waiting.append((decodeIndex, poc))
         while waiting.count > reorderDepth { releaseSmallest(into: &released) }
-        return released
     }
 
     /// Releases every waiting picture (end of stream).
@@ -39,6 +46,11 @@ public struct PresentationOrder: Sendable {
         var released: [(decodeIndex: Int, presentationIndex: Int)] = []
         drain(into: &released)
         return released
+    }
+
+    /// ``flush()`` into the caller's buffer.
+    mutating func flush(into released: inout [(decodeIndex: Int, presentationIndex: Int)]) {
+        drain(into: &released)
     }
 
     private mutating func drain(into released: inout [(decodeIndex: Int, presentationIndex: Int)]) {

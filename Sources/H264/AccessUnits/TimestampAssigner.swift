@@ -63,12 +63,11 @@ public struct TimestampAssigner: Sendable {
     /// The reorder depth in frames in force. Known after the first access unit.
     public private(set) var reorderDepth: Int?
 
-    private var order: PresentationOrder?
+    private var clock: PresentationClock?
     private var waiting: [AccessUnit] = []
     private var waitingStart = 0  // decode position of waiting[0]
     private var pushed = 0
     private var decodeTime: Int64 = 0
-    private var presentationTime: Int64 = 0
     private var delay: Int64 = 0
 
     /// Creates an assigner.
@@ -82,24 +81,61 @@ public struct TimestampAssigner: Sendable {
     ///   - sps: the SPS in force for it (for timing and reorder depth), if known.
     /// - Returns: access units whose timestamps are now known, in decoding order.
     public mutating func push(_ au: AccessUnit, sps: SequenceParameterSet?) -> [AccessUnit] {
-        if order == nil { start(sps: sps, measuring: false) }
-        return add(au)
+        var out: [AccessUnit] = []
+        push(au, sps: sps, into: &out)
+        return out
+    }
+
+    /// ``push(_:sps:)`` that appends the access units now timed to `ready`: no allocation per
+    /// access unit once the buffers have grown to the reorder depth.
+    mutating func push(_ au: AccessUnit, sps: SequenceParameterSet?, into ready: inout [AccessUnit]) {
+        if clock == nil { start(sps: sps, measuring: false) }
+        var au = au
+        time(&au)
+        let position = pushed
+        pushed &+= 1
+        waiting.append(au)
+        let first = waitingStart
+        var clock = self.clock.take()!  // moved out, so that its buffers stay uniquely held
+        waiting.withUnsafeMutableBufferPointer { waiting in
+            clock.present(PresentationClock.Entry(au), at: position) { d in
+                let i = d &- first
+                return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
+            }
+        }
+        self.clock = clock
+        emitReady(into: &ready)
     }
 
     /// Ends the stream: returns the access units still waiting, with timestamps.
     public mutating func finish() -> [AccessUnit] {
-        guard var order else { return [] }
-        let released = order.flush()
-        self.order = order
-        place(released)
-        return emitReady()
+        var out: [AccessUnit] = []
+        finish(into: &out)
+        return out
+    }
+
+    /// ``finish()`` that appends the access units to `ready`.
+    mutating func finish(into ready: inout [AccessUnit]) {
+        guard var clock = self.clock.take() else { return }
+        let first = waitingStart
+        waiting.withUnsafeMutableBufferPointer { waiting in
+            clock.flush { d in
+                let i = d &- first
+                return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
+            }
+        }
+        self.clock = clock
+        emitReady(into: &ready)
     }
 
     /// Assigns timestamps to a whole stream's access units: with the smallest reorder delay
-    /// the stream needs, or, when `configuration` sets ``Configuration/reorderDepth`` or
+    /// the stream needs (timed in place as a streaming pass with a presentation delay of 0
+    /// times them, then every PTS shifted by the largest DTS - PTS found), or, when
+    /// `configuration` sets ``Configuration/reorderDepth`` or
     /// ``Configuration/presentationDelay``, exactly as the streaming assigner (and
     /// ``AccessUnitParser``) with that configuration does.
-    /// - Complexity: O(n · d) for n access units and reorder depth d.
+    /// - Complexity: O(n · d) for n access units and reorder depth d; no allocation per access
+    ///   unit for the smallest delay.
     public static func assign(_ units: inout [AccessUnit], spsLookup: (AccessUnit) -> SequenceParameterSet?,
                               configuration: Configuration = Configuration()) {
         guard let first = units.first else { return }
@@ -107,24 +143,30 @@ public struct TimestampAssigner: Sendable {
             var assigner = TimestampAssigner(configuration: configuration)
             var timed: [AccessUnit] = []
             timed.reserveCapacity(units.count)
-            for au in units { timed += assigner.push(au, sps: spsLookup(au)) }
-            timed += assigner.finish()
+            for au in units { assigner.push(au, sps: spsLookup(au), into: &timed) }
+            assigner.finish(into: &timed)
             units = timed
             return
         }
         var measuring = TimestampAssigner(configuration: configuration)
         measuring.start(sps: spsLookup(first), measuring: true)
-        var timed: [AccessUnit] = []
-        timed.reserveCapacity(units.count)
-        for au in units { timed += measuring.add(au) }
-        timed += measuring.finish()
+        var clock = measuring.clock.take()!  // start(sps:measuring:) made it
+        units.withUnsafeMutableBufferPointer { units in
+            let base = units.baseAddress!  // not empty
+            let count = units.count
+            func unit(_ d: Int) -> UnsafeMutablePointer<AccessUnit>? { d >= 0 && d < count ? base + d : nil }
+            for i in 0..<count {
+                measuring.time(&base[i])
+                clock.present(PresentationClock.Entry(base[i]), at: i, unit: unit)
+            }
+            clock.flush(unit: unit)
+        }
         // Here PTS counts from 0 in presentation order and DTS from 0 in decoding order.
         var needed: Int64 = 0
-        for au in timed where !au.flags.hasNoPicture {
+        for au in units where !au.flags.hasNoPicture {
             needed = Swift.max(needed, (au.dts ?? 0) &- (au.pts ?? 0))
         }
-        for i in timed.indices { timed[i].pts = (timed[i].pts ?? 0) &+ needed }
-        units = timed
+        for i in units.indices { units[i].pts = (units[i].pts ?? 0) &+ needed }
     }
 
     // MARK: -
@@ -147,55 +189,91 @@ public struct TimestampAssigner: Sendable {
         // delay measured that way.
         let measured = measuring ? 0 : configuration.presentationDelay.map { Swift.max(0, $0) }
         let bumpingDepth = measured != nil ? 32 : (fields ? depth &* 2 &+ 1 : depth)
-        order = PresentationOrder(reorderDepth: bumpingDepth)
+        clock = PresentationClock(reorderDepth: bumpingDepth)
         delay = measured ?? Int64(depth) &* 2
     }
 
-    private mutating func add(_ au: AccessUnit) -> [AccessUnit] {
-        var au = au
+    /// Sets the access unit's duration, time base and DTS (the next in decoding order).
+    private mutating func time(_ au: inout AccessUnit) {
         let duration: Int64 = au.flags.hasNoPicture ? 0 : (au.structure == .frame ? 2 : 1)
         au.duration = duration
         au.timeBase = timeBase
-        au.dts = decodeTime &- 0
+        au.dts = decodeTime
         decodeTime &+= duration  // two per access unit at most: cannot overflow in practice
-        let position = pushed
-        pushed &+= 1
-        waiting.append(au)
-        if au.flags.hasNoPicture || au.poc == nil {
-            // Nothing to order: present it when decoded, after those already waiting.
-            var released = order?.flush() ?? []
-            released.sort { $0.presentationIndex < $1.presentationIndex }
-            place(released)
-            waiting[position &- waitingStart].pts = au.flags.hasNoPicture ? presentationTime : presentationTime
-            if !au.flags.hasNoPicture { presentationTime &+= duration }
-        } else if var order {
-            let released = order.push(decodeIndex: position, poc: au.poc ?? 0, startsPeriod: au.startsPOCPeriod)
-            self.order = order
-            place(released)
-        }
-        return emitReady()
     }
 
-    private mutating func place(_ released: [(decodeIndex: Int, presentationIndex: Int)]) {
-        for r in released {
-            let i = r.decodeIndex &- waitingStart
-            guard i >= 0 && i < waiting.count else { continue }
-            waiting[i].pts = presentationTime
-            presentationTime &+= waiting[i].duration ?? 0
-        }
-    }
-
-    private mutating func emitReady() -> [AccessUnit] {
-        var out: [AccessUnit] = []
+    /// Moves the leading access units that have a PTS to `ready`, adding the delay.
+    private mutating func emitReady(into ready: inout [AccessUnit]) {
         var n = 0
         while n < waiting.count, waiting[n].pts != nil { n &+= 1 }
-        guard n > 0 else { return out }
-        out = Array(waiting[0..<n])
+        guard n > 0 else { return }
+        for i in 0..<n {
+            waiting[i].pts = waiting[i].pts! &+ delay
+        }
+        ready.append(contentsOf: waiting[0..<n])
         waiting.removeFirst(n)
         waitingStart &+= n
-        for i in out.indices {
-            out[i].pts = (out[i].pts ?? 0) &+ delay
+    }
+}
+
+/// Presentation positions turned into PTS (before the delay): the presentation order and the
+/// time the next presented access unit starts at. Access units are reached by decoding
+/// position through a lookup the caller gives (nil: no longer held).
+private struct PresentationClock {
+    var order: PresentationOrder
+    var presentationTime: Int64 = 0
+    /// The pictures the order released at the last step (reused: no allocation per access unit).
+    var released: [(decodeIndex: Int, presentationIndex: Int)] = []
+
+    init(reorderDepth: Int) {
+        order = PresentationOrder(reorderDepth: reorderDepth)
+    }
+
+    /// What presentation needs of a timed access unit (no copy of its arrays).
+    struct Entry {
+        var hasPicture: Bool
+        var poc: Int64?
+        var startsPOCPeriod: Bool
+        var duration: Int64
+
+        init(_ au: borrowing AccessUnit) {
+            hasPicture = !au.flags.hasNoPicture
+            poc = au.poc
+            startsPOCPeriod = au.startsPOCPeriod
+            duration = au.duration ?? 0
         }
-        return out
+    }
+
+    /// Presents the access unit at decoding position `position` (timed, and reachable through
+    /// `unit`): an access unit without a picture or a POC is presented when decoded, after those
+    /// waiting; a picture goes through the presentation order.
+    mutating func present(_ au: Entry, at position: Int, unit: (Int) -> UnsafeMutablePointer<AccessUnit>?) {
+        released.removeAll(keepingCapacity: true)
+        if let poc = au.poc, au.hasPicture {
+            order.push(decodeIndex: position, poc: poc, startsPeriod: au.startsPOCPeriod, into: &released)
+            place(unit)
+        } else {
+            order.flush(into: &released)
+            released.sort { $0.presentationIndex < $1.presentationIndex }
+            place(unit)
+            unit(position)?.pointee.pts = presentationTime
+            if au.hasPicture { presentationTime &+= au.duration }
+        }
+    }
+
+    /// Presents every picture still waiting (end of stream).
+    mutating func flush(unit: (Int) -> UnsafeMutablePointer<AccessUnit>?) {
+        released.removeAll(keepingCapacity: true)
+        order.flush(into: &released)
+        place(unit)
+    }
+
+    /// Gives the released pictures their PTS, in presentation order.
+    private mutating func place(_ unit: (Int) -> UnsafeMutablePointer<AccessUnit>?) {
+        for r in released {
+            guard let au = unit(r.decodeIndex) else { continue }
+            au.pointee.pts = presentationTime
+            presentationTime &+= au.pointee.duration ?? 0  // two per access unit at most
+        }
     }
 }

@@ -48,6 +48,9 @@ public enum AnnexB {
     }
 
     /// An iterator over the NAL units of an Annex-B stream that can continue after an error.
+    ///
+    /// Memory: a view of the stream, plus 16 KiB for a stream of 256 KiB or more (the start
+    /// codes found ahead of the position, by a scan that reads four regions at once).
     public struct Splitter: Sendable {
         /// The stream.
         public let bytes: ArraySlice<UInt8>
@@ -56,56 +59,73 @@ public enum AnnexB {
         /// Index of the next byte to look at.
         public private(set) var position: Int
         private var started = false
+        /// Start codes found ahead, for a stream large enough that the scan waits on memory.
+        private var lookahead: StartCodeLookahead?
+        /// Streams of at least this many bytes are scanned ahead (16 KiB of positions, once).
+        static let lookaheadThreshold = 256 << 10
 
         /// Creates a splitter over `bytes`.
         public init(_ bytes: ArraySlice<UInt8>, leadingData: LeadingDataPolicy = .reject) {
             self.bytes = bytes
             self.leadingData = leadingData
             self.position = bytes.startIndex
+            if bytes.count >= Self.lookaheadThreshold { lookahead = StartCodeLookahead() }
         }
 
         /// The next NAL unit, or nil at the end of the stream.
         /// - Throws: ``H264Error`` for a missing start code (`.reject`) or a bad NAL unit header;
         ///   the splitter has then moved past the problem and `next()` may be called again.
         public mutating func next() throws(H264Error) -> NALUnit? {
-            let bytes = self.bytes
+            // The state is moved into locals for the scan: the closure then touches no stored
+            // property (no exclusivity checks at run time, no copy of `bytes` to retain), and the
+            // lookahead's buffer stays uniquely held.
             let base = bytes.startIndex
             let count = bytes.count
-            return try bytes.withUnsafeBufferPointer { (buf: UnsafeBufferPointer<UInt8>) throws(H264Error) -> NALUnit? in
+            let leadingData = self.leadingData
+            var pos = position &- base
+            var started = self.started
+            var lookahead = self.lookahead.take()
+            var error: H264Error?
+            let range: Range<Int>? = bytes.withUnsafeBufferPointer { (buf: UnsafeBufferPointer<UInt8>) -> Range<Int>? in
                 guard let p = buf.baseAddress else { return nil }
-                var pos = position &- base
                 if !started {
                     started = true
-                    guard let sc = StartCodeScanner.find(p, from: pos, count: count) else {
-                        position = bytes.endIndex
-                        if leadingData == .reject && !isAllZero(p, pos, count) {
-                            throw H264Error.invalid(.missingStartCode, "no start code in the stream")
+                    let first = lookahead != nil ? lookahead!.next(p, from: pos, count: count)
+                        : StartCodeScanner.find(p, from: pos, count: count)
+                    guard let sc = first else {
+                        if leadingData == .reject && !Self.isAllZero(p, pos, count) {
+                            error = H264Error.invalid(.missingStartCode, "no start code in the stream")
                         }
+                        pos = count
                         return nil
                     }
-                    if leadingData == .reject && !isAllZero(p, pos, sc) {
-                        position = base &+ sc &+ 3
-                        throw H264Error.invalid(.missingStartCode, "\(sc) bytes before the first start code")
+                    if leadingData == .reject && !Self.isAllZero(p, pos, sc) {
+                        error = H264Error.invalid(.missingStartCode, "\(sc) bytes before the first start code")
+                        pos = sc &+ 3
+                        return nil
                     }
                     pos = sc &+ 3
                 }
                 while pos < count {
-                    let next = StartCodeScanner.find(p, from: pos, count: count)
+                    let next = lookahead != nil ? lookahead!.next(p, from: pos, count: count)
+                        : StartCodeScanner.find(p, from: pos, count: count)
                     var end = next ?? count
                     while end > pos && p[end &- 1] == 0 { end &-= 1 }  // trailing_zero_8bits
                     let start = pos
                     pos = next.map { $0 &+ 3 } ?? count
-                    position = base &+ pos
-                    if end > start {
-                        return try NALUnit(bytes[(base &+ start)..<(base &+ end)])
-                    }
+                    if end > start { return start..<end }
                 }
-                position = bytes.endIndex
                 return nil
             }
+            self.position = base &+ pos
+            self.started = started
+            self.lookahead = lookahead
+            if let error { throw error }
+            guard let range else { return nil }
+            return try NALUnit(bytes[(base &+ range.lowerBound)..<(base &+ range.upperBound)])
         }
 
-        private func isAllZero(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+        private static func isAllZero(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
             var i = from
             while i < to { if p[i] != 0 { return false }; i &+= 1 }
             return true

@@ -27,7 +27,8 @@
 /// any time (a chunk handed over before the previous one was drained waits its turn).
 ///
 /// Memory: at most ``maximumNALUnitSize`` bytes of one NAL unit that spans chunks, plus
-/// references to the chunks handed over and not yet parsed; independent of the stream's length.
+/// references to the chunks handed over and not yet parsed, plus 16 KiB once a chunk of 256 KiB
+/// or more arrives (start codes found ahead); independent of the stream's length.
 public struct AnnexBStreamParser: Sendable {
     /// The default limit on one NAL unit: 64 MiB, generous for an 8K intra picture.
     public static let defaultMaximumNALUnitSize = 64 << 20
@@ -96,6 +97,10 @@ public struct AnnexBStreamParser: Sendable {
     /// The size of the last NAL unit that spanned chunks: the capacity reserved for the next
     /// one, so that accumulating rarely reallocates.
     private var capacityHint = 0
+    /// Start codes found ahead in the current chunk, when it is large (16 KiB, allocated at the
+    /// first chunk of 256 KiB or more and reused).
+    private var lookahead: StartCodeLookahead?
+    private var lookaheadActive = false
 
     /// Creates a parser.
     /// - Parameters:
@@ -137,6 +142,12 @@ public struct AnnexBStreamParser: Sendable {
         position = chunk.startIndex
         nalStart = chunk.startIndex
         atChunkStart = true
+        // A large chunk is scanned ahead, four regions at once (see StartCodeLookahead).
+        lookaheadActive = chunk.count >= AnnexB.Splitter.lookaheadThreshold
+        if lookaheadActive {
+            if lookahead == nil { lookahead = StartCodeLookahead() }
+            lookahead!.reset()
+        }
     }
 
     /// Starts the next waiting chunk, if any.
@@ -291,10 +302,15 @@ public struct AnnexBStreamParser: Sendable {
     private mutating func scanChunk() throws(H264Error) -> NALUnit? {
         let base = chunk.startIndex
         let count = chunk.count
+        let from = position &- base
+        // Moved out for the scan: the closure touches no stored property.
+        var ahead = lookaheadActive ? lookahead.take() : nil
         let found: Int? = chunk.withUnsafeBufferPointer { buf in
             guard let p = buf.baseAddress else { return nil }
-            return StartCodeScanner.find(p, from: position &- base, count: count)
+            if ahead != nil { return ahead!.next(p, from: from, count: count) }
+            return StartCodeScanner.find(p, from: from, count: count)
         }
+        if ahead != nil { lookahead = ahead }
         if let sc = found {
             let scIndex = base &+ sc
             let nalEnd = scIndex

@@ -14,12 +14,19 @@ public struct NALUnit: Hashable, Sendable {
     @inlinable
     public init(_ bytes: ArraySlice<UInt8>) throws(H264Error) {
         guard let first = bytes.first else { throw H264Error.invalid(.emptyNALUnit, "NAL unit has no bytes") }
+        try Self.checkHeader(first, count: bytes.count)
+        self.bytes = bytes
+    }
+
+    /// The header checks of ``init(_:)-(ArraySlice<UInt8>)`` for a NAL unit of `count` (> 0)
+    /// bytes whose first byte is `first`, for callers that frame NAL units without making one.
+    @inlinable
+    static func checkHeader(_ first: UInt8, count: Int) throws(H264Error) {
         guard first & 0x80 == 0 else { throw H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1") }
         let type = first & 0x1F
-        if type == 14 || type == 20 || type == 21, bytes.count < 4 {
-            throw .truncated("NAL unit header extension of type \(type) needs 4 bytes, has \(bytes.count)")
+        if type == 14 || type == 20 || type == 21, count < 4 {
+            throw .truncated("NAL unit header extension of type \(type) needs 4 bytes, has \(count)")
         }
-        self.bytes = bytes
     }
 
     /// Wraps a whole array as a NAL unit.

@@ -1,11 +1,10 @@
 /// The start-code search shared by the batch and streaming Annex-B parsers.
 ///
-/// Looks 32 bytes at a time for two consecutive zero bytes: per 16-byte block, two overlapping
-/// unaligned loads (at i and i + 1), OR, compare with zero; the two masks are ORed and tested
-/// as 64-bit words (`por`, `pcmpeqb`, `movmskps` on x86-64: one branch per 32 bytes). Only a block that holds such a
-/// pair is examined byte by byte. In coded data `00 00` is rare (emulation prevention guarantees
-/// it is followed by `03` inside a NAL unit), so the byte loop runs almost only at real start
-/// codes.
+/// Looks at 32 positions at a time for the whole pattern `00 00 01`: per 16 positions, three
+/// overlapping unaligned loads (at i, i + 1 and i + 2), `a | b | (c ^ 01)`, compare with zero;
+/// the two masks are ORed and tested as 64-bit words (`por`, `pxor`, `pcmpeqb` on x86-64: one
+/// branch per 32 positions). Every marked lane is a match, so the branch is taken only at start
+/// codes; the `00 00 03` of emulation prevention, frequent in high-bitrate slices, costs nothing.
 ///
 /// The operations are chosen for the code they compile to: `any(_:)`, mask `.|` and mask
 /// equality are, today, scalarised or shuffled lane by lane; the bit cast of the mask is not.
@@ -31,31 +30,26 @@ enum StartCodeScanner {
                      copyingTo destination: UnsafeMutableRawPointer?) -> (match: Int?, copiedEnd: Int) {
         var i = from
         let raw = UnsafeRawPointer(base)
-        let zero = SIMD16<UInt8>(repeating: 0)
-        // Two 16-byte blocks per step. Loads at i, i + 1, i + 16 and i + 17 of 16 bytes each,
-        // plus the byte at i + 33 for the `01` check of the last lane, stay inside the buffer
-        // while i + 34 <= count.
+        // Two 16-byte blocks per step. Loads of 16 bytes at i, i + 1, i + 2, i + 16, i + 17 and
+        // i + 18 stay inside the buffer while i + 34 <= count.
         while i &+ 34 <= count {
-            let a = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-            let b = raw.loadUnaligned(fromByteOffset: i &+ 1, as: SIMD16<UInt8>.self)
-            let c = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
-            let d = raw.loadUnaligned(fromByteOffset: i &+ 17, as: SIMD16<UInt8>.self)
             if let destination {
                 // i - from >= 0; the caller sized destination for count - from >= i + 32 - from bytes.
+                let a = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                let c = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
                 destination.storeBytes(of: a, toByteOffset: i &- from, as: SIMD16<UInt8>.self)
                 destination.storeBytes(of: c, toByteOffset: i &- from &+ 16, as: SIMD16<UInt8>.self)
             }
-            // The compare masks as 64-bit words: byte lane k of word w is 0xFF where the pair
-            // at i + 8w + k (+ 16 for the second block) is `00 00`.
-            let low = unsafeBitCast((a | b) .== zero, to: SIMD2<UInt64>.self)
-            let high = unsafeBitCast((c | d) .== zero, to: SIMD2<UInt64>.self)
+            let (low, high) = matchMasks(raw, at: i, third: third)
             let any = low | high
             if any[0] | any[1] != 0 {
-                // Visit only the candidate lanes, in order.
-                if let j = firstMatch(base, low[0], at: i, third: third) ?? firstMatch(base, low[1], at: i &+ 8, third: third)
-                    ?? firstMatch(base, high[0], at: i &+ 16, third: third) ?? firstMatch(base, high[1], at: i &+ 24, third: third) {
-                    return (j, i &+ 32)
-                }
+                // The first marked lane, in memory order.
+                var m = low[0]
+                var word = 0
+                if m == 0 { m = low[1]; word = 1 }
+                if m == 0 { m = high[0]; word = 2 }
+                if m == 0 { m = high[1]; word = 3 }
+                return (i &+ word &* 8 &+ takeLowestLane(&m), i &+ 32)
             }
             i &+= 32
         }
@@ -73,22 +67,33 @@ enum StartCodeScanner {
         return (nil, copiedEnd)
     }
 
-    /// The first lane of an 8-lane `00 00` mask word whose pair is followed by `third`.
-    /// `offset` is the index of lane 0; the caller guarantees `offset + 9 < count`.
+    /// The matches at the 32 positions `i..<i + 32` (bytes `i..<i + 34` are read): byte lane k
+    /// of word w of `low` is 0xFF when `00 00 third` begins at `i + 8w + k`; `high` the same for
+    /// `i + 16...`. The caller tests the words as 64-bit integers.
     @inlinable @inline(__always)
-    static func firstMatch(_ base: UnsafePointer<UInt8>, _ mask: UInt64, at offset: Int, third: UInt8) -> Int? {
-        var m = mask
-        while m != 0 {
-            #if _endian(big)
-            let lane = m.leadingZeroBitCount &>> 3  // 0...7: lane 0 is the most significant byte
-            m &= ~(0xFF00_0000_0000_0000 &>> UInt64(lane &<< 3))
-            #else
-            let lane = m.trailingZeroBitCount &>> 3  // 0...7: lane 0 is the least significant byte
-            m &= ~(0xFF &<< UInt64(lane &<< 3))
-            #endif
-            let j = offset &+ lane
-            if base[j &+ 2] == third { return j }
-        }
-        return nil
+    static func matchMasks(_ raw: UnsafeRawPointer, at i: Int, third: UInt8) -> (low: SIMD2<UInt64>, high: SIMD2<UInt64>) {
+        let zero = SIMD16<UInt8>(repeating: 0)
+        let t = SIMD16<UInt8>(repeating: third)
+        let a = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+        let b = raw.loadUnaligned(fromByteOffset: i &+ 1, as: SIMD16<UInt8>.self)
+        let c = raw.loadUnaligned(fromByteOffset: i &+ 2, as: SIMD16<UInt8>.self)
+        let d = raw.loadUnaligned(fromByteOffset: i &+ 16, as: SIMD16<UInt8>.self)
+        let e = raw.loadUnaligned(fromByteOffset: i &+ 17, as: SIMD16<UInt8>.self)
+        let f = raw.loadUnaligned(fromByteOffset: i &+ 18, as: SIMD16<UInt8>.self)
+        return (unsafeBitCast((a | b | (c ^ t)) .== zero, to: SIMD2<UInt64>.self),
+                unsafeBitCast((d | e | (f ^ t)) .== zero, to: SIMD2<UInt64>.self))
+    }
+
+    /// Removes the first marked byte lane (0...7, in memory order) of a mask word and returns it.
+    @inlinable @inline(__always)
+    static func takeLowestLane(_ m: inout UInt64) -> Int {
+        #if _endian(big)
+        let lane = m.leadingZeroBitCount &>> 3  // lane 0 is the most significant byte
+        m &= ~(0xFF00_0000_0000_0000 &>> UInt64(lane &<< 3))
+        #else
+        let lane = m.trailingZeroBitCount &>> 3  // lane 0 is the least significant byte
+        m &= ~(0xFF &<< UInt64(lane &<< 3))
+        #endif
+        return lane
     }
 }

@@ -1,0 +1,81 @@
+import CAllocationCounter
+import H264
+import RTP
+
+/// Heap allocations per NAL unit, for `h264 bench` (keys `allocations_per_nal` and
+/// `allocations_per_access_unit`): counted, not estimated.
+///
+/// The count comes from the C allocator's entry points (malloc, calloc, realloc and the aligned
+/// variants), which the executable interposes (target CAllocationCounter): every allocation of
+/// the process, the Swift runtime's (class instances, array and string buffers, boxes, closure
+/// contexts, `UnsafeMutableRawPointer.allocate`) included.
+enum AllocationBench {
+    /// False in a sanitizer build, whose runtime owns the allocator: no count then.
+    static var isAvailable: Bool { h264_allocation_counting_available() != 0 }
+
+    /// The number of heap allocations `body` makes (on any thread); 0 when not ``isAvailable``.
+    static func count(_ body: () throws -> Void) rethrows -> Int {
+        h264_allocation_counting_begin()
+        defer { _ = h264_allocation_counting_end() }
+        try body()
+        return h264_allocation_counting_end()
+    }
+
+    /// One row of the report: the measurement, the NAL units and access units it handled, and
+    /// the allocations of one steady-state pass (after a first pass that warms caches and
+    /// reusable buffers).
+    struct Row {
+        let key: String
+        let nalUnits: Int
+        let accessUnits: Int?
+        let allocations: Int
+    }
+
+    /// Counts each framing, access-unit and packetising measurement over `stream`.
+    static func rows(stream: [UInt8], sliceUnits: [NALUnit]) throws -> [Row] {
+        guard isAvailable else { return [] }
+        let nals = try BenchCommand.splitCount(stream[...])
+        let accessUnits = RTPAccessUnit.accessUnits(annexB: stream[...])
+        var packetizer = try RTPPacketizer(.init(mtu: 1200, ssrc: 1))
+        var packets = RTPPacketBuffer()
+        let work: [(String, Int?, () throws -> Void)] = [
+            ("split_batch", nil, { _ = try BenchCommand.splitBatch(stream[...]) }),
+            ("split_streaming", nil, { _ = try BenchCommand.splitStreaming(stream[...], chunk: 1500) }),
+            ("split_streaming_184", nil, { _ = try BenchCommand.splitStreaming(stream[...], chunk: 184) }),
+            ("annexb_to_avcc", nil, { _ = try BenchCommand.annexBToAVCC(stream[...]) }),
+            ("parse_headers", nil, { _ = try ParsingBench.parseHeaders(stream[...]) }),
+            ("access_units", ParsingBench.accessUnitCount(stream[...]), { _ = ParsingBench.accessUnits(stream[...]) }),
+            ("access_units_streaming", ParsingBench.accessUnitCount(stream[...]), {
+                _ = ParsingBench.accessUnitsStreaming(stream[...])
+            }),
+            ("rtp_packetize", accessUnits.count, {
+                for au in accessUnits {
+                    packets.removeAll()
+                    packetizer.packetize(au, into: &packets)
+                }
+            }),
+        ]
+        var rows: [Row] = []
+        // Slice headers of the slice file (per slice header, with its parameter sets).
+        let slices = sliceUnits.filter { $0.type.isVCL }.count
+        func sliceWork() {
+            var store = ParameterSetStore()
+            for unit in sliceUnits {
+                if unit.type.isVCL {
+                    if let h = try? SliceHeader.parse(unit, context: store) { _ = try? store.activate(h.header) }
+                } else {
+                    _ = try? store.ingest(unit)
+                }
+            }
+        }
+        for (key, aus, body) in work {
+            try body()
+            let n = try count(body)
+            rows.append(Row(key: key, nalUnits: nals, accessUnits: aus, allocations: n))
+        }
+        sliceWork()
+        // Allocations of the parameter sets included: a constant per pass.
+        rows.append(Row(key: "slice_headers", nalUnits: slices, accessUnits: nil, allocations: count { sliceWork() }))
+        return rows
+    }
+}
