@@ -1,5 +1,6 @@
 extension ProfileLevel {
-    /// A level of Table A-1, ordered: 1 < 1b < 1.1 < ... < 6.2.
+    /// A level of Table A-1, ordered: 1 < 1b < 1.1 < ... < 6.2; level 1b is one level however
+    /// it is written.
     public struct Level: Hashable, Sendable, Comparable, CustomStringConvertible {
         /// `level_idc` as written (11 or 9 for level 1b).
         public var levelIDC: UInt8
@@ -29,6 +30,11 @@ extension ProfileLevel {
         private var rank: Int { isLevel1b ? 21 : Int(levelIDC) * 2 }
 
         public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+
+        /// Equal levels: level 1b written as `level_idc` 9 equals level 1b written as 11.
+        public static func == (a: Level, b: Level) -> Bool { a.rank == b.rank }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(rank) }
     }
 
     /// True for level 1b: `level_idc` 9, or 11 with `constraint_set3_flag` in the Baseline,
