@@ -28,7 +28,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     /// Format parameters for packetization-mode 1 describing a stream's parameter sets:
     /// `profile-level-id` from the first SPS, `sprop-parameter-sets` from every SPS and PPS given.
     /// - Throws: `H264Error.Code.missingParameterSet` when no SPS is given; errors of
-    ///   ``ProfileLevelID/init(sps:)``.
+    ///   `ProfileLevelID(sps:)`.
     public init(parameterSets units: [NALUnit]) throws(H264Error) {
         guard let sps = units.first(where: { $0.type == .sps }) else {
             throw H264Error.invalid(.missingParameterSet, "no SPS for profile-level-id")

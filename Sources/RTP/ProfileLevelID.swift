@@ -1,8 +1,8 @@
 import H264
 
-/// The SDP `profile-level-id` parameter (RFC 6184 8.1): the core's ``H264/ProfileLevel``,
-/// whose ``H264/ProfileLevel/init(parsing:)`` and ``H264/ProfileLevel/profileLevelID`` read
-/// and write its six hexadecimal digits (`42e01f`), and whose
-/// ``H264/ProfileLevel/compatibility(withNegotiated:levelAsymmetryAllowed:)`` decides whether
-/// a stream fits a negotiated one.
+/// The SDP `profile-level-id` parameter (RFC 6184 8.1): the H264 module's `ProfileLevel`,
+/// whose `init(parsing:)` and `profileLevelID` read and write its six hexadecimal digits
+/// (`42e01f`), whose `init(sps:)` takes it from an SPS, and whose
+/// `compatibility(withNegotiated:levelAsymmetryAllowed:)` decides whether a stream fits a
+/// negotiated one (RFC 6184 Table 5, `level-asymmetry-allowed`).
 public typealias ProfileLevelID = ProfileLevel
