@@ -76,8 +76,8 @@ public struct MP4SampleDescription: Hashable, Sendable {
     public var isH264: Bool { (format == "avc1" || format == "avc3") && decoderConfiguration != nil }
 
     /// The RFC 6381 `CODECS` string (`avc1.64001f`) for HLS and DASH manifests, from the avcC
-    /// record's profile, compatibility and level bytes (the H264 module's `ProfileLevel`); nil without an
-    /// avcC record.
+    /// record's profile, compatibility and level bytes (the H264 module's `ProfileLevel`); nil
+    /// without an avcC record.
     public var codecString: String? {
         guard let c = decoderConfiguration else { return nil }
         let bytes = ProfileLevel(profileIDC: c.profileIndication, constraintFlags: c.profileCompatibility,
