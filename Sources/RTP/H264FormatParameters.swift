@@ -95,6 +95,17 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// Whether the other parameters say `level-asymmetry-allowed=1` (RFC 6184 8.1): when both
+    /// sides do, each may send above the level of the negotiated `profile-level-id`, up to the
+    /// level the receiving side declared. Pass it (both sides' values and-ed) to
+    /// `ProfileLevel.compatibility(withNegotiated:levelAsymmetryAllowed:)`.
+    public var levelAsymmetryAllowed: Bool {
+        otherParameters.contains { field in
+            let parts = field.split(separator: "=", maxSplits: 1)
+            return parts.count == 2 && Self.trimmed(parts[0]).lowercased() == "level-asymmetry-allowed" && Self.trimmed(parts[1]) == "1"
+        }
+    }
+
     /// The parameters as they go after `a=fmtp:PT `.
     public var description: String {
         var fields = ["packetization-mode=\(packetizationMode)"]
