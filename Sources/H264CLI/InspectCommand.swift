@@ -8,7 +8,7 @@ enum InspectCommand: CLICommand {
     usage: h264 inspect FILE|- [--json] [--fps N/D] [--lenient]
            h264 inspect FILE.mp4 [--json]
 
-    A stream summary (profile, level, size after cropping, chroma format, bit depth,
+    A stream summary (profile, level, RFC 6381 codec string and SDP profile-level-id, size after cropping, chroma format, bit depth,
     frame/field/MBAFF, frame rate, SAR, colour, access units, keyframes, GOP lengths,
     bitrate) and a table of access units in decoding order with their POC, DTS and PTS.
 
@@ -185,6 +185,8 @@ struct StreamStatistics {
         if let sps {
             let structure = sps.frameMbsOnlyFlag ? "frames" : (sps.mbAdaptiveFrameFieldFlag ? (all.fields > 0 ? "fields+MBAFF" : "MBAFF") : (all.fields > 0 ? "fields" : "frames (field-capable)"))
             lines.append("profile        \(sps.profileName) (profile_idc \(sps.profileIDC)), level \(sps.levelName) (level_idc \(sps.levelIDC))")
+            let codec = ProfileLevel(sps)
+            lines.append("codec          \(codec.codecString()), profile-level-id \(codec.profileLevelID)")
             lines.append("size           \(sps.width)x\(sps.height) (coded \(sps.codedWidth)x\(sps.codedHeight))")
             lines.append("chroma         chroma_format_idc \(sps.chromaFormat.rawValue), bit depth \(Int(sps.bitDepthLumaMinus8) + 8)/\(Int(sps.bitDepthChromaMinus8) + 8)")
             lines.append("structure      \(structure)")
@@ -199,6 +201,8 @@ struct StreamStatistics {
             }
             o.add("profile_idc", Int(sps.profileIDC))
             o.add("level_idc", Int(sps.levelIDC))
+            o.add("codec", codec.codecString())
+            o.add("profile_level_id", codec.profileLevelID)
             o.add("width", sps.width)
             o.add("height", sps.height)
             o.add("chroma_format_idc", Int(sps.chromaFormat.rawValue))

@@ -28,7 +28,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     /// Format parameters for packetization-mode 1 describing a stream's parameter sets:
     /// `profile-level-id` from the first SPS, `sprop-parameter-sets` from every SPS and PPS given.
     /// - Throws: `H264Error.Code.missingParameterSet` when no SPS is given; errors of
-    ///   ``ProfileLevelID/init(sps:)``.
+    ///   `ProfileLevelID(sps:)`.
     public init(parameterSets units: [NALUnit]) throws(H264Error) {
         guard let sps = units.first(where: { $0.type == .sps }) else {
             throw H264Error.invalid(.missingParameterSet, "no SPS for profile-level-id")
@@ -92,6 +92,17 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
             default:
                 otherParameters.append(String(field))
             }
+        }
+    }
+
+    /// Whether the other parameters say `level-asymmetry-allowed=1` (RFC 6184 8.1): when both
+    /// sides do, each may send above the level of the negotiated `profile-level-id`, up to the
+    /// level the receiving side declared. Pass it (both sides' values and-ed) to
+    /// `ProfileLevel.compatibility(withNegotiated:levelAsymmetryAllowed:)`.
+    public var levelAsymmetryAllowed: Bool {
+        otherParameters.contains { field in
+            let parts = field.split(separator: "=", maxSplits: 1)
+            return parts.count == 2 && Self.trimmed(parts[0]).lowercased() == "level-asymmetry-allowed" && Self.trimmed(parts[1]) == "1"
         }
     }
 

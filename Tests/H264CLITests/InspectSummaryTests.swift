@@ -17,5 +17,16 @@ import TestSupport
         #expect(summary["idr_frames"] as? Int == 2)
         #expect(summary["gop_lengths"] as? [Int] == [4, 4])
         #expect(summary["duration"] as? Double == 0.32)
+        #expect(summary["codec"] as? String == "avc1.42c00a")
+        #expect(summary["profile_level_id"] as? String == "42c00a")
+    }
+
+    /// The human summary's codec line, for a High 10 fixture.
+    @Test(.enabled(if: Support.h264 != nil, "needs the built h264 tool"))
+    func codecLine() throws {
+        let run = try Support.run(try #require(Support.h264), ["inspect", Support.root + "/Fixtures/Streams/high10.264"])
+            .checked("h264 inspect")
+        let line = run.output.split(separator: "\n").first { $0.hasPrefix("codec ") }
+        #expect(line.map(String.init) == "codec          avc1.6e000a, profile-level-id 6e000a")
     }
 }

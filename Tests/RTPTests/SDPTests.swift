@@ -41,19 +41,21 @@ import TestSupport
         #expect(throws: H264Error(.invalidArgument, "")) { try Base64.decode(text) }
     }
 
-    @Test func profileLevelID() throws {
+    /// `ProfileLevelID` is the core's `ProfileLevel` (its own tests are in H264Tests): read
+    /// from an fmtp line and checked against a stream's SPS, level asymmetry included.
+    @Test func profileLevelIDAgainstAStream() throws {
         let sps = try NALUnit([0x67, 0x4D, 0x40, 0x1E, 0x95, 0xA0])
-        let id = try ProfileLevelID(sps: sps)
-        #expect(id == ProfileLevelID(profileIDC: 77, constraintFlags: 0x40, levelIDC: 30))
-        #expect(id.description == "4d401e")
-        #expect(try ProfileLevelID(parsing: "4D401E") == id)
-        #expect(throws: H264Error(.invalidArgument, "")) { try ProfileLevelID(parsing: "4d401") }
-        #expect(throws: H264Error(.invalidArgument, "")) { try ProfileLevelID(parsing: "4d401e0") }
-        #expect(throws: H264Error(.invalidArgument, "")) { try ProfileLevelID(parsing: "4g401e") }
-        #expect(throws: H264Error(.invalidArgument, "")) { try ProfileLevelID(sps: try NALUnit([0x68, 1, 2, 3])) }
-        #expect(throws: H264Error(.truncated, "")) { try ProfileLevelID(sps: try NALUnit([0x67, 0x42])) }
-        // Emulation prevention is removed first: 00 00 03 01 reads as 00 00 01.
-        #expect(try ProfileLevelID(sps: try NALUnit([0x67, 0, 0, 3, 1, 0x55])).description == "000001")
+        #expect(try ProfileLevelID(sps: sps) == ProfileLevelID(profileIDC: 77, constraintFlags: 0x40, levelIDC: 30))
+        let strict = try H264FormatParameters(parsing: "a=fmtp:96 packetization-mode=1;profile-level-id=4D4015")
+        let asymmetric = try H264FormatParameters(parsing: "profile-level-id=4d4015; level-asymmetry-allowed = 1")
+        #expect(!strict.levelAsymmetryAllowed && asymmetric.levelAsymmetryAllowed)
+        #expect(!(try H264FormatParameters(parsing: "level-asymmetry-allowed=0").levelAsymmetryAllowed))
+        let stream = try ProfileLevelID(sps: sps)
+        let negotiated = try #require(strict.profileLevelID)
+        #expect(stream.compatibility(withNegotiated: negotiated, levelAsymmetryAllowed: strict.levelAsymmetryAllowed)
+                == .levelTooHigh(stream: .init(levelIDC: 30), negotiated: .init(levelIDC: 21)))
+        #expect(stream.compatibility(withNegotiated: negotiated, levelAsymmetryAllowed: asymmetric.levelAsymmetryAllowed).isCompatible)
+        #expect(throws: H264Error(.invalidArgument, "")) { try H264FormatParameters(parsing: "profile-level-id=4d401") }
     }
 
     @Test func formatParametersRoundTrip() throws {

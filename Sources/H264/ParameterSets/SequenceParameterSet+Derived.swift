@@ -78,43 +78,16 @@ extension SequenceParameterSet {
     /// `constraint_set<n>_flag` (n in 0...5).
     public func constraintSet(_ n: Int) -> Bool { n >= 0 && n < constraintSetFlags.count && constraintSetFlags[n] }
 
-    /// The profile's name (Annex A, G, H, I), taking the constraint flags into account.
-    public var profileName: String {
-        switch profileIDC {
-        case 66: return constraintSet(1) ? "Constrained Baseline" : "Baseline"
-        case 77: return "Main"
-        case 88: return "Extended"
-        case 100:
-            if constraintSet(4) && constraintSet(5) { return "Constrained High" }
-            return constraintSet(4) ? "Progressive High" : "High"
-        case 110: return constraintSet(3) ? "High 10 Intra" : (constraintSet(4) ? "Progressive High 10" : "High 10")
-        case 122: return constraintSet(3) ? "High 4:2:2 Intra" : "High 4:2:2"
-        case 244: return constraintSet(3) ? "High 4:4:4 Intra" : "High 4:4:4 Predictive"
-        case 44: return "CAVLC 4:4:4 Intra"
-        case 83: return "Scalable Baseline"
-        case 86: return "Scalable High"
-        case 118: return "Multiview High"
-        case 128: return "Stereo High"
-        case 138: return "Multiview Depth High"
-        case 139: return "Enhanced Multiview Depth High"
-        case 134: return "MFC High"
-        case 135: return "MFC Depth High"
-        default: return "Unknown (\(profileIDC))"
-        }
-    }
+    /// The profile's name (Annex A, G, H, I), taking the constraint flags into account
+    /// (``ProfileLevel/profileName``).
+    public var profileName: String { ProfileLevel(self).profileName }
 
     /// True for level 1b: `level_idc` 9, or 11 with `constraint_set3_flag` in the Baseline,
     /// Main and Extended profiles (A.3.1, A.3.2).
-    public var isLevel1b: Bool {
-        levelIDC == 9 || (levelIDC == 11 && constraintSet(3) && (profileIDC == 66 || profileIDC == 77 || profileIDC == 88))
-    }
+    public var isLevel1b: Bool { ProfileLevel(self).isLevel1b }
 
     /// The level as written in Table A-1: "1b", "3.1", "4".
-    public var levelName: String {
-        if isLevel1b { return "1b" }
-        let major = levelIDC / 10, minor = levelIDC % 10
-        return minor == 0 ? "\(major)" : "\(major).\(minor)"
-    }
+    public var levelName: String { ProfileLevel(self).level.name }
 
     /// What SEI buffering_period and pic_timing need from this SPS.
     public var seiTimingInfo: SEITimingInfo {

@@ -75,16 +75,14 @@ public struct MP4SampleDescription: Hashable, Sendable {
     /// True for an H.264 entry this module reads and writes: `avc1` or `avc3` with an avcC.
     public var isH264: Bool { (format == "avc1" || format == "avc3") && decoderConfiguration != nil }
 
-    /// The RFC 6381 `CODECS` string (`avc1.64001F`) for HLS and DASH manifests; nil without
-    /// an avcC record.
+    /// The RFC 6381 `CODECS` string (`avc1.64001f`) for HLS and DASH manifests, from the avcC
+    /// record's profile, compatibility and level bytes (the H264 module's `ProfileLevel`); nil
+    /// without an avcC record.
     public var codecString: String? {
         guard let c = decoderConfiguration else { return nil }
-        func hex(_ b: UInt8) -> String {
-            let s = String(b, radix: 16, uppercase: true)
-            return s.count < 2 ? "0" + s : s
-        }
-        let name = format == "avc3" ? "avc3" : "avc1"
-        return "\(name).\(hex(c.profileIndication))\(hex(c.profileCompatibility))\(hex(c.levelIndication))"
+        let bytes = ProfileLevel(profileIDC: c.profileIndication, constraintFlags: c.profileCompatibility,
+                                 levelIDC: c.levelIndication)
+        return bytes.codecString(sampleEntry: format == "avc3" ? .avc3 : .avc1)
     }
 }
 
