@@ -62,7 +62,7 @@ import H264
         #expect(rewritten.packets.map(\.dts) == original.packets.map(\.dts))
         #expect(rewritten.packets.map(\.key) == original.packets.map(\.key))
         #expect(rewritten.packets.contains { $0.pts != $0.dts })
-        let decode = try Support.run("ffmpeg", ["-v", "error", "-i", out, "-f", "null", "-"])
+        let decode = try FFmpeg.decode(out)
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
     }
 
@@ -97,7 +97,7 @@ import H264
         let source = try Support.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v",
                                                  "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
         #expect(String(decoding: frames.stdout, as: UTF8.self) == String(decoding: source.stdout, as: UTF8.self))
-        let decode = try Support.run("ffmpeg", ["-v", "error", "-i", out, "-f", "null", "-"])
+        let decode = try FFmpeg.decode(out)
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
         // Our reader gives the same access units back.
         let back = try AnnexB.split(try FLVConversion.flvToAnnexB(flv))

@@ -75,7 +75,7 @@ import TestSupport
         #expect(probe.packets.count == 30)
         #expect(probe.packets.filter(\.key).count == 2)
         #expect(probe.packets.contains { $0.pts != $0.dts })
-        let decode = try Support.run("ffmpeg", ["-v", "error", "-i", out, "-f", "null", "-"])
+        let decode = try FFmpeg.decode(out)
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
     }
 

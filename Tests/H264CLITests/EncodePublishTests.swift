@@ -21,8 +21,7 @@ import TestSupport
                               "--frames", "50", "--fps", "25", "--bframes", "2", "--force-keyframes", "0,25",
                               "--preset", "ultrafast", "--threads", "1"])
         try EncodeCommand.run(&args)
-        for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
-        server.stop()
+        server.stopAfterStreamEnds()
         let recording = server.recording("enc")
         #expect(FileManager.default.fileExists(atPath: recording), "\(server.log)")
 
@@ -31,7 +30,7 @@ import TestSupport
         #expect(probe.packets.count == 50)
         #expect(probe.packets.filter(\.key).count == 2)
         #expect(probe.packets.contains { $0.pts != $0.dts })
-        let decode = try Support.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
+        let decode = try FFmpeg.decode(recording)
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
 
         let recorded = try FLVVideoTrack(reading: [UInt8](try Data(contentsOf: URL(fileURLWithPath: recording))))

@@ -89,7 +89,7 @@ enum FFmpegComparison {
             if ourOrder != order { problems.append("presentation order differs from FFmpeg's output order") }
         }
         // A clean decode: no error our file adds to those of the source.
-        let decodeSource = try Support.run("ffmpeg", ["-v", "error", "-i", source, "-f", "null", "-"])
+        let decodeSource = try FFmpeg.decode(source)
         let decodeOurs = try Support.run("ffmpeg", ["-v", "error", "-i", mp4, "-f", "framecrc", "-"])
         if decodeSource.stderr.isEmpty && !decodeOurs.stderr.isEmpty { problems.append("ffmpeg decode: \(decodeOurs.stderr.prefix(300))") }
         if decodeOurs.status != 0 { problems.append("ffmpeg decode exit status \(decodeOurs.status)") }

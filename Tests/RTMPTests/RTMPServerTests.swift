@@ -27,8 +27,7 @@ import TestSupport
                                                realTime: false, options: options)
         #expect(stats.framesSent == 250 && stats.framesDropped == 0)
         // nginx closes the recording when the stream is deleted; give it a moment, then stop.
-        for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
-        server.stop()
+        server.stopAfterStreamEnds()
         let recording = server.recording("test")
         #expect(FileManager.default.fileExists(atPath: recording), "\(server.log)")
 
@@ -39,7 +38,7 @@ import TestSupport
         let idrs = accessUnits.map(\.flags.isSync)
         #expect(zip(probe.packets, idrs).allSatisfy { $0.key || !$1 })
         #expect(probe.packets.map(\.dts) == (0..<250).map { Int64($0 * 40) })
-        let decode = try Support.run("ffmpeg", ["-v", "error", "-i", recording, "-f", "null", "-"])
+        let decode = try FFmpeg.decode(recording)
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
 
         // Our reader: the same samples we sent, byte for byte.
@@ -101,8 +100,7 @@ import TestSupport
                                                realTime: false, options: options)
         #expect(stats.framesSent + stats.framesDropped == 250)
         #expect(stats.framesSent == stats.framesQueued)
-        for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
-        server.stop()
+        server.stopAfterStreamEnds()
         // What arrived: after every gap, the next frame is a keyframe.
         let recorded = try FLVVideoTrack(reading: [UInt8](try Data(contentsOf: URL(fileURLWithPath: server.recording("drops")))))
         #expect(recorded.samples.count == stats.framesSent)
@@ -134,8 +132,7 @@ import TestSupport
         let stats = try RTMPVideoPublisher.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/paced",
                                                timing: .init(frameRate: (25, 1), overridesStreamTiming: true), realTime: true)
         #expect(stats.framesSent == order.count && stats.framesDropped == 0)
-        for _ in 0..<40 where !server.log.contains("deleteStream") { usleep(50_000) }
-        server.stop()
+        server.stopAfterStreamEnds()
         let recording = [UInt8](try Data(contentsOf: URL(fileURLWithPath: server.recording("paced"))))
         #expect(FLVConversion.isFLV(recording))
         let track = try FLVVideoTrack(reading: recording)

@@ -14,6 +14,12 @@ public enum FFmpeg {
         try Support.run("ffmpeg", ["-hide_banner", "-nostdin"] + args, timeout: timeout)
     }
 
+    /// Decodes a file to nothing (`ffmpeg -v error -i PATH -f null -`): a clean decode exits 0
+    /// with an empty stderr.
+    public static func decode(_ path: String) throws -> Support.ProcessResult {
+        try ffmpeg(["-v", "error", "-i", path, "-f", "null", "-"])
+    }
+
     /// Runs `ffprobe` (with `-hide_banner`).
     @discardableResult
     public static func ffprobe(_ args: [String]) throws -> Support.ProcessResult {

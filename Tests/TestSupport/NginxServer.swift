@@ -77,6 +77,13 @@ public final class NginxServer {
     /// Stops nginx (SIGTERM, then SIGKILL after 5 s) and waits for it.
     public func stop() { signal(SIGTERM) }
 
+    /// Waits (up to 2 s) until a published stream was deleted, so that nginx has closed its
+    /// recording, then stops nginx.
+    public func stopAfterStreamEnds() {
+        for _ in 0..<40 where !log.contains("deleteStream") { usleep(50_000) }
+        stop()
+    }
+
     /// Kills nginx at once (SIGKILL), to test a server vanishing mid-stream.
     public func kill() { signal(SIGKILL) }
 

@@ -216,7 +216,7 @@ import TestSupport
         #expect(out.filter(\.isSyncSample).count == 2)
         let path = try Support.temporaryFile(stream, name: "out.h264")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let decode = try Support.run("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+        let decode = try FFmpeg.decode(path)
         #expect(decode.stderr.isEmpty, "\(decode.stderr)")
         let probe = try Support.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                                        "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
