@@ -333,6 +333,13 @@ enum Output {
         if buffer.count >= 1 << 16 { try? flush() }
     }
 
+    /// Appends a line given as UTF-8 bytes to stdout (buffered).
+    static func bytesLine(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        buffer.append(10)
+        if buffer.count >= 1 << 16 { try? flush() }
+    }
+
     /// Writes buffered stdout.
     static func flush() throws {
         guard !buffer.isEmpty else { return }
@@ -411,6 +418,21 @@ struct JSONObject {
     mutating func addNull(_ key: String) { self.key(key); text.append("null") }
 
     var rendered: String { text + "}" }
+
+    /// Starts a member whose value the caller writes: ``openText`` then ends with `"key":`.
+    mutating func addKey(_ key: String) { self.key(key) }
+
+    /// The text so far, without the closing brace.
+    var openText: String { text }
+
+    /// The members that follow a value written by the caller after ``addKey(_:)``: rendered,
+    /// they start with a comma (when there are any) and end with the closing brace.
+    static func continuation() -> JSONObject {
+        var o = JSONObject()
+        o.text = ""
+        o.hasMembers = true
+        return o
+    }
 
     static func quote(_ s: String) -> String {
         var out = "\""

@@ -39,27 +39,44 @@ enum InspectCommand: CLICommand {
             if warnings.count < 5 { warnings.append(e) }
         }
         if input.isRewindable {
-            // A file is read twice, in chunks either time: a first pass measures the presentation
-            // delay the stream needs, so the timestamps are those of a whole-stream assignment.
+            // A file: one pass with a presentation delay of 0 measures the delay the stream needs
+            // (the timestamps of a whole-stream assignment are those PTS plus that delay) while
+            // its lines are held, PTS left out, and printed at the end. Past
+            // `Report.maximumHeldBytes` of lines the pass goes on counting only, and a second
+            // pass prints the rest.
             timing.presentationDelay = 0
-            var measuring = AccessUnitParser(timing: timing, leadingData: leading)
-            var count = 0
-            var firstError: H264Error?
-            try measuring.run(read: input.read, problem: { firstError = firstError ?? $0 }, body: { _ in count += 1 })
-            if count == 0, let firstError { throw firstError }
-            timing.presentationDelay = measuring.requiredPresentationDelay
-            try input.rewind()
             var parser = AccessUnitParser(timing: timing, leadingData: leading)
             var summary = SummarySPS()
-            try parser.run(read: input.read, problem: warn, body: { au in
+            var count = 0
+            var firstError: H264Error?
+            report.mode = .holding
+            try parser.run(read: input.read, problem: {
+                firstError = firstError ?? $0
+                warn($0)
+            }, body: { au in
+                count += 1
                 summary.add(au)
                 report.add(au)
             })
-            report.finish(totalBytes: input.bytesRead, sps: summary.sps, timeBase: report.firstTimeBase)
+            if count == 0, let firstError { throw firstError }
+            let delay = parser.requiredPresentationDelay
+            let totalBytes = input.bytesRead
+            report.closeLast(totalBytes: totalBytes)
+            report.printHeld(presentationDelay: delay)
+            if let from = report.unprintedFrom {
+                timing.presentationDelay = delay
+                try input.rewind()
+                var second = AccessUnitParser(timing: timing, leadingData: leading)
+                report.mode = .printing(from: from)
+                try second.run(read: input.read, problem: { _ in }, body: { report.add($0) })
+                report.closeLast(totalBytes: totalBytes)
+            }
+            report.finish(totalBytes: totalBytes, sps: summary.sps, timeBase: report.firstTimeBase)
         } else {
             // A pipe: one pass, the reorder depth from the SPS.
             var parser = AccessUnitParser(timing: timing, leadingData: leading)
             try parser.run(read: input.read, problem: warn, body: { report.add($0) })
+            report.closeLast(totalBytes: input.bytesRead)
             report.finish(totalBytes: input.bytesRead, sps: parser.store.activeSPS ?? firstSPS(parser.store), timeBase: parser.timeBase)
         }
         for e in warnings { Output.error("warning: \(e.code): \(e.reason)") }
@@ -67,13 +84,36 @@ enum InspectCommand: CLICommand {
     }
 
     /// Prints access units as they come, one behind (an access unit's size is known when the
-    /// next one begins), and the summary at the end.
+    /// next one begins), and the summary at the end; or holds their lines until the
+    /// presentation delay is known (``Mode/holding``).
     struct Report {
+        /// What happens to an access unit's line.
+        enum Mode {
+            /// Printed, from the access unit with index `from` on (those before it were printed
+            /// by an earlier pass).
+            case printing(from: Int)
+            /// Held (PTS before the delay) until ``printHeld(presentationDelay:)``.
+            case holding
+            /// Counted in the statistics only (the held lines reached ``maximumHeldBytes``).
+            case counting
+        }
+
+        /// The cap on held lines: about 450,000 access units of JSON. A longer file is read a
+        /// second time for the lines past it.
+        static let maximumHeldBytes = 64 << 20
+
         let json: Bool
+        var mode = Mode.printing(from: 0)
         var held: AccessUnit?
         var stats = StreamStatistics()
         /// The time base of the first access unit.
         var firstTimeBase: TimeBase?
+        private var heldText: [UInt8] = []
+        /// Per held line: where its text before the PTS ends, where the line ends, its PTS.
+        private var heldLines: [(ptsAt: Int, end: Int, pts: Int64?)] = []
+        private var stoppedHolding = false
+        /// The number of lines held so far (printed or not).
+        private var heldCount = 0
 
         init(json: Bool) {
             self.json = json
@@ -82,15 +122,37 @@ enum InspectCommand: CLICommand {
             }
         }
 
+        /// The index of the first access unit whose line is neither printed nor held, when
+        /// holding stopped at ``maximumHeldBytes``.
+        var unprintedFrom: Int? { stoppedHolding ? heldCount : nil }
+
         mutating func add(_ au: AccessUnit) {
-            if held == nil && stats.accessUnits == 0 { firstTimeBase = au.timeBase }
+            if held == nil && stats.accessUnits == 0 && heldLines.isEmpty { firstTimeBase = au.timeBase }
             if let previous = held { emit(previous, end: au.byteOffset) }
             held = au
         }
 
-        mutating func finish(totalBytes: Int, sps: SequenceParameterSet?, timeBase: TimeBase?) {
+        /// Emits the last access unit, which ends where the stream does.
+        mutating func closeLast(totalBytes: Int) {
             if let last = held { emit(last, end: totalBytes) }
             held = nil
+        }
+
+        /// Prints the held lines, each PTS plus `delay`.
+        mutating func printHeld(presentationDelay delay: Int64) {
+            var start = 0
+            for line in heldLines {
+                var text = Array(heldText[start..<line.ptsAt])
+                text.append(contentsOf: ptsText(line.pts.map { $0 &+ delay }).utf8)
+                text.append(contentsOf: heldText[line.ptsAt..<line.end])
+                Output.bytesLine(text)
+                start = line.end
+            }
+            heldText = []
+            heldLines = []
+        }
+
+        mutating func finish(totalBytes: Int, sps: SequenceParameterSet?, timeBase: TimeBase?) {
             let summary = stats.summary(sps: sps, timeBase: timeBase, totalBytes: totalBytes)
             if json {
                 var o = JSONObject()
@@ -102,10 +164,39 @@ enum InspectCommand: CLICommand {
             }
         }
 
+        private func ptsText(_ pts: Int64?) -> String {
+            json ? (pts.map { String($0) } ?? "null") : InspectCommand.pad(pts.map(String.init) ?? "-", 10)
+        }
+
         private mutating func emit(_ au: AccessUnit, end: Int?) {
             let offset = au.byteOffset ?? 0
             let size = max((end ?? offset) - offset, 0)
-            stats.add(au, size: size)
+            switch mode {
+            case .printing(let from):
+                // A second pass: the statistics were counted by the first.
+                guard au.index >= from else { return }
+                if from == 0 { stats.add(au, size: size) }
+                let (head, tail) = line(au, offset: offset, size: size)
+                Output.line(head + ptsText(au.pts) + tail)
+            case .holding:
+                stats.add(au, size: size)
+                let (head, tail) = line(au, offset: offset, size: size)
+                heldText.append(contentsOf: head.utf8)
+                let ptsAt = heldText.count
+                heldText.append(contentsOf: tail.utf8)
+                heldLines.append((ptsAt, heldText.count, au.pts))
+                heldCount &+= 1
+                if heldText.count >= Self.maximumHeldBytes {
+                    mode = .counting
+                    stoppedHolding = true
+                }
+            case .counting:
+                stats.add(au, size: size)
+            }
+        }
+
+        /// The access unit's line: the text before its PTS and the text after it.
+        private func line(_ au: AccessUnit, offset: Int, size: Int) -> (String, String) {
             if json {
                 var o = JSONObject()
                 o.add("index", au.index)
@@ -118,21 +209,21 @@ enum InspectCommand: CLICommand {
                 o.add("frame_num", au.frameNum)
                 if let poc = au.poc { o.add("poc", poc) } else { o.addNull("poc") }
                 if let dts = au.dts { o.add("dts", dts) } else { o.addNull("dts") }
-                if let pts = au.pts { o.add("pts", pts) } else { o.addNull("pts") }
-                if let r = au.flags.recoveryFrameCount { o.add("recovery_frame_cnt", r) }
-                if au.flags.isIntraOnlyWithoutIDR { o.add("intra_only_non_idr", true) }
-                if au.formatChange != nil { o.add("format_change", true) }
-                Output.line(o.rendered)
-            } else {
-                let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
-                let cols: [String] = [
-                    pad(au.index, 7), pad(offset, 11), pad(size, 9), pad(kind, 6),
-                    pad(au.isRandomAccessPoint ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
-                    pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
-                    pad(au.dts.map(String.init) ?? "-", 10), pad(au.pts.map(String.init) ?? "-", 10),
-                ]
-                Output.line(cols.joined() + "  " + au.sliceTypeLetters.joined(separator: ","))
+                o.addKey("pts")
+                var rest = JSONObject.continuation()
+                if let r = au.flags.recoveryFrameCount { rest.add("recovery_frame_cnt", r) }
+                if au.flags.isIntraOnlyWithoutIDR { rest.add("intra_only_non_idr", true) }
+                if au.formatChange != nil { rest.add("format_change", true) }
+                return (o.openText, rest.rendered)
             }
+            let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
+            let cols: [String] = [
+                pad(au.index, 7), pad(offset, 11), pad(size, 9), pad(kind, 6),
+                pad(au.isRandomAccessPoint ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
+                pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
+                pad(au.dts.map(String.init) ?? "-", 10),
+            ]
+            return (cols.joined(), "  " + au.sliceTypeLetters.joined(separator: ","))
         }
     }
 
