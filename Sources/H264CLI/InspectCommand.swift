@@ -141,9 +141,11 @@ enum InspectCommand: CLICommand {
         /// Prints the held lines, each PTS plus `delay`.
         mutating func printHeld(presentationDelay delay: Int64) {
             var start = 0
+            var text: [UInt8] = []
             for line in heldLines {
-                var text = Array(heldText[start..<line.ptsAt])
-                text.append(contentsOf: ptsText(line.pts.map { $0 &+ delay }).utf8)
+                text.removeAll(keepingCapacity: true)
+                text.append(contentsOf: heldText[start..<line.ptsAt])
+                appendPTS(line.pts.map { $0 &+ delay }, to: &text)
                 text.append(contentsOf: heldText[line.ptsAt..<line.end])
                 Output.bytesLine(text)
                 start = line.end
@@ -164,8 +166,13 @@ enum InspectCommand: CLICommand {
             }
         }
 
-        private func ptsText(_ pts: Int64?) -> String {
-            json ? (pts.map { String($0) } ?? "null") : InspectCommand.pad(pts.map(String.init) ?? "-", 10)
+        /// Appends the PTS column or member value.
+        private func appendPTS(_ pts: Int64?, to out: inout [UInt8]) {
+            if json {
+                if let pts { JSONObject.appendDecimal(pts, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            } else {
+                out.append(contentsOf: InspectCommand.pad(pts.map(String.init) ?? "-", 10).utf8)
+            }
         }
 
         private mutating func emit(_ au: AccessUnit, end: Int?) {
@@ -176,14 +183,13 @@ enum InspectCommand: CLICommand {
                 // A second pass: the statistics were counted by the first.
                 guard au.index >= from else { return }
                 if from == 0 { stats.add(au, size: size) }
-                let (head, tail) = line(au, offset: offset, size: size)
-                Output.line(head + ptsText(au.pts) + tail)
+                var text: [UInt8] = []
+                appendLine(au, offset: offset, size: size, to: &text, ptsAt: { text, _ in appendPTS(au.pts, to: &text) })
+                Output.bytesLine(text)
             case .holding:
                 stats.add(au, size: size)
-                let (head, tail) = line(au, offset: offset, size: size)
-                heldText.append(contentsOf: head.utf8)
-                let ptsAt = heldText.count
-                heldText.append(contentsOf: tail.utf8)
+                var ptsAt = 0
+                appendLine(au, offset: offset, size: size, to: &heldText, ptsAt: { _, at in ptsAt = at })
                 heldLines.append((ptsAt, heldText.count, au.pts))
                 heldCount &+= 1
                 if heldText.count >= Self.maximumHeldBytes {
@@ -195,8 +201,10 @@ enum InspectCommand: CLICommand {
             }
         }
 
-        /// The access unit's line: the text before its PTS and the text after it.
-        private func line(_ au: AccessUnit, offset: Int, size: Int) -> (String, String) {
+        /// Appends the access unit's line to `out` (no newline); where the PTS goes, calls
+        /// `ptsAt` with the text and the position.
+        private func appendLine(_ au: AccessUnit, offset: Int, size: Int, to out: inout [UInt8],
+                                ptsAt: (inout [UInt8], Int) -> Void) {
             if json {
                 var o = JSONObject()
                 o.add("index", au.index)
@@ -204,17 +212,37 @@ enum InspectCommand: CLICommand {
                 o.add("size", size)
                 o.add("keyframe", au.isRandomAccessPoint)
                 o.add("idr", au.flags.isSync)
-                o.add("nal_types", au.nalUnits.map { Int($0.type.rawValue) })
-                o.add("slice_types", au.sliceTypeLetters)
+                o.add("nal_types") { text in
+                    text.append(UInt8(ascii: "["))
+                    for (i, unit) in au.nalUnits.enumerated() {
+                        if i > 0 { text.append(UInt8(ascii: ",")) }
+                        JSONObject.appendDecimal(Int64(unit.type.rawValue), to: &text)
+                    }
+                    text.append(UInt8(ascii: "]"))
+                }
+                o.add("slice_types") { text in
+                    text.append(UInt8(ascii: "["))
+                    for (i, kind) in au.sliceTypes.enumerated() {
+                        if i > 0 { text.append(UInt8(ascii: ",")) }
+                        text.append(UInt8(ascii: "\""))
+                        text.append(contentsOf: Self.sliceLetters[Int(kind.rawValue)].utf8)
+                        text.append(UInt8(ascii: "\""))
+                    }
+                    text.append(UInt8(ascii: "]"))
+                }
                 o.add("frame_num", au.frameNum)
                 if let poc = au.poc { o.add("poc", poc) } else { o.addNull("poc") }
                 if let dts = au.dts { o.add("dts", dts) } else { o.addNull("dts") }
                 o.addKey("pts")
+                out.append(contentsOf: o.bytes)
+                ptsAt(&out, out.count)
                 var rest = JSONObject.continuation()
                 if let r = au.flags.recoveryFrameCount { rest.add("recovery_frame_cnt", r) }
                 if au.flags.isIntraOnlyWithoutIDR { rest.add("intra_only_non_idr", true) }
                 if au.formatChange != nil { rest.add("format_change", true) }
-                return (o.openText, rest.rendered)
+                out.append(contentsOf: rest.bytes)
+                out.append(UInt8(ascii: "}"))
+                return
             }
             let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
             let cols: [String] = [
@@ -223,8 +251,13 @@ enum InspectCommand: CLICommand {
                 pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
                 pad(au.dts.map(String.init) ?? "-", 10),
             ]
-            return (cols.joined(), "  " + au.sliceTypeLetters.joined(separator: ","))
+            out.append(contentsOf: cols.joined().utf8)
+            ptsAt(&out, out.count)
+            out.append(contentsOf: ("  " + au.sliceTypeLetters.joined(separator: ",")).utf8)
         }
+
+        /// ``AccessUnit/sliceTypeLetters`` by slice kind.
+        private static let sliceLetters = ["P", "B", "I", "SP", "SI"]
     }
 
     /// The SPS the summary describes: the id of the first SPS in the stream, with the content
