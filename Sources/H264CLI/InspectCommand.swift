@@ -184,12 +184,14 @@ enum InspectCommand: CLICommand {
                 guard au.index >= from else { return }
                 if from == 0 { stats.add(au, size: size) }
                 var text: [UInt8] = []
-                appendLine(au, offset: offset, size: size, to: &text, ptsAt: { text, _ in appendPTS(au.pts, to: &text) })
+                Self.appendLine(au, json: json, offset: offset, size: size, to: &text, ptsAt: { text, _ in appendPTS(au.pts, to: &text) })
                 Output.bytesLine(text)
             case .holding:
                 stats.add(au, size: size)
                 var ptsAt = 0
-                appendLine(au, offset: offset, size: size, to: &heldText, ptsAt: { _, at in ptsAt = at })
+                // (A static function: a method of `self` taking `&heldText` would copy `self`, and
+                // with it the held text, for the call.)
+                Self.appendLine(au, json: json, offset: offset, size: size, to: &heldText, ptsAt: { _, at in ptsAt = at })
                 heldLines.append((ptsAt, heldText.count, au.pts))
                 heldCount &+= 1
                 if heldText.count >= Self.maximumHeldBytes {
@@ -201,9 +203,9 @@ enum InspectCommand: CLICommand {
             }
         }
 
-        /// Appends the access unit's line to `out` (no newline); where the PTS goes, calls
-        /// `ptsAt` with the text and the position.
-        private func appendLine(_ au: AccessUnit, offset: Int, size: Int, to out: inout [UInt8],
+        /// Appends the access unit's line to `out` (no newline), JSON or a table row; where the
+        /// PTS goes, calls `ptsAt` with the text and the position.
+        private static func appendLine(_ au: AccessUnit, json: Bool, offset: Int, size: Int, to out: inout [UInt8],
                                 ptsAt: (inout [UInt8], Int) -> Void) {
             if json {
                 var o = JSONObject()
