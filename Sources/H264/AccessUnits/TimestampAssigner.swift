@@ -88,8 +88,8 @@ public struct TimestampAssigner: Sendable {
 
     /// ``push(_:sps:)`` that appends the access units now timed to `ready`: no allocation per
     /// access unit once the buffers have grown to the reorder depth.
-    mutating func push(_ au: AccessUnit, sps: SequenceParameterSet?, into ready: inout [AccessUnit]) {
-        if clock == nil { start(sps: sps, measuring: false) }
+    mutating func push(_ au: AccessUnit, sps: @autoclosure () -> SequenceParameterSet?, into ready: inout [AccessUnit]) {
+        if clock == nil { start(sps: sps(), measuring: false) }
         var au = au
         time(&au)
         let position = pushed
@@ -210,7 +210,7 @@ public struct TimestampAssigner: Sendable {
         for i in 0..<n {
             waiting[i].pts = waiting[i].pts! &+ delay
         }
-        ready.append(contentsOf: waiting[0..<n])
+        for i in 0..<n { ready.append(waiting[i].take()) }
         waiting.removeFirst(n)
         waitingStart &+= n
     }
