@@ -137,7 +137,7 @@ public struct AccessUnitParser: Sendable {
         }
     }
 
-    private mutating func enqueue(_ au: AccessUnit) {
+    private mutating func enqueue(_ au: consuming AccessUnit) {
         timing.push(au, sps: assembler.store.activeSPS, into: &ready)  // the SPS is read for the first only
     }
 }
