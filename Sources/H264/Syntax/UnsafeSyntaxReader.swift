@@ -13,14 +13,18 @@
 struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     /// The first byte (nil only when `byteCount` is 0).
     @usableFromInline let base: UnsafeRawPointer?
-    /// The bytes readable from `base`.
+    /// The bytes of the structure from `base`.
     @usableFromInline let byteCount: Int
+    /// The bytes from `base` that 8-byte loads may touch (>= `byteCount`; those past it are 0).
+    @usableFromInline let loadableCount: Int
     /// The position of the next bit, counted from `base`'s first bit.
     @usableFromInline var position = 0
 
-    @inlinable init(_ bytes: UnsafeRawBufferPointer) {
+    /// A reader of `bytes`; `padding` zero bytes follow them in memory (loads may read them).
+    @inlinable init(_ bytes: UnsafeRawBufferPointer, padding: Int = 0) {
         base = bytes.baseAddress
         byteCount = bytes.count
+        loadableCount = bytes.count &+ padding
     }
 
     @inlinable var isReading: Bool { true }
@@ -41,8 +45,8 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     @inlinable @inline(__always)
     func peek(_ count: Int) -> UInt64 {
         let byte = position &>> 3
-        if count > 0 && count <= 57 && byte <= byteCount &- 8 {
-            return window(at: byte) &>> UInt64(64 &- count)  // 1 <= count <= 57
+        if count > 0 && count <= 57 && byte <= loadableCount &- 8 {
+            return window(at: byte) &>> UInt64(64 &- count)  // 1 <= count <= 57; bits past the end are 0
         }
         return peekSlowly(count)
     }
@@ -76,12 +80,12 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     @inlinable @inline(__always)
     mutating func readUE() throws(H264Error) -> UInt32 {
         let byte = position &>> 3
-        if byte <= byteCount &- 8 {
+        if byte <= loadableCount &- 8 {
             let w = window(at: byte)
             let zeros = w.leadingZeroBitCount
-            if zeros <= 28 {
-                // 2 * zeros + 1 <= 57 bits, all in the window and in the buffer.
-                let length = zeros &* 2 &+ 1
+            let length = zeros &* 2 &+ 1
+            if zeros <= 28 && length <= bitsRemaining {
+                // length <= 57 bits, all in the window and in the structure's bytes.
                 position &+= length
                 return UInt32(truncatingIfNeeded: (w &>> UInt64(64 &- length)) &- 1)  // the code is >= 1
             }
@@ -219,14 +223,31 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
 extension ArraySlice where Element == UInt8 {
     /// Calls `body` with an ``UnsafeSyntaxReader`` at the first bit of these bytes, valid for the
     /// call only; rethrows its error.
+    ///
+    /// Bytes of a structure shorter than 24 (a PPS, a short slice's prefix) are read from a
+    /// zero-padded copy on the stack, so that every element takes the 8-byte loads.
     @inlinable
     func withUnsafeSyntaxReader<R>(_ body: (inout UnsafeSyntaxReader) throws(H264Error) -> R) throws(H264Error) -> R {
-        let result: Result<R, H264Error> = withUnsafeBytes { raw in
-            var reader = UnsafeSyntaxReader(raw)
-            do throws(H264Error) {
-                return .success(try body(&reader))
-            } catch {
-                return .failure(error)
+        let result: Result<R, H264Error>
+        if count < 24 {
+            var padded: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: count + at least 8 zeros
+            result = Swift.withUnsafeMutableBytes(of: &padded) { copy in
+                withUnsafeBytes { raw in copy.copyMemory(from: raw) }  // count < 24 <= copy.count
+                var reader = UnsafeSyntaxReader(UnsafeRawBufferPointer(rebasing: copy[0..<count]), padding: 32 &- count)
+                do throws(H264Error) {
+                    return .success(try body(&reader))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        } else {
+            result = withUnsafeBytes { raw in
+                var reader = UnsafeSyntaxReader(raw)
+                do throws(H264Error) {
+                    return .success(try body(&reader))
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         return try result.get()
