@@ -126,6 +126,18 @@ public final class RTMPPublisher: @unchecked Sendable {
         queue.async { self.run() }
     }
 
+    deinit {
+        // A cancelled sender leaves frames queued; each holds a slot, and libdispatch traps
+        // when a semaphore is released below its initial value: give the slots back.
+        let held = state.withLock { s in
+            s.items[s.head...].reduce(0) { n, item in
+                if case .video(_, _, true) = item { return n &+ 1 }
+                return n
+            }
+        }
+        for _ in 0..<held { slots.signal() }
+    }
+
     /// The counters so far.
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
