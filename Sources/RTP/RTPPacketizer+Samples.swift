@@ -33,7 +33,7 @@ extension RTPPacketizer {
     /// encoder's parameter sets as ``ParameterSetInsertion/given(_:)`` so that each IDR picture
     /// goes out with them, or put them in the SDP's `sprop-parameter-sets`.
     /// - Throws: `H264Error.Code.invalidArgument` for a sample without timestamps.
-    /// - Complexity: as ``packetize(_:into:)-(RTPAccessUnit,_)``.
+    /// - Complexity: as packetising an ``RTPAccessUnit``: O(n) in the sample's bytes.
     public mutating func packetize(_ sample: some AccessUnitSample, into packets: inout RTPPacketBuffer) throws(H264Error) {
         guard let unit = RTPAccessUnit(sample: sample) else {
             throw H264Error.invalid(.invalidArgument, "a sample without timestamps has no RTP timestamp")
