@@ -59,17 +59,23 @@ import X264
 
     static var canPublish: Bool { NginxServer.isAvailable && FFmpeg.isPresent }
 
+    /// A local nginx, an encoder, and an async publisher of `stream` on it.
+    static func publishing(_ stream: String, options: RTMPPublisher.Options) async throws
+        -> (NginxServer, AsyncFrameEncoder<X264Encoder>, AsyncRTMPPublisher) {
+        let server = try NginxServer()
+        let encoder = try Self.encoder()
+        let rtmp = try await AsyncRTMPPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/\(stream)",
+                                                metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
+                                                parameterSets: encoder.encoder.parameterSets, options: options)
+        return (server, encoder, rtmp)
+    }
+
     /// An async sequence of encoded frames (B-frames: the first DTS is below 0) straight into
     /// `publish`: every frame recorded, DTS from 0 in milliseconds, and FFmpeg decodes it all.
     @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp and ffmpeg"))
     func publishEncodedFramesFromAnAsyncSequence() async throws {
-        let server = try NginxServer()
-        let encoder = try Self.encoder()
+        let (server, encoder, rtmp) = try await Self.publishing("async", options: .init(overflowPolicy: .block(maximumWaitMilliseconds: 5000)))
         let pulled = Counter()
-        let rtmp = try await AsyncRTMPPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/async",
-                                                metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
-                                                parameterSets: encoder.encoder.parameterSets,
-                                                options: RTMPPublisher.Options(overflowPolicy: .block(maximumWaitMilliseconds: 5000)))
         let statistics = try await rtmp.publish(encoder.encodedFrames(from: try Self.frames(50, pulled: pulled)))
         #expect(statistics.framesSent == 50 && statistics.framesDropped == 0)
         server.stopAfterStreamEnds()
@@ -89,12 +95,8 @@ import X264
     /// nginx sees the client go.
     @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
     func cancellationStopsTheEncoderAndThePublisher() async throws {
-        let server = try NginxServer()
-        let encoder = try Self.encoder()
+        let (server, encoder, rtmp) = try await Self.publishing("endless", options: Self.patient)
         let pulled = Counter()
-        let rtmp = try await AsyncRTMPPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/endless",
-                                                metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
-                                                parameterSets: encoder.encoder.parameterSets, options: Self.patient)
         let frames = try Self.frames(nil, pulled: pulled)
         let task = Task { try await rtmp.publish(encoder.encodedFrames(from: frames)) }
         for _ in 0..<400 where rtmp.statistics.framesSent < 30 { try await Task.sleep(for: .milliseconds(10)) }
@@ -138,12 +140,7 @@ import X264
                                          options: Self.patient)
         }
         try await Task.sleep(for: .milliseconds(300))
-        let start = ContinuousClock.now
-        task.cancel()
-        let result = await task.result
-        let taken = Self.seconds(since: start)
-        #expect(taken < Self.bound, "connecting took \(taken) s to end")
-        #expect(throws: RTMPError(.cancelled, "")) { try result.get() }
+        let start = await Self.cancel(task, "connecting")
         try await Self.expectClosed(closedAt, after: start)
     }
 
@@ -179,14 +176,21 @@ import X264
         let task = Task { try await rtmp.finish() }
         try await Task.sleep(for: .milliseconds(300))
         #expect(rtmp.statistics.framesSent < 24, "the server's buffers took every frame")
+        let start = await Self.cancel(task, "finish")
+        reading.set()
+        try await Self.expectClosed(closedAt, after: start, draining: true)
+    }
+
+    /// Cancels `task` and expects it to end with `cancelled` within the bound; returns when
+    /// it was cancelled.
+    static func cancel<T: Sendable>(_ task: Task<T, any Error>, _ what: String) async -> ContinuousClock.Instant {
         let start = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        let taken = Self.seconds(since: start)
-        #expect(taken < Self.bound, "finish took \(taken) s to end")
+        let taken = seconds(since: start)
+        #expect(taken < bound, "\(what) took \(taken) s to end")
         #expect(throws: RTMPError(.cancelled, "")) { try result.get() }
-        reading.set()
-        try await Self.expectClosed(closedAt, after: start, draining: true)
+        return start
     }
 
     /// Reads (and drops) what the client sends until it closes the connection; notes when.
