@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// A one-way switch that wakes every wait of a socket at once, from any thread: the way an
 /// ``RTMPPublisher`` is cancelled whatever the server does.
@@ -17,7 +16,7 @@ final class SocketInterrupt: Sendable {
     /// checked, between waits).
     let readEnd: Int32
     private let writeEnd: Int32
-    private let fired = Atomic<Bool>(false)
+    private let fired = Locked(false)
 
     init() {
         var ends: [Int32] = [-1, -1]
@@ -35,11 +34,15 @@ final class SocketInterrupt: Sendable {
     }
 
     /// True once ``fire()`` was called.
-    var isFired: Bool { fired.load(ordering: .acquiring) }
+    var isFired: Bool { fired.withLock { $0 } }
 
     /// Wakes every present and future wait (idempotent).
     func fire() {
-        guard !fired.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let first = fired.withLock { f -> Bool in
+            defer { f = true }
+            return !f
+        }
+        guard first else { return }
         var byte: UInt8 = 1
         if writeEnd >= 0 { _ = write(writeEnd, &byte, 1) }
     }
