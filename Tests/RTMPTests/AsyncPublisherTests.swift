@@ -131,7 +131,10 @@ import X264
     /// closed (the server reads the end of the stream) within the bound too.
     @Test func cancellingAConnectionToASilentServer() async throws {
         let closedAt = ClosedAt()
+        let greeted = HostileServerTests.Server.Flag()
         let server = try HostileServerTests.Server { fd, shouldStop in
+            _ = HostileServerTests.Server.read(fd, 1537)  // C0 and C1, never answered
+            greeted.set()
             Self.waitForClose(fd, shouldStop: shouldStop, closedAt: closedAt)
         }
         defer { server.finish() }
@@ -139,7 +142,11 @@ import X264
             try await AsyncRTMPPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/test", metadata: FLVMetadata(),
                                          options: Self.patient)
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancel once the client waits in the handshake (a task cancelled before it connects
+        // never opens a socket at all).
+        for _ in 0..<1000 where !greeted.isSet { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(greeted.isSet)
+        try await Task.sleep(for: .milliseconds(100))
         let start = await Self.cancel(task, "connecting")
         try await Self.expectClosed(closedAt, after: start)
     }
