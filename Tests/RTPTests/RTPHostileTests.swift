@@ -102,7 +102,7 @@ import TestSupport
         var buffer = RTPPacketBuffer()
         let units = try [[0x67, 0x42, 0, 0x1E, 0xAB], [0x68, 0xCE, 0x38], [0x65] + [UInt8](repeating: 0x21, count: 300),
                          [0x06, 1, 2, 0x80]].map { try NALUnit($0) }
-        for t in 0..<4 { p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: Int64(t) * 3600), into: &buffer) }
+        for t in 0..<4 { try p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: Int64(t) * 3600), into: &buffer) }
         var rng = SplitMix64(seed: 42)
         var d = try RTPDepacketizer(.init(reorderWindow: 8))
         var errors = 0, delivered = 0
@@ -172,7 +172,7 @@ import TestSupport
         var p = try RTPPacketizer(.init(mtu: 40, ssrc: 9))
         var buffer = RTPPacketBuffer()
         let units = try [[0x67, 0x42, 0, 0x1E, 0xAB], [0x68, 0xCE, 0x38], [0x65] + [UInt8](repeating: 7, count: 90)].map { try NALUnit($0) }
-        p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: 0), into: &buffer)
+        try p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: 0), into: &buffer)
         var whole = try RTPDepacketizer()
         var delivered: [NALUnit] = []
         for i in 0..<buffer.count {
