@@ -14,7 +14,7 @@ enum RTPReceiveCommand: CLICommand {
     static let summary = "receive H.264 over RTP/UDP, write Annex-B or MP4, report loss and reordering"
     static let usage = """
     usage: h264 rtp-receive [SDP] -o OUT [--port N] [--bind ADDR] [--payload-type PT]
-                            [--packetization-mode 0|1] [--duration S] [--idle-timeout S]
+                            [--packetization-mode 0|1] [--duration S] [--idle-timeout S] [--wait S]
                             [--strict] [--reorder-window N] [--fps N[/D]] [--json]
 
     Listens for RTP (RFC 6184) on a local UDP port, depacketises it and writes the access units
@@ -31,8 +31,9 @@ enum RTPReceiveCommand: CLICommand {
       --payload-type PT         accept only this payload type (default: the SDP's, else any)
       --packetization-mode M    what the sender announced, 0 or 1 (default: the SDP's, else 1)
       --duration S              stop after S seconds
-      --idle-timeout S          stop after S seconds without a packet, counted from the start
-                                until the first one arrives (default 5)
+      --idle-timeout S          stop after S seconds without a packet (default 5)
+      --wait S                  wait at most S seconds for the first packet (default: the
+                                idle timeout)
       --strict                  reject packets that break RFC 6184 (FU-A with start and end
                                 bits, forbidden or reserved bit set, FU-A or STAP-A under
                                 packetization-mode 0) instead of accepting them with a warning
@@ -50,19 +51,21 @@ enum RTPReceiveCommand: CLICommand {
         let modeOption = try args.intOption("--packetization-mode", in: 0...1)
         let duration = try args.option("--duration").map { try seconds($0, "--duration") }
         let idle = try args.option("--idle-timeout").map { try seconds($0, "--idle-timeout") } ?? .seconds(5)
+        let wait = try args.option("--wait").map { try seconds($0, "--wait") }
         let strict = args.flag("--strict")
         let window = try args.intOption("--reorder-window", in: 1...RTPDepacketizer.maximumReorderWindow) ?? 64
         let fps = try args.option("--fps").map(RTPSendCommand.frameRate)
         let json = args.flag("--json")
         let sdpPath = try args.positionals(min: 0, max: 1).first
 
-        var configuration = RTPReceiver.Configuration(duration: duration, idleTimeout: idle)
+        var configuration = RTPReceiver.Configuration(duration: duration, idleTimeout: idle, firstPacketTimeout: wait)
         var port = portOption
         var bind = bindOption ?? "0.0.0.0"
         var frameRate: Double?
         if let sdpPath {
             let sdp = try RTPSessionDescription(parsing: String(decoding: try Input.readAll(sdpPath), as: UTF8.self))
-            configuration = try RTPReceiver.Configuration(session: sdp, lenient: !strict, duration: duration, idleTimeout: idle)
+            configuration = try RTPReceiver.Configuration(session: sdp, lenient: !strict, duration: duration, idleTimeout: idle,
+                                                          firstPacketTimeout: wait)
             port = port ?? sdp.port
             if bindOption == nil && sdp.connectionAddress.contains(":") { bind = "::" }
             frameRate = sdp.frameRate

@@ -31,17 +31,20 @@ public struct RTPReceiver: Sendable {
         public var parameterSets: [NALUnit]
         /// When set, ``run(from:until:events:deliver:)`` stops this long after it began.
         public var duration: Duration?
-        /// ``run(from:until:events:deliver:)`` stops when no datagram arrived for this long (counted
-        /// from the start until the first one arrives).
+        /// ``run(from:until:events:deliver:)`` stops when no datagram arrived for this long.
         public var idleTimeout: Duration
+        /// How long ``run(from:until:events:deliver:)`` waits for the first datagram (nil: the
+        /// ``idleTimeout``).
+        public var firstPacketTimeout: Duration?
 
         /// Creates a configuration.
         public init(depacketizer: RTPDepacketizer.Configuration = .init(lenient: true), parameterSets: [NALUnit] = [],
-                    duration: Duration? = nil, idleTimeout: Duration = .seconds(5)) {
+                    duration: Duration? = nil, idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil) {
             self.depacketizer = depacketizer
             self.parameterSets = parameterSets
             self.duration = duration
             self.idleTimeout = idleTimeout
+            self.firstPacketTimeout = firstPacketTimeout
         }
 
         /// A configuration for the stream an SDP describes: its payload type, its
@@ -51,10 +54,11 @@ public struct RTPReceiver: Sendable {
         ///   - lenient: tolerate the RFC 6184 violations of ``RTPTolerance`` (default true).
         /// - Throws: `H264Error` of a parameter set whose NAL unit header is invalid.
         public init(session: RTPSessionDescription, lenient: Bool = true, duration: Duration? = nil,
-                    idleTimeout: Duration = .seconds(5)) throws(H264Error) {
+                    idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil) throws(H264Error) {
             let mode = session.format.packetizationMode == 0 ? 0 : 1
             self.init(depacketizer: .init(payloadType: session.payloadType, packetizationMode: mode, lenient: lenient),
-                      parameterSets: try session.format.parameterSetNALUnits(), duration: duration, idleTimeout: idleTimeout)
+                      parameterSets: try session.format.parameterSetNALUnits(), duration: duration, idleTimeout: idleTimeout,
+                      firstPacketTimeout: firstPacketTimeout)
         }
     }
 
@@ -117,8 +121,9 @@ public struct RTPReceiver: Sendable {
     }
 
     /// Receives from `source` until ``Configuration/duration`` passes, no datagram arrives for
-    /// ``Configuration/idleTimeout``, or `until` returns true (asked at least every 250 ms),
-    /// then calls ``finish(_:)``.
+    /// ``Configuration/idleTimeout`` (``Configuration/firstPacketTimeout`` before the first),
+    /// or `until` returns true (asked at least every 250 ms), then calls ``finish(_:)``. Each
+    /// wait on the source is bounded, so the loop ends on time whatever the network does.
     ///
     /// - Parameters:
     ///   - source: the datagrams (a ``UDPSocket``).
@@ -134,6 +139,7 @@ public struct RTPReceiver: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         var lastArrival = start
+        var idle = configuration.firstPacketTimeout ?? configuration.idleTimeout
         var buffer: [UInt8] = []
         var failure: (any Error)?
         let sink = { (au: RTPReceivedAccessUnit) in
@@ -147,7 +153,7 @@ public struct RTPReceiver: Sendable {
                 break
             }
             let now = clock.now
-            var wait = lastArrival.advanced(by: configuration.idleTimeout) - now
+            var wait = lastArrival.advanced(by: idle) - now
             stop = .idle
             if let duration = configuration.duration, start.advanced(by: duration) - now < wait {
                 wait = start.advanced(by: duration) - now
@@ -156,6 +162,7 @@ public struct RTPReceiver: Sendable {
             guard wait > .zero else { break }
             guard let n = try source.receive(into: &buffer, timeout: min(wait, .milliseconds(250))) else { continue }
             lastArrival = clock.now
+            idle = configuration.idleTimeout
             receive(buffer[..<min(n, buffer.count)], sink)
             for e in takeEvents() { events(e) }
             if let failure { throw failure }

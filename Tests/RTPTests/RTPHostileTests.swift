@@ -37,7 +37,7 @@ import TestSupport
         ("FU-A without header", rtp([0x7C]), .truncated),
         ("FU-A with S and E", rtp([0x7C, 0xC5, 1]), .invalidBitstream),
         ("FU-A of a STAP-A", rtp([0x7C, 0x98, 1]), .invalidBitstream),
-        ("FU-A without start", rtp([0x7C, 0x45, 1]), .invalidBitstream),
+        ("FU-A reserved bit", rtp([0x7C, 0xA5, 1]), .invalidBitstream),
     ]
 
     @Test(arguments: cases)
