@@ -52,6 +52,9 @@ public struct RTPReceiver: Sendable {
         /// - Parameters:
         ///   - session: the SDP.
         ///   - lenient: tolerate the RFC 6184 violations of ``RTPTolerance`` (default true).
+        ///   - duration: see ``duration``.
+        ///   - idleTimeout: see ``idleTimeout``.
+        ///   - firstPacketTimeout: see ``firstPacketTimeout``.
         /// - Throws: `H264Error` of a parameter set whose NAL unit header is invalid.
         public init(session: RTPSessionDescription, lenient: Bool = true, duration: Duration? = nil,
                     idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil) throws(H264Error) {

@@ -119,7 +119,9 @@ public final class UDPSocket: RTPDatagramSource {
     }
 
     /// Sends one datagram to the destination, waiting while the kernel's buffers are full.
-    /// - Parameter timeout: the longest wait for buffer space.
+    /// - Parameters:
+    ///   - datagram: the bytes (an RTP or RTCP packet).
+    ///   - timeout: the longest wait for buffer space.
     /// - Throws: `H264Error.Code.io` when the system call fails or the buffers stay full past
     ///   `timeout`; `H264Error.Code.invalidArgument` on a receiving socket.
     public func send(_ datagram: UnsafeRawBufferPointer, timeout: Duration = .seconds(1)) throws(H264Error) {
