@@ -128,6 +128,9 @@ public struct RTPReceiver: Sendable {
     /// or `until` returns true (asked at least every 250 ms), then calls ``finish(_:)``. Each
     /// wait on the source is bounded, so the loop ends on time whatever the network does.
     ///
+    /// The waits block the calling thread (a ``UDPSocket`` polls): in a process that runs Swift
+    /// concurrency, call it from a thread of its own rather than from a task on the shared pool.
+    ///
     /// - Parameters:
     ///   - source: the datagrams (a ``UDPSocket``).
     ///   - until: asked between datagrams whether to stop (an interrupt flag).
