@@ -21,11 +21,14 @@ enum SenderStreams {
     static let noBFrames = make("baseline.264", ["-profile:v", "baseline"])
     static let bFrames = make("bframes.264", ["-profile:v", "high", "-bf", "3", "-x264-params", "slices=4"])
     static let multiSliceNoB = make("slices.264", ["-profile:v", "main", "-bf", "0", "-x264-params", "slices=4"])
+    /// Slices of at most 1,000 bytes (x264 `slice-max-size`), for packetization-mode 0.
+    static let smallSlices = make("small-slices.264", ["-profile:v", "baseline", "-x264-params", "slice-max-size=1000"])
 
     static func path(_ name: String) throws -> String {
         switch name {
         case "baseline": try #require(noBFrames)
         case "bframes": try #require(bFrames)
+        case "small-slices": try #require(smallSlices)
         default: try #require(multiSliceNoB)
         }
     }
@@ -47,6 +50,9 @@ enum SenderStreams {
 /// writes Annex-B and compares FFmpeg's decode of it with FFmpeg's decode of the source.
 struct RealSenderRun {
     var stream: String
+    var depacketizer = RTPDepacketizer.Configuration(payloadType: 96)
+    /// Compare the frames decoded from what was received with the source's.
+    var frameExact = true
 
     /// - Parameter sender: the program and arguments, given the port.
     /// - Returns: the receiver's report.
@@ -54,7 +60,7 @@ struct RealSenderRun {
         let socket = try UDPSocket(receivingOn: 0, address: "127.0.0.1")
         var source = socket
         // Parameter sets before the first IDR picture come from the stream itself.
-        var receiver = try RTPReceiver(.init(depacketizer: .init(payloadType: 96), duration: .seconds(40),
+        var receiver = try RTPReceiver(.init(depacketizer: depacketizer, duration: .seconds(40),
                                              idleTimeout: .seconds(1), firstPacketTimeout: .seconds(20)))
         let (program, args) = sender(socket.localPort)
         let process = try Support.start(program, args)
@@ -62,6 +68,7 @@ struct RealSenderRun {
         _ = try receiver.run(from: &source) { au in for unit in au.nalUnits { AnnexB.append(unit, to: &annexB) } }
         #expect(!Support.wait(process, timeout: 10), "the sender did not end")
         #expect(process.terminationStatus == 0, "the sender failed")
+        guard frameExact else { return receiver.report }
         #expect(receiver.errorCount == 0, "\(receiver.errors)")
 
         let output = try Support.temporaryFile(annexB, name: "received.264")
@@ -97,6 +104,46 @@ struct FFmpegSenderTests {
         #expect(session.port == port && session.payloadType == 96 && session.format.packetizationMode == 1)
         let configuration = try RTPReceiver.Configuration(session: session)
         #expect(configuration.parameterSets.map(\.type) == [.sps, .pps])
+    }
+}
+
+@Suite(.enabled(if: FFmpeg.isPresent, "needs ffmpeg (with libx264)"))
+struct FFmpegMode0Tests {
+    /// FFmpeg in packetization-mode 0 (`-rtpflags h264_mode0`) sending a stream whose slices x264
+    /// kept under 1,000 bytes: received in strict mode 0 frame-exact, every packet a single NAL
+    /// unit packet.
+    @Test(.timeLimit(.minutes(1)))
+    func receivesFFmpegMode0() throws {
+        let path = try SenderStreams.path("small-slices")
+        let sdp = try Support.temporaryDirectory() + "/ffmpeg.sdp"
+        defer { try? FileManager.default.removeItem(atPath: (sdp as NSString).deletingLastPathComponent) }
+        let run = RealSenderRun(stream: path, depacketizer: .init(payloadType: 96, packetizationMode: 0))
+        let report = try run.run { port in
+            ("ffmpeg", ["-nostdin", "-loglevel", "error", "-readrate", "4", "-i", path, "-c", "copy", "-f", "rtp", "-payload_type", "96",
+                        "-rtpflags", "h264_mode0", "-sdp_file", sdp, "rtp://127.0.0.1:\(port)?pkt_size=1200"])
+        }
+        #expect(report.packetsRejected == 0 && report.toleratedViolations == 0 && report.packetsLost == 0)
+        let session = try RTPSessionDescription(parsing: String(decoding: Support.readFile(sdp), as: UTF8.self))
+        #expect(session.format.packetizationMode == 0)
+    }
+
+    /// An SDP that says packetization-mode 0 while the sender fragments (FU-A) and aggregates
+    /// (cameras do): lenient, received frame-exact with a tolerance reported per such packet;
+    /// strict, those packets are rejected.
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func fragmentsUnderAMode0SDP(lenient: Bool) throws {
+        let path = try SenderStreams.path("baseline")
+        let run = RealSenderRun(stream: path, depacketizer: .init(payloadType: 96, packetizationMode: 0, lenient: lenient),
+                                frameExact: lenient)
+        let report = try run.run { port in
+            ("ffmpeg", ["-nostdin", "-loglevel", "error", "-readrate", "4", "-i", path, "-c", "copy", "-f", "rtp", "-payload_type", "96",
+                        "rtp://127.0.0.1:\(port)?pkt_size=300"])
+        }
+        if lenient {
+            #expect(report.toleratedViolations > 100 && report.packetsRejected == 0 && report.nalUnitsDropped == 0)
+        } else {
+            #expect(report.packetsRejected > 100 && report.toleratedViolations == 0)
+        }
     }
 }
 
