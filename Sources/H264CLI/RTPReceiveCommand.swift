@@ -105,6 +105,7 @@ enum RTPReceiveCommand: CLICommand {
             ("packets_rejected", r.packetsRejected), ("resynchronizations", r.resynchronizations),
             ("nal_units_dropped", r.nalUnitsDropped), ("access_units", r.accessUnitsDelivered),
             ("incomplete_access_units", r.incompleteAccessUnits), ("tolerated_violations", r.toleratedViolations),
+            ("early_markers", r.earlyMarkers),
             ("errors", errors),
         ]
         if json {

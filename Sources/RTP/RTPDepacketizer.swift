@@ -104,6 +104,8 @@ public struct RTPDepacketizer: Sendable {
     private var auRanges: [Range<Int>] = []
     private var auActive = false
     private var auTimestamp: UInt32 = 0
+    /// The timestamp of the access unit the last marker bit ended (nil when it ended otherwise).
+    private var markedTimestamp: UInt32?
     private var auIncomplete = false
     private var scratch: [NALUnit] = []
 
@@ -343,10 +345,12 @@ public struct RTPDepacketizer: Sendable {
             finishAccessUnit(.newTimestamp, deliver)
         }
         if !auActive {
+            if markedTimestamp == timestamp { noteEarlyMarker(timestamp) }
             auActive = true
             auTimestamp = timestamp
             auIncomplete = loss
         }
+        markedTimestamp = nil
         let s = payload.startIndex
         let type = payload[s] & 0x1F
         if type == RTPPayloadStructure.fuA {
@@ -505,6 +509,13 @@ public struct RTPDepacketizer: Sendable {
         auRanges.removeAll(keepingCapacity: true)
         auActive = false
         auIncomplete = false
+        markedTimestamp = marker ? auTimestamp : nil
+    }
+
+    /// A marker bit ended an access unit and the next packet has the same timestamp.
+    private mutating func noteEarlyMarker(_ timestamp: UInt32) {
+        report.earlyMarkers += 1
+        if report.earlyMarkers == 1 { record(.markerBeforeEndOfAccessUnit(timestamp: timestamp)) }
     }
 
     // MARK: Validation

@@ -32,6 +32,12 @@ public struct RTPLossReport: Hashable, Sendable {
     /// RFC 6184 violations accepted by a lenient depacketiser (one per ``RTPTolerance`` per
     /// packet), each also reported as an ``RTPDepacketizerEvent/tolerated(_:sequenceNumber:)`` event.
     public var toleratedViolations = 0
+    /// Times a packet had the timestamp of the access unit a marker bit had just ended: a
+    /// sender that sets the marker on every NAL unit instead of on the last packet of the
+    /// access unit (WebRTC receivers then drop pictures), so one picture was delivered as
+    /// several ``RTPReceivedAccessUnit``s. Reported once as
+    /// ``RTPDepacketizerEvent/markerBeforeEndOfAccessUnit(timestamp:)``.
+    public var earlyMarkers = 0
     /// Events not kept because the caller did not take them (see ``RTPDepacketizer/maximumPendingEvents``).
     public var eventsDiscarded = 0
 
@@ -54,4 +60,7 @@ public enum RTPDepacketizerEvent: Hashable, Sendable {
     case resynchronized(sequenceNumber: UInt16)
     /// The packet `sequenceNumber` broke RFC 6184 in a way a lenient depacketiser accepts.
     case tolerated(RTPTolerance, sequenceNumber: UInt16)
+    /// The first time a marker bit ended an access unit before its last packet (the next one
+    /// had the same timestamp); later times are counted in ``RTPLossReport/earlyMarkers``.
+    case markerBeforeEndOfAccessUnit(timestamp: UInt32)
 }

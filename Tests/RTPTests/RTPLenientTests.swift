@@ -107,3 +107,21 @@ import Testing
         #expect(throws: H264Error(.invalidArgument, "")) { try RTPDepacketizer(.init(packetizationMode: 2)) }
     }
 }
+
+@Suite struct RTPEarlyMarkerTests {
+    /// A sender that sets the marker bit on every NAL unit (obs-rtspserver#199): reported once,
+    /// counted each time; a well-marked stream reports nothing.
+    @Test func markerOnEveryNALUnitIsReported() throws {
+        typealias L = RTPLenientTests
+        let perNAL = [L.rtp([0x67, 0x42], seq: 1, marker: true), L.rtp([0x68, 0xCE], seq: 2, marker: true),
+                      L.rtp([0x65, 0x88], seq: 3, marker: true), L.rtp([0x41, 0x9A], seq: 4, ts: 2, marker: true),
+                      L.rtp([0x41, 0x9B], seq: 5, ts: 2, marker: true)]
+        let (aus, report, events) = try depacketize(perNAL)
+        #expect(aus.count == 5 && report.earlyMarkers == 3)
+        #expect(events == [.markerBeforeEndOfAccessUnit(timestamp: 1)])
+        var good = perNAL
+        for i in [0, 1, 3] { good[i][1] &= 0x7F }
+        let fine = try depacketize(good)
+        #expect(fine.aus.count == 2 && fine.report.earlyMarkers == 0 && fine.events.isEmpty)
+    }
+}
