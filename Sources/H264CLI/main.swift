@@ -10,6 +10,7 @@ let commands: [any CLICommand.Type] = [
     InspectCommand.self,
     EncodeCommand.self,
     RTPSendCommand.self,
+    RTPReceiveCommand.self,
     BuildStreamCommand.self,
     SegmentCommand.self,
 ]

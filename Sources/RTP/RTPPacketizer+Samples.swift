@@ -32,13 +32,14 @@ extension RTPPacketizer {
     /// An encoder's samples carry no SPS/PPS by default (they travel out of band): give the
     /// encoder's parameter sets as ``ParameterSetInsertion/given(_:)`` so that each IDR picture
     /// goes out with them, or put them in the SDP's `sprop-parameter-sets`.
-    /// - Throws: `H264Error.Code.invalidArgument` for a sample without timestamps.
+    /// - Throws: `H264Error.Code.invalidArgument` for a sample without timestamps; what
+    ///   packetising an ``RTPAccessUnit`` throws (a NAL unit over the MTU in mode 0).
     /// - Complexity: as packetising an ``RTPAccessUnit``: O(n) in the sample's bytes.
     public mutating func packetize(_ sample: some AccessUnitSample, into packets: inout RTPPacketBuffer) throws(H264Error) {
         guard let unit = RTPAccessUnit(sample: sample) else {
             throw H264Error.invalid(.invalidArgument, "a sample without timestamps has no RTP timestamp")
         }
-        packetize(unit, into: &packets)
+        try packetize(unit, into: &packets)
     }
 
     /// The RTP packets of an `AsyncSequence` of access units or encoded frames (an
