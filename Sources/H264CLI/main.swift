@@ -12,6 +12,7 @@ let commands: [any CLICommand.Type] = [
     RTPSendCommand.self,
     BuildStreamCommand.self,
     SegmentCommand.self,
+    CheckCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))
