@@ -39,8 +39,9 @@ let package = Package(
         // MP4 and fragmented MP4 (CMAF) files and HLS playlists: the H264 core only, no Foundation.
         .target(name: "MP4", dependencies: ["H264"]),
         // Delivery profiles (WebRTC, RTMP, HLS, RTSP, the strict spec): rules with their clauses,
-        // the streaming checker and the fixer that rewrites headers without re-encoding.
-        .target(name: "H264Delivery", dependencies: ["H264"]),
+        // the streaming checker and the fixer that rewrites headers without re-encoding; FLV for
+        // the RTMP rules, which need its keyframe flags and sequence headers.
+        .target(name: "H264Delivery", dependencies: ["H264", "FLV"]),
         // Test tooling for users' tests: small streams the project owns with their known facts
         // (Foundation), and the stream builder that writes streams no encoder makes (the core's
         // syntax writers). The target lives in Fixtures/ beside the script that regenerates the

@@ -1,3 +1,4 @@
+import FLV
 import H264
 import H264Delivery
 
@@ -8,8 +9,9 @@ enum CheckCommand: CLICommand {
     static let usage = """
     usage: h264 check --profile webrtc|rtmp|hls|rtsp|spec FILE|- [--json] [options]
 
-    Checks an Annex-B stream, access unit by access unit, against the rules of a delivery
-    profile, and reports every violation with the access unit (index in decoding order), the
+    Checks an Annex-B stream or the H.264 video of an FLV file (recognised by its first bytes;
+    each tag's keyframe flag and the sequence headers are checked too), access unit by access
+    unit, against the rules of a delivery profile, and reports every violation with the access unit (index in decoding order), the
     rule, its clause and the fix. Exit status 0 when the stream conforms, 2 when it does not,
     1 for errors.
 
@@ -34,9 +36,18 @@ enum CheckCommand: CLICommand {
         try configure(&profile, &args)
         let path = try args.positionals(min: 1, max: 1)[0]
         let input = try ChunkedInput(path)
-        var checker = StreamChecker(profile: profile)
-        while let chunk = try input.read() { checker.append(chunk) }
-        checker.finish()
+        let checker: StreamChecker
+        if FLVConversion.isFLV(try input.peek(16)) {
+            var flv = FLVStreamChecker(profile: profile)
+            while let chunk = try input.read() { try flv.append(chunk) }
+            try flv.finish()
+            checker = flv.checker
+        } else {
+            var annexB = StreamChecker(profile: profile)
+            while let chunk = try input.read() { annexB.append(chunk) }
+            annexB.finish()
+            checker = annexB
+        }
         if checker.accessUnitCount == 0 {
             throw checker.errors.first.map { CLIError("no access unit: \(CLI.message(for: $0))") } ?? CLIError("no access unit in '\(path)'")
         }
