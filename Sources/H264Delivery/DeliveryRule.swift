@@ -22,9 +22,9 @@ public struct DeliveryRule: Hashable, Sendable, CustomStringConvertible {
     public enum Remedy: String, Hashable, Sendable {
         /// ``StreamFixer`` rewrites the stream without re-encoding (when the stream allows it,
         /// see ``DeliveryFixPlan``).
-        case streamFix
+        case streamFix = "stream_fix"
         /// Only the encoder can: ``DeliveryRule/fix`` names the setting.
-        case encoderSetting
+        case encoderSetting = "encoder_setting"
         /// The sender or container writer: ``DeliveryRule/fix`` says what it must do.
         case sender
     }
