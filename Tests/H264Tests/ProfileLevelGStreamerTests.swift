@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 import H264
 import H264Fixtures
 import Testing
 import TestSupport
 
 /// Our profile and level against GStreamer's `h264parse` caps (`profile=`, `level=`) on every
-/// fixture and corpus Annex-B stream: one `gst-launch-1.0` process parses them all.
+/// fixture and corpus Annex-B stream.
 @Suite(.enabled(if: Support.gstLaunch(with: ["filesrc", "h264parse", "fakesink"]) != nil,
                 "needs gst-launch-1.0 with filesrc, h264parse and fakesink"))
 struct ProfileLevelGStreamerTests {
@@ -24,24 +25,28 @@ struct ProfileLevelGStreamerTests {
             """,
     ]
 
-    /// `profile` and `level` of the first caps each parser announced, by file path.
+    /// `profile` and `level` of the first caps `h264parse` announces for each file, by path:
+    /// one `gst-launch-1.0` per file (a pipeline of several branches stops at the first
+    /// branch's error), four at a time.
     static func gstreamerCaps(_ paths: [String]) throws -> [String: (profile: String, level: String)] {
         let launch = try #require(Support.gstLaunch(with: ["filesrc", "h264parse", "fakesink"]))
-        var args = ["-v"]
-        for (i, path) in paths.enumerated() {
-            args += ["filesrc", "location=\(path)", "!", "h264parse", "name=p\(i)", "!", "fakesink"]
+        let results = Mutex<[String: (profile: String, level: String)]>([:])
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 4
+        for path in paths {
+            queue.addOperation {
+                guard let r = try? Support.run(launch, ["-v", "filesrc", "location=\(path)", "!", "h264parse", "!", "fakesink"], timeout: 60)
+                else { return }
+                for line in r.output.split(separator: "\n") where line.contains("GstPad:src: caps = video/x-h264") {
+                    guard let profile = line.firstMatch(of: /profile=\(string\)([a-z0-9:-]+)/),
+                          let level = line.firstMatch(of: /level=\(string\)([0-9.b]+)/) else { continue }
+                    results.withLock { $0[path] = (String(profile.1), String(level.1)) }
+                    break
+                }
+            }
         }
-        let r = try Support.run(launch, args, timeout: 120)
-        #expect(r.succeeded, "gst-launch-1.0: \(r.stderr.prefix(500))")
-        var caps: [String: (profile: String, level: String)] = [:]
-        for line in r.output.split(separator: "\n") where line.contains("GstPad:src: caps = video/x-h264") {
-            guard let name = line.firstMatch(of: /GstH264Parse:p(\d+)\.GstPad:src/), let i = Int(name.1), i < paths.count,
-                  caps[paths[i]] == nil,
-                  let profile = line.firstMatch(of: /profile=\(string\)([a-z0-9:-]+)/),
-                  let level = line.firstMatch(of: /level=\(string\)([0-9.b]+)/) else { continue }
-            caps[paths[i]] = (String(profile.1), String(level.1))
-        }
-        return caps
+        queue.waitUntilAllOperationsAreFinished()
+        return results.withLock { $0 }
     }
 
     @Test func fixturesAndCorpusAgreeWithGStreamer() throws {
