@@ -30,7 +30,7 @@ public struct FLVStreamChecker: Sendable {
 
     /// Checks the next chunk of the file.
     /// - Throws: the FLV reader's errors (a malformed tag: the file cannot be read further), and
-    ///   ``FLV/FLVError/Code/invalidDecoderConfiguration`` for a sequence header that is not an avcC record.
+    ///   `FLVError/Code/invalidDecoderConfiguration` for a sequence header that is not an avcC record.
     public mutating func append(_ chunk: ArraySlice<UInt8>) throws(FLVError) {
         reader.append(chunk)
         while let event = try reader.nextVideoEvent() {
@@ -52,7 +52,7 @@ public struct FLVStreamChecker: Sendable {
     }
 
     /// Ends the file: checks the rules that need the whole stream.
-    /// - Throws: ``FLV/FLVError/Code/truncated`` when the file ends inside a tag.
+    /// - Throws: `FLVError/Code/truncated` when the file ends inside a tag.
     public mutating func finish() throws(FLVError) {
         checker.finish()
         try reader.finish()

@@ -18,7 +18,7 @@ import H264
 /// the others counted in ``droppedViolationCount``; ``counts`` has every rule's total.
 ///
 /// Memory: the Annex-B parser's bound (one NAL unit, one access unit, the pictures waiting for
-/// their presentation time: ``AccessUnitParser``), the parameter sets by id (32 SPS, 256 PPS),
+/// their presentation time: `AccessUnitParser`), the parameter sets by id (32 SPS, 256 PPS),
 /// the last 32 pictures' order counts, at most ``maximumViolations`` violations and
 /// ``maximumErrors`` errors: independent of the stream's length.
 public struct StreamChecker: Sendable {
@@ -121,7 +121,7 @@ public struct StreamChecker: Sendable {
 
     /// Checks one access unit, in decoding order.
     /// - Parameters:
-    ///   - accessUnit: the access unit (its ``AccessUnit/index`` is not used: access units are
+    ///   - accessUnit: the access unit (its `AccessUnit/index` is not used: access units are
     ///     counted from 0 as they come).
     ///   - container: what the container says of it, for the rules that need it.
     /// - Complexity: O(n) in the number of NAL units, reading the headers of each, plus the

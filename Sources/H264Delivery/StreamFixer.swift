@@ -1,10 +1,10 @@
 import H264
 
 /// Applies a ``DeliveryFixPlan`` to an Annex-B stream as it arrives, without re-encoding:
-/// header edits through ``AnnexBStreamEditor`` (level, constraint flags, VUI bitstream
+/// header edits through `AnnexBStreamEditor` (level, constraint flags, VUI bitstream
 /// restriction, access unit delimiters), then, when the plan asks, the SPS and PPS put before
-/// every random access point that lacks them (``FormatConversion/AnnexBWriter``, a
-/// ``ParameterSetInserter``) and SEI NAL units over the limit dropped.
+/// every random access point that lacks them (`FormatConversion/AnnexBWriter`, a
+/// `ParameterSetInserter`) and SEI NAL units over the limit dropped.
 ///
 /// ```swift
 /// let checker = StreamChecker.check(annexB: bytes[...], profile: .webRTC)
@@ -23,7 +23,7 @@ import H264
 public struct StreamFixer: Sendable {
     /// The plan applied.
     public let plan: DeliveryFixPlan
-    /// The header editor (its ``AnnexBStreamEditor/unparsed`` lists NAL units copied unchanged).
+    /// The header editor (its `AnnexBStreamEditor/unparsed` lists NAL units copied unchanged).
     public private(set) var editor: AnnexBStreamEditor
     private var splitter: AnnexBStreamParser?
     private var writer: FormatConversion.AnnexBWriter?
@@ -49,7 +49,7 @@ public struct StreamFixer: Sendable {
     }
 
     /// Fixes the next chunk; appends to `out` what is ready.
-    /// - Throws: ``H264Error/Code/invalidArgument`` for edits that cannot be applied to an
+    /// - Throws: `H264Error/Code/invalidArgument` for edits that cannot be applied to an
     ///   SPS; nothing else (what cannot be parsed is copied, or counted in ``problems``).
     public mutating func append(_ chunk: ArraySlice<UInt8>, to out: inout [UInt8]) throws(H264Error) {
         guard splitter != nil else { return try editor.append(chunk, to: &out) }

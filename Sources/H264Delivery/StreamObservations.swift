@@ -15,7 +15,7 @@ public struct StreamObservations: Hashable, Sendable {
     /// Some picture's slices do not come in increasing `first_mb_in_slice` (arbitrary slice
     /// order, outside Constrained Baseline).
     public var hasArbitrarySliceOrder = false
-    /// The lowest level that holds every SPS used (``SequenceParameterSet/minimumLevel``).
+    /// The lowest level that holds every SPS used (`SequenceParameterSet/minimumLevel`).
     public var requiredLevel: ProfileLevel.Level?
     /// The largest `max_num_ref_frames` of the SPSs used.
     public var largestMaxNumRefFrames = 0
