@@ -129,7 +129,7 @@ extension DeliveryProfile {
     /// The profile and level bytes an SPS with `pl` has after `edits`.
     static func applying(_ edits: HeaderEdits, to pl: ProfileLevel) -> ProfileLevel {
         var out = pl
-        if let level = edits.levelIDC { out.levelIDC = level }
+        if let level = edits.levelIDC { out = out.replacingLevel(ProfileLevel.Level(levelIDC: level)) }
         for (n, value) in edits.constraintSets where n >= 0 && n < 6 {
             let bit = UInt8(0x80) >> UInt8(n)
             out.constraintFlags = value ? out.constraintFlags | bit : out.constraintFlags & ~bit

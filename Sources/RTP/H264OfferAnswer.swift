@@ -87,7 +87,7 @@ public enum H264OfferAnswer {
                 continue
             }
             let theirs = offered.profileLevelID ?? defaultProfileLevel
-            guard let ours = capability.profiles.first(where: { sameProfile($0, theirs) }) else {
+            guard let ours = capability.profiles.first(where: { $0.hasSameProfile(as: theirs) }) else {
                 rejected.append(Rejection(payloadType: payloadType,
                                           reason: "profile \(theirs.profileName) (\(theirs.profileLevelID)) not supported"))
                 continue
@@ -96,10 +96,10 @@ public enum H264OfferAnswer {
             let answered: ProfileLevel
             let send: ProfileLevel
             if asymmetric {
-                answered = withLevel(theirs, ours.level)  // the highest level we receive
+                answered = theirs.replacingLevel(ours.level)  // the highest level we receive
                 send = theirs                              // the highest the offerer receives
             } else {
-                answered = withLevel(theirs, Swift.min(theirs.level, ours.level))
+                answered = theirs.replacingLevel(Swift.min(theirs.level, ours.level))
                 send = answered
             }
             var parameters = H264FormatParameters(packetizationMode: offered.packetizationMode, profileLevelID: answered)
@@ -108,27 +108,5 @@ public enum H264OfferAnswer {
                            levelAsymmetric: asymmetric), rejected)
         }
         return (nil, rejected)
-    }
-
-    /// The same profile by RFC 6184 Table 5, or the same two bytes outside it.
-    static func sameProfile(_ a: ProfileLevel, _ b: ProfileLevel) -> Bool {
-        a.sdpProfile != nil || b.sdpProfile != nil
-            ? a.sdpProfile == b.sdpProfile
-            : a.profileIDC == b.profileIDC && a.constraintFlags == b.constraintFlags
-    }
-
-    /// `pl` with its level replaced, level 1b written as its profile requires (11 with
-    /// `constraint_set3_flag` in Baseline, Main and Extended, 9 otherwise).
-    static func withLevel(_ pl: ProfileLevel, _ level: ProfileLevel.Level) -> ProfileLevel {
-        var out = pl
-        let legacy = pl.profileIDC == 66 || pl.profileIDC == 77 || pl.profileIDC == 88
-        if legacy { out.constraintFlags &= ~0x10 }  // constraint_set3_flag: level 1b there
-        if level.isLevel1b {
-            out.levelIDC = legacy ? 11 : 9
-            if legacy { out.constraintFlags |= 0x10 }
-        } else {
-            out.levelIDC = level.levelIDC
-        }
-        return out
     }
 }
