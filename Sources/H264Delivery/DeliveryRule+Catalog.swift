@@ -4,7 +4,7 @@ extension DeliveryRule {
     public static let parameterSetsBeforeIDR = DeliveryRule(
         id: "parameter-sets.before-idr",
         clause: "RFC 6184 8.4; RFC 8216 3; libwebrtc needs SPS and PPS with every IDR",
-        summary: "every IDR access unit carries the SPS and PPS its slices refer to",
+        summary: "every IDR access unit carries the SPS and PPS its slices refer to (in band, or in the container's decoder configuration)",
         fix: "insert the SPS and PPS before every IDR (h264 edit --for; x264 --repeat-headers, X264Encoder repeatParameterSets)",
         remedy: .streamFix)
 

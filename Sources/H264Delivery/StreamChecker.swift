@@ -72,6 +72,8 @@ public struct StreamChecker: Sendable {
     private var spsFirstUse = [Int?](repeating: nil, count: 32)
     private var spsChecked = [Bool](repeating: false, count: 32)
     private var finished = false
+    /// Pictures whose order count was not known (a slice header not parsed, FLV input).
+    private var picturesWithoutOrderCount = 0
 
     /// Creates a checker.
     public init(profile: DeliveryProfile) {
@@ -96,7 +98,9 @@ public struct StreamChecker: Sendable {
             drain()
         }
         finished = true
-        if profile.contains(.reorderingLatency) && observations.maximumReorderDepth == 0 && !observations.hasFieldPictures {
+        // Only when every picture's order count was known (not from FLV tags) and none reordered.
+        if profile.contains(.reorderingLatency) && observations.maximumReorderDepth == 0 && !observations.hasFieldPictures
+            && !observations.hasBSlices && picturesWithoutOrderCount == 0 {
             for id in 0..<32 {
                 guard let first = spsFirstUse[id], let sps = store.sps(id: id), sps.picOrderCntType != 2, sps.reorderDepth > 0 else { continue }
                 report(.reorderingLatency, at: first,
@@ -205,8 +209,12 @@ public struct StreamChecker: Sendable {
 
         if isIDR && profile.contains(.parameterSetsBeforeIDR) {
             var missing: [String] = []
-            for id in ppsIDs where !inBand.contains(32 &+ id) { missing.append("PPS \(id)") }  // id < 256
-            for id in spsIDs where !inBand.contains(id) { missing.insert("SPS \(id)", at: 0) }
+            // In band, or (with container facts) in the decoder configuration the container
+            // sends out of band, which a packetiser puts before the IDR.
+            let outOfBand = container != nil ? configuration : []
+            let carried = { (slot: Int) in inBand.contains(slot) || (slot < outOfBand.count && outOfBand[slot] != nil) }
+            for id in ppsIDs where !carried(32 &+ id) { missing.append("PPS \(id)") }  // id < 256
+            for id in spsIDs where !carried(id) { missing.insert("SPS \(id)", at: 0) }
             if ppsIDs.isEmpty && !inBand.contains(where: { $0 < 32 }) { missing.append("SPS and PPS") }
             if !missing.isEmpty {
                 report(.parameterSetsBeforeIDR, at: index,
@@ -298,6 +306,7 @@ public struct StreamChecker: Sendable {
 
     private mutating func checkReordering(_ au: AccessUnit, index: Int, spsIDs: [Int]) {
         if au.startsPOCPeriod { recentPOCs.removeAll(keepingCapacity: true) }
+        if au.poc == nil { picturesWithoutOrderCount &+= 1 }  // one per access unit
         guard au.structure == .frame, let poc = au.poc else {
             if profile.contains(.noFrameReordering) && au.sliceTypes.contains(.b) {
                 report(.noFrameReordering, at: index, "B slices")

@@ -88,6 +88,18 @@ import TestSupport
         #expect(checker.uncheckedRules.isEmpty)
     }
 
+    /// FLV tags carry no picture order counts: B slices are still seen, and no claim is made
+    /// that the stream never reorders.
+    @Test func flvInputSeesBSlicesWithoutOrderCounts() throws {
+        let fixture = try FieldBugFixture(.bFramesForWebRTC)
+        let checker = try DeliveryTestSupport.checkFLV(try FLVConversion.annexBToFLV(fixture.annexB), .webRTC)
+        #expect(checker.violations.first { $0.rule == .noFrameReordering }?.accessUnit == 2)
+        #expect(checker.counts[DeliveryRule.reorderingLatency.id] == nil)
+        let ipOnly = try FieldBugFixture(.missingAUDsForHLS)
+        let plain = try DeliveryTestSupport.checkFLV(try FLVConversion.annexBToFLV(ipOnly.annexB), .webRTC)
+        #expect(plain.violations.isEmpty, "\(plain.violations)")
+    }
+
     /// The faulty FLV itself, read from a file: the same violation as from the fixture's facts.
     @Test func flvWithEveryTagKeyframeIsReported() throws {
         let fixture = try FieldBugFixture(.everyFLVTagKeyframe)
