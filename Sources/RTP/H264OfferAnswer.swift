@@ -12,6 +12,9 @@ import H264
 /// result.answer?.sendLimit              // 42e01f: the offerer decodes up to 3.1
 /// ```
 ///
+/// To check (and fix) the stream sent against the answer, give ``Answer/sendLimit`` to the
+/// H264Delivery module's `DeliveryProfile.negotiated` (level asymmetry already applied).
+///
 /// Levels: without `level-asymmetry-allowed=1` on both sides, one level holds both ways, the
 /// lower of the offered level and ours. With it on both sides, each side's
 /// `profile-level-id` states the highest level it receives: we send within the offered level

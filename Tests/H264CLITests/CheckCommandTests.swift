@@ -34,6 +34,15 @@ import TestSupport
     }
 
     @Test(.enabled(if: ready, "needs the h264 executable"))
+    func rulesAreListedWithTheirClauses() throws {
+        let r = try CLIRobustnessTests.run(["check", "--rules"])
+        #expect(r.status == 0)
+        for word in ["webrtc:", "rtmp:", "hls:", "rtsp:", "spec:", "parameter-sets.before-idr (RFC 6184 8.4", "level.limits (H.264 A.3.1"] {
+            #expect(r.output.contains(word), "\(word)")
+        }
+    }
+
+    @Test(.enabled(if: ready, "needs the h264 executable"))
     func errorsExitOne() throws {
         for args in [["check", "--profile", "dash", Self.streams + "/aud.264"],
                      ["check", Self.streams + "/aud.264"],
