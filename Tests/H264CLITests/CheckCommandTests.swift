@@ -78,4 +78,31 @@ import TestSupport
         #expect(r.status == 2, "\(r.stderr)")
         #expect(r.stderr.contains("cannot fix reordering.none") && r.stderr.contains("--bframes 0"))
     }
+
+    /// Damaged streams (the robustness suite's inputs): 0, 1 or 2, never a signal.
+    @Test(.enabled(if: ready, "needs the h264 executable"))
+    func damagedInputs() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("h264-check-robust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out").path
+        for input in try CLIRobustnessTests.inputs(in: dir) {
+            for arguments in [["check", "--profile", "spec", input.path], ["check", "--profile", "webrtc", "--json", input.path],
+                              ["edit", "--for", "hls", input.path, out], ["edit", "--for", "webrtc", input.path, out]] {
+                let r = try CLIRobustnessTests.run(arguments)
+                #expect(!r.signalled && [0, 1, 2].contains(r.status), "h264 \(arguments.joined(separator: " ")): \(r.status)")
+            }
+        }
+    }
+
+    /// 2 million NAL units with a bad header: the checker keeps the first 64 errors and a count,
+    /// within 128 MB.
+    @Test(.enabled(if: ready, "needs the h264 executable"))
+    func errorsAreCappedInMemory() throws {
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let input = try ResourceLimitTests.write(HostileInputs.invalidNALUnits(count: 2_000_000), "bad.264", in: dir)
+        ResourceLimitTests.expectWithin(try ResourceLimitTests.run(["check", "--profile", "spec", input], megabytes: 128, seconds: 60),
+                                        status: 1, "check")
+    }
 }
