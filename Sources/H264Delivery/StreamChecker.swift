@@ -71,13 +71,29 @@ public struct StreamChecker: Sendable {
     /// declares reordering (for ``DeliveryRule/reorderingLatency``).
     private var spsFirstUse = [Int?](repeating: nil, count: 32)
     private var spsChecked = [Bool](repeating: false, count: 32)
+    /// Per SPS id: the SPS in force was parsed.
+    private var spsParsed = [Bool](repeating: false, count: 32)
+    /// Per PPS id: what a picture needs of the PPS in force, read when it arrives (no copy of
+    /// the parsed PPS per access unit).
+    private var ppsFacts = [PPSFacts](repeating: PPSFacts(), count: 256)
+
+    private struct PPSFacts: Sendable {
+        /// The SPS it refers to; nil when the PPS is unknown or could not be parsed.
+        var spsID: Int?
+        /// Slice groups or redundant pictures.
+        var outsideConstrainedBaseline = false
+    }
     private var finished = false
     /// Pictures whose order count was not known (a slice header not parsed, FLV input).
     private var picturesWithoutOrderCount = 0
 
+    /// The rules the profile has, looked up once (not by identifier per access unit).
+    private let enabled: EnabledRules
+
     /// Creates a checker.
     public init(profile: DeliveryProfile) {
         self.profile = profile
+        enabled = EnabledRules(profile)
     }
 
     // MARK: - Input
@@ -99,7 +115,7 @@ public struct StreamChecker: Sendable {
         }
         finished = true
         // Only when every picture's order count was known (not from FLV tags) and none reordered.
-        if profile.contains(.reorderingLatency) && observations.maximumReorderDepth == 0 && !observations.hasFieldPictures
+        if enabled.reorderingLatency && observations.maximumReorderDepth == 0 && !observations.hasFieldPictures
             && !observations.hasBSlices && picturesWithoutOrderCount == 0 {
             for id in 0..<32 {
                 guard let first = spsFirstUse[id], let sps = store.sps(id: id), sps.picOrderCntType != 2, sps.reorderDepth > 0 else { continue }
@@ -159,7 +175,7 @@ public struct StreamChecker: Sendable {
                 if let mb = lead.firstMbInSlice { firstMbs.append(mb) }
             case .sei:
                 seiBytes = Swift.max(seiBytes, unit.count)
-                if profile.contains(.seiSize) && unit.count > profile.maximumSEIBytes {
+                if enabled.seiSize && unit.count > profile.maximumSEIBytes {
                     report(.seiSize, at: index, "SEI NAL unit of \(unit.count) bytes exceeds \(profile.maximumSEIBytes)")
                 }
             default:
@@ -171,14 +187,17 @@ public struct StreamChecker: Sendable {
 
         var spsIDs: [Int] = []
         for id in ppsIDs {
-            guard let pps = store.pps(id: id) else {
-                report(.parameterSetsBeforeUse, at: index, "a slice refers to PPS \(id), which no PPS before it defines")
+            guard let spsID = ppsFacts[id].spsID else {
+                if enabled.parameterSetsBeforeUse {
+                    report(.parameterSetsBeforeUse, at: index, "a slice refers to PPS \(id), which no PPS before it defines")
+                }
                 continue
             }
-            if pps.numSliceGroupsMinus1 > 0 || pps.redundantPicCntPresentFlag { observations.hasSliceGroupsOrRedundantPictures = true }
-            let spsID = Int(pps.spsID)
-            guard store.sps(id: spsID) != nil else {
-                report(.parameterSetsBeforeUse, at: index, "PPS \(id) refers to SPS \(spsID), which no SPS before it defines")
+            if ppsFacts[id].outsideConstrainedBaseline { observations.hasSliceGroupsOrRedundantPictures = true }
+            guard spsParsed[spsID] else {
+                if enabled.parameterSetsBeforeUse {
+                    report(.parameterSetsBeforeUse, at: index, "PPS \(id) refers to SPS \(spsID), which no SPS before it defines")
+                }
                 continue
             }
             if !spsIDs.contains(spsID) { spsIDs.append(spsID) }
@@ -192,13 +211,13 @@ public struct StreamChecker: Sendable {
                 checkSPS(id: id, at: index)
             }
         }
-        if profile.contains(.parameterSetsFitMTU) && !changed.isEmpty { checkMTU(at: index) }
+        if enabled.parameterSetsFitMTU && !changed.isEmpty { checkMTU(at: index) }
 
         guard hasPicture else { return }
         let isIDR = au.flags.isSync
         if !sawPicture {
             sawPicture = true
-            if !isIDR && profile.contains(.firstPictureIDR) {
+            if !isIDR && enabled.firstPictureIDR {
                 report(.firstPictureIDR, at: index, au.isRandomAccessPoint
                        ? "the stream begins with a recovery point, not an IDR access unit"
                        : "the stream begins with a non-IDR picture")
@@ -207,7 +226,7 @@ public struct StreamChecker: Sendable {
         if au.sliceTypes.contains(.b) { observations.hasBSlices = true }
         if au.structure != .frame { observations.hasFieldPictures = true }
 
-        if isIDR && profile.contains(.parameterSetsBeforeIDR) {
+        if isIDR && enabled.parameterSetsBeforeIDR {
             var missing: [String] = []
             // In band, or (with container facts) in the decoder configuration the container
             // sends out of band, which a packetiser puts before the IDR.
@@ -223,10 +242,10 @@ public struct StreamChecker: Sendable {
         }
 
         checkReordering(au, index: index, spsIDs: spsIDs)
-        if profile.contains(.accessUnitDelimiters) && au.nalUnits.first?.type != .accessUnitDelimiter {
+        if enabled.accessUnitDelimiters && au.nalUnits.first?.type != .accessUnitDelimiter {
             report(.accessUnitDelimiters, at: index, "access unit without an access unit delimiter first")
         }
-        if profile.contains(.keyframeInterval) {
+        if enabled.keyframeInterval {
             let time = au.dts.flatMap { dts in au.timeBase.map { $0.seconds(dts) } }
             if isIDR {
                 if let last = lastIDRTime, let time, time - last > profile.maximumKeyframeInterval + 1e-9 {
@@ -241,7 +260,7 @@ public struct StreamChecker: Sendable {
                        "no IDR for more than \(Self.format(profile.maximumKeyframeInterval)) s since the previous one")
             }
         }
-        if let container, let flag = container.keyframeFlag, profile.contains(.keyframeFlag) {
+        if let container, let flag = container.keyframeFlag, enabled.keyframeFlag {
             if flag && !au.isRandomAccessPoint {
                 report(.keyframeFlag, at: index, "flagged as a keyframe, but neither IDR nor a recovery point")
             } else if !flag && au.isRandomAccessPoint {
@@ -250,7 +269,7 @@ public struct StreamChecker: Sendable {
                        : "an I picture with a recovery point SEI (recovery_frame_cnt \(au.flags.recoveryFrameCount ?? 0)) not flagged as a keyframe")
             }
         }
-        if container != nil && profile.contains(.sequenceHeaderPerFormatChange) {
+        if container != nil && enabled.sequenceHeaderPerFormatChange {
             for slot in spsIDs + ppsIDs.map({ 32 &+ $0 }) where parameterSets[slot] != nil && configuration[slot] != parameterSets[slot] {
                 let name = slot < 32 ? "SPS \(slot)" : "PPS \(slot &- 32)"  // slot < 288
                 report(.sequenceHeaderPerFormatChange, at: index, configuration[slot] == nil
@@ -274,14 +293,14 @@ public struct StreamChecker: Sendable {
         if !sps.frameMbsOnlyFlag { observations.hasFieldPictures = true }
         observations.profileIDCs.insert(sps.profileIDC)
         if observations.profileLevels.count < StreamObservations.maximumProfileLevels { observations.profileLevels.insert(pl) }
-        if profile.contains(.constrainedProfile), pl.sdpProfile != .constrainedBaseline, pl.sdpProfile != .constrainedHigh {
+        if enabled.constrainedProfile, pl.sdpProfile != .constrainedBaseline, pl.sdpProfile != .constrainedHigh {
             report(.constrainedProfile, at: index, "SPS \(id) is \(pl.profileName) (\(pl.profileLevelID)), not Constrained Baseline or Constrained High")
         }
-        if profile.contains(.negotiatedProfileLevel), let negotiated = profile.negotiated {
+        if enabled.negotiatedProfileLevel, let negotiated = profile.negotiated {
             let c = pl.compatibility(withNegotiated: negotiated, levelAsymmetryAllowed: profile.levelAsymmetryAllowed)
             if !c.isCompatible { report(.negotiatedProfileLevel, at: index, "SPS \(id): \(c)") }
         }
-        if profile.contains(.levelLimits) {
+        if enabled.levelLimits {
             let problems = sps.levelViolations(of: pl.level)
             if !problems.isEmpty { report(.levelLimits, at: index, "SPS \(id): " + problems.joined(separator: "; ")) }
         }
@@ -308,7 +327,7 @@ public struct StreamChecker: Sendable {
         if au.startsPOCPeriod { recentPOCs.removeAll(keepingCapacity: true) }
         if au.poc == nil { picturesWithoutOrderCount &+= 1 }  // one per access unit
         guard au.structure == .frame, let poc = au.poc else {
-            if profile.contains(.noFrameReordering) && au.sliceTypes.contains(.b) {
+            if enabled.noFrameReordering && au.sliceTypes.contains(.b) {
                 report(.noFrameReordering, at: index, "B slices")
             }
             return
@@ -318,13 +337,13 @@ public struct StreamChecker: Sendable {
         recentPOCs.append(poc)
         if recentPOCs.count > Self.orderWindow { recentPOCs.removeFirst() }
         observations.maximumReorderDepth = Swift.max(observations.maximumReorderDepth, depth)
-        if profile.contains(.noFrameReordering) && (depth > 0 || au.sliceTypes.contains(.b)) {
+        if enabled.noFrameReordering && (depth > 0 || au.sliceTypes.contains(.b)) {
             var what: [String] = []
             if au.sliceTypes.contains(.b) { what.append("B slices") }
             if depth > 0 { what.append("presented before \(depth) picture(s) decoded earlier") }
             report(.noFrameReordering, at: index, what.joined(separator: ", "))
         }
-        if profile.contains(.reorderingDeclared) {
+        if enabled.reorderingDeclared {
             for id in spsIDs {
                 guard let sps = store.sps(id: id), sps.vuiParametersPresentFlag, sps.vui.bitstreamRestrictionFlag,
                       depth > Int(sps.vui.maxNumReorderFrames) else { continue }
@@ -340,11 +359,17 @@ public struct StreamChecker: Sendable {
         guard parameterSets[slot] != unit else { return }
         parameterSets[slot] = NALUnit(copying: unit)
         if slot < 32 {
-            if let sps = try? SequenceParameterSet(rbsp: unit.rbsp) { store.insert(sps) }
+            let sps = try? SequenceParameterSet(rbsp: unit.rbsp)
+            if let sps { store.insert(sps) }
+            spsParsed[slot] = sps != nil
             spsChecked[slot] = false
             spsFirstUse[slot] = nil
         } else if let pps = try? PictureParameterSet(rbsp: unit.rbsp, context: store) {
             store.insert(pps)
+            ppsFacts[slot &- 32] = PPSFacts(spsID: Int(pps.spsID),
+                                            outsideConstrainedBaseline: pps.numSliceGroupsMinus1 > 0 || pps.redundantPicCntPresentFlag)
+        } else {
+            ppsFacts[slot &- 32] = PPSFacts()
         }
     }
 
@@ -403,4 +428,41 @@ extension StreamChecker {
 extension NALUnit {
     /// A NAL unit with its own copy of the bytes (a view would keep a whole chunk alive).
     init(copying unit: NALUnit) { self = (try? NALUnit(Array(unit.bytes))) ?? unit }  // valid already: cannot fail
+}
+
+/// Which rules of the catalog a profile has, one flag each.
+private struct EnabledRules: Sendable {
+    let accessUnitDelimiters: Bool
+    let constrainedProfile: Bool
+    let firstPictureIDR: Bool
+    let keyframeFlag: Bool
+    let keyframeInterval: Bool
+    let levelLimits: Bool
+    let negotiatedProfileLevel: Bool
+    let noFrameReordering: Bool
+    let parameterSetsBeforeIDR: Bool
+    let parameterSetsBeforeUse: Bool
+    let parameterSetsFitMTU: Bool
+    let reorderingDeclared: Bool
+    let reorderingLatency: Bool
+    let seiSize: Bool
+    let sequenceHeaderPerFormatChange: Bool
+
+    init(_ profile: DeliveryProfile) {
+        accessUnitDelimiters = profile.contains(.accessUnitDelimiters)
+        constrainedProfile = profile.contains(.constrainedProfile)
+        firstPictureIDR = profile.contains(.firstPictureIDR)
+        keyframeFlag = profile.contains(.keyframeFlag)
+        keyframeInterval = profile.contains(.keyframeInterval)
+        levelLimits = profile.contains(.levelLimits)
+        negotiatedProfileLevel = profile.contains(.negotiatedProfileLevel)
+        noFrameReordering = profile.contains(.noFrameReordering)
+        parameterSetsBeforeIDR = profile.contains(.parameterSetsBeforeIDR)
+        parameterSetsBeforeUse = profile.contains(.parameterSetsBeforeUse)
+        parameterSetsFitMTU = profile.contains(.parameterSetsFitMTU)
+        reorderingDeclared = profile.contains(.reorderingDeclared)
+        reorderingLatency = profile.contains(.reorderingLatency)
+        seiSize = profile.contains(.seiSize)
+        sequenceHeaderPerFormatChange = profile.contains(.sequenceHeaderPerFormatChange)
+    }
 }
