@@ -31,7 +31,9 @@ enum DeliveryEdit {
         for item in plan.fixes { Output.error("fixed \(item.rule.id) (\(checker.counts[item.rule.id] ?? 0) access units): \(item.action)") }
         for item in plan.unfixable { Output.error("cannot fix \(item.rule.id) (\(checker.counts[item.rule.id] ?? 0) access units): \(item.action)") }
         if !checker.uncheckedRules.isEmpty {
-            Output.error("not checked in an Annex-B stream: \(checker.uncheckedRules.map(\.id).joined(separator: ", ")) (FLV tags: 'h264 convert IN OUT.flv' sends a sequence header per change and flags keyframes from the bitstream)")
+            let ids = checker.uncheckedRules.map(\.id).joined(separator: ", ")
+            Output.error("not checked in an Annex-B stream: \(ids) (FLV tags: 'h264 convert IN OUT.flv' sends a sequence "
+                         + "header per change and flags keyframes from the bitstream)")
         }
         if checker.conforms { Output.error("\(profile.name): the stream conforms already; copied") }
         if fixer.insertedParameterSetCount > 0 { Output.error("\(fixer.insertedParameterSetCount) parameter set insertions") }

@@ -61,7 +61,8 @@ extension DeliveryRule {
         id: "profile.constrained",
         clause: "RFC 7742 6.2; RFC 6184 Table 5",
         summary: "Constrained Baseline (42e0xx) or Constrained High (640cxx)",
-        fix: "set the constraint flags when the stream keeps the constraints (h264 edit --for); else encode with x264 --profile baseline (X264Encoder profile .baseline) or High without B-frames",
+        fix: "set the constraint flags when the stream keeps the constraints (h264 edit --for); else encode with "
+            + "x264 --profile baseline (X264Encoder profile .baseline) or High without B-frames",
         remedy: .streamFix)
 
     /// The stream's profile and level fit the `profile-level-id` the SDP negotiated.

@@ -118,9 +118,11 @@ public struct StreamChecker: Sendable {
         if enabled.reorderingLatency && observations.maximumReorderDepth == 0 && !observations.hasFieldPictures
             && !observations.hasBSlices && picturesWithoutOrderCount == 0 {
             for id in 0..<32 {
-                guard let first = spsFirstUse[id], let sps = store.sps(id: id), sps.picOrderCntType != 2, sps.reorderDepth > 0 else { continue }
+                guard let first = spsFirstUse[id], let sps = store.sps(id: id), sps.picOrderCntType != 2, sps.reorderDepth > 0
+                else { continue }
                 report(.reorderingLatency, at: first,
-                       "SPS \(id) lets a decoder hold \(sps.reorderDepth) frame(s) before output (no bitstream_restriction with max_num_reorder_frames 0) although the stream never reorders")
+                       "SPS \(id) lets a decoder hold \(sps.reorderDepth) frame(s) before output (no bitstream_restriction with "
+                       + "max_num_reorder_frames 0) although the stream never reorders")
             }
         }
     }

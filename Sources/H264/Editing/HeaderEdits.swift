@@ -121,7 +121,8 @@ public struct HeaderEdits: Sendable, Hashable {
         for (n, value) in constraintSets where n >= 0 && n < Swift.min(6, sps.constraintSetFlags.count) { sps.constraintSetFlags[n] = value }
         if let restriction {
             guard restriction[0] <= restriction[1], restriction[1] <= 16 else {
-                throw H264Error.invalid(.invalidArgument, "max_num_reorder_frames \(restriction[0]) and max_dec_frame_buffering \(restriction[1]) must satisfy reorder <= buffering <= 16")
+                throw H264Error.invalid(.invalidArgument, "max_num_reorder_frames \(restriction[0]) and max_dec_frame_buffering "
+                                        + "\(restriction[1]) must satisfy reorder <= buffering <= 16")
             }
             sps.vuiParametersPresentFlag = true
             sps.vui.bitstreamRestrictionFlag = true
