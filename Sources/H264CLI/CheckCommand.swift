@@ -94,6 +94,7 @@ enum CheckCommand: CLICommand {
             var o = JSONObject()
             o.add("rule", v.rule.id)
             o.add("access_unit", v.accessUnit)
+            if let offset = v.byteOffset { o.add("offset", offset) }
             o.add("message", v.message)
             o.add("clause", v.rule.clause)
             o.add("fix", v.rule.fix)

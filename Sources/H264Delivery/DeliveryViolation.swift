@@ -8,12 +8,16 @@ public struct DeliveryViolation: Hashable, Sendable, CustomStringConvertible {
     public var accessUnit: Int
     /// What is wrong here, one line.
     public var message: String
+    /// The access unit's byte offset in the input (its first start code), when known: Annex-B
+    /// input read by the checker, or access units that carry `AccessUnit.byteOffset`.
+    public var byteOffset: Int?
 
     /// Creates a violation.
-    public init(rule: DeliveryRule, accessUnit: Int, message: String) {
+    public init(rule: DeliveryRule, accessUnit: Int, message: String, byteOffset: Int? = nil) {
         self.rule = rule
         self.accessUnit = accessUnit
         self.message = message
+        self.byteOffset = byteOffset
     }
 
     /// `access unit N: rule-id: message`.

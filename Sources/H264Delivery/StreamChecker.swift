@@ -84,6 +84,10 @@ public struct StreamChecker: Sendable {
         var outsideConstrainedBaseline = false
     }
     private var finished = false
+    /// The byte offset of the access unit being checked, for its violations.
+    private var currentOffset: Int?
+    /// Per SPS id: the byte offset of the access unit that first used it.
+    private var spsFirstUseOffset = [Int?](repeating: nil, count: 32)
     /// Pictures whose order count was not known (a slice header not parsed, FLV input).
     private var picturesWithoutOrderCount = 0
 
@@ -120,6 +124,7 @@ public struct StreamChecker: Sendable {
             for id in 0..<32 {
                 guard let first = spsFirstUse[id], let sps = store.sps(id: id), sps.picOrderCntType != 2, sps.reorderDepth > 0
                 else { continue }
+                currentOffset = spsFirstUseOffset[id]
                 report(.reorderingLatency, at: first,
                        "SPS \(id) lets a decoder hold \(sps.reorderDepth) frame(s) before output (no bitstream_restriction with "
                        + "max_num_reorder_frames 0) although the stream never reorders")
@@ -152,6 +157,7 @@ public struct StreamChecker: Sendable {
         let index = accessUnitCount
         accessUnitCount &+= 1
         let au = accessUnit
+        currentOffset = au.byteOffset
         if let container { learnContainer(container) }
 
         // Parameter sets carried in band: new or changed content is parsed and checked.
@@ -207,7 +213,10 @@ public struct StreamChecker: Sendable {
 
         // Rules of the SPS in force, once per SPS content.
         for id in spsIDs {
-            if spsFirstUse[id] == nil { spsFirstUse[id] = index }
+            if spsFirstUse[id] == nil {
+                spsFirstUse[id] = index
+                spsFirstUseOffset[id] = currentOffset
+            }
             if !spsChecked[id] {
                 spsChecked[id] = true
                 checkSPS(id: id, at: index)
@@ -389,7 +398,7 @@ public struct StreamChecker: Sendable {
     private mutating func report(_ rule: DeliveryRule, at index: Int, _ message: String) {
         counts[rule.id, default: 0] &+= 1  // at most a few per access unit
         if violations.count < Self.maximumViolations {
-            violations.append(DeliveryViolation(rule: rule, accessUnit: index, message: message))
+            violations.append(DeliveryViolation(rule: rule, accessUnit: index, message: message, byteOffset: currentOffset))
         } else {
             droppedViolationCount &+= 1
         }

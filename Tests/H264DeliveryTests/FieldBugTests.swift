@@ -35,6 +35,9 @@ import TestSupport
         #expect(hits.first?.accessUnit == fixture.firstAffectedAccessUnit, "\(bug): \(checker.violations)")
         #expect(checker.counts[rule.id] == hits.count)
         #expect(!checker.conforms)
+        // Each violation names where its access unit starts in the stream.
+        let offsets = AccessUnits.assemble(annexB: fixture.annexB[...]).accessUnits.map(\.byteOffset)
+        for v in checker.violations { #expect(v.byteOffset == offsets[v.accessUnit], "\(v)") }
     }
 
     /// The bugs the stream fixer removes: after `edit --for`, the rule holds.
