@@ -6,6 +6,7 @@ enum EditCommand: CLICommand {
     static let summary = "re-write SPS/PPS/slice headers, optionally editing VUI, level, crop, AUDs"
     static let usage = """
     usage: h264 edit IN|- OUT|- [edits]
+           h264 edit --for webrtc|hls|rtmp|rtsp|spec IN OUT [--profile-level-id HEX ...]
 
     Parses and re-writes every SPS, PPS, AUD, filler and slice header, copying slice data
     unchanged after the header bits. Without edits the output is byte-identical to the input.
@@ -24,9 +25,15 @@ enum EditCommand: CLICommand {
       --aud insert|remove    insert an access unit delimiter where one is missing, or remove all
       --remove-sei TYPE      remove SEI messages of a payload type, by name or number
                              (user_data_unregistered: x264's settings); may be repeated
+
+    --for PROFILE checks IN against a delivery profile (as 'h264 check') and writes OUT with
+    what can be fixed without re-encoding: parameter sets before IDRs, AUDs, level_idc,
+    constraint flags, VUI bitstream_restriction, oversized SEI dropped. What cannot be fixed
+    is reported with the encoder setting that avoids it (exit status 2).
     """
 
     static func run(_ args: inout Arguments) throws {
+        if let profile = try args.option("--for") { return try DeliveryEdit.run(profileName: profile, &args) }
         var edits = HeaderEdits()
         if let s = try args.option("--sar") {
             let p = s.split(separator: ":", omittingEmptySubsequences: false).map { UInt16($0) }

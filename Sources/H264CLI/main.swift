@@ -13,6 +13,7 @@ let commands: [any CLICommand.Type] = [
     RTPReceiveCommand.self,
     BuildStreamCommand.self,
     SegmentCommand.self,
+    CheckCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))

@@ -60,7 +60,8 @@ import TestSupport
         #expect(BenchCommand.measurements.map(\.key) == ["memcpy_gbps", "split_batch_gbps", "split_streaming_gbps",
                                                         "split_streaming_whole_gbps", "split_streaming_1440_gbps",
                                                         "split_streaming_184_gbps", "annexb_to_avcc_gbps", "rbsp_gbps", "access_units_gbps",
-                                                        "access_units_streaming_gbps", "parse_headers_gbps", "slice_headers_per_s", "rtp_packetize_gbps",
+                                                        "access_units_streaming_gbps", "parse_headers_gbps", "check_webrtc_gbps", "edit_for_hls_gbps",
+                                                        "slice_headers_per_s", "rtp_packetize_gbps",
                                                         "rtp_depacketize_gbps", "bgra_to_i420_mpps"])
         let stream = SyntheticStream.make(bytes: 1 << 20)
         #expect(try AnnexB.split(stream).count > 3)
@@ -73,6 +74,8 @@ import TestSupport
         #expect(ParsingBench.accessUnitsStreaming(stream[...]) > 0)
         #expect(try ParsingBench.parseHeaders(stream[...]) > 0)
         #expect(ParsingBench.headerUnits(stream).contains { $0.type == .sps })
+        #expect(DeliveryBench.check(stream[...]) > 0)
+        #expect(try DeliveryBench.fix(stream[...], plan: DeliveryBench.hlsPlan(stream[...])) > 0)
     }
 
     /// The allocation count of `h264 bench` sees Swift heap allocations, and only allocations.
