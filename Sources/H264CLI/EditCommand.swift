@@ -24,7 +24,7 @@ enum EditCommand: CLICommand {
       --aud insert|remove    insert an access unit delimiter where one is missing, or remove all
       --remove-sei TYPE      remove SEI messages of a payload type, by name or number
                              (user_data_unregistered: x264's settings); may be repeated
-    """
+    """ + insertSEIUsage
 
     static func run(_ args: inout Arguments) throws {
         var edits = HeaderEdits()
@@ -75,6 +75,7 @@ enum EditCommand: CLICommand {
             }
             edits.removedSEIPayloadTypes.insert(type)
         }
+        var inserter = try seiInsertion(&args)
         let paths = try args.positionals(min: 2, max: 2)
         // The input is read in chunks and the output written as it is made.
         let input = try ChunkedInput(paths[0])
@@ -83,16 +84,19 @@ enum EditCommand: CLICommand {
         var out: [UInt8] = []
         while let chunk = try input.read() {
             try editor.append(chunk, to: &out)
+            try pass(&out, through: &inserter, finishing: false)
             try output.write(out)
             out.removeAll(keepingCapacity: true)
         }
         try editor.finish(to: &out)
+        try pass(&out, through: &inserter, finishing: true)
         try output.write(out)
         try output.close()
         for u in editor.unparsed.prefix(10) {
             Output.error("warning: NAL unit \(u.index) copied unchanged: \(u.error.code): \(u.error.reason)")
         }
         if editor.unparsedCount > 10 { Output.error("warning: \(editor.unparsedCount) NAL units copied unchanged in all") }
+        reportInsertion(inserter)
     }
 
     private static func byte(_ args: inout Arguments, _ name: String) throws -> UInt8? {
