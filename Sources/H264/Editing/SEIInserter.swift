@@ -268,7 +268,12 @@ public struct SEIInserter: Sendable {
                                           accessUnit: au, timing: outputTiming, framesPerSecond: entry.framesPerSecond)
             let wanted = messages(point)
             if !wanted.isEmpty || (options.setsPicStructPresent && entry.inputTiming?.picStructPresent == false) {
-                insert(wanted, into: &units, au: au, inputTiming: entry.inputTiming, outputTiming: outputTiming, decodeIndex: decodeIndex)
+                let result = SEIAccessUnitInsertion.insert(wanted, into: &units, unit: \.unit, replace: { $0.unit = $1 },
+                                                           make: { ($0, $1 ? 4 : 3) }, structure: au.structure,
+                                                           inputTiming: entry.inputTiming, outputTiming: outputTiming)
+                for problem in result.problems { report(problem, decodeIndex: decodeIndex) }
+                insertedMessageCount &+= result.insertedCount  // bounded by the messages given
+                if result.insertedCount > 0 { picturesWithInsertions &+= 1 }
             }
         }
         for (unit, startCode) in units {
@@ -277,129 +282,8 @@ public struct SEIInserter: Sendable {
         }
     }
 
-    /// Puts `wanted` into the access unit `units`: the picture's own pic_timing and
-    /// recovery_point give way to inserted ones (or have their pic_struct added), then one new
-    /// SEI NAL unit goes before the first VCL NAL unit.
-    private mutating func insert(_ wanted: [SEIMessage], into units: inout [(unit: NALUnit, startCode: Int)], au: AccessUnit,
-                                 inputTiming: SEITimingInfo?, outputTiming: SEITimingInfo?, decodeIndex: Int) {
-        let insertsPicTiming = wanted.contains { $0.payloadType == .picTiming }
-        let insertsRecovery = wanted.contains { $0.payloadType == .recoveryPoint }
-        let retimes = options.setsPicStructPresent && inputTiming?.picStructPresent == false
-        var delays: (cpb: UInt32, dpb: UInt32)? = nil
-        let firstVCL = units.firstIndex { $0.unit.type.isVCL || $0.unit.type == .prefix } ?? units.count
-        if insertsPicTiming || insertsRecovery || retimes {
-            var k = 0
-            while k < Swift.min(firstVCL, units.count) {
-                guard units[k].unit.type == .sei else { k &+= 1; continue }
-                switch rewriteOwnSEI(units[k].unit, inputTiming: inputTiming, outputTiming: outputTiming, structure: au.structure,
-                                     removesPicTiming: insertsPicTiming, removesRecovery: insertsRecovery, delays: &delays) {
-                case .unchanged: k &+= 1
-                case .replaced(let unit): units[k].unit = unit; k &+= 1
-                case .removed: units.remove(at: k)
-                case .failed(let error): report(error, decodeIndex: decodeIndex); k &+= 1
-                }
-            }
-        }
-        var accepted: [SEIMessage] = []
-        for var message in wanted {
-            if case .picTiming(var p) = message.payload {
-                guard let timing = outputTiming, timing.picStructPresent else {
-                    report(H264Error.invalid(.unsupported, "pic_timing left out: the SPS has no pic_struct_present_flag (set it with the pic_struct edit)"),
-                           decodeIndex: decodeIndex)
-                    continue
-                }
-                p.timing = timing
-                if timing.cpbDpbDelaysPresent {
-                    guard let delays else {
-                        report(H264Error.invalid(.unsupported, "pic_timing left out: the SPS has HRD parameters and the picture no pic_timing to take cpb_removal_delay and dpb_output_delay from"),
-                               decodeIndex: decodeIndex)
-                        continue
-                    }
-                    p.cpbRemovalDelay = delays.cpb
-                    p.dpbOutputDelay = delays.dpb
-                }
-                message.payload = .picTiming(p)
-            }
-            do throws(H264Error) {
-                _ = try message.payloadBytes()
-                accepted.append(message)
-            } catch {
-                report(error, decodeIndex: decodeIndex)
-            }
-        }
-        guard !accepted.isEmpty else { return }
-        let unit: NALUnit
-        do throws(H264Error) {
-            unit = try SEINALUnit(messages: accepted).nalUnit()
-        } catch {
-            report(error, decodeIndex: decodeIndex)
-            return
-        }
-        let position = units.firstIndex { $0.unit.type.isVCL || $0.unit.type == .prefix } ?? units.count
-        // The first NAL unit of an access unit takes a zero_byte (B.1.2).
-        units.insert((unit, position == 0 ? 4 : 3), at: position)
-        insertedMessageCount &+= accepted.count  // bounded by the messages given
-        picturesWithInsertions &+= 1
-    }
-
-    private enum Rewrite {
-        case unchanged, replaced(NALUnit), removed, failed(H264Error)
-    }
-
-    /// The picture's own SEI NAL unit with its pic_timing removed (its delays kept in `delays`)
-    /// or re-timed, and its recovery_point removed, as asked.
-    private func rewriteOwnSEI(_ unit: NALUnit, inputTiming: SEITimingInfo?, outputTiming: SEITimingInfo?, structure: PictureStructure,
-                               removesPicTiming: Bool, removesRecovery: Bool, delays: inout (cpb: UInt32, dpb: UInt32)?) -> Rewrite {
-        var sei: SEINALUnit
-        do throws(H264Error) {
-            sei = try SEI.parse(unit, context: PictureTimingContext(timing: inputTiming))
-        } catch {
-            return .failed(error)
-        }
-        var changed = false
-        var kept: [SEIMessage] = []
-        for var message in sei.messages {
-            switch message.payload {
-            case .picTiming(var p):
-                if delays == nil { delays = (p.cpbRemovalDelay, p.dpbOutputDelay) }
-                if removesPicTiming { changed = true; continue }
-                if let outputTiming, outputTiming != p.timing {
-                    let hadPicStruct = p.timing.picStructPresent
-                    p.timing = outputTiming
-                    if !hadPicStruct {
-                        p.picStruct = structure == .frame ? 0 : structure == .topField ? 1 : 2
-                        p.clockTimestamps = [SEIClockTimestamp?](repeating: nil, count: SEIPicTiming.numClockTS[Int(p.picStruct)])
-                    }
-                    message.payload = .picTiming(p)
-                    changed = true
-                }
-            case .recoveryPoint where removesRecovery:
-                changed = true
-                continue
-            default:
-                break
-            }
-            kept.append(message)
-        }
-        guard changed else { return .unchanged }
-        guard !kept.isEmpty else { return .removed }
-        sei.messages = kept
-        do throws(H264Error) {
-            return .replaced(try sei.nalUnit())
-        } catch {
-            return .failed(error)
-        }
-    }
-
     private mutating func report(_ error: H264Error, decodeIndex: Int?) {
         problemCount &+= 1  // at most a few per NAL unit
         if problems.count < Self.maximumReports { problems.append((decodeIndex, error)) }
     }
-}
-
-/// The SPS facts of one picture for parsing its SEI NAL units.
-private struct PictureTimingContext: SyntaxContext {
-    let timing: SEITimingInfo?
-    func seiTimingInfo(forSPS id: Int) -> SEITimingInfo? { timing }
-    var activeSEITimingInfo: SEITimingInfo? { timing }
 }
