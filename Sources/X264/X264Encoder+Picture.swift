@@ -1,10 +1,5 @@
 internal import CX264
 import H264
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 
 extension X264Encoder {
     /// Points `pic`'s planes at `frame`'s (or, for 10-bit output, at 16-bit copies scaled by 4)

@@ -31,9 +31,9 @@
 /// reported in ``problems``.
 ///
 /// Everything else is copied: NAL units keep their bytes and their start codes (the zero bytes
-/// after a NAL unit, `trailing_zero_8bits`, are dropped). NAL units the Annex-B splitter
-/// refuses (`forbidden_zero_bit` set, longer than ``Options/maximumNALUnitSize``) are dropped
-/// and reported.
+/// after a NAL unit, `trailing_zero_8bits`, are dropped, and so are bytes before the first
+/// start code, reported). NAL units the Annex-B splitter refuses (`forbidden_zero_bit` set,
+/// longer than ``Options/maximumNALUnitSize``) are dropped and reported.
 ///
 /// Memory: one NAL unit being read (at most ``Options/maximumNALUnitSize``), the access unit
 /// being assembled and the access units waiting for their presentation index, together at most
@@ -127,6 +127,9 @@ public struct SEIInserter: Sendable {
     public mutating func finish(to out: inout [UInt8]) throws(H264Error) {
         parser.finish()
         drainParser(to: &out)
+        if parser.leadingByteCount > 0 {
+            report(H264Error.invalid(.invalidBitstream, "\(parser.leadingByteCount) bytes before the first start code dropped"), decodeIndex: nil)
+        }
         if let au = assembler.finish() { complete(au) }
         if !units.isEmpty { enqueueUnassembled(upTo: unitsBase &+ units.count) }
         if var o = order {
