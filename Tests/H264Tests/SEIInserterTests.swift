@@ -130,6 +130,26 @@ import TestSupport
         #expect(try AnnexB.split(out).filter { $0.type.isVCL }.map { Array($0.bytes) } == AnnexB.split(bytes).filter { $0.type.isVCL }.map { Array($0.bytes) })
     }
 
+    /// A time code keeps the picture's own pic_struct (mbaff-tff.264: 3, top then bottom field,
+    /// two clock timestamps), and field pictures get 1 or 2 (paff-fields.264, after the SPS edit).
+    @Test func timecodesFitThePictureStructure() throws {
+        var schedule = SEIInsertionSchedule()
+        schedule.timecode = .init(start: try SMPTETimecode(parsing: "12:00:00:00"), framesPerSecond: 25)
+        let mbaff = try Self.run(try Fixture.mbaffTFF.bytes(), schedule: schedule)
+        #expect(mbaff.inserter.problemCount == 0)
+        for (frame, picture) in try Self.picturesInPresentationOrder(mbaff.bytes).enumerated() {
+            let timings = picture.messages.compactMap { m -> SEIPicTiming? in if case .picTiming(let p) = m.payload { return p }; return nil }
+            #expect(timings.map(\.picStruct) == [3] && timings.first?.clockTimestamps.count == 2, "frame \(frame)")
+            #expect(timings.first?.timecode?.description == "12:00:00:0\(frame)")
+        }
+        let fields = try Self.run(try Fixture.paffFields.bytes(), schedule: schedule, options: .init(setsPicStructPresent: true))
+        #expect(fields.inserter.problemCount == 0)
+        let structs = try AnnexB.split(fields.bytes).filter { $0.type == .sei }.flatMap { unit in
+            try SEI.parse(unit, context: TestSEIContext.single(SEITimingInfo(nalHRD: nil, vclHRD: nil, picStructPresent: true))).messages
+        }.compactMap { m -> UInt8? in if case .picTiming(let p) = m.payload { return p.picStruct }; return nil }
+        #expect(structs.count >= 4 && structs.allSatisfy { $0 == 1 || $0 == 2 } && Set(structs) == [1, 2])
+    }
+
     /// open-gop.264 has recovery points on its non-IDR I pictures: an inserted one replaces
     /// each (never two in one picture), and the default frames are the I pictures without one.
     @Test func recoveryPointsReplaceTheStreamsOwn() throws {

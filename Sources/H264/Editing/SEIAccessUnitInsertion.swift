@@ -6,7 +6,9 @@
 /// NAL unit in front of it), after the access unit delimiter, parameter sets and SEI NAL units
 /// already there (ITU-T H.264 7.4.1.2.3; a buffering_period stays the first message). pic_timing
 /// and recovery_point are one per picture: an inserted pic_timing replaces the picture's own
-/// and takes over its `cpb_removal_delay` and `dpb_output_delay`; an inserted recovery_point
+/// and takes over its `cpb_removal_delay` and `dpb_output_delay` (and, when the inserted one is
+/// a frame's, `pic_struct` 0, the picture's own `pic_struct`, or 1 or 2 for a field picture,
+/// with the clock timestamps padded to its `NumClockTS`); an inserted recovery_point
 /// replaces the picture's own. When `outputTiming` differs from `inputTiming` (the SPS got
 /// `pic_struct_present_flag`), the picture's own pic_timing is re-coded with it, a `pic_struct`
 /// for the picture's structure and no clock timestamp.
@@ -48,12 +50,14 @@ public enum SEIAccessUnitInsertion {
         let insertsRecovery = messages.contains { $0.payloadType == .recoveryPoint }
         let retimes = outputTiming != nil && outputTiming != inputTiming
         var delays: (cpb: UInt32, dpb: UInt32)? = nil
+        var ownPicStruct: UInt8? = nil
         if insertsPicTiming || insertsRecovery || retimes {
             var k = 0
             while k < units.count, !isPictureStart(unit(units[k])) {
                 guard unit(units[k]).type == .sei else { k &+= 1; continue }
                 switch rewriteOwnSEI(unit(units[k]), inputTiming: inputTiming, outputTiming: outputTiming, structure: structure,
-                                     removesPicTiming: insertsPicTiming, removesRecovery: insertsRecovery, delays: &delays) {
+                                     removesPicTiming: insertsPicTiming, removesRecovery: insertsRecovery,
+                                     delays: &delays, picStruct: &ownPicStruct) {
                 case .unchanged: k &+= 1
                 case .replaced(let new): replace(&units[k], new); k &+= 1
                 case .removed: units.remove(at: k)
@@ -70,6 +74,7 @@ public enum SEIAccessUnitInsertion {
                     continue
                 }
                 p.timing = timing
+                p.adoptPicStruct(ownPicStruct, structure: structure)
                 if timing.cpbDpbDelaysPresent {
                     guard let delays else {
                         result.problems.append(H264Error.invalid(.unsupported,
@@ -112,7 +117,8 @@ public enum SEIAccessUnitInsertion {
     /// The picture's own SEI NAL unit with its pic_timing removed (its delays kept in `delays`)
     /// or re-coded, and its recovery_point removed, as asked.
     private static func rewriteOwnSEI(_ unit: NALUnit, inputTiming: SEITimingInfo?, outputTiming: SEITimingInfo?, structure: PictureStructure,
-                                      removesPicTiming: Bool, removesRecovery: Bool, delays: inout (cpb: UInt32, dpb: UInt32)?) -> Rewrite {
+                                      removesPicTiming: Bool, removesRecovery: Bool, delays: inout (cpb: UInt32, dpb: UInt32)?,
+                                      picStruct: inout UInt8?) -> Rewrite {
         var sei: SEINALUnit
         do throws(H264Error) {
             sei = try SEI.parse(unit, context: PictureTimingContext(timing: inputTiming))
@@ -125,6 +131,7 @@ public enum SEIAccessUnitInsertion {
             switch message.payload {
             case .picTiming(var p):
                 if delays == nil { delays = (p.cpbRemovalDelay, p.dpbOutputDelay) }
+                if picStruct == nil, p.timing.picStructPresent { picStruct = p.picStruct }
                 if removesPicTiming { changed = true; continue }
                 if let outputTiming, outputTiming != p.timing {
                     let hadPicStruct = p.timing.picStructPresent
@@ -152,6 +159,26 @@ public enum SEIAccessUnitInsertion {
         } catch {
             return .failed(error)
         }
+    }
+}
+
+extension SEIPicTiming {
+    /// A frame's `pic_struct` (0) made to fit the picture: the picture's own `pic_struct` when
+    /// it had one (field order, frame doubling: an encoder's choice), else 1 or 2 for a field;
+    /// the clock timestamps padded with absent ones (or cut) to its `NumClockTS`.
+    mutating func adoptPicStruct(_ own: UInt8?, structure: PictureStructure) {
+        guard picStruct == 0 else { return }
+        let chosen: UInt8
+        switch structure {
+        case .topField: chosen = 1
+        case .bottomField: chosen = 2
+        case .frame: chosen = own.map { $0 <= 8 ? $0 : 0 } ?? 0
+        }
+        guard chosen != 0 else { return }
+        picStruct = chosen
+        let count = SEIPicTiming.numClockTS[Int(chosen)]
+        if clockTimestamps.count > count { clockTimestamps.removeLast(clockTimestamps.count &- count) }
+        while clockTimestamps.count < count { clockTimestamps.append(nil) }
     }
 }
 
