@@ -131,7 +131,8 @@ import TestSupport
     }
 
     /// A time code keeps the picture's own pic_struct (mbaff-tff.264: 3, top then bottom field,
-    /// two clock timestamps), and field pictures get 1 or 2 (paff-fields.264, after the SPS edit).
+    /// two clock timestamps), and a field pair is one frame whose first field gets pic_struct 1
+    /// (paff-fields.264, after the SPS edit).
     @Test func timecodesFitThePictureStructure() throws {
         var schedule = SEIInsertionSchedule()
         schedule.timecode = .init(start: try SMPTETimecode(parsing: "12:00:00:00"), framesPerSecond: 25)
@@ -147,7 +148,10 @@ import TestSupport
         let structs = try AnnexB.split(fields.bytes).filter { $0.type == .sei }.flatMap { unit in
             try SEI.parse(unit, context: TestSEIContext.single(SEITimingInfo(nalHRD: nil, vclHRD: nil, picStructPresent: true))).messages
         }.compactMap { m -> UInt8? in if case .picTiming(let p) = m.payload { return p.picStruct }; return nil }
-        #expect(structs.count >= 4 && structs.allSatisfy { $0 == 1 || $0 == 2 } && Set(structs) == [1, 2])
+        // One time code per frame, in its first (top) field: pic_struct 1.
+        let fieldCount = try AnnexB.split(fields.bytes).filter { $0.type.isVCL }.count
+        #expect(structs.count * 2 == fieldCount && structs.count >= 4 && structs.allSatisfy { $0 == 1 })
+        #expect(fields.inserter.picturesWithInsertions == structs.count)
     }
 
     /// open-gop.264 has recovery points on its non-IDR I pictures: an inserted one replaces

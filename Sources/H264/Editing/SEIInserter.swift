@@ -19,7 +19,9 @@
 ///
 /// Frames are numbered in presentation order (``SEIInsertionPoint/presentationIndex``), so
 /// access units wait until their picture order count places them: at most the SPS's reorder
-/// depth (``SequenceParameterSet/reorderDepth``, capped at ``maximumReorderDepth``) of them.
+/// depth (``SequenceParameterSet/reorderDepth``, capped at ``maximumReorderDepth``) of them. A
+/// pair of field pictures is one frame, as decoders output it: its messages go into the first
+/// field (the second field's own pic_timing is only re-coded when the SPS edit asks for it).
 ///
 /// pic_timing and recovery_point are one per picture: an inserted pic_timing replaces the
 /// picture's own (whose `cpb_removal_delay` and `dpb_output_delay` it takes over), an inserted
@@ -90,6 +92,8 @@ public struct SEIInserter: Sendable {
     private var order: PresentationOrder?
     private var pictureCount = 0
     private var released: [(decodeIndex: Int, presentationIndex: Int)] = []
+    /// The first field of a pair whose second field has not come yet.
+    private var openField: (structure: PictureStructure, frameNum: Int)?
 
     private struct Entry: Sendable {
         var units: [(unit: NALUnit, startCode: Int)]
@@ -195,20 +199,27 @@ public struct SEIInserter: Sendable {
         units.removeFirst(count)
         unitsBase &+= count  // count <= units.count
         var entry = Entry(units: taken, accessUnit: au, bytes: taken.reduce(0) { $0 &+ $1.unit.count })
-        if !au.flags.hasNoPicture {
+        guard !au.flags.hasNoPicture else {
+            queue.append(entry)
+            return
+        }
+        let sps = spsOfPicture(au)
+        entry.inputTiming = sps?.seiTimingInfo
+        entry.framesPerSecond = sps.flatMap(Self.nominalFrameRate)
+        if let first = openField, au.structure != .frame, au.structure != first.structure, au.frameNum == first.frameNum {
+            // The second field of a pair: the same frame as the first, which got its messages.
+            openField = nil
+            queue.append(entry)
+        } else {
+            openField = au.structure == .frame ? nil : (au.structure, au.frameNum)
             entry.decodeIndex = pictureCount
-            pictureCount &+= 1  // one per picture
-            let sps = spsOfPicture(au)
-            entry.inputTiming = sps?.seiTimingInfo
-            entry.framesPerSecond = sps.flatMap(Self.nominalFrameRate)
+            pictureCount &+= 1  // one per frame
             if order == nil { order = PresentationOrder(reorderDepth: Swift.min(sps?.reorderDepth ?? 0, Self.maximumReorderDepth)) }
             queue.append(entry)
             released.removeAll(keepingCapacity: true)
             order!.push(decodeIndex: entry.decodeIndex!, poc: au.poc ?? 0, startsPeriod: au.poc == nil || au.startsPOCPeriod,
                         into: &released)
             applyReleased()
-        } else {
-            queue.append(entry)
         }
         if heldBytes > options.maximumHeldBytes, var o = order {
             released.removeAll(keepingCapacity: true)
@@ -264,17 +275,19 @@ public struct SEIInserter: Sendable {
 
     private mutating func write(_ entry: Entry, to out: inout [UInt8]) {
         var units = entry.units
-        if let au = entry.accessUnit, let decodeIndex = entry.decodeIndex {
+        if let au = entry.accessUnit, !au.flags.hasNoPicture {
             var outputTiming = entry.inputTiming
             if options.setsPicStructPresent { outputTiming?.picStructPresent = true }
-            let point = SEIInsertionPoint(decodeIndex: decodeIndex, presentationIndex: entry.presentationIndex ?? decodeIndex,
-                                          accessUnit: au, timing: outputTiming, framesPerSecond: entry.framesPerSecond)
-            let wanted = messages(point)
+            var wanted: [SEIMessage] = []
+            if let decodeIndex = entry.decodeIndex {  // not a second field
+                wanted = messages(SEIInsertionPoint(decodeIndex: decodeIndex, presentationIndex: entry.presentationIndex ?? decodeIndex,
+                                                    accessUnit: au, timing: outputTiming, framesPerSecond: entry.framesPerSecond))
+            }
             if !wanted.isEmpty || (options.setsPicStructPresent && entry.inputTiming?.picStructPresent == false) {
                 let result = SEIAccessUnitInsertion.insert(wanted, into: &units, unit: \.unit, replace: { $0.unit = $1 },
                                                            make: { ($0, $1 ? 4 : 3) }, structure: au.structure,
                                                            inputTiming: entry.inputTiming, outputTiming: outputTiming)
-                for problem in result.problems { report(problem, decodeIndex: decodeIndex) }
+                for problem in result.problems { report(problem, decodeIndex: entry.decodeIndex) }
                 insertedMessageCount &+= result.insertedCount  // bounded by the messages given
                 if result.insertedCount > 0 { picturesWithInsertions &+= 1 }
             }

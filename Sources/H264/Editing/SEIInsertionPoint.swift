@@ -1,6 +1,7 @@
 /// A picture ``SEIInserter`` is about to write, and what its messages may depend on.
 public struct SEIInsertionPoint: Sendable {
-    /// The picture's position among the stream's pictures in decoding order, from 0.
+    /// The picture's position among the stream's frames in decoding order, from 0 (a pair of
+    /// field pictures is one frame: the point is its first field).
     public var decodeIndex: Int
     /// The picture's position in presentation (output) order, from 0: the frame number
     /// `ffprobe -show_frames` counts. Equal to ``decodeIndex`` without frame reordering.
