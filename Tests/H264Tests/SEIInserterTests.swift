@@ -174,6 +174,25 @@ import TestSupport
         #expect(try Self.run(bytes, schedule: defaults).bytes == bytes)
     }
 
+    /// With room for about one access unit, pictures go out as soon as they are complete:
+    /// every NAL unit still comes out once, in order, and every frame still gets its message.
+    /// A larger access unit is copied without insertion.
+    @Test func heldBytesBound() throws {
+        let bytes = try Fixture.highBPyramid.bytes()
+        var schedule = SEIInsertionSchedule()
+        schedule.add(try .userDataUnregistered(uuid: Array(0..<16), payload: [1]), on: .all)
+        let units = try Self.picturesInPresentationOrder(bytes).map(\.au)
+        let largest = units.map(\.payloadSize).max() ?? 0
+        let (out, inserter) = try Self.run(bytes, chunk: 101, schedule: schedule, options: .init(maximumHeldBytes: largest + 64))
+        let pictures = units.count
+        #expect(inserter.picturesWithInsertions == pictures && inserter.insertedMessageCount == pictures)
+        var remove = HeaderEdits()
+        remove.removedSEIPayloadTypes = [.userDataUnregistered]
+        #expect(try AnnexBHeaderEditor.edit(out[...], edits: remove) == AnnexBHeaderEditor.edit(bytes[...], edits: remove))
+        let tiny = try Self.run(bytes, chunk: 101, schedule: schedule, options: .init(maximumHeldBytes: 1))
+        #expect(tiny.bytes == bytes && tiny.inserter.insertedMessageCount == 0 && tiny.inserter.problemCount > 0)
+    }
+
     /// Bytes that are not a stream come out bounded, never trapping.
     @Test func hostileInputs() throws {
         var rng = SplitMix64(seed: 18)

@@ -47,7 +47,8 @@ public struct SEIInserter: Sendable {
         /// Set `pic_struct_present_flag` in every SPS, so that pic_timing messages can carry time
         /// codes, and re-write the stream's own pic_timing messages with a `pic_struct`.
         public var setsPicStructPresent: Bool
-        /// The most bytes of access units held (default 64 MiB).
+        /// The most bytes of access units held (default 64 MiB); an access unit larger than
+        /// this is copied without insertion (and reported).
         public var maximumHeldBytes: Int
         /// The largest NAL unit read (default ``AnnexBStreamParser/defaultMaximumNALUnitSize``).
         public var maximumNALUnitSize: Int
@@ -199,6 +200,7 @@ public struct SEIInserter: Sendable {
         units.removeFirst(count)
         unitsBase &+= count  // count <= units.count
         var entry = Entry(units: taken, accessUnit: au, bytes: taken.reduce(0) { $0 &+ $1.unit.count })
+        defer { boundHeldBytes() }
         guard !au.flags.hasNoPicture else {
             queue.append(entry)
             return
@@ -221,12 +223,16 @@ public struct SEIInserter: Sendable {
                         into: &released)
             applyReleased()
         }
-        if heldBytes > options.maximumHeldBytes, var o = order {
-            released.removeAll(keepingCapacity: true)
-            o.flush(into: &released)
-            order = o
-            applyReleased()
-        }
+    }
+
+    /// Past ``Options/maximumHeldBytes``, the waiting pictures are numbered as if a new picture
+    /// order count period began, so that they can go out.
+    private mutating func boundHeldBytes() {
+        guard heldBytes > options.maximumHeldBytes, var o = order else { return }
+        released.removeAll(keepingCapacity: true)
+        o.flush(into: &released)
+        order = o
+        applyReleased()
     }
 
     /// NAL units up to index `end` that belong to no access unit: copied as they are.
@@ -237,6 +243,7 @@ public struct SEIInserter: Sendable {
         units.removeFirst(count)
         unitsBase &+= count
         queue.append(Entry(units: taken, bytes: taken.reduce(0) { $0 &+ $1.unit.count }))
+        boundHeldBytes()
     }
 
     private mutating func applyReleased() {
