@@ -66,7 +66,7 @@ enum RTPSendCommand: CLICommand {
                                                      overridesStreamTiming: fpsOption != nil)
         let assembled = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: .skip).accessUnits
         let timed = assembled.compactMap { au in
-            RTPAccessUnit(au).map { (unit: $0, decodeSeconds: Double(au.timestamps(timescale: 90_000)?.dts ?? 0) / 90_000) }
+            RTPAccessUnit(au).map { (unit: $0, decodeSeconds: au.timestamps?.decodeSeconds ?? 0) }
         }
         let accessUnits = timed.map(\.unit)
         let frameSeconds = assembled.first?.timeBase.map { $0.seconds(2) } ?? 0.04

@@ -8,8 +8,8 @@ import Synchronization
 /// var config = X264Encoder.Configuration(width: 1280, height: 720)
 /// config.rateControl = .averageBitrate(2_000_000)
 /// let encoder = try X264Encoder(configuration: config)
-/// for frame in frames { for au in try encoder.encode(frame) { write(au.annexB()) } }
-/// for au in try encoder.flush() { write(au.annexB()) }
+/// for frame in frames { for au in try encoder.encode(frame) { write(au.annexBSample(parameterSets: encoder.parameterSets)) } }
+/// for au in try encoder.flush() { write(au.annexBSample(parameterSets: encoder.parameterSets)) }
 /// ```
 ///
 /// ## Rate control
