@@ -3,7 +3,7 @@ import H264
 /// `h264 edit`'s SEI insertion options: they build an `SEIInsertionSchedule` and the output
 /// of the header editor goes through an `SEIInserter`.
 extension EditCommand {
-    static let insertSEIUsage = """
+    static let insertSEIUsage = "\n" + """
 
     SEI insertion (frames are counted in presentation order from 0, as ffprobe -show_frames
     counts them; FRAMES is N, A-B, A- or *, each with an optional /STEP, joined by commas):
