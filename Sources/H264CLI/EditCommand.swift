@@ -30,7 +30,7 @@ enum EditCommand: CLICommand {
     what can be fixed without re-encoding: parameter sets before IDRs, AUDs, level_idc,
     constraint flags, VUI bitstream_restriction, oversized SEI dropped. What cannot be fixed
     is reported with the encoder setting that avoids it (exit status 2).
-    """
+    """ + insertSEIUsage
 
     static func run(_ args: inout Arguments) throws {
         if let profile = try args.option("--for") { return try DeliveryEdit.run(profileName: profile, &args) }
@@ -82,6 +82,7 @@ enum EditCommand: CLICommand {
             }
             edits.removedSEIPayloadTypes.insert(type)
         }
+        var inserter = try seiInsertion(&args)
         let paths = try args.positionals(min: 2, max: 2)
         // The input is read in chunks and the output written as it is made.
         let input = try ChunkedInput(paths[0])
@@ -90,16 +91,19 @@ enum EditCommand: CLICommand {
         var out: [UInt8] = []
         while let chunk = try input.read() {
             try editor.append(chunk, to: &out)
+            try pass(&out, through: &inserter, finishing: false)
             try output.write(out)
             out.removeAll(keepingCapacity: true)
         }
         try editor.finish(to: &out)
+        try pass(&out, through: &inserter, finishing: true)
         try output.write(out)
         try output.close()
         for u in editor.unparsed.prefix(10) {
             Output.error("warning: NAL unit \(u.index) copied unchanged: \(u.error.code): \(u.error.reason)")
         }
         if editor.unparsedCount > 10 { Output.error("warning: \(editor.unparsedCount) NAL units copied unchanged in all") }
+        reportInsertion(inserter)
     }
 
     private static func byte(_ args: inout Arguments, _ name: String) throws -> UInt8? {
