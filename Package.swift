@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FLV", targets: ["FLV"]),
         .library(name: "RTMP", targets: ["RTMP"]),
         .library(name: "MP4", targets: ["MP4"]),
+        .library(name: "H264Delivery", targets: ["H264Delivery"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
     targets: [
@@ -37,6 +38,10 @@ let package = Package(
         .target(name: "RTMP", dependencies: ["FLV", "H264"]),
         // MP4 and fragmented MP4 (CMAF) files and HLS playlists: the H264 core only, no Foundation.
         .target(name: "MP4", dependencies: ["H264"]),
+        // Delivery profiles (WebRTC, RTMP, HLS, RTSP, the strict spec): rules with their clauses,
+        // the streaming checker and the fixer that rewrites headers without re-encoding; FLV for
+        // the RTMP rules, which need its keyframe flags and sequence headers.
+        .target(name: "H264Delivery", dependencies: ["H264", "FLV"]),
         // Test tooling for users' tests: small streams the project owns with their known facts
         // (Foundation), and the stream builder that writes streams no encoder makes (the core's
         // syntax writers). The target lives in Fixtures/ beside the script that regenerates the
@@ -52,7 +57,7 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "H264CLI",
-            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Fixtures", "CAllocationCounter"]
+            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery", "H264Fixtures", "CAllocationCounter"]
         ),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -61,8 +66,9 @@ let package = Package(
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264Video", "H264", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),
-        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "TestSupport"]),
+        .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "X264", "H264Video", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "RTP", "TestSupport"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "H264", "FLV", "MP4", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -25,29 +25,29 @@ public struct FLVSampleBuilder: Sendable {
         inserter = ParameterSetInserter(parameterSets: parameterSets)
     }
 
-    /// The sample for one access unit (its times converted to milliseconds), and the avcC
-    /// record to send before it when the parameter sets it uses are new or changed (nil when
-    /// the last holds). FLV times cannot be negative, and a stream with frame reordering (an
-    /// encoder's output, an MP4 track with an edit list) may start its DTS below 0: when the
-    /// first DTS is negative, every time is moved later by that much.
+    /// The FLV sample for one access unit or encoded frame (any `AccessUnitSample`),
+    /// and the avcC record to send before it when the parameter sets it uses are new or changed
+    /// (nil when the last holds).
+    ///
+    /// Everything FLV needs is derived here, never by the caller: the times are converted from
+    /// the sample's `SampleTimestamps` to milliseconds (nearest, halves away from zero),
+    /// the composition time is PTS - DTS after rounding, and since FLV times cannot be negative
+    /// while a stream with frame reordering (an encoder's output, an MP4 track with an edit
+    /// list) may start its DTS below 0, every time is moved later by the first DTS's magnitude
+    /// when it is negative. The keyframe flag (FrameType 1) is
+    /// `isRandomAccessPoint`: an IDR picture, or one with a recovery
+    /// point SEI (x264's open-GOP I pictures), as FFmpeg's FLV muxer marks them.
     /// - Throws: ``FLVError/Code/missingDecoderConfiguration`` when no SPS and PPS came before;
-    ///   ``FLVError/Code/invalidArgument`` for an access unit without timestamps;
+    ///   ``FLVError/Code/invalidArgument`` for a sample without timestamps;
     ///   ``FLVError/Code/invalidBitstream`` for a NAL unit that does not fit a 4-byte length.
-    public mutating func sample(_ au: AccessUnit) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
-        guard let times = au.timestamps(timescale: 1000) else {
-            throw FLVError.invalid(.invalidArgument, "access unit \(au.index) has no timestamps")
+    /// - Complexity: O(n) in the sample's bytes.
+    public mutating func sample(_ sample: some AccessUnitSample) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
+        guard let times = sample.timestamps(timescale: 1000) else {
+            throw FLVError.invalid(.invalidArgument, "a sample without timestamps cannot go into FLV")
         }
         let (dts, pts) = shifted(dts: times.dts, pts: times.pts)
-        return try sample(nalUnits: au.nalUnits, dts: dts, pts: pts, isKeyframe: au.isRandomAccessPoint, name: "access unit \(au.index)")
-    }
-
-    /// The sample for one encoded frame (its times converted to milliseconds, moved later as
-    /// ``sample(_:)-(AccessUnit)`` does when the first DTS is negative).
-    public mutating func sample(_ frame: EncodedFrame) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
-        let base = TimeBase(numerator: 1, denominator: Int64(frame.timescale))
-        let (dts, pts) = shifted(dts: base.rescale(frame.dts, to: 1000), pts: base.rescale(frame.pts, to: 1000))
-        return try sample(nalUnits: frame.nalUnits, dts: dts, pts: pts, isKeyframe: frame.isSyncSample,
-                          name: "encoded frame at \(frame.pts)")
+        return try self.sample(nalUnits: sample.nalUnits, dts: dts, pts: pts, isKeyframe: sample.isRandomAccessPoint,
+                               name: "the sample at DTS \(dts) ms")
     }
 
     /// Times moved later by the first DTS's magnitude when it is negative (fixed at the first

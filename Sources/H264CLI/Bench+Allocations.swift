@@ -51,7 +51,7 @@ enum AllocationBench {
             ("rtp_packetize", accessUnits.count, {
                 for au in accessUnits {
                     packets.removeAll()
-                    packetizer.packetize(au, into: &packets)
+                    try packetizer.packetize(au, into: &packets)
                 }
             }),
         ]

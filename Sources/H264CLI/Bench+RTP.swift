@@ -13,13 +13,19 @@ enum RTPBench {
         var packetizer = try RTPPacketizer(.init(mtu: mtu, ssrc: 1))
         var packets = RTPPacketBuffer()
         var sink = 0
+        var failure: H264Error?
         let gbps = measure(bytesPerPass: nalBytes, seconds: seconds) {
-            for au in aus {
-                packets.removeAll()
-                packetizer.packetize(au, into: &packets)
-                sink &+= packets.count
+            do throws(H264Error) {
+                for au in aus {
+                    packets.removeAll()
+                    try packetizer.packetize(au, into: &packets)
+                    sink &+= packets.count
+                }
+            } catch {
+                failure = error
             }
         }
+        if let failure { throw failure }
         return sink > 0 ? gbps : 0
     }
 
@@ -29,7 +35,7 @@ enum RTPBench {
         let nalBytes = aus.reduce(0) { $0 + $1.nalUnits.reduce(0) { $0 + $1.count } }
         var packetizer = try RTPPacketizer(.init(mtu: mtu, ssrc: 1))
         var packets = RTPPacketBuffer()
-        for au in aus { packetizer.packetize(au, into: &packets) }
+        for au in aus { try packetizer.packetize(au, into: &packets) }
         var rebuilt = 0
         var failure: (any Error)?
         let gbps = measure(bytesPerPass: nalBytes, seconds: seconds) {

@@ -86,6 +86,10 @@ enum BenchCommand: CLICommand {
         Measurement(key: "access_units_streaming_gbps", label: "access units (streaming, 1 MiB chunks)",
                     ParsingBench.accessUnitsStreaming),
         Measurement(key: "parse_headers_gbps", label: "parse NAL/SPS/PPS/SEI/slice headers", ParsingBench.parseHeaders),
+        Measurement(key: "check_webrtc_gbps", label: "check --profile webrtc", DeliveryBench.check),
+        Measurement(key: "edit_for_hls_gbps", label: "edit --for hls (check + fix)") { stream in
+            try DeliveryBench.fix(stream, plan: DeliveryBench.hlsPlan(stream))
+        },
         Measurement(key: "slice_headers_per_s", label: "slice headers", unit: "/s") { try ParsingBench.sliceHeadersPerSecond($0.sliceUnits) },
         Measurement(key: "rtp_packetize_gbps", label: "RTP packetise (MTU 1200)", unit: "GB/s") {
             try RTPBench.packetizeGBps(stream: $0.stream, seconds: 0.3)

@@ -18,6 +18,13 @@ protocol CLICommand {
     static func run(_ args: inout Arguments) throws
 }
 
+/// Ends a command with an exit status other than 0 or 1, after its output (`h264 check`: 2
+/// when the stream does not conform). Nothing is printed for it.
+struct CLIExitStatus: Error {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
+}
+
 /// An error the tool reports as one line on stderr with exit status 1.
 struct CLIError: Error, CustomStringConvertible {
     let description: String
@@ -43,6 +50,9 @@ enum CLI {
             try command.run(&args)
             try Output.flush()
             return 0
+        } catch let status as CLIExitStatus {
+            try? Output.flush()
+            return status.code
         } catch {
             try? Output.flush()
             Output.error(message(for: error))

@@ -6,6 +6,7 @@ enum EditCommand: CLICommand {
     static let summary = "re-write SPS/PPS/slice headers, optionally editing VUI, level, crop, AUDs"
     static let usage = """
     usage: h264 edit IN|- OUT|- [edits]
+           h264 edit --for webrtc|hls|rtmp|rtsp|spec IN OUT [--profile-level-id HEX ...]
 
     Parses and re-writes every SPS, PPS, AUD, filler and slice header, copying slice data
     unchanged after the header bits. Without edits the output is byte-identical to the input.
@@ -24,9 +25,15 @@ enum EditCommand: CLICommand {
       --aud insert|remove    insert an access unit delimiter where one is missing, or remove all
       --remove-sei TYPE      remove SEI messages of a payload type, by name or number
                              (user_data_unregistered: x264's settings); may be repeated
-    """
+
+    --for PROFILE checks IN against a delivery profile (as 'h264 check') and writes OUT with
+    what can be fixed without re-encoding: parameter sets before IDRs, AUDs, level_idc,
+    constraint flags, VUI bitstream_restriction, oversized SEI dropped. What cannot be fixed
+    is reported with the encoder setting that avoids it (exit status 2).
+    """ + insertSEIUsage
 
     static func run(_ args: inout Arguments) throws {
+        if let profile = try args.option("--for") { return try DeliveryEdit.run(profileName: profile, &args) }
         var edits = HeaderEdits()
         if let s = try args.option("--sar") {
             let p = s.split(separator: ":", omittingEmptySubsequences: false).map { UInt16($0) }
@@ -75,6 +82,7 @@ enum EditCommand: CLICommand {
             }
             edits.removedSEIPayloadTypes.insert(type)
         }
+        var inserter = try seiInsertion(&args)
         let paths = try args.positionals(min: 2, max: 2)
         // The input is read in chunks and the output written as it is made.
         let input = try ChunkedInput(paths[0])
@@ -83,16 +91,19 @@ enum EditCommand: CLICommand {
         var out: [UInt8] = []
         while let chunk = try input.read() {
             try editor.append(chunk, to: &out)
+            try pass(&out, through: &inserter, finishing: false)
             try output.write(out)
             out.removeAll(keepingCapacity: true)
         }
         try editor.finish(to: &out)
+        try pass(&out, through: &inserter, finishing: true)
         try output.write(out)
         try output.close()
         for u in editor.unparsed.prefix(10) {
             Output.error("warning: NAL unit \(u.index) copied unchanged: \(u.error.code): \(u.error.reason)")
         }
         if editor.unparsedCount > 10 { Output.error("warning: \(editor.unparsedCount) NAL units copied unchanged in all") }
+        reportInsertion(inserter)
     }
 
     private static func byte(_ args: inout Arguments, _ name: String) throws -> UInt8? {

@@ -9,10 +9,12 @@ enum RTPSendCommand: CLICommand {
     static let usage = """
     usage: h264 rtp-send FILE --to HOST:PORT [--mtu 1200] [--sdp PATH] [--dry-run] [--fast]
                          [--fps N[/D]] [--speed X] [--payload-type PT] [--repeat-parameter-sets]
+                         [--webrtc] [--packetization-mode 0|1] [--no-stap-a]
            h264 rtp-send FILE --bench [--mtu 1200]
 
-    Packetises the stream (RFC 6184 packetization-mode 1: single NAL unit, STAP-A, FU-A) and
-    sends it to HOST:PORT ([ADDR]:PORT for IPv6), paced in real time from the frame rate.
+    Packetises the stream (RFC 6184 packetization-mode 1: single NAL unit, STAP-A, FU-A; or
+    mode 0: single NAL unit packets only) and sends it to HOST:PORT ([ADDR]:PORT for IPv6),
+    paced in real time from the frame rate.
     Writes an SDP file that FFmpeg and GStreamer receive from, e.g.
     ffmpeg -protocol_whitelist file,udp,rtp -i FILE.sdp ...
     At the end an RTCP sender report and BYE go to PORT + 1, on which receivers stop.
@@ -28,6 +30,12 @@ enum RTPSendCommand: CLICommand {
       --payload-type PT         RTP payload type, 96...127 (default 96)
       --repeat-parameter-sets   put the last SPS/PPS an IDR access unit uses before it when it
                                 lacks them
+      --webrtc                  the WebRTC preset: mode 1, MTU 1200, STAP-A, SPS+PPS before
+                                every IDR in one STAP-A with its timestamp
+      --packetization-mode M    1 (default) or 0: one NAL unit per packet, no STAP-A or FU-A;
+                                a NAL unit larger than the MTU is an error (encode with
+                                --slice-max-size MTU-12)
+      --no-stap-a               send no STAP-A (mode 1): every NAL unit that fits alone
       --bench                   measure packetising and depacketising speed of FILE in memory
                                 and print JSON (rtp_packetize_gbps, rtp_depacketize_gbps)
     """
@@ -46,6 +54,13 @@ enum RTPSendCommand: CLICommand {
         let payloadType = try args.intOption("--payload-type") ?? 96
         guard (96...127).contains(payloadType) else { throw CLIError("--payload-type must be 96...127") }
         let repeatSets = args.flag("--repeat-parameter-sets")
+        let webRTC = args.flag("--webrtc")
+        let mode = try args.intOption("--packetization-mode") ?? 1
+        guard mode == 0 || mode == 1 else { throw CLIError("--packetization-mode must be 0 or 1") }
+        let noAggregation = args.flag("--no-stap-a")
+        if webRTC && (mode != 1 || noAggregation || mtu != 1200) {
+            throw CLIError("--webrtc sets mode 1, STAP-A and MTU 1200; leave out --packetization-mode, --no-stap-a and --mtu")
+        }
         let bench = args.flag("--bench")
         let path = try args.positionals(min: 1, max: 1)[0]
 
@@ -66,19 +81,23 @@ enum RTPSendCommand: CLICommand {
                                                      overridesStreamTiming: fpsOption != nil)
         let assembled = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: .skip).accessUnits
         let timed = assembled.compactMap { au in
-            RTPAccessUnit(au).map { (unit: $0, decodeSeconds: Double(au.timestamps(timescale: 90_000)?.dts ?? 0) / 90_000) }
+            RTPAccessUnit(au).map { (unit: $0, decodeSeconds: au.timestamps?.decodeSeconds ?? 0) }
         }
         let accessUnits = timed.map(\.unit)
         let frameSeconds = assembled.first?.timeBase.map { $0.seconds(2) } ?? 0.04
 
         var rng = SystemRandomNumberGenerator()
         let ssrc: UInt32 = rng.next(), initialTimestamp: UInt32 = rng.next()
-        var packetizer = try RTPPacketizer(.init(
-            mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
-            initialTimestamp: initialTimestamp, parameterSets: repeatSets ? .fromStream : .off))
-        let sender = try UDPSender(host: host, port: port)
-        let format = try H264FormatParameters(stream: units)
-        let sdp = RTPSessionDescription(connectionAddress: sender.numericHost, port: port, payloadType: UInt8(payloadType),
+        let configuration: RTPPacketizer.Configuration = webRTC
+            ? .webRTC(payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(), initialTimestamp: initialTimestamp)
+            : .init(mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
+                    initialTimestamp: initialTimestamp, aggregates: !noAggregation, parameterSets: repeatSets ? .fromStream : .off,
+                    packetizationMode: mode)
+        var packetizer = try RTPPacketizer(configuration)
+        let sender = try UDPSocket(sendingTo: host, port: port)
+        var format = try H264FormatParameters(stream: units)
+        format.packetizationMode = configuration.packetizationMode
+        let sdp = RTPSessionDescription(connectionAddress: sender.remoteHost, port: port, payloadType: UInt8(payloadType),
                                         format: format, frameRate: 1 / frameSeconds)
         let sdpPath = sdpOption ?? path + ".sdp"
         try Output.write(Array(sdp.text.utf8), to: sdpPath)
@@ -98,9 +117,9 @@ enum RTPSendCommand: CLICommand {
             let streamSeconds = fast ? Double(accessUnits.count) * frameSeconds : seconds * speed
             try sendBye(ssrc: ssrc, rtpTimestamp: initialTimestamp &+ UInt32(truncatingIfNeeded: Int64(streamSeconds * 90_000)),
                         packetCount: packetCount, payloadBytes: byteCount - packetCount * RTPHeader.fixedLength,
-                        to: UDPSender(host: sender.numericHost, port: port + 1), clock: clock)
+                        to: UDPSocket(sendingTo: sender.remoteHost, port: port + 1), clock: clock)
         }
-        Output.line("sent \(accessUnits.count) access units in \(packetCount) packets (\(byteCount) bytes) to \(sender.numericHost):\(port) in \(clock.now - began); SDP: \(sdpPath)")
+        Output.line("sent \(accessUnits.count) access units in \(packetCount) packets (\(byteCount) bytes) to \(sender.remoteHost):\(port) in \(clock.now - began); SDP: \(sdpPath)")
     }
 
     /// Packetises and sends the access units; with `pacing` (a speed factor), each at its time,
@@ -108,13 +127,13 @@ enum RTPSendCommand: CLICommand {
     /// as one burst that overflows the receiver's socket buffer.
     /// - Returns: packets and bytes sent.
     static func send(_ accessUnits: [(unit: RTPAccessUnit, decodeSeconds: Double)], with packetizer: inout RTPPacketizer,
-                     to sender: UDPSender, pacing speed: Double?, frameSeconds: Double, clock: ContinuousClock) throws -> (Int, Int) {
+                     to sender: UDPSocket, pacing speed: Double?, frameSeconds: Double, clock: ContinuousClock) throws -> (Int, Int) {
         var packets = RTPPacketBuffer()
         var packetCount = 0, byteCount = 0
         let start = clock.now
         for (au, decodeSeconds) in accessUnits {
             packets.removeAll()
-            packetizer.packetize(au, into: &packets)
+            try packetizer.packetize(au, into: &packets)
             for i in 0..<packets.count {
                 if let speed {
                     let spread = packets.count > 1 ? 0.5 * frameSeconds * Double(i) / Double(packets.count) : 0
@@ -131,7 +150,7 @@ enum RTPSendCommand: CLICommand {
 
     /// Half a second after the last packet (so that receivers have emptied their jitter
     /// buffers), an RTCP sender report and BYE: FFmpeg and GStreamer end the stream on it.
-    static func sendBye(ssrc: UInt32, rtpTimestamp: UInt32, packetCount: Int, payloadBytes: Int, to rtcp: UDPSender,
+    static func sendBye(ssrc: UInt32, rtpTimestamp: UInt32, packetCount: Int, payloadBytes: Int, to rtcp: UDPSocket,
                         clock: ContinuousClock) throws {
         sleep(until: clock.now + .milliseconds(500), clock)
         let report = RTCP.senderReportAndBye(ssrc: ssrc, ntpTimestamp: RTCP.ntpTimestamp(unixSeconds: Date().timeIntervalSince1970),

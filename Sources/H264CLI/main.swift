@@ -10,8 +10,10 @@ let commands: [any CLICommand.Type] = [
     InspectCommand.self,
     EncodeCommand.self,
     RTPSendCommand.self,
+    RTPReceiveCommand.self,
     BuildStreamCommand.self,
     SegmentCommand.self,
+    CheckCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))

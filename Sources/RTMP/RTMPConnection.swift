@@ -69,13 +69,20 @@ public final class RTMPConnection {
     ///   application), ``RTMPError/Code/protocolViolation``, ``RTMPError/Code/limitExceeded``,
     ///   ``RTMPError/Code/io``; ``RTMPError/Code/invalidArgument`` for a chunk size outside
     ///   128...65536.
-    public init(url: RTMPURL, options: Options = Options()) throws(RTMPError) {
+    public convenience init(url: RTMPURL, options: Options = Options()) throws(RTMPError) {
+        try self.init(url: url, options: options, interrupt: nil)
+    }
+
+    /// Connects as ``init(url:options:)`` does; every wait also watches `interrupt`, so firing
+    /// it stops the connection in progress with ``RTMPError/Code/cancelled``.
+    init(url: RTMPURL, options: Options, interrupt: SocketInterrupt?) throws(RTMPError) {
         self.url = url
         self.options = options
         guard (128...65536).contains(options.chunkSize) else {
             throw RTMPError.invalid(.invalidArgument, "RTMP chunk size \(options.chunkSize) outside 128...65536")
         }
-        socket = try TCPSocket(host: url.host, port: url.port, timeoutMilliseconds: options.connectTimeoutMilliseconds)
+        socket = try TCPSocket(host: url.host, port: url.port, timeoutMilliseconds: options.connectTimeoutMilliseconds,
+                               interrupt: interrupt)
         try handshake(deadline: Deadline(milliseconds: options.timeoutMilliseconds))
         let deadline = Deadline(milliseconds: options.timeoutMilliseconds)
         session.send(.control(.setChunkSize, UInt32(options.chunkSize)), on: RTMPChunkStream.control)
@@ -192,6 +199,12 @@ public final class RTMPConnection {
                      on: RTMPChunkStream.command)
         try flush(deadline: deadline)
         socket.shutdownAndDrain(deadline: Deadline(milliseconds: min(deadline.remainingMilliseconds, 1000)))
+    }
+
+    /// Closes the connection at once, without a goodbye (a cancelled publisher).
+    func abort() {
+        publishing = false
+        socket.close()
     }
 
     // MARK: Internals

@@ -19,6 +19,7 @@ public struct RTMPError: Error, Hashable, Sendable, CustomStringConvertible {
             case limitExceeded
             case invalidArgument
             case io
+            case cancelled
         }
 
         let base: Base
@@ -40,6 +41,10 @@ public struct RTMPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(.invalidArgument)
         /// A socket call failed (a name that does not resolve, another system error).
         public static let io = Code(.io)
+        /// The publisher was cancelled (``RTMPPublisher/cancel()``, or the cancellation of the
+        /// task awaiting an ``AsyncRTMPPublisher`` call): the operation in progress stopped and
+        /// the connection was closed without a goodbye.
+        public static let cancelled = Code(.cancelled)
 
         public var description: String { base.rawValue }
     }

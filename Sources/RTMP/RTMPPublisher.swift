@@ -76,6 +76,7 @@ public final class RTMPPublisher: @unchecked Sendable {
         var droppingUntilKeyframe = false
         var error: RTMPError?
         var finishing = false
+        var cancelled = false
         var statistics = Statistics()
 
         mutating func pop() -> Item? {
@@ -100,20 +101,41 @@ public final class RTMPPublisher: @unchecked Sendable {
     private let ready = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private let queue = DispatchQueue(label: "swift-h264.rtmp.publisher")
+    private let interrupt: SocketInterrupt
 
     /// Connects, publishes `url`, and starts the sending queue.
     /// - Throws: ``RTMPError/Code/invalidArgument`` for a bad URL or capacity, and the errors of
     ///   ``RTMPConnection/init(url:options:)`` and ``RTMPConnection/publish()``.
-    public init(url: String, options: Options = Options()) throws(RTMPError) {
+    public convenience init(url: String, options: Options = Options()) throws(RTMPError) {
+        try self.init(url: url, options: options, interrupt: SocketInterrupt())
+    }
+
+    /// Connects as ``init(url:options:)`` does, every wait watching `interrupt`: firing it
+    /// (from another thread) stops the connection in progress with
+    /// ``RTMPError/Code/cancelled``, and later ``cancel()`` fires it.
+    init(url: String, options: Options, interrupt: SocketInterrupt) throws(RTMPError) {
+        self.interrupt = interrupt
         self.url = try RTMPURL(url)
         self.options = options
         guard options.queueCapacity > 0 else {
             throw RTMPError.invalid(.invalidArgument, "queue capacity must be positive")
         }
         slots = DispatchSemaphore(value: options.queueCapacity)
-        connection = try RTMPConnection(url: self.url, options: options.connection)
+        connection = try RTMPConnection(url: self.url, options: options.connection, interrupt: interrupt)
         try connection.publish()
         queue.async { self.run() }
+    }
+
+    deinit {
+        // A cancelled sender leaves frames queued; each holds a slot, and libdispatch traps
+        // when a semaphore is released below its initial value: give the slots back.
+        let held = state.withLock { s in
+            s.items[s.head...].reduce(0) { n, item in
+                if case .video(_, _, true) = item { return n &+ 1 }
+                return n
+            }
+        }
+        for _ in 0..<held { slots.signal() }
     }
 
     /// The counters so far.
@@ -195,6 +217,28 @@ public final class RTMPPublisher: @unchecked Sendable {
         if let error = self.error { throw error }
     }
 
+    /// Stops the publisher at once, whatever the server does: the operation in progress on the
+    /// connection (a send waiting for a server that does not read, the goodbye of
+    /// ``finish(endOfSequenceTimestamp:timeoutMilliseconds:)``) ends without waiting for its
+    /// deadline, queued frames are dropped, and the connection is closed without
+    /// `FCUnpublish`/`deleteStream`. Later calls throw ``RTMPError/Code/cancelled``, and a
+    /// `finish` waiting returns with it.
+    ///
+    /// Safe from any thread, more than once. The sending queue closes the socket as soon as
+    /// its current system call returns, which the cancellation wakes at once (every wait of
+    /// the socket also watches a pipe that this fires).
+    public func cancel() {
+        state.withLock {
+            $0.cancelled = true
+            if $0.error == nil { $0.error = RTMPError.invalid(.cancelled, "the publisher was cancelled") }
+        }
+        interrupt.fire()
+        ready.signal()
+    }
+
+    /// True once ``cancel()`` was called.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
     /// Throws the sender's error, or ``RTMPError/Code/invalidArgument`` after ``finish``.
     private func checkOpen() throws(RTMPError) {
         let (error, finishing) = state.withLock { ($0.error, $0.finishing) }
@@ -217,6 +261,12 @@ public final class RTMPPublisher: @unchecked Sendable {
     /// The sender: takes items in order; between items, services the server's messages.
     private func run() {
         while true {
+            if state.withLock({ $0.cancelled }) {
+                connection.abort()
+                state.withLock { $0.statistics.bytesSent = connection.bytesSent }
+                done.signal()
+                return
+            }
             if ready.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
                 if self.error == nil {
                     do { try connection.serviceIncoming() } catch { fail(error) }

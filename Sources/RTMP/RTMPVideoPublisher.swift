@@ -6,21 +6,31 @@ import Darwin
 import FLV
 import H264
 
-/// Publishes H.264 video to an RTMP server: access units or encoded frames in, FLV video
-/// messages out, through an ``RTMPPublisher`` (its own queue, bounded, with a drop-or-block
-/// policy). Parameter sets in band move to AVC sequence headers, sent first whenever the ones a
-/// picture uses change (`FLVSampleBuilder`).
+/// Publishes H.264 video to an RTMP server: access units or encoded frames in (any
+/// `AccessUnitSample`), FLV video messages out, through an ``RTMPPublisher`` (its own queue,
+/// bounded, with a drop-or-block policy). Parameter sets in band move to AVC sequence headers,
+/// sent first whenever the ones a picture uses change (`FLVSampleBuilder`), and every time is
+/// converted by the library: milliseconds, composition time, the shift of a negative first
+/// DTS. The caller passes samples as the encoder or the parser gives them.
 ///
 /// ```swift
-/// let publisher = try RTMPVideoPublisher(url: "rtmp://127.0.0.1/live/test", metadata: metadata)
-/// for au in accessUnits { try publisher.send(au) }
+/// let publisher = try RTMPVideoPublisher(url: "rtmp://127.0.0.1/live/test", metadata: metadata,
+///                                        parameterSets: encoder.parameterSets)
+/// for frame in try encoder.encode(picture) { try publisher.send(frame) }
 /// try publisher.finish()
 /// ```
-public final class RTMPVideoPublisher {
-    /// The publisher (statistics, error).
+///
+/// This is the synchronous fast path: `send` queues and returns (it never waits on the
+/// network), while the creation and ``finish(timeoutMilliseconds:)`` wait for the server. From
+/// Swift concurrency use ``AsyncRTMPPublisher``, built on this type, whose calls never block a
+/// cooperative thread and which stops when its task is cancelled.
+///
+/// `Sendable`: `send` may be called from a capture thread while another thread finishes;
+/// samples are taken in the order the calls reach it.
+public final class RTMPVideoPublisher: Sendable {
+    /// The publisher (statistics, error, ``RTMPPublisher/cancel()``).
     public let publisher: RTMPPublisher
-    private var builder: FLVSampleBuilder
-    private var lastDTS: Int64 = 0
+    private let state: Locked<(builder: FLVSampleBuilder, lastDTS: Int64)>
 
     /// Connects, publishes, and queues the metadata.
     /// - Parameters:
@@ -30,45 +40,42 @@ public final class RTMPVideoPublisher {
     ///     that do not carry them in band.
     ///   - options: publisher settings.
     /// - Throws: the errors of ``RTMPPublisher/init(url:options:)``.
-    public init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit] = [],
-                options: RTMPPublisher.Options = .init()) throws(RTMPError) {
-        builder = FLVSampleBuilder(parameterSets: parameterSets)
-        publisher = try RTMPPublisher(url: url, options: options)
+    public convenience init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit] = [],
+                            options: RTMPPublisher.Options = .init()) throws(RTMPError) {
+        try self.init(url: url, metadata: metadata, parameterSets: parameterSets, options: options,
+                      interrupt: SocketInterrupt())
+    }
+
+    /// Connects as the public initialiser does, every wait watching `interrupt`.
+    init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit], options: RTMPPublisher.Options,
+         interrupt: SocketInterrupt) throws(RTMPError) {
+        state = Locked((FLVSampleBuilder(parameterSets: parameterSets), 0))
+        publisher = try RTMPPublisher(url: url, options: options, interrupt: interrupt)
         publisher.send(metadata: metadata)
     }
 
-    /// Queues one timed access unit.
+    /// Queues one access unit or encoded frame: its FLV sample (and first, when its parameter
+    /// sets are new, an AVC sequence header), with the times `FLVSampleBuilder.sample(_:)`
+    /// derives from the sample's own timestamps.
     /// - Returns: false when the overflow policy dropped the frame.
-    /// - Throws: ``RTMPError/Code/invalidArgument`` (with the `FLVError`) for an access unit
-    ///   that cannot be framed, and the publisher's errors.
+    /// - Throws: ``RTMPError/Code/invalidArgument`` (with the `FLVError`) for a sample that
+    ///   cannot be framed (no timestamps, no parameter sets yet), and the publisher's errors.
     @discardableResult
-    public func send(_ accessUnit: AccessUnit) throws(RTMPError) -> Bool {
-        let built: (avcC: [UInt8]?, sample: FLVVideoSample)
-        do throws(FLVError) { built = try builder.sample(accessUnit) } catch { throw RTMPError.argument(error) }
-        return try send(built)
-    }
-
-    /// Queues one encoded frame (times as `FLVSampleBuilder.sample(_:)` makes
-    /// them).
-    /// - Returns: false when the overflow policy dropped the frame.
-    @discardableResult
-    public func send(_ frame: EncodedFrame) throws(RTMPError) -> Bool {
-        let built: (avcC: [UInt8]?, sample: FLVVideoSample)
-        do throws(FLVError) { built = try builder.sample(frame) } catch { throw RTMPError.argument(error) }
-        return try send(built)
-    }
-
-    private func send(_ built: (avcC: [UInt8]?, sample: FLVVideoSample)) throws(RTMPError) -> Bool {
-        if let avcC = built.avcC { try publisher.send(decoderConfiguration: avcC, timestamp: built.sample.dts) }
-        lastDTS = built.sample.dts
-        return try publisher.send(built.sample)
+    public func send(_ sample: some AccessUnitSample) throws(RTMPError) -> Bool {
+        try state.withLock { (s) throws(RTMPError) -> Bool in
+            let built: (avcC: [UInt8]?, sample: FLVVideoSample)
+            do throws(FLVError) { built = try s.builder.sample(sample) } catch { throw RTMPError.argument(error) }
+            if let avcC = built.avcC { try publisher.send(decoderConfiguration: avcC, timestamp: built.sample.dts) }
+            s.lastDTS = built.sample.dts
+            return try publisher.send(built.sample)
+        }
     }
 
     /// Sends the end of sequence, unpublishes and closes; returns the counters.
     /// - Parameter timeoutMilliseconds: the deadline for the queue to drain and the goodbye.
     @discardableResult
     public func finish(timeoutMilliseconds: Int = 10_000) throws(RTMPError) -> RTMPPublisher.Statistics {
-        try publisher.finish(endOfSequenceTimestamp: lastDTS, timeoutMilliseconds: timeoutMilliseconds)
+        try publisher.finish(endOfSequenceTimestamp: state.withLock { $0.lastDTS }, timeoutMilliseconds: timeoutMilliseconds)
         return publisher.statistics
     }
 

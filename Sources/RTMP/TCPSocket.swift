@@ -3,15 +3,19 @@ import H264
 
 /// A non-blocking TCP client socket with deadlines on every operation.
 ///
-/// Used by one thread at a time. `SIGPIPE` is never raised (`MSG_NOSIGNAL`).
+/// Used by one thread at a time. `SIGPIPE` is never raised (`MSG_NOSIGNAL`). Every wait also
+/// watches the ``SocketInterrupt`` it was given: once fired, each operation throws
+/// ``RTMPError/Code/cancelled`` at once instead of waiting for the peer or its deadline.
 final class TCPSocket {
     private var fd: Int32
+    private let interrupt: SocketInterrupt?
 
     /// Connects to `host:port`, trying each address the name resolves to.
     /// - Throws: ``RTMPError/Code/connectionRefused`` when the host answers that nothing
     ///   listens, ``RTMPError/Code/timedOut`` past `timeoutMilliseconds`,
     ///   ``RTMPError/Code/io`` when the name does not resolve or another socket error occurs.
-    init(host: String, port: UInt16, timeoutMilliseconds: Int) throws(RTMPError) {
+    init(host: String, port: UInt16, timeoutMilliseconds: Int, interrupt: SocketInterrupt? = nil) throws(RTMPError) {
+        self.interrupt = interrupt
         let deadline = Deadline(milliseconds: timeoutMilliseconds)
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -25,6 +29,7 @@ final class TCPSocket {
         var lastError = RTMPError.invalid(.io, "no address for '\(host)'")
         var node: UnsafeMutablePointer<addrinfo>? = first
         while let ai = node {
+            try interrupt?.check("connect to \(host):\(port)")
             node = ai.pointee.ai_next
             let s = socket(ai.pointee.ai_family, ai.pointee.ai_socktype, ai.pointee.ai_protocol)
             guard s >= 0 else { lastError = Self.errnoError("socket"); continue }
@@ -41,7 +46,7 @@ final class TCPSocket {
                 continue
             }
             do {
-                try Self.wait(s, events: Int16(POLLOUT), deadline: deadline, what: "connect to \(host):\(port)")
+                try Self.wait(s, events: Int16(POLLOUT), deadline: deadline, interrupt: interrupt, what: "connect to \(host):\(port)")
             } catch {
                 Glibc.close(s)
                 throw error
@@ -85,6 +90,7 @@ final class TCPSocket {
         guard fd >= 0 else { throw RTMPError.invalid(.connectionClosed, "socket is closed") }
         var offset = 0
         while offset < bytes.count {
+            try interrupt?.check("send")
             try deadline.check("send")
             let n = bytes.withUnsafeBytes { p in
                 Glibc.send(fd, p.baseAddress! + offset, p.count - offset, Int32(MSG_NOSIGNAL))
@@ -92,7 +98,7 @@ final class TCPSocket {
             if n > 0 {
                 offset += n
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                try Self.wait(fd, events: Int16(POLLOUT), deadline: deadline, what: "send")
+                try Self.wait(fd, events: Int16(POLLOUT), deadline: deadline, interrupt: interrupt, what: "send")
             } else if n < 0 && errno == EINTR {
                 continue
             } else {
@@ -110,13 +116,14 @@ final class TCPSocket {
     ///   ``RTMPError/Code/timedOut`` when nothing arrived in time.
     func receive(maximum: Int, deadline: Deadline) throws(RTMPError) -> [UInt8] {
         guard fd >= 0 else { throw RTMPError.invalid(.connectionClosed, "socket is closed") }
+        try interrupt?.check("receive")
         var buffer = [UInt8](repeating: 0, count: maximum)
         while true {
             let n = buffer.withUnsafeMutableBytes { p in recv(fd, p.baseAddress!, p.count, 0) }
             if n > 0 { return Array(buffer[..<n]) }
             if n == 0 { throw RTMPError.invalid(.connectionClosed, "the server closed the connection") }
             if errno == EAGAIN || errno == EWOULDBLOCK {
-                try Self.wait(fd, events: Int16(POLLIN), deadline: deadline, what: "receive")
+                try Self.wait(fd, events: Int16(POLLIN), deadline: deadline, interrupt: interrupt, what: "receive")
             } else if errno != EINTR {
                 throw Self.transferError("receive")
             }
@@ -130,13 +137,20 @@ final class TCPSocket {
         return poll(&p, 1, 0) > 0
     }
 
-    private static func wait(_ fd: Int32, events: Int16, deadline: Deadline, what: String) throws(RTMPError) {
+    /// Waits for `events` on `fd` until `deadline`, or until `interrupt` fires.
+    private static func wait(_ fd: Int32, events: Int16, deadline: Deadline, interrupt: SocketInterrupt?,
+                             what: String) throws(RTMPError) {
         while true {
+            try interrupt?.check(what)
             let ms = deadline.remainingMilliseconds
             guard ms > 0 else { throw RTMPError.invalid(.timedOut, "\(what) timed out") }
-            var p = pollfd(fd: fd, events: events, revents: 0)
-            let r = poll(&p, 1, Int32(clamping: ms))
-            if r > 0 { return }
+            var p = (pollfd(fd: fd, events: events, revents: 0),
+                     pollfd(fd: interrupt?.readEnd ?? -1, events: Int16(POLLIN), revents: 0))  // fd -1 is ignored
+            let r = withUnsafeMutableBytes(of: &p) { raw in
+                poll(raw.baseAddress!.assumingMemoryBound(to: pollfd.self), 2, Int32(clamping: ms))
+            }
+            if p.1.revents != 0 { try interrupt?.check(what) }
+            if r > 0 && p.0.revents != 0 { return }
             if r < 0 && errno != EINTR { throw errnoError("poll") }
         }
     }

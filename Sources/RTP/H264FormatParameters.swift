@@ -128,10 +128,15 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// Parses a `sprop-parameter-sets` value back into NAL units' bytes.
+    ///
+    /// Any number of entries is read, up to ``maximumParameterSets``: none (an empty value), one
+    /// (an SPS without its PPS), two, or more (several PPSs, or SPS and PPS of several
+    /// configurations), in the order given; empty entries (`,,`, a trailing comma, spaces) are
+    /// skipped.
     /// - Throws: see ``init(parsing:)``.
     public static func parseParameterSets<S: StringProtocol>(_ value: S) throws(H264Error) -> [[UInt8]] {
         var sets: [[UInt8]] = []
-        for part in split(Substring(value), at: ",") {
+        for part in split(Substring(value), at: ",") where !trimmed(part).isEmpty {
             guard sets.count < maximumParameterSets else {
                 throw H264Error.invalid(.limitExceeded, "more than \(maximumParameterSets) sprop-parameter-sets")
             }

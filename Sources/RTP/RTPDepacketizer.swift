@@ -10,7 +10,21 @@ import H264
 ///
 /// Loss never stops the stream: a NAL unit with a missing FU-A fragment is dropped, the others
 /// go through, and what was lost or dropped is counted in ``report`` and listed as
-/// ``RTPDepacketizerEvent``s (see ``takeEvents()``).
+/// ``RTPDepacketizerEvent``s (see ``takeEvents()``). Joining a stream inside a fragmented NAL
+/// unit (the first packet an FU-A continuation) is reported as loss: the fragments are dropped,
+/// never rebuilt into a NAL unit (an IDR picture) that was not received whole.
+///
+/// Senders that break RFC 6184 in the ways cameras and servers do are rejected with typed errors
+/// by default; with ``Configuration/lenient`` they are accepted and each tolerance is reported
+/// as an ``RTPDepacketizerEvent/tolerated(_:sequenceNumber:)`` event (``RTPTolerance``): an FU-A
+/// with both the start and end bits set (taken as a whole NAL unit), the forbidden bit set in a
+/// payload or NAL unit header (cleared in what is delivered), the FU header's reserved bit set
+/// (ignored, as RFC 6184 5.8 tells receivers), STAP-A or FU-A under `packetization-mode=0`.
+///
+/// Memory: at most ``Configuration/reorderWindow`` (rounded up to a power of two) held packets
+/// of at most 65,535 bytes each, one access unit of at most
+/// ``Configuration/maximumAccessUnitSize`` bytes with its NAL unit views, and
+/// ``maximumPendingEvents`` events, whatever the packets say.
 ///
 /// ```swift
 /// var depacketizer = try RTPDepacketizer()
@@ -29,12 +43,22 @@ public struct RTPDepacketizer: Sendable {
         public var payloadType: UInt8?
         /// Largest access unit in bytes; NAL units beyond it are dropped.
         public var maximumAccessUnitSize: Int
+        /// The `packetization-mode` the SDP announced: 0 (single NAL unit packets only) or 1
+        /// (non-interleaved). Under 0, a STAP-A or FU-A is a violation: rejected, or tolerated
+        /// with an event when ``lenient``.
+        public var packetizationMode: Int
+        /// Accept the RFC 6184 violations listed in ``RTPTolerance``, reporting each as an
+        /// event, instead of rejecting the packet.
+        public var lenient: Bool
 
         /// Creates a configuration.
-        public init(reorderWindow: Int = 64, payloadType: UInt8? = nil, maximumAccessUnitSize: Int = 32 << 20) {
+        public init(reorderWindow: Int = 64, payloadType: UInt8? = nil, maximumAccessUnitSize: Int = 32 << 20,
+                    packetizationMode: Int = 1, lenient: Bool = false) {
             self.reorderWindow = reorderWindow
             self.payloadType = payloadType
             self.maximumAccessUnitSize = maximumAccessUnitSize
+            self.packetizationMode = packetizationMode
+            self.lenient = lenient
         }
     }
 
@@ -72,12 +96,16 @@ public struct RTPDepacketizer: Sendable {
     private var buffered = 0
     private var resyncSequence: UInt16?
     private var lossPending = false
+    /// True until the first packet since the start (or a resynchronisation) is processed.
+    private var joining = true
 
     // The access unit being built: its NAL units back to back in `auBytes`.
     private var auBytes: [UInt8] = []
     private var auRanges: [Range<Int>] = []
     private var auActive = false
     private var auTimestamp: UInt32 = 0
+    /// The timestamp of the access unit the last marker bit ended (nil when it ended otherwise).
+    private var markedTimestamp: UInt32?
     private var auIncomplete = false
     private var scratch: [NALUnit] = []
 
@@ -90,13 +118,17 @@ public struct RTPDepacketizer: Sendable {
 
     /// Creates a depacketiser.
     /// - Throws: `H264Error.Code.invalidArgument` for a reorder window outside
-    ///   1...``maximumReorderWindow`` or a maximum access unit size below 1.
+    ///   1...``maximumReorderWindow``, a maximum access unit size below 1 or a
+    ///   packetization-mode other than 0 or 1.
     public init(_ configuration: Configuration = Configuration()) throws(H264Error) {
         guard (1...Self.maximumReorderWindow).contains(configuration.reorderWindow) else {
             throw H264Error.invalid(.invalidArgument, "reorder window \(configuration.reorderWindow) is outside 1...\(Self.maximumReorderWindow)")
         }
         guard configuration.maximumAccessUnitSize >= 1 else {
             throw H264Error.invalid(.invalidArgument, "maximum access unit size must be positive")
+        }
+        guard configuration.packetizationMode == 0 || configuration.packetizationMode == 1 else {
+            throw H264Error.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not received (0 or 1)")
         }
         self.configuration = configuration
         var size = 1
@@ -123,26 +155,36 @@ public struct RTPDepacketizer: Sendable {
     ///   - deliver: called with each completed access unit.
     /// - Throws: for a malformed packet, which is then ignored: `H264Error.Code.truncated`
     ///   (short header, payload, STAP-A or FU-A), `H264Error.Code.invalidBitstream` (RTP
-    ///   version, padding, NAL unit type 0, S and E both set), `H264Error.Code.lengthPastEnd`
-    ///   (a STAP-A size past the end), `H264Error.Code.forbiddenBitSet`,
-    ///   `H264Error.Code.unsupported` (STAP-B, MTAP16, MTAP24, FU-B, types 30 and 31, another
-    ///   SSRC or payload type). `H264Error.Code.invalidBitstream` also reports a packet
+    ///   version, padding, NAL unit type 0; unless ``Configuration/lenient``: S and E both set,
+    ///   the FU header's reserved bit set), `H264Error.Code.lengthPastEnd` (a STAP-A size past
+    ///   the end), `H264Error.Code.forbiddenBitSet` (unless lenient), `H264Error.Code.unsupported`
+    ///   (STAP-B, MTAP16, MTAP24, FU-B, types 30 and 31, another SSRC or payload type; STAP-A
+    ///   or FU-A under packetization-mode 0 unless lenient); each is counted in
+    ///   ``RTPLossReport/packetsRejected``. `H264Error.Code.invalidBitstream` also reports a packet
     ///   sequence that breaks RFC 6184 with no packet lost (an FU-A fragment without a start, an
     ///   FU-A interrupted); the packet was processed and the NAL unit dropped before the throw.
     /// - Complexity: O(n) in the packet's bytes, plus the packets it releases from the window.
     public mutating func push(_ packet: ArraySlice<UInt8>, _ deliver: (RTPReceivedAccessUnit) -> Void) throws(H264Error) {
         if violation != nil { violation = nil }
-        let parsed = try RTPPacket(parsing: packet)
-        let header = parsed.header
-        if let pt = configuration.payloadType, header.payloadType != pt {
-            throw H264Error.invalid(.unsupported, "payload type \(header.payloadType), expected \(pt)")
+        let parsed: RTPPacket
+        let tolerated: ToleranceSet
+        do throws(H264Error) {
+            parsed = try RTPPacket(parsing: packet)
+            if let pt = configuration.payloadType, parsed.header.payloadType != pt {
+                throw H264Error.invalid(.unsupported, "payload type \(parsed.header.payloadType), expected \(pt)")
+            }
+            tolerated = try Self.validate(parsed.payload, packetizationMode: configuration.packetizationMode,
+                                          lenient: configuration.lenient)
+            if started && parsed.header.ssrc != ssrc {
+                throw H264Error.invalid(.unsupported, "packet from SSRC \(parsed.header.ssrc) while receiving SSRC \(ssrc)")
+            }
+        } catch {
+            report.packetsRejected += 1
+            throw error
         }
-        try Self.validate(parsed.payload)
+        let header = parsed.header
         let seq = header.sequenceNumber
         if started {
-            guard header.ssrc == ssrc else {
-                throw H264Error.invalid(.unsupported, "packet from SSRC \(header.ssrc) while receiving SSRC \(ssrc)")
-            }
             // RFC 3550 A.1: a packet far from the expected sequence number is ignored, unless the
             // next one follows it: then the sender restarted its numbering and so do we.
             let ext = extended(seq)
@@ -157,6 +199,7 @@ public struct RTPDepacketizer: Sendable {
                 flush(deliver)
                 started = false
                 lossPending = false
+                joining = true
                 report.resynchronizations += 1
                 record(.resynchronized(sequenceNumber: seq))
             }
@@ -176,8 +219,10 @@ public struct RTPDepacketizer: Sendable {
         }
         let window = Int64(configuration.reorderWindow)
         if ext - nextExpected >= window { drain(upTo: ext - window + 1, deliver) }
+        let reordered = ext < highest
         if ext > highest { highest = ext }
         if ext == nextExpected && buffered == 0 {
+            noteTolerances(tolerated, seq)
             report.packetsReceived += 1
             process(marker: header.marker, timestamp: header.timestamp, payload: parsed.payload, deliver)
             nextExpected += 1
@@ -191,6 +236,8 @@ public struct RTPDepacketizer: Sendable {
             // Every held sequence number lies in nextExpected..<nextExpected + window and the ring
             // is at least `window` long, so slot i is free.
             report.packetsReceived += 1
+            if reordered { report.reorderedPackets += 1 }
+            noteTolerances(tolerated, seq)
             ring[i].sequence = ext
             ring[i].marker = header.marker
             ring[i].timestamp = header.timestamp
@@ -265,6 +312,14 @@ public struct RTPDepacketizer: Sendable {
         }
     }
 
+    private mutating func noteTolerances(_ set: ToleranceSet, _ seq: UInt16) {
+        guard set.bits != 0 else { return }
+        for t in RTPTolerance.allCases where set.contains(t) {
+            report.toleratedViolations += 1
+            record(.tolerated(t, sequenceNumber: seq))
+        }
+    }
+
     private mutating func record(_ event: RTPDepacketizerEvent) {
         if events.count < Self.maximumPendingEvents { events.append(event) } else { report.eventsDiscarded += 1 }
     }
@@ -275,6 +330,8 @@ public struct RTPDepacketizer: Sendable {
                                   _ deliver: (RTPReceivedAccessUnit) -> Void) {
         let loss = lossPending
         lossPending = false
+        let joined = joining
+        joining = false
         if loss {
             if fuStart >= 0 {
                 dropFragments(.truncated("an FU-A fragment was lost"))
@@ -288,14 +345,16 @@ public struct RTPDepacketizer: Sendable {
             finishAccessUnit(.newTimestamp, deliver)
         }
         if !auActive {
+            if markedTimestamp == timestamp { noteEarlyMarker(timestamp) }
             auActive = true
             auTimestamp = timestamp
             auIncomplete = loss
         }
+        markedTimestamp = nil
         let s = payload.startIndex
         let type = payload[s] & 0x1F
         if type == RTPPayloadStructure.fuA {
-            fragment(payload, afterLoss: loss)
+            fragment(payload, afterLoss: loss, joined: joined)
         } else {
             endFragments()
             if type == RTPPayloadStructure.stapA {
@@ -324,6 +383,7 @@ public struct RTPDepacketizer: Sendable {
         }
         let start = auBytes.count
         auBytes.append(contentsOf: bytes)
+        auBytes[start] &= 0x7F  // the forbidden bit, set only when tolerated
         auRanges.append(start..<auBytes.count)
     }
 
@@ -333,7 +393,7 @@ public struct RTPDepacketizer: Sendable {
         if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidBitstream, "FU-A interrupted before its E bit")) }
     }
 
-    private mutating func fragment(_ payload: ArraySlice<UInt8>, afterLoss loss: Bool) {
+    private mutating func fragment(_ payload: ArraySlice<UInt8>, afterLoss loss: Bool, joined: Bool) {
         let s = payload.startIndex
         let indicator = payload[s], fuHeader = payload[s + 1]
         let data = payload[(s + 2)...]
@@ -352,8 +412,9 @@ public struct RTPDepacketizer: Sendable {
             fuStart = auBytes.count
             fuType = type
             fuFragments = 1
-            auBytes.append(indicator & 0xE0 | type)
+            auBytes.append(indicator & 0x60 | type)  // the forbidden bit, set only when tolerated, cleared
             auBytes.append(contentsOf: data)
+            if isEnd { endNALUnit() }  // S and E both set: tolerated, a whole NAL unit
         } else if fuStart >= 0 {
             fuFragments += 1
             guard type == fuType else {
@@ -367,24 +428,28 @@ public struct RTPDepacketizer: Sendable {
                 return
             }
             auBytes.append(contentsOf: data)
-            if isEnd {
-                if NALUnitType(rawValue: type).hasHeaderExtension && auBytes.count - fuStart < 4 {
-                    dropFragments(flagging: .truncated("FU-A NAL unit too short for its header extension"))
-                } else {
-                    auRanges.append(fuStart..<auBytes.count)
-                    fuStart = -1
-                }
-            }
+            if isEnd { endNALUnit() }
         } else {
             if !discardingFragments {
                 fuType = type
                 fuFragments = 1
-                let reason: H264Error = loss ? .truncated("the first FU-A fragment was lost")
+                let reason: H264Error = joined ? .truncated("joined the stream inside an FU-A NAL unit")
+                    : loss ? .truncated("the first FU-A fragment was lost")
                     : .invalid(.invalidBitstream, "FU-A fragment without a start")
-                if !loss, violation == nil { violation = reason }
+                if !loss && !joined, violation == nil { violation = reason }
                 noteDropped(reason)
             }
             discardingFragments = !isEnd
+        }
+    }
+
+    /// The E bit arrived: the NAL unit being reassembled is complete.
+    private mutating func endNALUnit() {
+        if NALUnitType(rawValue: fuType).hasHeaderExtension && auBytes.count - fuStart < 4 {
+            dropFragments(flagging: .truncated("FU-A NAL unit too short for its header extension"))
+        } else {
+            auRanges.append(fuStart..<auBytes.count)
+            fuStart = -1
         }
     }
 
@@ -444,6 +509,13 @@ public struct RTPDepacketizer: Sendable {
         auRanges.removeAll(keepingCapacity: true)
         auActive = false
         auIncomplete = false
+        markedTimestamp = marker ? auTimestamp : nil
+    }
+
+    /// A marker bit ended an access unit and the next packet has the same timestamp.
+    private mutating func noteEarlyMarker(_ timestamp: UInt32) {
+        report.earlyMarkers += 1
+        if report.earlyMarkers == 1 { record(.markerBeforeEndOfAccessUnit(timestamp: timestamp)) }
     }
 
     // MARK: Validation
@@ -456,12 +528,31 @@ public struct RTPDepacketizer: Sendable {
         }
     }
 
+    /// The tolerances a packet needed.
+    struct ToleranceSet {
+        var bits: UInt8 = 0
+        func contains(_ t: RTPTolerance) -> Bool { bits & t.bit != 0 }
+        mutating func insert(_ t: RTPTolerance) { bits |= t.bit }
+    }
+
     /// Checks the structure of an RTP payload for H.264 so that unpacking it cannot fail.
-    static func validate(_ payload: ArraySlice<UInt8>) throws(H264Error) {
+    /// - Returns: the violations tolerated (only when `lenient`).
+    static func validate(_ payload: ArraySlice<UInt8>, packetizationMode: Int, lenient: Bool) throws(H264Error) -> ToleranceSet {
+        var tolerated = ToleranceSet()
         guard let h = payload.first else { throw .truncated("empty RTP payload") }
-        guard h & 0x80 == 0 else { throw H264Error.invalid(.forbiddenBitSet, "F bit set in the payload header") }
+        if h & 0x80 != 0 {
+            guard lenient else { throw H264Error.invalid(.forbiddenBitSet, "F bit set in the payload header") }
+            tolerated.insert(.forbiddenBit)
+        }
         let s = payload.startIndex, end = payload.endIndex
-        switch h & 0x1F {
+        let structure = h & 0x1F
+        if packetizationMode == 0 && (structure == RTPPayloadStructure.stapA || structure == RTPPayloadStructure.fuA) {
+            guard lenient else {
+                throw H264Error.invalid(.unsupported, "\(structure == RTPPayloadStructure.fuA ? "FU-A" : "STAP-A") under packetization-mode 0")
+            }
+            tolerated.insert(.packetizationModeMismatch)
+        }
+        switch structure {
         case 0:
             throw H264Error.invalid(.invalidBitstream, "payload header with NAL unit type 0")
         case 1...23:
@@ -478,7 +569,10 @@ public struct RTPDepacketizer: Sendable {
                     throw H264Error.invalid(.lengthPastEnd, "STAP-A NAL unit of \(size) bytes, \(end - pos) left")
                 }
                 let inner = payload[pos]
-                guard inner & 0x80 == 0 else { throw H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1 in a STAP-A") }
+                if inner & 0x80 != 0 {
+                    guard lenient else { throw H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1 in a STAP-A") }
+                    tolerated.insert(.forbiddenBit)
+                }
                 guard (1...23).contains(inner & 0x1F) else {
                     throw H264Error.invalid(.invalidBitstream, "STAP-A holds a NAL unit of type \(inner & 0x1F)")
                 }
@@ -488,8 +582,13 @@ public struct RTPDepacketizer: Sendable {
         case RTPPayloadStructure.fuA:
             guard payload.count >= 2 else { throw .truncated("FU-A without an FU header") }
             let fuHeader = payload[s + 1]
-            guard fuHeader & 0xC0 != 0xC0 else {
-                throw H264Error.invalid(.invalidBitstream, "FU-A with both the S and E bits set")
+            if fuHeader & 0xC0 == 0xC0 {
+                guard lenient else { throw H264Error.invalid(.invalidBitstream, "FU-A with both the S and E bits set") }
+                tolerated.insert(.fragmentStartAndEnd)
+            }
+            if fuHeader & 0x20 != 0 {
+                guard lenient else { throw H264Error.invalid(.invalidBitstream, "FU-A with the reserved bit set") }
+                tolerated.insert(.reservedBit)
             }
             guard (1...23).contains(fuHeader & 0x1F) else {
                 throw H264Error.invalid(.invalidBitstream, "FU-A carrying NAL unit type \(fuHeader & 0x1F)")
@@ -499,5 +598,6 @@ public struct RTPDepacketizer: Sendable {
         default:
             throw H264Error.invalid(.unsupported, "payload structure \(h & 0x1F) is undefined in RFC 6184")
         }
+        return tolerated
     }
 }

@@ -1,19 +1,30 @@
 import H264
 
-/// Packs access units into RTP packets, RFC 6184 packetization-mode 1 (non-interleaved).
+/// Packs access units into RTP packets, RFC 6184 packetization-mode 1 (non-interleaved) or 0
+/// (single NAL unit).
 ///
-/// Each NAL unit that fits the MTU goes into a single NAL unit packet, or, together with the
-/// small NAL units next to it (SPS, PPS, SEI, AUD, small slices), into one STAP-A; a NAL unit
-/// larger than the MTU is split into FU-A fragments. The last packet of an access unit carries
-/// the marker bit. Packets are appended to an ``RTPPacketBuffer`` that the caller reuses, so
-/// the steady state allocates nothing.
+/// In packetization-mode 1 each NAL unit that fits the MTU goes into a single NAL unit packet,
+/// or, together with the small NAL units next to it (SPS, PPS, SEI, AUD, small slices), into one
+/// STAP-A (unless ``Configuration/aggregates`` is off); a NAL unit larger than the MTU, a
+/// parameter set included, is split into FU-A fragments, never dropped. An SPS and the PPS
+/// after it that fit one packet together always share one STAP-A, at the access unit's
+/// timestamp: the form WebRTC receivers (Chrome) need before an IDR picture.
+///
+/// In packetization-mode 0 every NAL unit is one packet; a NAL unit larger than the MTU cannot
+/// be sent and ``packetize(_:into:)`` throws. The encoder must then cut pictures into slices
+/// that fit: `X264Encoder.Configuration.maxSliceSize` (x264's `--slice-max-size`) set to the
+/// MTU less the 12-byte RTP header.
+///
+/// Whatever the mode, the marker bit is set on the last packet of an access unit only, never
+/// on the last packet of each NAL unit (RFC 6184 5.1). Packets are appended to an
+/// ``RTPPacketBuffer`` that the caller reuses, so the steady state allocates nothing.
 ///
 /// ```swift
-/// var packetizer = try RTPPacketizer(.init(mtu: 1200, ssrc: 0x1234_5678))
+/// var packetizer = try RTPPacketizer(.webRTC(ssrc: 0x1234_5678))
 /// var packets = RTPPacketBuffer()
 /// for au in accessUnits {
 ///     packets.removeAll()
-///     packetizer.packetize(au, into: &packets)
+///     try packetizer.packetize(au, into: &packets)
 ///     packets.forEachPacket { send($0) }
 /// }
 /// ```
@@ -46,14 +57,20 @@ public struct RTPPacketizer: Sendable {
         public var initialSequenceNumber: UInt16
         /// Added to every access unit's ``RTPAccessUnit/timestamp90kHz``.
         public var initialTimestamp: UInt32
-        /// Aggregate consecutive small NAL units into STAP-A packets.
+        /// Aggregate consecutive small NAL units into STAP-A packets (packetization-mode 1
+        /// only). Off: every NAL unit that fits the MTU is a single NAL unit packet, for
+        /// receivers that do not take STAP-A.
         public var aggregates: Bool
         /// SPS/PPS insertion before IDR access units.
         public var parameterSets: ParameterSetInsertion
+        /// The SDP `packetization-mode`: 0 (single NAL unit packets only) or 1
+        /// (non-interleaved: also STAP-A and FU-A).
+        public var packetizationMode: Int
 
         /// Creates a configuration.
         public init(mtu: Int = 1200, payloadType: UInt8 = 96, ssrc: UInt32, initialSequenceNumber: UInt16 = 0,
-                    initialTimestamp: UInt32 = 0, aggregates: Bool = true, parameterSets: ParameterSetInsertion = .off) {
+                    initialTimestamp: UInt32 = 0, aggregates: Bool = true, parameterSets: ParameterSetInsertion = .off,
+                    packetizationMode: Int = 1) {
             self.mtu = mtu
             self.payloadType = payloadType
             self.ssrc = ssrc
@@ -61,6 +78,18 @@ public struct RTPPacketizer: Sendable {
             self.initialTimestamp = initialTimestamp
             self.aggregates = aggregates
             self.parameterSets = parameterSets
+            self.packetizationMode = packetizationMode
+        }
+
+        /// The settings WebRTC receivers expect: packetization-mode 1, MTU 1200 (room for the
+        /// SRTP, UDP, IP and TURN overheads within 1,280 bytes), STAP-A on, and the SPS and PPS
+        /// an IDR access unit uses put in front of it from the stream when it lacks them, so
+        /// that they travel in one STAP-A with the IDR's timestamp. The SDP says
+        /// `packetization-mode=1`.
+        public static func webRTC(payloadType: UInt8 = 96, ssrc: UInt32, initialSequenceNumber: UInt16 = 0,
+                                  initialTimestamp: UInt32 = 0) -> Configuration {
+            Configuration(mtu: 1200, payloadType: payloadType, ssrc: ssrc, initialSequenceNumber: initialSequenceNumber,
+                          initialTimestamp: initialTimestamp, aggregates: true, parameterSets: .fromStream, packetizationMode: 1)
         }
     }
 
@@ -80,13 +109,17 @@ public struct RTPPacketizer: Sendable {
 
     /// Creates a packetiser.
     /// - Throws: `H264Error.Code.invalidArgument` for an MTU outside
-    ///   ``minimumMTU``...``maximumMTU`` or a payload type above 127.
+    ///   ``minimumMTU``...``maximumMTU``, a payload type above 127 or a packetization-mode
+    ///   other than 0 or 1 (mode 2, interleaved, is not sent).
     public init(_ configuration: Configuration) throws(H264Error) {
         guard (Self.minimumMTU...Self.maximumMTU).contains(configuration.mtu) else {
             throw H264Error.invalid(.invalidArgument, "MTU \(configuration.mtu) is outside \(Self.minimumMTU)...\(Self.maximumMTU)")
         }
         guard configuration.payloadType < 128 else {
             throw H264Error.invalid(.invalidArgument, "payload type \(configuration.payloadType) is above 127")
+        }
+        guard configuration.packetizationMode == 0 || configuration.packetizationMode == 1 else {
+            throw H264Error.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not 0 or 1")
         }
         self.configuration = configuration
         if case .given(let sets) = configuration.parameterSets {
@@ -100,22 +133,28 @@ public struct RTPPacketizer: Sendable {
 
     /// Appends the RTP packets of one access unit to `packets` (which is not cleared first).
     ///
+    /// The marker bit is set on the access unit's last packet, and on no other.
+    ///
     /// - Parameters:
     ///   - accessUnit: the NAL units and timestamp; an access unit with no NAL units yields no packet.
     ///   - packets: the output buffer.
+    /// - Throws: in packetization-mode 0 only, `H264Error.Code.nalUnitTooLarge` when a NAL unit
+    ///   (an inserted parameter set included) is larger than the MTU less the RTP header;
+    ///   nothing is appended and no sequence number is used. Have the encoder cut slices to fit
+    ///   (`X264Encoder.Configuration.maxSliceSize`, x264 `--slice-max-size`), or use mode 1.
     /// - Complexity: O(n) in the access unit's bytes; no allocation once `packets` has grown to
     ///   the largest access unit (parameter-set insertion builds one small array per IDR).
-    public mutating func packetize(_ accessUnit: RTPAccessUnit, into packets: inout RTPPacketBuffer) {
+    public mutating func packetize(_ accessUnit: RTPAccessUnit, into packets: inout RTPPacketBuffer) throws(H264Error) {
         let timestamp = configuration.initialTimestamp &+ UInt32(truncatingIfNeeded: accessUnit.timestamp90kHz)
         let firstPacket = packets.count
         switch configuration.parameterSets {
         case .off:
-            packetize(accessUnit.nalUnits, timestamp: timestamp, into: &packets)
+            try packetize(accessUnit.nalUnits, timestamp: timestamp, into: &packets)
         case .fromStream, .given:
             if let withSets = withParameterSets(accessUnit.nalUnits) {
-                packetize(withSets, timestamp: timestamp, into: &packets)
+                try packetize(withSets, timestamp: timestamp, into: &packets)
             } else {
-                packetize(accessUnit.nalUnits, timestamp: timestamp, into: &packets)
+                try packetize(accessUnit.nalUnits, timestamp: timestamp, into: &packets)
             }
         }
         if packets.count > firstPacket { packets.setMarker(packet: packets.count &- 1) }
@@ -129,8 +168,18 @@ public struct RTPPacketizer: Sendable {
         return h
     }
 
-    private mutating func packetize(_ units: [NALUnit], timestamp: UInt32, into packets: inout RTPPacketBuffer) {
+    private mutating func packetize(_ units: [NALUnit], timestamp: UInt32, into packets: inout RTPPacketBuffer) throws(H264Error) {
         let maxPayload = self.maxPayload
+        if configuration.packetizationMode == 0 {
+            // Checked before anything is written, so that a refusal leaves no partial access unit.
+            for unit in units where unit.count > maxPayload { throw Self.tooLargeForMode0(unit, maxPayload) }
+            for unit in units {
+                packets.beginPacket(header(timestamp))
+                packets.appendPayload(unit.bytes)
+                packets.endPacket()
+            }
+            return
+        }
         var i = 0
         let n = units.count
         while i < n {
@@ -149,6 +198,12 @@ public struct RTPPacketizer: Sendable {
                 while end < n {
                     let next = total &+ 2 &+ units[end].count
                     guard next <= maxPayload else { break }
+                    // An SPS that would leave its PPS behind starts the next STAP-A instead, when
+                    // the two fit one packet together.
+                    if units[end].type == .sps && end &+ 1 < n && units[end &+ 1].type == .pps && end > i {
+                        let pair = 1 &+ 2 &+ units[end].count &+ 2 &+ units[end &+ 1].count
+                        if next &+ 2 &+ units[end &+ 1].count > maxPayload && pair <= maxPayload { break }
+                    }
                     total = next
                     end &+= 1
                 }
@@ -194,6 +249,12 @@ public struct RTPPacketizer: Sendable {
             first = false
             pos = stop
         }
+    }
+
+    @inline(never)
+    private static func tooLargeForMode0(_ unit: NALUnit, _ maxPayload: Int) -> H264Error {
+        H264Error.invalid(.nalUnitTooLarge, "\(unit.type) NAL unit of \(unit.count) bytes exceeds the \(maxPayload) bytes of payload "
+            + "a packet holds in packetization-mode 0 (no FU-A): cut slices to fit (x264 slice-max-size) or use mode 1")
     }
 
     /// The access unit with SPS/PPS inserted, or nil when nothing is needed.

@@ -101,6 +101,10 @@ extension X264Encoder {
         public var masteringDisplayColourVolume: SEIMasteringDisplayColourVolume?
         /// A content light level SEI message on every IDR picture (`ContentLightLevelInfo`).
         public var contentLightLevelInfo: SEIContentLightLevelInfo?
+        /// A pic_timing SEI message on every picture, with `pic_struct_present_flag` in the SPS
+        /// (x264's `--pic-struct`): needed for frames that carry a time code
+        /// (`FrameEncodeOptions.seiMessages` with a pic_timing, see ``X264Encoder``).
+        public var pictureTiming = false
         /// This stream continues one encoded before (`MoreFramesBeforeStart`) or is continued
         /// by one encoded after (`MoreFramesAfterEnd`): x264's `stitchable`, parameter sets
         /// that do not depend on this stream's rate control (`pic_init_qp` 26), so segments

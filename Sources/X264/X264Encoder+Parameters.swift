@@ -161,6 +161,7 @@ extension X264Encoder.Configuration {
         p.b_annexb = 1
         p.b_repeat_headers = repeatParameterSets ? 1 : 0
         p.b_aud = accessUnitDelimiters ? 1 : 0
+        p.b_pic_struct = pictureTiming ? 1 : 0
         p.i_threads = Int32(threads)
         if threads == 1 { p.b_sliced_threads = 0 }
         if slices > 0 { p.i_slice_count = Int32(slices) }

@@ -1,26 +1,7 @@
 internal import CX264
 import H264
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 
 extension X264Encoder {
-    /// Attaches a display orientation SEI payload; x264 frees it with `free` once written.
-    static func attach(_ orientation: Orientation, to pic: inout x264_picture_t) {
-        let payload = orientation.displayOrientationPayload
-        guard let entry = malloc(MemoryLayout<x264_sei_payload_t>.size)?.assumingMemoryBound(to: x264_sei_payload_t.self),
-              let bytes = malloc(payload.count)?.assumingMemoryBound(to: UInt8.self) else { return }
-        payload.withUnsafeBufferPointer { bytes.update(from: $0.baseAddress!, count: payload.count) }
-        entry.initialize(to: x264_sei_payload_t(payload_size: Int32(payload.count),
-                                                payload_type: Int32(Orientation.displayOrientationPayloadType),
-                                                payload: bytes))
-        pic.extra_sei.num_payloads = 1
-        pic.extra_sei.payloads = entry
-        pic.extra_sei.sei_free = free
-    }
-
     /// Points `pic`'s planes at `frame`'s (or, for 10-bit output, at 16-bit copies scaled by 4)
     /// for the duration of `body`.
     static func withPicture<R>(_ frame: VideoFrame, highDepth: Bool, scratch: inout [UInt16],

@@ -8,8 +8,8 @@ import Synchronization
 /// var config = X264Encoder.Configuration(width: 1280, height: 720)
 /// config.rateControl = .averageBitrate(2_000_000)
 /// let encoder = try X264Encoder(configuration: config)
-/// for frame in frames { for au in try encoder.encode(frame) { write(au.annexB()) } }
-/// for au in try encoder.flush() { write(au.annexB()) }
+/// for frame in frames { for au in try encoder.encode(frame) { write(au.annexBSample(parameterSets: encoder.parameterSets)) } }
+/// for au in try encoder.flush() { write(au.annexBSample(parameterSets: encoder.parameterSets)) }
 /// ```
 ///
 /// ## Rate control
@@ -49,6 +49,15 @@ import Synchronization
 /// A frame with an `VideoFrame.orientation` carries a display orientation SEI message
 /// (payloadType 47) in its access unit, attached through x264's `extra_sei`.
 ///
+/// ## SEI messages per frame
+///
+/// `FrameEncodeOptions.seiMessages` go into the access unit of that frame's picture,
+/// whenever x264 outputs it: captions (`SEIMessage.captions(_:)`), user data and other
+/// messages through x264's `extra_sei` (x264 owns and frees the copies, and counts their
+/// bytes in its rate control); a recovery point, and a pic_timing with a time code (which
+/// needs ``Configuration/pictureTiming``), replace x264's own in the access unit as it
+/// comes out. A buffering_period is refused: x264 writes its own.
+///
 /// ## Errors
 ///
 /// Every method throws ``X264Error`` (the encoder's `FrameEncoder.Failure`): through
@@ -70,10 +79,24 @@ public final class X264Encoder: FrameEncoder, Sendable {
         var scratch: VideoFrame?
         var highDepth: [UInt16] = []
         var flushed = false
+        /// pic_timing and recovery_point messages waiting for their frame's access unit, by
+        /// pts: at most the frames x264 holds.
+        var perPictureSEI: [Int64: [SEIMessage]] = [:]
+
+        /// `units` with the per-picture SEI messages waiting for them put in.
+        mutating func withPerPictureSEI(_ units: [EncodedFrame], log: X264Log) -> [EncodedFrame] {
+            guard !perPictureSEI.isEmpty else { return units }
+            var units = units
+            X264Encoder.insertPerPictureSEI(&perPictureSEI, into: &units,
+                                            timing: Session.sps(in: session.parameterSets)?.seiTimingInfo, log: log)
+            return units
+        }
     }
 
     private let state: Mutex<State>
     private let log: X264Log
+    /// This encoder's token in ``ExtraSEILedger``.
+    let seiOwner = ExtraSEILedger.makeToken()
 
     /// Opens an encoder.
     ///
@@ -112,11 +135,14 @@ public final class X264Encoder: FrameEncoder, Sendable {
     /// - Parameters:
     ///   - frame: a frame of the configured size and pixel format, with a `pts` later than
     ///     the previous frame's in the same timescale; both are carried to the output.
-    ///   - options: `FrameEncodeOptions.forceKeyframe` makes this frame an IDR picture.
+    ///   - options: `FrameEncodeOptions.forceKeyframe` makes this frame an IDR picture;
+    ///     `seiMessages` go into its access unit (see "SEI messages per frame" above).
     /// - Returns: the access units that came out, in decoding order (often none at first).
     /// - Throws: ``X264Error/Code/invalidArgument`` for a frame of another size or format, or
     ///   after ``flush()``; ``X264Error/Code/invalidTimestamp`` for a `pts` not after the
     ///   previous frame's or a timescale other than the first frame's;
+    ///   ``X264Error/Code/invalidArgument`` for a buffering_period message, a pic_timing
+    ///   without ``Configuration/pictureTiming``, or a message that cannot be written;
     ///   ``X264Error/Code/encoderFailure`` when x264 fails.
     public func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(X264Error) -> [EncodedFrame] {
         let c = configuration
@@ -140,20 +166,29 @@ public final class X264Encoder: FrameEncoder, Sendable {
                 input = scratch
                 s.scratch = scratch
             }
+            let sei = try FrameSEI(options.seiMessages, orientation: frame.orientation, configuration: c)
             var pic = x264_picture_t()
             x264_picture_init(&pic)
             pic.i_type = options.forceKeyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
             pic.i_pts = frame.pts
-            if let o = frame.orientation { X264Encoder.attach(o, to: &pic) }
+            if !sei.perPicture.isEmpty { s.perPictureSEI[frame.pts] = sei.perPicture }
             let handle = s.session.handle
-            let out = try X264Encoder.withPicture(input, highDepth: c.profile == .high10, scratch: &s.highDepth, &pic) {
-                (pic: inout x264_picture_t) throws(X264Error) -> [EncodedFrame] in
-                try Session.encode(handle, &pic, timescale: frame.timescale)
+            let out: [EncodedFrame]
+            do throws(X264Error) {
+                out = try X264Encoder.withPicture(input, highDepth: c.profile == .high10, scratch: &s.highDepth, &pic) {
+                    (pic: inout x264_picture_t) throws(X264Error) -> [EncodedFrame] in
+                    // Attached last: from here x264 owns (and frees) the payloads.
+                    X264Encoder.attach(sei.extraSEI, owner: seiOwner, to: &pic)
+                    return try Session.encode(handle, &pic, timescale: frame.timescale)
+                }
+            } catch {
+                s.perPictureSEI[frame.pts] = nil
+                throw error
             }
             s.timeline.admit(frame)
             s.session.noteParameterSets(in: out)
             defer { s.pending = [] }
-            return s.pending + out
+            return s.withPerPictureSEI(s.pending + out, log: log)
         }
     }
 
@@ -165,7 +200,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
             s.flushed = true
             let out = s.pending + (try s.session.drain(timescale: s.timeline.timescale))
             s.pending = []
-            return out
+            return s.withPerPictureSEI(out, log: log)
         }
     }
 

@@ -60,7 +60,8 @@ import TestSupport
         #expect(BenchCommand.measurements.map(\.key) == ["memcpy_gbps", "split_batch_gbps", "split_streaming_gbps",
                                                         "split_streaming_whole_gbps", "split_streaming_1440_gbps",
                                                         "split_streaming_184_gbps", "annexb_to_avcc_gbps", "rbsp_gbps", "access_units_gbps",
-                                                        "access_units_streaming_gbps", "parse_headers_gbps", "slice_headers_per_s", "rtp_packetize_gbps",
+                                                        "access_units_streaming_gbps", "parse_headers_gbps", "check_webrtc_gbps", "edit_for_hls_gbps",
+                                                        "slice_headers_per_s", "rtp_packetize_gbps",
                                                         "rtp_depacketize_gbps", "bgra_to_i420_mpps"])
         let stream = SyntheticStream.make(bytes: 1 << 20)
         #expect(try AnnexB.split(stream).count > 3)
@@ -73,18 +74,22 @@ import TestSupport
         #expect(ParsingBench.accessUnitsStreaming(stream[...]) > 0)
         #expect(try ParsingBench.parseHeaders(stream[...]) > 0)
         #expect(ParsingBench.headerUnits(stream).contains { $0.type == .sps })
+        #expect(DeliveryBench.check(stream[...]) > 0)
+        #expect(try DeliveryBench.fix(stream[...], plan: DeliveryBench.hlsPlan(stream[...])) > 0)
     }
 
     /// The allocation count of `h264 bench` sees Swift heap allocations, and only allocations.
     @Test(.enabled(if: AllocationBench.isAvailable, "a sanitizer build: the sanitizer owns the allocator"))
     func benchCountsAllocations() throws {
         let n = Int.random(in: 100...200)
+        var arrays: [[Int]] = []
         let counted = AllocationBench.count {
-            var arrays: [[Int]] = []
-            for i in 0..<n { arrays.append([i, i]) }  // one buffer each, plus the outer array's growth
-            #expect(arrays.count == n)
+            // One buffer each, plus the outer array's growth. (No #expect inside: its own
+            // allocations would count.)
+            for i in 0..<n { arrays.append([i, i]) }
         }
-        #expect(counted > n && counted < n + 20)
+        #expect(arrays.count == n)
+        #expect(counted > n && counted < n + 20, "\(counted) allocations for \(n) arrays")
         var sum = 0
         #expect(AllocationBench.count { for i in 0..<n { sum &+= i } } == 0)
         #expect(sum == n * (n - 1) / 2)

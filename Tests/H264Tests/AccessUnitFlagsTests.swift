@@ -42,12 +42,15 @@ import Testing
         let units = [try NALUnit([0x67, 1, 2]), try Self.slice(type: 5, refIdc: 3, sliceType: 7)]
         let au = EncodedFrame(nalUnits: units, pts: 3, dts: 1, timescale: 30)
         #expect(au.isSyncSample && au.byteCount == 3 + units[1].count)
-        #expect(au.annexB() == [0, 0, 0, 1, 0x67, 1, 2, 0, 0, 0, 1] + Array(units[1].bytes))
-        #expect(try au.avcc(lengthSize: .four).prefix(7) == [0, 0, 0, 3, 0x67, 1, 2])
-        #expect(try au.avcc(lengthSize: .two).prefix(5) == [0, 3, 0x67, 1, 2])
-        #expect(try au.avcc(lengthSize: .one).prefix(4) == [3, 0x67, 1, 2])
+        #expect(au.annexBSample() == [0, 0, 0, 1, 0x67, 1, 2, 0, 0, 0, 1] + Array(units[1].bytes))
+        #expect(try au.avccSample(lengthSize: .four).prefix(7) == [0, 0, 0, 3, 0x67, 1, 2])
+        #expect(try au.avccSample(lengthSize: .two).prefix(5) == [0, 3, 0x67, 1, 2])
+        #expect(try au.avccSample(lengthSize: .one).prefix(4) == [3, 0x67, 1, 2])
         let big = EncodedFrame(nalUnits: [try NALUnit([0x65] + [UInt8](repeating: 0x11, count: 300))], pts: 0, dts: 0, timescale: 1)
-        #expect(throws: H264Error(.nalUnitTooLarge, "")) { try big.avcc(lengthSize: .one) }
+        #expect(throws: H264Error(.nalUnitTooLarge, "")) { try big.avccSample(lengthSize: .one) }
+        // One timestamp model: the frame's own clock as SampleTimestamps, converted exactly.
+        #expect(au.timestamps == SampleTimestamps(pts: 3, dts: 1, timescale: 30))
+        #expect(au.timestamps(timescale: 1000)! == (dts: 33, pts: 100))
         let shared = try EncodedFrame(storage: [0x67, 1, 0x68, 2], ranges: [0..<2, 2..<4], pts: 0, dts: 0, timescale: 1)
         #expect(shared.nalUnits.map(\.type) == [.sps, .pps])
         #expect(throws: H264Error(.invalidArgument, "")) { try EncodedFrame(storage: [0x67], ranges: [0..<2], pts: 0, dts: 0, timescale: 1) }

@@ -54,3 +54,51 @@ import Testing
         #expect(try parsed.avccSample(includeParameterSets: false) == inBand.avccSample(includeParameterSets: false))
     }
 }
+
+/// One timestamp model: `SampleTimestamps` on both sample types, and the one conversion every
+/// muxer uses (nearest tick, halves away from zero, exact in integers).
+@Suite struct SampleTimestampsTests {
+    @Test func bothSampleTypesExposeTheSameModel() throws {
+        let units = [try NALUnit([0x65, 0x88, 0x80])]
+        let frame = EncodedFrame(nalUnits: units, pts: 3_000, dts: -3_000, timescale: 90_000)
+        var au = AccessUnit(nalUnits: units, index: 0)
+        #expect(au.timestamps == nil, "an access unit without assigned times has none")
+        au.pts = 3_000
+        au.dts = -3_000
+        au.duration = 3_000
+        au.timeBase = TimeBase(numerator: 1, denominator: 90_000)
+        #expect(frame.timestamps == SampleTimestamps(pts: 3_000, dts: -3_000, timescale: 90_000))
+        #expect(au.timestamps == SampleTimestamps(pts: 3_000, dts: -3_000, duration: 3_000, timescale: 90_000))
+        #expect(frame.timestamps(timescale: 1000)! == (dts: -33, pts: 33))
+        #expect(au.timestamps(timescale: 1000)! == (dts: -33, pts: 33))
+        #expect(frame.timestamps(timescale: 0) == nil)
+        let ms = au.timestamps!.rescaled(to: 1000)
+        #expect(ms.duration == 33 && ms.timeBase == TimeBase(numerator: 1, denominator: 1000))
+        #expect(au.timestamps!.presentationSeconds == 3_000.0 / 90_000)
+    }
+
+    @Test func rescaleRoundsToNearestHalvesAwayFromZero() {
+        let ms = TimeBase(numerator: 1, denominator: 1000)
+        #expect(ms.rescale(1, to: 2) == 0)            // 0.002
+        #expect(TimeBase(numerator: 1, denominator: 4).rescale(1, to: 2) == 1)    // 0.5 -> 1
+        #expect(TimeBase(numerator: 1, denominator: 4).rescale(-1, to: 2) == -1)  // -0.5 -> -1
+        #expect(TimeBase(numerator: 1, denominator: 4).rescale(3, to: 2) == 2)    // 1.5 -> 2
+        #expect(TimeBase(numerator: 1001, denominator: 60_000).rescale(2, to: 90_000) == 3003)
+        #expect(TimeBase(numerator: 1, denominator: 0).rescale(5, to: 90_000) == 0)
+        #expect(TimeBase(numerator: -1, denominator: 1000).rescale(5, to: 1000) == -5)
+    }
+
+    /// A nanosecond clock at 2^62 ns (146 years) converts to 90 kHz exactly, where double
+    /// precision is off; results past Int64 saturate.
+    @Test func rescaleIsExactForLargeTimes() {
+        let ns = TimeBase(numerator: 1, denominator: 1_000_000_000)
+        let t: Int64 = 1 << 62 | 12_345  // 4611686018427400249 ns
+        // t * 90000 / 1e9 = t * 9 / 100000; exact quotient and remainder:
+        let (q, r) = (t / 100_000 * 9 + (t % 100_000) * 9 / 100_000, (t % 100_000) * 9 % 100_000)
+        #expect(ns.rescale(t, to: 90_000) == q + (r * 2 >= 100_000 ? 1 : 0))
+        #expect(ns.rescale(-t, to: 90_000) == -(q + (r * 2 >= 100_000 ? 1 : 0)))
+        #expect(TimeBase(numerator: 1, denominator: 1).rescale(Int64.max / 2, to: 1000) == Int64.max)
+        #expect(TimeBase(numerator: 1, denominator: 1).rescale(Int64.min / 2, to: 1000) == Int64.min)
+        #expect(TimeBase(numerator: 1, denominator: 1).rescale(Int64.min, to: 1) == Int64.min)
+    }
+}

@@ -209,7 +209,7 @@ import TestSupport
               var depacketizer = try? RTPDepacketizer() else { return }
         var packets = RTPPacketBuffer()
         for (i, au) in accessUnits.enumerated() {
-            packetizer.packetize(RTPAccessUnit(nalUnits: au.nalUnits, timestamp90kHz: Int64(i) * 3000), into: &packets)
+            try? packetizer.packetize(RTPAccessUnit(nalUnits: au.nalUnits, timestamp90kHz: Int64(i) * 3000), into: &packets)  // mode 1: never throws
         }
         for i in 0..<packets.count {
             var packet = Array(packets[i])

@@ -76,6 +76,21 @@ import H264
             return true
         }
 
+        /// The handshake, then the answers to `connect`, `createStream` and `publish` sent at
+        /// once without reading the commands: the client is publishing stream 1.
+        static func acceptPublishing(_ fd: Int32, writer w: inout RTMPChunkWriter) {
+            handshake(fd)
+            var out: [UInt8] = []
+            let ok: [AMF0Property] = [AMF0Property("level", .string("status")),
+                                      AMF0Property("code", .string("NetConnection.Connect.Success"))]
+            w.write(.command("_result", transaction: 2, [.null, .object(ok)]), chunkStreamID: 3, into: &out)
+            w.write(.command("_result", transaction: 5, [.null, .number(1)]), chunkStreamID: 3, into: &out)
+            w.write(.command("onStatus", transaction: 0, [.null, .object([AMF0Property("level", .string("status")),
+                                                                          AMF0Property("code", .string("NetStream.Publish.Start"))])]),
+                    chunkStreamID: 5, into: &out)
+            send(fd, out)
+        }
+
         /// The server side of the handshake: reads C0 and C1, sends S0, S1 and S2, reads C2.
         static func handshake(_ fd: Int32) {
             let c0c1 = read(fd, 1537)
@@ -144,19 +159,10 @@ import H264
     @Test func pingIsAnsweredWhilePublishing() throws {
         let answered = Server.Flag()
         let server = try Server { fd, shouldStop in
-            Server.handshake(fd)
             var w = RTMPChunkWriter()
-            var out: [UInt8] = []
-            let ok: [AMF0Property] = [AMF0Property("level", .string("status")),
-                                      AMF0Property("code", .string("NetConnection.Connect.Success"))]
-            w.write(.command("_result", transaction: 2, [.null, .object(ok)]), chunkStreamID: 3, into: &out)
-            w.write(.command("_result", transaction: 5, [.null, .number(1)]), chunkStreamID: 3, into: &out)
-            w.write(.command("onStatus", transaction: 0, [.null, .object([AMF0Property("level", .string("status")),
-                                                                          AMF0Property("code", .string("NetStream.Publish.Start"))])]),
-                    chunkStreamID: 5, into: &out)
-            Server.send(fd, out)
+            Server.acceptPublishing(fd, writer: &w)
             usleep(200_000)
-            out = []
+            var out: [UInt8] = []
             w.chunkSize = 128
             w.write(RTMPMessage(.userControl, payload: [0, 6, 0, 0, 0, 42]), chunkStreamID: 2, into: &out)
             Server.send(fd, out)

@@ -37,7 +37,7 @@ import TestSupport
         ("FU-A without header", rtp([0x7C]), .truncated),
         ("FU-A with S and E", rtp([0x7C, 0xC5, 1]), .invalidBitstream),
         ("FU-A of a STAP-A", rtp([0x7C, 0x98, 1]), .invalidBitstream),
-        ("FU-A without start", rtp([0x7C, 0x45, 1]), .invalidBitstream),
+        ("FU-A reserved bit", rtp([0x7C, 0xA5, 1]), .invalidBitstream),
     ]
 
     @Test(arguments: cases)
@@ -97,14 +97,15 @@ import TestSupport
     }
 
     /// Random mutations of valid packets: errors or output, never a trap.
-    @Test func mutationsNeverTrap() throws {
+    @Test(arguments: [(false, 1), (true, 1), (true, 0)])
+    func mutationsNeverTrap(lenient: Bool, mode: Int) throws {
         var p = try RTPPacketizer(.init(mtu: 60, ssrc: 3))
         var buffer = RTPPacketBuffer()
         let units = try [[0x67, 0x42, 0, 0x1E, 0xAB], [0x68, 0xCE, 0x38], [0x65] + [UInt8](repeating: 0x21, count: 300),
                          [0x06, 1, 2, 0x80]].map { try NALUnit($0) }
-        for t in 0..<4 { p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: Int64(t) * 3600), into: &buffer) }
+        for t in 0..<4 { try p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: Int64(t) * 3600), into: &buffer) }
         var rng = SplitMix64(seed: 42)
-        var d = try RTPDepacketizer(.init(reorderWindow: 8))
+        var d = try RTPDepacketizer(.init(reorderWindow: 8, packetizationMode: mode, lenient: lenient))
         var errors = 0, delivered = 0
         for round in 0..<3000 {
             var packet = Array(buffer[round % buffer.count])
@@ -172,7 +173,7 @@ import TestSupport
         var p = try RTPPacketizer(.init(mtu: 40, ssrc: 9))
         var buffer = RTPPacketBuffer()
         let units = try [[0x67, 0x42, 0, 0x1E, 0xAB], [0x68, 0xCE, 0x38], [0x65] + [UInt8](repeating: 7, count: 90)].map { try NALUnit($0) }
-        p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: 0), into: &buffer)
+        try p.packetize(RTPAccessUnit(nalUnits: units, timestamp90kHz: 0), into: &buffer)
         var whole = try RTPDepacketizer()
         var delivered: [NALUnit] = []
         for i in 0..<buffer.count {

@@ -65,7 +65,7 @@ struct RTPLossTests {
         var p = try RTPPacketizer(.init(mtu: 100, ssrc: 5, initialSequenceNumber: 65_530))
         var buffer = RTPPacketBuffer()
         let slice = try NALUnit([0x41] + [UInt8](repeating: 0x55, count: 800))
-        for t in 0..<3 { p.packetize(RTPAccessUnit(nalUnits: [slice], timestamp90kHz: Int64(t) * 3000), into: &buffer) }
+        for t in 0..<3 { try p.packetize(RTPAccessUnit(nalUnits: [slice], timestamp90kHz: Int64(t) * 3000), into: &buffer) }
         let packets = (0..<buffer.count).map { Array(buffer[$0]) }
         // Window 4: packet 15 (of the second access unit) held back beyond it is declared lost, then arrives late.
         var order = Array(0..<packets.count)

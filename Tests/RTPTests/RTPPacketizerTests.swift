@@ -12,7 +12,7 @@ import Testing
         var p = try RTPPacketizer(.init(mtu: mtu, ssrc: 0xDEADBEEF, initialSequenceNumber: seq, initialTimestamp: 1000,
                                         parameterSets: sets))
         var buffer = RTPPacketBuffer()
-        p.packetize(RTPAccessUnit(nalUnits: try units.map { try NALUnit($0) }, timestamp90kHz: 3600), into: &buffer)
+        try p.packetize(RTPAccessUnit(nalUnits: try units.map { try NALUnit($0) }, timestamp90kHz: 3600), into: &buffer)
         return (0..<buffer.count).map { Array(buffer[$0]) }
     }
 
@@ -72,8 +72,8 @@ import Testing
         var buffer = RTPPacketBuffer()
         let first = RTPAccessUnit(nalUnits: try [Self.sps, Self.pps, Self.idr(40)].map { try NALUnit($0) }, timestamp90kHz: 0)
         let second = RTPAccessUnit(nalUnits: [try NALUnit(Self.idr(60))], timestamp90kHz: 3600)
-        p.packetize(first, into: &buffer)
-        p.packetize(second, into: &buffer)
+        try p.packetize(first, into: &buffer)
+        try p.packetize(second, into: &buffer)
         let (aus, _, _) = try depacketize((0..<buffer.count).map { Array(buffer[$0]) })
         #expect(aus.map(\.nals) == [[Self.sps, Self.pps, Self.idr(40)], [Self.sps, Self.pps, Self.idr(60)]])
         #expect(aus.map(\.timestamp) == [0, 3600])

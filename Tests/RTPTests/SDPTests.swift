@@ -73,6 +73,29 @@ import TestSupport
         #expect(throws: H264Error(.missingParameterSet, "")) { try H264FormatParameters(parameterSets: [units[1]]) }
     }
 
+    /// sprop-parameter-sets with any number of entries, empty ones included: never a trap.
+    @Test(arguments: [
+        ("", 0), (",", 0), (" , ,", 0), ("Z0LAH9oB", 1), ("aM48gA==", 1), ("Z0LAH9oB,aM48gA==", 2), ("Z0LAH9oB,,aM48gA==,", 2),
+        (" Z0LAH9oB , aM48gA== ", 2), ("Z0LAH9oB,aM48gA==,aM48gA==", 3),
+        ("Z0LAH9oB,aM48gA==,Z00AHg==,aO48gA==,aM48gA==", 5),
+    ])
+    func spropParameterSetsOfAnyCount(value: String, count: Int) throws {
+        let format = try H264FormatParameters(parsing: "packetization-mode=1;sprop-parameter-sets=\(value)")
+        #expect(format.parameterSets.count == count)
+        #expect(try format.parameterSetNALUnits().allSatisfy { $0.type == .sps || $0.type == .pps })
+        let sdp = "v=0\r\nc=IN IP4 127.0.0.1\r\nm=video 5004 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"
+            + "a=fmtp:96 sprop-parameter-sets=\(value)\r\n"
+        let configuration = try RTPReceiver.Configuration(session: try RTPSessionDescription(parsing: sdp))
+        #expect(configuration.parameterSets.count == count)
+    }
+
+    @Test func spropParameterSetsBounded() throws {
+        let many = Array(repeating: "aM48gA==", count: H264FormatParameters.maximumParameterSets).joined(separator: ",")
+        #expect(try H264FormatParameters.parseParameterSets(many).count == H264FormatParameters.maximumParameterSets)
+        #expect(throws: H264Error(.limitExceeded, "")) { try H264FormatParameters.parseParameterSets(many + ",aM48gA==") }
+        #expect(throws: H264Error(.invalidArgument, "")) { try H264FormatParameters.parseParameterSets("Z0LAH9oB,%%") }
+    }
+
     @Test func sessionDescriptionRoundTrip() throws {
         let format = H264FormatParameters(profileLevelID: ProfileLevelID(profileIDC: 100, constraintFlags: 0, levelIDC: 40),
                                           parameterSets: [[0x67, 0x64, 0, 0x28], [0x68, 0xEE]])

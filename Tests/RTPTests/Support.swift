@@ -38,7 +38,7 @@ struct PacketizedStream {
         var buffer = RTPPacketBuffer()
         for au in aus {
             buffer.removeAll()
-            packetizer.packetize(au, into: &buffer)
+            try packetizer.packetize(au, into: &buffer)
             let first = packets.count
             for i in 0..<buffer.count { packets.append(Array(buffer[i])) }
             // Map NAL units to packets by replaying the packetiser's layout from the packets.

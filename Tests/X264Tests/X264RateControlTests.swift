@@ -22,7 +22,7 @@ import TestSupport
     /// The most bytes (Annex-B, start codes included) in any window of `frames` consecutive
     /// frames in presentation order.
     static func largestWindow(_ units: [EncodedFrame], frames: Int) -> Int {
-        let sizes = units.sorted { $0.pts < $1.pts }.map { $0.annexB().count }
+        let sizes = units.sorted { $0.pts < $1.pts }.map { $0.annexBSample().count }
         var sum = sizes.prefix(frames).reduce(0, +), best = sum
         for i in frames..<max(frames, sizes.count) {
             sum += sizes[i] - sizes[i - frames]
@@ -79,7 +79,7 @@ import TestSupport
             if i == 120 { try encoder.setAverageBitrate(500_000) }
         }
         var bytes = [0, 0, 0]
-        for au in out { bytes[Int(au.pts) / 60] += au.annexB().count }
+        for au in out { bytes[Int(au.pts) / 60] += au.annexBSample().count }
         let kbps = bytes.map { Double($0) * 8 / 2 / 1000 }
         #expect(abs(kbps[1] - 3000) / 3000 < 0.10, "\(kbps)")
         #expect(abs(kbps[2] - 500) / 500 < 0.10, "\(kbps)")
@@ -131,7 +131,7 @@ import TestSupport
         let hrd = try #require(stream.sps?.vui.nalHRD)
         #expect(hrd.cpbs.first?.cbrFlag == true)
         // After the first window (the buffer's initial fill), each second carries the rate.
-        let later = out.filter { $0.pts >= 30 }.reduce(0) { $0 + $1.annexB().count }
+        let later = out.filter { $0.pts >= 30 }.reduce(0) { $0 + $1.annexBSample().count }
         #expect(abs(Double(later) * 8 / 2 - 400_000) / 400_000 < 0.05, "\(Double(later) * 8 / 2) bit/s")
     }
 

@@ -11,11 +11,20 @@
 /// carry none): ``avccSample(lengthSize:includeParameterSets:)`` drops them on request, and
 /// ``annexBSample(includeParameterSets:parameterSets:)`` puts given SPS/PPS before each sync
 /// sample, the form an Annex-B file or an RTP/RTSP sender needs.
+///
+/// Times are one ``SampleTimestamps`` value on both: ``timestamps`` (decode and presentation
+/// time on the sample's own clock), converted to another clock by
+/// ``SampleTimestamps/rescaled(to:)`` or ``timestamps(timescale:)``. The library's muxers and
+/// packetisers take any `AccessUnitSample` and do the conversion, the millisecond rounding and
+/// the shift of a negative first DTS themselves.
 public protocol AccessUnitSample: Sendable {
     /// The NAL units in decoding order, without framing.
     var nalUnits: [NALUnit] { get }
     /// Flags derived from the NAL units (see ``AccessUnitFlags/init(accessUnit:)``).
     var flags: AccessUnitFlags { get }
+    /// Decode and presentation time on the sample's clock: always present on encoder output,
+    /// nil on an access unit whose times were not assigned yet.
+    var timestamps: SampleTimestamps? { get }
 }
 
 extension AccessUnitSample {
@@ -25,6 +34,15 @@ extension AccessUnitSample {
     /// True for an IDR access unit or one that starts random access with a recovery point SEI:
     /// where a player can start or seek.
     @inlinable public var isRandomAccessPoint: Bool { flags.isSync || flags.isRandomAccess }
+
+    /// Decode and presentation timestamps converted to `timescale` ticks per second (90,000 for
+    /// RTP, 1,000 for FLV), rounded to the nearest tick (halves away from zero, see
+    /// ``TimeBase/rescale(_:to:)``); nil before timestamps are assigned or for a timescale
+    /// below 1.
+    public func timestamps(timescale: Int64) -> (dts: Int64, pts: Int64)? {
+        guard timescale > 0, let t = timestamps?.rescaled(to: timescale) else { return nil }
+        return (t.dts, t.pts)
+    }
 
     /// The sample as one length-prefixed (AVCC) sample, the form MP4 and FLV carry.
     ///

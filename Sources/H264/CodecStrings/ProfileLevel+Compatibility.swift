@@ -102,16 +102,21 @@ extension ProfileLevel {
         }
     }
 
+    /// True when `other` names the same profile: the same RFC 6184 Table 5 profile
+    /// (``sdpProfile``), or, outside the table, the same `profile_idc` and constraint flags.
+    public func hasSameProfile(as other: ProfileLevel) -> Bool {
+        let mine = sdpProfile, theirs = other.sdpProfile
+        return mine != nil || theirs != nil
+            ? mine == theirs
+            : profileIDC == other.profileIDC && constraintFlags == other.constraintFlags
+    }
+
     /// Whether a stream with these bytes (from its SPS) fits a negotiated `profile-level-id`
     /// (RFC 6184 8.1 and 8.2.2, RFC 7742 6.2): the same profile by Table 5 (byte-equal
     /// `profile_idc` and flags outside the table), and a level no higher than the negotiated
     /// one unless `levelAsymmetryAllowed` (both sides' `level-asymmetry-allowed=1`).
     public func compatibility(withNegotiated negotiated: ProfileLevel, levelAsymmetryAllowed: Bool = false) -> Compatibility {
-        let mine = sdpProfile, theirs = negotiated.sdpProfile
-        let sameProfile = mine != nil || theirs != nil
-            ? mine == theirs
-            : profileIDC == negotiated.profileIDC && constraintFlags == negotiated.constraintFlags
-        guard sameProfile else { return .profileMismatch(stream: self, negotiated: negotiated) }
+        guard hasSameProfile(as: negotiated) else { return .profileMismatch(stream: self, negotiated: negotiated) }
         guard level > negotiated.level else { return .compatible }
         return levelAsymmetryAllowed
             ? .compatibleByLevelAsymmetry(stream: level, negotiated: negotiated.level)

@@ -46,6 +46,22 @@ extension ProfileLevel {
     /// The level, level 1b recognised.
     public var level: Level { Level(levelIDC: levelIDC, isLevel1b: isLevel1b) }
 
+    /// The same profile at `level`, written as the profile requires: level 1b as `level_idc`
+    /// 11 with `constraint_set3_flag` in the Baseline, Main and Extended profiles and as 9 in
+    /// the others; `constraint_set3_flag` cleared in those three profiles for any other level.
+    public func replacingLevel(_ level: Level) -> ProfileLevel {
+        var out = self
+        let legacy = profileIDC == 66 || profileIDC == 77 || profileIDC == 88
+        if legacy { out.constraintFlags &= ~0x10 }  // constraint_set3_flag means level 1b there
+        if level.isLevel1b {
+            out.levelIDC = legacy ? 11 : 9
+            if legacy { out.constraintFlags |= 0x10 }
+        } else {
+            out.levelIDC = level.levelIDC
+        }
+        return out
+    }
+
     /// The profile's name (Annex A, G, H, I) by `profile_idc`, refined by the constraint flags
     /// as FFmpeg and GStreamer report it: Constrained Baseline is `profile_idc` 66 with
     /// `constraint_set1_flag`. A Main or Extended stream whose flags say it also conforms to

@@ -28,6 +28,20 @@ public struct HeaderEdits: Sendable, Hashable {
     /// Set level 1b the way the profile requires (11 with `constraint_set3_flag` for Baseline,
     /// Main and Extended, 9 otherwise).
     public var level1b = false
+    /// `constraint_set<n>_flag` values to write, by n (0...5; other keys are ignored). Set a
+    /// flag only when the stream keeps the constraint it announces (Annex A): setting
+    /// `constraint_set1_flag` on a Baseline stream without slice groups, arbitrary slice order
+    /// or redundant pictures makes it Constrained Baseline.
+    public var constraintSets: [Int: Bool] = [:]
+    /// VUI `bitstream_restriction`: `max_num_reorder_frames` and `max_dec_frame_buffering`
+    /// (E.2.1) written with `bitstream_restriction_flag` 1, the other restriction fields kept
+    /// (or their inferred values when the SPS had none). Declare no more reordering than the
+    /// stream has and decoders output each picture as soon as it is decoded.
+    public var bitstreamRestriction: (maxNumReorderFrames: UInt32, maxDecFrameBuffering: UInt32)? {
+        get { restriction.map { ($0[0], $0[1]) } }
+        set { restriction = newValue.map { [$0.maxNumReorderFrames, $0.maxDecFrameBuffering] } }
+    }
+    private var restriction: [UInt32]?
     /// Cropping in luma samples: left, right, top, bottom; each must be a multiple of the
     /// crop unit (2 for 4:2:0 horizontally, and so on).
     public var crop: [Int]?
@@ -53,7 +67,7 @@ public struct HeaderEdits: Sendable, Hashable {
     /// True when no SPS field is edited.
     public var editsSPS: Bool {
         sar != nil || rate != nil || colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil
-            || fullRange != nil || levelIDC != nil || level1b || crop != nil
+            || fullRange != nil || levelIDC != nil || level1b || crop != nil || !constraintSets.isEmpty || restriction != nil
     }
 
     /// Applies the edits to `sps`.
@@ -103,6 +117,17 @@ public struct HeaderEdits: Sendable, Hashable {
             if levelIDC == 11, sps.profileIDC == 66 || sps.profileIDC == 77 || sps.profileIDC == 88 {
                 sps.constraintSetFlags[3] = false  // 11 means level 1.1 there only without it
             }
+        }
+        for (n, value) in constraintSets where n >= 0 && n < Swift.min(6, sps.constraintSetFlags.count) { sps.constraintSetFlags[n] = value }
+        if let restriction {
+            guard restriction[0] <= restriction[1], restriction[1] <= 16 else {
+                throw H264Error.invalid(.invalidArgument, "max_num_reorder_frames \(restriction[0]) and max_dec_frame_buffering "
+                                        + "\(restriction[1]) must satisfy reorder <= buffering <= 16")
+            }
+            sps.vuiParametersPresentFlag = true
+            sps.vui.bitstreamRestrictionFlag = true
+            sps.vui.maxNumReorderFrames = restriction[0]
+            sps.vui.maxDecFrameBuffering = restriction[1]
         }
         if let crop {
             guard crop.count == 4, crop.allSatisfy({ $0 >= 0 && $0 <= 65536 }) else {

@@ -13,7 +13,7 @@ public struct EncodedFrame: AccessUnitSample {
     /// Decoding timestamp, in units of 1/``timescale`` seconds; <= ``pts``, and may be
     /// negative at the start of a stream with frame reordering.
     public var dts: Int64
-    /// Units per second of ``pts`` and ``dts``.
+    /// Units per second of ``pts`` and ``dts`` (the frames' `VideoFrame/timescale`).
     public var timescale: Int32
     /// Flags derived from the NAL units (see ``AccessUnitFlags/init(accessUnit:)``).
     public let flags: AccessUnitFlags
@@ -64,10 +64,19 @@ public struct EncodedFrame: AccessUnitSample {
         self.flags = AccessUnitFlags(accessUnit: units)
     }
 
+    /// ``pts`` and ``dts`` on a clock of ``timescale`` units per second, the model every
+    /// ``AccessUnitSample`` shares; never nil on encoder output (no duration: the next frame
+    /// has not come yet).
+    public var timestamps: SampleTimestamps? {
+        SampleTimestamps(pts: pts, dts: dts, timescale: Int64(timescale))
+    }
+
     /// Total size of the NAL units in bytes (no framing).
     public var byteCount: Int { nalUnits.reduce(0) { $0 &+ $1.count } }
 
     /// The access unit as an Annex-B byte stream: each NAL unit after a 4-byte start code.
+    @available(*, deprecated, renamed: "annexBSample(includeParameterSets:parameterSets:)",
+               message: "use annexBSample(), the rendering every AccessUnitSample shares")
     public func annexB() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(byteCount &+ 4 &* nalUnits.count)
@@ -79,6 +88,8 @@ public struct EncodedFrame: AccessUnitSample {
     /// `lengthSize` bytes (the avcC's `lengthSizeMinusOne` + 1).
     ///
     /// - Throws: ``H264Error/Code/nalUnitTooLarge`` when a NAL unit does not fit the length field.
+    @available(*, deprecated, renamed: "avccSample(lengthSize:includeParameterSets:)",
+               message: "use avccSample(), the rendering every AccessUnitSample shares")
     public func avcc(lengthSize: AVCC.LengthSize = .four) throws(H264Error) -> [UInt8] {
         try AVCC.write(nalUnits, lengthSize: lengthSize)
     }

@@ -2,9 +2,16 @@
 public struct FrameEncodeOptions: Hashable, Sendable {
     /// Code this frame as an IDR picture (VideoToolbox's `ForceKeyFrame`).
     public var forceKeyframe: Bool
+    /// SEI messages for this frame's access unit: captions (``SEIMessage/captions(_:)``), user
+    /// data, a recovery point, a pic_timing with a time code (``SMPTETimecode``). An encoder puts
+    /// them in the access unit of this frame's picture, whenever it comes out.
+    public var seiMessages: [SEIMessage]
 
     /// Creates options.
-    public init(forceKeyframe: Bool = false) { self.forceKeyframe = forceKeyframe }
+    public init(forceKeyframe: Bool = false, seiMessages: [SEIMessage] = []) {
+        self.forceKeyframe = forceKeyframe
+        self.seiMessages = seiMessages
+    }
 
     /// No per-frame options.
     public static let none = FrameEncodeOptions()

@@ -34,6 +34,7 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
             case limitExceeded
             case invalidArgument
             case invalidBitstream
+            case io
         }
 
         let base: Base
@@ -71,6 +72,9 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(.invalidArgument)
         /// The bitstream violates a constraint of the specification.
         public static let invalidBitstream = Code(.invalidBitstream)
+        /// A system call on a socket failed, or could not complete before its deadline (RTP over
+        /// UDP); the reason carries the system's message.
+        public static let io = Code(.io)
 
         public var description: String { base.rawValue }
     }

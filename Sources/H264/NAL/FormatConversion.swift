@@ -305,9 +305,19 @@ public enum FormatConversion {
         ///   - maximumInsertedBytesPerAccessUnit: see ``ParameterSetInserter``.
         public init(configuration: AVCDecoderConfigurationRecord,
                     maximumInsertedBytesPerAccessUnit: Int = ParameterSetInserter.defaultMaximumBytesPerAccessUnit) {
-            assembler = AccessUnitAssembler(parameterSets: configuration.parameterSets)
-            inserter = ParameterSetInserter(parameterSets: configuration.parameterSets,
-                                            maximumBytesPerAccessUnit: maximumInsertedBytesPerAccessUnit)
+            self.init(parameterSets: configuration.parameterSets, maximumInsertedBytesPerAccessUnit: maximumInsertedBytesPerAccessUnit)
+        }
+
+        /// Creates a writer for NAL units whose parameter sets are `parameterSets` (known from
+        /// out of band) or arrive in band (an Annex-B stream re-written with its parameter sets
+        /// repeated before every random access point).
+        /// - Parameters:
+        ///   - parameterSets: SPS, PPS and SPS extensions known before the first NAL unit.
+        ///   - maximumInsertedBytesPerAccessUnit: see ``ParameterSetInserter``.
+        public init(parameterSets: [NALUnit] = [],
+                    maximumInsertedBytesPerAccessUnit: Int = ParameterSetInserter.defaultMaximumBytesPerAccessUnit) {
+            assembler = AccessUnitAssembler(parameterSets: parameterSets)
+            inserter = ParameterSetInserter(parameterSets: parameterSets, maximumBytesPerAccessUnit: maximumInsertedBytesPerAccessUnit)
         }
 
         /// Adds the next NAL unit; appends to `out` the access unit it completes, if any.

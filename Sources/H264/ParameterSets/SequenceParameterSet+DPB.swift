@@ -2,22 +2,7 @@ extension SequenceParameterSet {
     /// `MaxDpbMbs` of Table A-1 for this SPS's level (level 1b included), or nil for an unknown
     /// `level_idc`.
     public var maxDpbMbs: Int? {
-        if isLevel1b { return 396 }
-        switch levelIDC {
-        case 9, 10: return 396
-        case 11: return 900
-        case 12, 13, 20: return 2376
-        case 21: return 4752
-        case 22, 30: return 8100
-        case 31: return 18000
-        case 32: return 20480
-        case 40, 41: return 32768
-        case 42: return 34816
-        case 50: return 110_400
-        case 51, 52: return 184_320
-        case 60, 61, 62: return 696_320
-        default: return nil
-        }
+        ProfileLevel(self).level.limits?.maxDpbMbs
     }
 
     /// `MaxDpbFrames` (A.3.1 item h, A.3.2 item f): `Min(MaxDpbMbs / (PicWidthInMbs *

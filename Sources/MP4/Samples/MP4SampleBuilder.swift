@@ -1,7 +1,7 @@
 import H264
 
-/// Turns the core's access units (`AccessUnit` from the access-unit layer, `EncodedFrame` from
-/// an encoder) into MP4 samples and the sample description each needs: the thin adapter
+/// Turns the core's samples (`AccessUnit` from the access-unit layer, `EncodedFrame` from
+/// an encoder: any `AccessUnitSample`) into MP4 samples and the sample description each needs: the thin adapter
 /// between the core's sample model and the writers' ``MP4Sample``.
 ///
 /// Parameter sets are followed with the core's `ParameterSetInserter`
@@ -42,32 +42,24 @@ public struct MP4SampleBuilder: Sendable {
         self.parameterSets = ParameterSetInserter(parameterSets: parameterSets)
     }
 
-    /// The sample for an access unit with timestamps (from `AccessUnits.assemble` or an
-    /// `AccessUnitParser`), and its description.
+    /// The sample for an access unit or an encoded frame (any `AccessUnitSample` with
+    /// timestamps: from `AccessUnits.assemble`, an `AccessUnitParser`, an encoder), and its
+    /// description.
     ///
-    /// The sync flag is the core's keyframe (an IDR picture or a recovery point, as FFmpeg
-    /// marks them); `sample_depends_on` and `sample_is_depended_on` come from the access unit's
-    /// flags.
-    /// - Throws: ``MP4Error/Code/invalidArgument`` for an access unit without timestamps,
+    /// Its `SampleTimestamps` are converted to the track's ``timescale`` here (nearest tick,
+    /// halves away from zero); the first DTS of an encoder with frame reordering is negative,
+    /// which the writers accept (they start the file's timeline at the first DTS). The sync
+    /// flag is `isRandomAccessPoint` (an IDR picture or a recovery point, as FFmpeg marks
+    /// them); `sample_depends_on` and `sample_is_depended_on` come from the sample's flags.
+    /// - Throws: ``MP4Error/Code/invalidArgument`` for a sample without timestamps,
     ///   ``MP4Error/Code/invalidDecoderConfiguration`` before any SPS and PPS.
-    public mutating func sample(_ accessUnit: AccessUnit) throws(MP4Error) -> (description: MP4SampleDescription, sample: MP4Sample) {
-        guard let times = accessUnit.timestamps(timescale: timescale) else {
-            throw MP4Error.invalid(.invalidArgument, "access unit \(accessUnit.index) has no timestamps")
+    /// - Complexity: O(n) in the sample's bytes.
+    public mutating func sample(_ sample: some AccessUnitSample) throws(MP4Error) -> (description: MP4SampleDescription, sample: MP4Sample) {
+        guard let times = sample.timestamps?.rescaled(to: timescale) else {
+            throw MP4Error.invalid(.invalidArgument, "a sample without timestamps cannot go into MP4")
         }
-        var duration: Int64?
-        if let d = accessUnit.duration, let base = accessUnit.timeBase { duration = base.rescale(d, to: timescale) }
-        return try sample(accessUnit.nalUnits, dts: times.dts, pts: times.pts, duration: duration,
-                          flags: MP4SampleFlags(accessUnit.flags, isSync: accessUnit.isRandomAccessPoint))
-    }
-
-    /// The sample for one encoded frame, and its description. Times are converted from the
-    /// frame's timescale; the first DTS of an encoder with frame reordering is negative, which
-    /// the writers accept (they start the file's timeline at the first DTS).
-    /// - Throws: ``MP4Error/Code/invalidDecoderConfiguration`` before any SPS and PPS.
-    public mutating func sample(_ frame: EncodedFrame) throws(MP4Error) -> (description: MP4SampleDescription, sample: MP4Sample) {
-        let base = TimeBase(numerator: 1, denominator: Int64(max(1, frame.timescale)))
-        return try sample(frame.nalUnits, dts: base.rescale(frame.dts, to: timescale), pts: base.rescale(frame.pts, to: timescale),
-                          duration: nil, flags: MP4SampleFlags(frame.flags, isSync: frame.isSyncSample))
+        return try self.sample(sample.nalUnits, dts: times.dts, pts: times.pts, duration: times.duration,
+                               flags: MP4SampleFlags(sample.flags, isSync: sample.isRandomAccessPoint))
     }
 
     /// The one sample path: parameter sets followed, a new description when the picture needs

@@ -8,15 +8,16 @@ extension FuzzBodies {
     // MARK: - rtp_depacketize
 
     /// The RTP depacketiser over a sequence of datagrams. Byte 0 chooses the reorder window
-    /// (1...16) and a small access-unit limit; then each datagram is a 2-byte big-endian length
-    /// and that many bytes.
+    /// (1...16), a small access-unit limit, lenient mode (bit 5) and packetization-mode 0
+    /// (bit 6); then each datagram is a 2-byte big-endian length and that many bytes.
     ///
     /// Resource property: what the depacketiser hands out (NAL unit bytes) is at most what came
     /// in, and what it keeps (events) stays under its documented cap.
     static func rtpDepacketize(_ data: [UInt8]) {
         guard let first = data.first else { return }
         let configuration = RTPDepacketizer.Configuration(
-            reorderWindow: Int(first & 15) &+ 1, maximumAccessUnitSize: first & 16 == 0 ? 32 << 20 : 300)
+            reorderWindow: Int(first & 15) &+ 1, maximumAccessUnitSize: first & 16 == 0 ? 32 << 20 : 300,
+            packetizationMode: first & 64 == 0 ? 1 : 0, lenient: first & 32 != 0)
         guard var depacketizer = try? RTPDepacketizer(configuration) else {
             check(false, "a valid configuration was refused")
             return

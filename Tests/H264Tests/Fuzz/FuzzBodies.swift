@@ -290,10 +290,41 @@ enum FuzzBodies {
         }
     }
 
+    /// SEI insertion (captions on every picture, a time code with the pic_struct SPS edit, a
+    /// recovery point) in small chunks: never traps, never more output than the input plus a
+    /// bounded amount per picture, reports within their cap.
+    static func seiInserter(_ data: [UInt8]) {
+        let k = data.first ?? 0
+        var schedule = SEIInsertionSchedule()
+        if let captions = try? SEIMessage.captions(A53CaptionData(constructs: [.init(type: .ntscField1, data1: 0x94, data2: 0x20)])) {
+            schedule.add(captions, on: .all)
+        }
+        if k & 1 != 0, let start = try? SMPTETimecode(parsing: "23:59:59:00") { schedule.timecode = .init(start: start) }
+        if k & 2 != 0 { schedule.recoveryPoints = .init(recoveryFrameCount: 3, frames: k & 4 != 0 ? nil : .all) }
+        var inserter = SEIInserter(schedule: schedule, options: .init(setsPicStructPresent: k & 1 != 0, maximumHeldBytes: 1 << 12,
+                                                                      maximumNALUnitSize: 1 << 12))
+        var out: [UInt8] = []
+        do throws(H264Error) {
+            var i = 0
+            while i < data.count {
+                let end = min(i &+ 5, data.count)
+                try inserter.append(data[i..<end], to: &out)
+                i = end
+            }
+            try inserter.finish(to: &out)
+        } catch {
+            check(false, "the SEI inserter threw \(error)")
+        }
+        // Per picture: one SEI NAL unit of three small messages; per SPS: a VUI of a few bytes.
+        check(out.count <= 2 &* data.count &+ 64 &* (inserter.picturesWithInsertions &+ 1), "\(out.count) bytes from \(data.count)")
+        check(inserter.problems.count <= SEIInserter.maximumReports, "SEI inserter reports past the cap")
+    }
+
     /// Whatever parses (SPS, PPS, subset SPS, slice header, SEI) writes back and parses again
     /// to an equal value; the header editor without edits gives back the input byte for byte.
     static func roundTrip(_ data: [UInt8]) {
         headerEditor(data)
+        seiInserter(data)
         var store = ParameterSetStore()
         for unit in nalUnits(data[...]) {
             switch unit.type {

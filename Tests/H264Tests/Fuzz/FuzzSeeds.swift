@@ -33,7 +33,7 @@ enum FuzzSeeds {
         var bytes = 0
         for (i, au) in accessUnits.enumerated() where bytes < maximumLength {
             buffer.removeAll()
-            packetizer.packetize(RTPAccessUnit(nalUnits: au.nalUnits, timestamp90kHz: Int64(i) * 3600), into: &buffer)
+            try? packetizer.packetize(RTPAccessUnit(nalUnits: au.nalUnits, timestamp90kHz: Int64(i) * 3600), into: &buffer)  // mode 1: never throws
             for k in 0..<buffer.count {
                 packets.append(Array(buffer[k]))
                 bytes += buffer[k].count + 2

@@ -1,36 +1,31 @@
-// A custom capturer in the style of OpenTok's OTVideoCapture: it owns a capture thread and
-// hands every frame to the consumer it was given, until it is stopped or runs out.
+// A custom capturer in the style of OpenTok's OTVideoCapture: a FrameSource that owns a capture
+// thread and hands every frame to the consumer it was given, until it is stopped or runs out.
 import Foundation
 import H264
 import Synchronization
 
-final class Capturer: Sendable {
-    private let consumer: @Sendable (VideoFrame) -> Void
+final class Capturer: FrameSource {
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     let frameCount: Int
 
-    init(frameCount: Int, consumer: @escaping @Sendable (VideoFrame) -> Void) {
-        self.frameCount = frameCount
-        self.consumer = consumer
-    }
+    init(frameCount: Int) { self.frameCount = frameCount }
 
-    /// Starts the capture thread and returns at once.
-    func start() {
+    /// Keeps the consumer, starts the capture thread and returns at once. A consumer that
+    /// throws stops the capture (FrameSource's rule for push sources).
+    func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
         running.store(true, ordering: .relaxed)
         Thread.detachNewThread { [self] in
             for index in 0..<frameCount where running.load(ordering: .relaxed) {
-                consumer(grab(index))
+                do { try consumer(grab(index)) } catch { break }
             }
+            running.store(false, ordering: .relaxed)
             finished.signal()
         }
     }
 
-    /// Stops capturing; returns when the capture thread has delivered its last frame.
-    func stop() {
-        running.store(false, ordering: .relaxed)
-        waitUntilFinished()
-    }
+    /// Stops capturing after the frame being delivered: from any thread, or from the consumer.
+    func stop() { running.store(false, ordering: .relaxed) }
 
     /// Returns when the capture thread has ended (stopped, or out of frames).
     func waitUntilFinished() {

@@ -1,5 +1,6 @@
-// A custom capturer on its own thread -> encoder -> Annex-B file. The capturer's consumer
-// runs on the capture thread; X264Encoder is Sendable, so it is called right there.
+// A custom capturer (a FrameSource with its own thread) -> encoder -> Annex-B file. The
+// capturer's consumer runs on the capture thread; X264Encoder is Sendable, so it is called
+// right there.
 import Foundation
 import H264
 import Synchronization
@@ -23,10 +24,10 @@ let output = Mutex<(stream: [UInt8], keyframes: [Int], count: Int, error: (any E
     }
 }
 
-let capturer = Capturer(frameCount: 90) { frame in
-    do { write(try encoder.encode(frame)) } catch { output.withLock { $0.error = $0.error ?? error } }
+let capturer = Capturer(frameCount: 90)   // a FrameSource: start keeps the consumer, returns at once
+try capturer.start { frame in
+    do { write(try encoder.encode(frame)) } catch { output.withLock { $0.error = $0.error ?? error }; throw error }
 }
-capturer.start()
 capturer.waitUntilFinished()          // a service would call capturer.stop() when the call ends
 write(try encoder.flush())
 

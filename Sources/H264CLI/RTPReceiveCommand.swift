@@ -1,0 +1,174 @@
+import Foundation
+import H264
+import MP4
+import RTP
+import Synchronization
+
+/// Set by SIGINT / SIGTERM during `rtp-receive`: the loop stops and the report is printed.
+private let receiveInterrupted = Atomic<Bool>(false)
+
+/// `h264 rtp-receive`: receives an H.264 RTP stream over UDP, writes Annex-B or MP4 and prints
+/// a loss/reorder report.
+enum RTPReceiveCommand: CLICommand {
+    static let name = "rtp-receive"
+    static let summary = "receive H.264 over RTP/UDP, write Annex-B or MP4, report loss and reordering"
+    static let usage = """
+    usage: h264 rtp-receive [SDP] -o OUT [--port N] [--bind ADDR] [--payload-type PT]
+                            [--packetization-mode 0|1] [--duration S] [--idle-timeout S] [--wait S]
+                            [--strict] [--reorder-window N] [--fps N[/D]] [--json]
+
+    Listens for RTP (RFC 6184) on a local UDP port, depacketises it and writes the access units
+    to OUT: Annex-B, or MP4 (fragmented) when OUT ends in .mp4 or .m4v. The SDP file (what
+    ffmpeg -sdp_file or h264 rtp-send --sdp writes) gives the port (m=video), the payload type,
+    packetization-mode and sprop-parameter-sets, which are put before the first IDR picture when
+    the stream does not carry them. Without an SDP, --port is required. Stops at --duration, after
+    --idle-timeout without a packet, or on Ctrl-C, then prints what was received, lost,
+    reordered and duplicated.
+
+      -o OUT                    output file (- for Annex-B on stdout)
+      --port N                  local UDP port (default: the SDP's m=video port)
+      --bind ADDR               local address (default 0.0.0.0, or :: for an IPv6 SDP)
+      --payload-type PT         accept only this payload type (default: the SDP's, else any)
+      --packetization-mode M    what the sender announced, 0 or 1 (default: the SDP's, else 1)
+      --duration S              stop after S seconds
+      --idle-timeout S          stop after S seconds without a packet (default 5)
+      --wait S                  wait at most S seconds for the first packet (default: the
+                                idle timeout)
+      --strict                  reject packets that break RFC 6184 (FU-A with start and end
+                                bits, forbidden or reserved bit set, FU-A or STAP-A under
+                                packetization-mode 0) instead of accepting them with a warning
+      --reorder-window N        packets held to put reordered ones back in order (default 64)
+      --fps N[/D]               MP4 output: frame rate for streams without VUI timing
+                                (default: the SDP's a=framerate, else 25)
+      --json                    print the report as one JSON object
+    """
+
+    static func run(_ args: inout Arguments) throws {
+        guard let outPath = try args.option("-o") else { throw CLIError("-o OUT is required") }
+        let portOption = try args.intOption("--port", in: 0...65535)
+        let bindOption = try args.option("--bind")
+        let ptOption = try args.intOption("--payload-type", in: 0...127)
+        let modeOption = try args.intOption("--packetization-mode", in: 0...1)
+        let duration = try args.option("--duration").map { try seconds($0, "--duration") }
+        let idle = try args.option("--idle-timeout").map { try seconds($0, "--idle-timeout") } ?? .seconds(5)
+        let wait = try args.option("--wait").map { try seconds($0, "--wait") }
+        let strict = args.flag("--strict")
+        let window = try args.intOption("--reorder-window", in: 1...RTPDepacketizer.maximumReorderWindow) ?? 64
+        let fps = try args.option("--fps").map(RTPSendCommand.frameRate)
+        let json = args.flag("--json")
+        let sdpPath = try args.positionals(min: 0, max: 1).first
+
+        var configuration = RTPReceiver.Configuration(duration: duration, idleTimeout: idle, firstPacketTimeout: wait)
+        var port = portOption
+        var bind = bindOption ?? "0.0.0.0"
+        var frameRate: Double?
+        if let sdpPath {
+            let sdp = try RTPSessionDescription(parsing: String(decoding: try Input.readAll(sdpPath), as: UTF8.self))
+            configuration = try RTPReceiver.Configuration(session: sdp, lenient: !strict, duration: duration, idleTimeout: idle,
+                                                          firstPacketTimeout: wait)
+            port = port ?? sdp.port
+            if bindOption == nil && sdp.connectionAddress.contains(":") { bind = "::" }
+            frameRate = sdp.frameRate
+        } else {
+            guard port != nil else { throw CLIError("give an SDP file or --port") }
+            configuration.depacketizer.lenient = !strict
+        }
+        if let ptOption { configuration.depacketizer.payloadType = UInt8(ptOption) }
+        if let modeOption { configuration.depacketizer.packetizationMode = modeOption }
+        configuration.depacketizer.reorderWindow = window
+
+        let output = try ReceiveOutput(path: outPath, frameRate: fps ?? frameRate.flatMap(Self.rational))
+        var socket = try UDPSocket(receivingOn: port ?? 0, address: bind)
+        var receiver = try RTPReceiver(configuration)
+        Output.error("listening on \(bind) port \(socket.localPort)")
+        signal(SIGINT) { _ in receiveInterrupted.store(true, ordering: .relaxed) }
+        signal(SIGTERM) { _ in receiveInterrupted.store(true, ordering: .relaxed) }
+        var warnings = 0
+        let stop = try receiver.run(from: &socket, until: { receiveInterrupted.load(ordering: .relaxed) }, events: { event in
+            warnings += 1
+            if warnings <= 20 { Output.error("warning: \(event)") }
+        }) { au in try output.write(au) }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+        try output.close()
+        for e in receiver.errors.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
+        // With Annex-B on stdout, the report goes to stderr.
+        printReport(receiver.report, errors: receiver.errorCount, stop: stop, json: json,
+                    line: outPath == "-" ? { Output.error($0) } : { Output.line($0) })
+    }
+
+    static func printReport(_ r: RTPLossReport, errors: Int, stop: RTPReceiver.Stop, json: Bool, line: (String) -> Void) {
+        let fields: [(String, Int)] = [
+            ("packets_received", r.packetsReceived), ("packets_lost", r.packetsLost),
+            ("packets_reordered", r.reorderedPackets), ("packets_duplicated", r.duplicatePackets),
+            ("packets_late_or_duplicated", r.lateOrDuplicate), ("packets_out_of_range", r.outOfRange),
+            ("packets_rejected", r.packetsRejected), ("resynchronizations", r.resynchronizations),
+            ("nal_units_dropped", r.nalUnitsDropped), ("access_units", r.accessUnitsDelivered),
+            ("incomplete_access_units", r.incompleteAccessUnits), ("tolerated_violations", r.toleratedViolations),
+            ("early_markers", r.earlyMarkers),
+            ("errors", errors),
+        ]
+        if json {
+            var o = JSONObject()
+            for (k, v) in fields { o.add(k, v) }
+            o.add("stopped", "\(stop)")
+            line(o.rendered)
+        } else {
+            for (k, v) in fields { line("\(k): \(v)") }
+            line("stopped: \(stop)")
+        }
+    }
+
+    static func seconds(_ s: String, _ option: String) throws -> Duration {
+        guard let v = Double(s), v > 0, v <= 86_400 else { throw CLIError("\(option): '\(s)' is not a number of seconds in (0, 86400]") }
+        return .milliseconds(Int64((v * 1000).rounded(.up)))
+    }
+
+    /// A frame rate from an SDP's a=framerate (25, 29.97) as a fraction.
+    static func rational(_ rate: Double) -> (Int64, Int64)? {
+        guard rate.isFinite, rate > 0, rate <= 1000 else { return nil }
+        let whole = rate.rounded()
+        if abs(rate - whole) < 1e-6 { return (Int64(whole), 1) }
+        return (Int64((rate * 1001).rounded()), 1001)
+    }
+}
+
+/// Where `rtp-receive` writes: Annex-B as the access units come, or MP4 through the MP4
+/// module's Annex-B converter (its timing from the stream's VUI or the frame rate, not from
+/// the RTP timestamps).
+private final class ReceiveOutput {
+    private var annexB: OutputFile?
+    private var mp4File: MP4File?
+    private var converter: MP4AnnexBConverter?
+    private var bytes: [UInt8] = []
+
+    init(path: String, frameRate: (Int64, Int64)?) throws {
+        if MP4Conversion.isMP4Name(path) {
+            let file = try MP4File(creatingAtPath: path)
+            mp4File = file
+            var timing = TimestampAssigner.Configuration()
+            if let frameRate { timing.frameRate = frameRate }
+            converter = MP4AnnexBConverter(timing: timing) { (timescale: Int64) throws -> any MP4SampleWriting in
+                try MP4Conversion.writer(.fragmented, file: file, timescale: timescale)
+            }
+        } else {
+            annexB = try OutputFile(path)
+        }
+    }
+
+    func write(_ au: RTPReceivedAccessUnit) throws {
+        bytes.removeAll(keepingCapacity: true)
+        for unit in au.nalUnits { AnnexB.append(unit, to: &bytes) }
+        if let annexB { try annexB.write(bytes) }
+        if converter != nil { try converter!.append(bytes) }
+    }
+
+    func close() throws {
+        if let annexB { try annexB.close() }
+        if converter != nil {
+            let summary = try converter!.finish()
+            for e in summary.problems.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
+            mp4File?.close()
+        }
+    }
+}
