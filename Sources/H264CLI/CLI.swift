@@ -441,6 +441,8 @@ struct JSONObject {
         bytes.append(contentsOf: object.bytes)
         bytes.append(UInt8(ascii: "}"))
     }
+    /// A member whose key is computed (a map keyed by measurement or rule).
+    mutating func add(dynamicKey key: String, _ value: Int) { self.key(key); Self.appendDecimal(Int64(value), to: &bytes) }
     /// A member whose key is computed (a map keyed by measurement).
     mutating func add(dynamicKey key: String, _ value: Double) {
         self.key(key)
