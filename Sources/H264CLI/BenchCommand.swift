@@ -144,7 +144,7 @@ enum BenchCommand: CLICommand {
         for (k, m) in measurements.enumerated() where only?.contains(m.key) ?? true {
             var unit = "GB/s"
             if case .rate(let u, _) = m.kind { unit = u }
-            object.add(m.key, unit == "/s" ? rates[k].rounded() : (rates[k] * 1000).rounded() / 1000)
+            object.add(dynamicKey: m.key, unit == "/s" ? rates[k].rounded() : (rates[k] * 1000).rounded() / 1000)
             if !json {
                 let ratio = memcpyRate > 0 && unit == "GB/s" ? String(format: "%.2fx memcpy", rates[k] / memcpyRate) : ""
                 let value = unit == "/s" ? String(format: "%11.0f", rates[k]) : String(format: "%11.3f", rates[k])
@@ -157,12 +157,12 @@ enum BenchCommand: CLICommand {
             var perAU = JSONObject()
             for row in rows {
                 let n = Double(row.allocations) / Double(max(row.nalUnits, 1))
-                perNAL.add(row.key, (n * 1000).rounded() / 1000)
+                perNAL.add(dynamicKey: row.key, (n * 1000).rounded() / 1000)
                 var line = "allocations per NAL unit: \(row.key.padding(toLength: 24, withPad: " ", startingAt: 0))"
                     + String(format: " %8.3f (%d in %d NAL units", n, row.allocations, row.nalUnits)
                 if let aus = row.accessUnits {
                     let a = Double(row.allocations) / Double(max(aus, 1))
-                    perAU.add(row.key, (a * 1000).rounded() / 1000)
+                    perAU.add(dynamicKey: row.key, (a * 1000).rounded() / 1000)
                     line += String(format: ", %.3f per access unit", a)
                 }
                 if !json { Output.line(line + ")") }

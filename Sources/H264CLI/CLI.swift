@@ -343,6 +343,13 @@ enum Output {
         if buffer.count >= 1 << 16 { try? flush() }
     }
 
+    /// Appends a line given as UTF-8 bytes to stdout (buffered).
+    static func bytesLine(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        buffer.append(10)
+        if buffer.count >= 1 << 16 { try? flush() }
+    }
+
     /// Writes buffered stdout.
     static func flush() throws {
         guard !buffer.isEmpty else { return }
@@ -379,48 +386,107 @@ enum Output {
 /// one string as they are added (no array of parts, no join): `inspect --json` renders one
 /// object per access unit.
 struct JSONObject {
-    private var text = "{"
+    /// The UTF-8 text so far, without the closing brace.
+    private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
     private var hasMembers = false
 
     /// Starts a member: the separator and the quoted key (keys are plain ASCII names).
-    private mutating func key(_ key: String) {
-        if hasMembers { text.append(",") }
+    private mutating func key(_ key: StaticString) {
+        if hasMembers { bytes.append(UInt8(ascii: ",")) }
         hasMembers = true
-        text.append("\"")
-        text.append(key)
-        text.append("\":")
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
-    mutating func add(_ key: String, _ value: Int) { self.key(key); text.append(String(value)) }
-    mutating func add(_ key: String, _ value: Int64) { self.key(key); text.append(String(value)) }
-    mutating func add(_ key: String, _ value: Double) {
-        self.key(key)
-        text.append(value.isFinite ? String(value) : "null")
+    /// Starts a member with a key known only at run time.
+    private mutating func key(_ key: String) {
+        if hasMembers { bytes.append(UInt8(ascii: ",")) }
+        hasMembers = true
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: key.utf8)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
-    mutating func add(_ key: String, _ value: Bool) { self.key(key); text.append(value ? "true" : "false") }
-    mutating func add(_ key: String, _ value: String) { self.key(key); text.append(JSONObject.quote(value)) }
-    mutating func add(_ key: String, _ values: [Int]) {
-        self.key(key)
-        text.append("[")
-        for (i, v) in values.enumerated() {
-            if i > 0 { text.append(",") }
-            text.append(String(v))
-        }
-        text.append("]")
-    }
-    mutating func add(_ key: String, _ values: [String]) {
-        self.key(key)
-        text.append("[")
-        for (i, v) in values.enumerated() {
-            if i > 0 { text.append(",") }
-            text.append(JSONObject.quote(v))
-        }
-        text.append("]")
-    }
-    mutating func add(_ key: String, _ object: JSONObject) { self.key(key); text.append(object.rendered) }
-    mutating func addNull(_ key: String) { self.key(key); text.append("null") }
 
-    var rendered: String { text + "}" }
+    mutating func add(_ key: StaticString, _ value: Int) { self.key(key); Self.appendDecimal(Int64(value), to: &bytes) }
+    mutating func add(_ key: StaticString, _ value: Int64) { self.key(key); Self.appendDecimal(value, to: &bytes) }
+    mutating func add(_ key: StaticString, _ value: Double) {
+        self.key(key)
+        bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
+    }
+    mutating func add(_ key: StaticString, _ value: Bool) { self.key(key); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
+    mutating func add(_ key: StaticString, _ value: String) { self.key(key); bytes.append(contentsOf: JSONObject.quote(value).utf8) }
+    mutating func add(_ key: StaticString, _ values: [Int]) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (i, v) in values.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            Self.appendDecimal(Int64(v), to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+    mutating func add(_ key: StaticString, _ values: [String]) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (i, v) in values.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: JSONObject.quote(v).utf8)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+    mutating func add(_ key: StaticString, _ object: JSONObject) {
+        self.key(key)
+        bytes.append(contentsOf: object.bytes)
+        bytes.append(UInt8(ascii: "}"))
+    }
+    /// A member whose key is computed (a map keyed by measurement or rule).
+    mutating func add(dynamicKey key: String, _ value: Int) { self.key(key); Self.appendDecimal(Int64(value), to: &bytes) }
+    /// A member whose key is computed (a map keyed by measurement).
+    mutating func add(dynamicKey key: String, _ value: Double) {
+        self.key(key)
+        bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
+    }
+    mutating func addNull(_ key: StaticString) { self.key(key); bytes.append(contentsOf: "null".utf8) }
+    /// A member whose value the caller writes as raw JSON text (a list built in place).
+    mutating func add(_ key: StaticString, raw: (inout [UInt8]) -> Void) { self.key(key); raw(&bytes) }
+
+    var rendered: String { String(decoding: renderedBytes, as: UTF8.self) }
+    var renderedBytes: [UInt8] { bytes + [UInt8(ascii: "}")] }
+
+    /// Starts a member whose value the caller writes: ``bytes`` then ends with `"key":`.
+    mutating func addKey(_ key: StaticString) { self.key(key) }
+
+    /// The members that follow a value written by the caller after ``addKey(_:)``: rendered,
+    /// they start with a comma (when there are any) and end with the closing brace.
+    static func continuation() -> JSONObject {
+        var o = JSONObject()
+        o.bytes = []
+        o.hasMembers = true
+        return o
+    }
+
+    /// Appends `value` in decimal, as `String(value)` writes it.
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        if magnitude < 10 {
+            out.append(UInt8(ascii: "0") &+ UInt8(magnitude))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt64's 20 digits fit
+        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+            var n = 0
+            while magnitude > 0 {
+                n &+= 1
+                buffer[24 &- n] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            return n
+        }
+        withUnsafeBytes(of: &digits) { out.append(contentsOf: $0[(24 &- count)...]) }
+    }
 
     static func quote(_ s: String) -> String {
         var out = "\""

@@ -102,7 +102,7 @@ enum CheckCommand: CLICommand {
             Output.line(o.rendered)
         }
         var counts = JSONObject()
-        for rule in c.profile.rules where (c.counts[rule.id] ?? 0) > 0 { counts.add(rule.id, c.counts[rule.id] ?? 0) }
+        for rule in c.profile.rules where (c.counts[rule.id] ?? 0) > 0 { counts.add(dynamicKey: rule.id, c.counts[rule.id] ?? 0) }
         var s = JSONObject()
         s.add("profile", c.profile.name)
         s.add("conforms", c.conforms)

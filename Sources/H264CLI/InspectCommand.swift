@@ -39,27 +39,44 @@ enum InspectCommand: CLICommand {
             if warnings.count < 5 { warnings.append(e) }
         }
         if input.isRewindable {
-            // A file is read twice, in chunks either time: a first pass measures the presentation
-            // delay the stream needs, so the timestamps are those of a whole-stream assignment.
+            // A file: one pass with a presentation delay of 0 measures the delay the stream needs
+            // (the timestamps of a whole-stream assignment are those PTS plus that delay) while
+            // its lines are held, PTS left out, and printed at the end. Past
+            // `Report.maximumHeldBytes` of lines the pass goes on counting only, and a second
+            // pass prints the rest.
             timing.presentationDelay = 0
-            var measuring = AccessUnitParser(timing: timing, leadingData: leading)
-            var count = 0
-            var firstError: H264Error?
-            try measuring.run(read: input.read, problem: { firstError = firstError ?? $0 }, body: { _ in count += 1 })
-            if count == 0, let firstError { throw firstError }
-            timing.presentationDelay = measuring.requiredPresentationDelay
-            try input.rewind()
             var parser = AccessUnitParser(timing: timing, leadingData: leading)
             var summary = SummarySPS()
-            try parser.run(read: input.read, problem: warn, body: { au in
+            var count = 0
+            var firstError: H264Error?
+            report.mode = .holding
+            try parser.run(read: input.read, problem: {
+                firstError = firstError ?? $0
+                warn($0)
+            }, body: { au in
+                count += 1
                 summary.add(au)
                 report.add(au)
             })
-            report.finish(totalBytes: input.bytesRead, sps: summary.sps, timeBase: report.firstTimeBase)
+            if count == 0, let firstError { throw firstError }
+            let delay = parser.requiredPresentationDelay
+            let totalBytes = input.bytesRead
+            report.closeLast(totalBytes: totalBytes)
+            report.printHeld(presentationDelay: delay)
+            if let from = report.unprintedFrom {
+                timing.presentationDelay = delay
+                try input.rewind()
+                var second = AccessUnitParser(timing: timing, leadingData: leading)
+                report.mode = .printing(from: from)
+                try second.run(read: input.read, problem: { _ in }, body: { report.add($0) })
+                report.closeLast(totalBytes: totalBytes)
+            }
+            report.finish(totalBytes: totalBytes, sps: summary.sps, timeBase: report.firstTimeBase)
         } else {
             // A pipe: one pass, the reorder depth from the SPS.
             var parser = AccessUnitParser(timing: timing, leadingData: leading)
             try parser.run(read: input.read, problem: warn, body: { report.add($0) })
+            report.closeLast(totalBytes: input.bytesRead)
             report.finish(totalBytes: input.bytesRead, sps: parser.store.activeSPS ?? firstSPS(parser.store), timeBase: parser.timeBase)
         }
         for e in warnings { Output.error("warning: \(e.code): \(e.reason)") }
@@ -67,13 +84,36 @@ enum InspectCommand: CLICommand {
     }
 
     /// Prints access units as they come, one behind (an access unit's size is known when the
-    /// next one begins), and the summary at the end.
+    /// next one begins), and the summary at the end; or holds their lines until the
+    /// presentation delay is known (``Mode/holding``).
     struct Report {
+        /// What happens to an access unit's line.
+        enum Mode {
+            /// Printed, from the access unit with index `from` on (those before it were printed
+            /// by an earlier pass).
+            case printing(from: Int)
+            /// Held (PTS before the delay) until ``printHeld(presentationDelay:)``.
+            case holding
+            /// Counted in the statistics only (the held lines reached ``maximumHeldBytes``).
+            case counting
+        }
+
+        /// The cap on held lines: about 450,000 access units of JSON. A longer file is read a
+        /// second time for the lines past it.
+        static let maximumHeldBytes = 64 << 20
+
         let json: Bool
+        var mode = Mode.printing(from: 0)
         var held: AccessUnit?
         var stats = StreamStatistics()
         /// The time base of the first access unit.
         var firstTimeBase: TimeBase?
+        private var heldText: [UInt8] = []
+        /// Per held line: where its text before the PTS ends, where the line ends, its PTS.
+        private var heldLines: [(ptsAt: Int, end: Int, pts: Int64?)] = []
+        private var stoppedHolding = false
+        /// The number of lines held so far (printed or not).
+        private var heldCount = 0
 
         init(json: Bool) {
             self.json = json
@@ -82,15 +122,39 @@ enum InspectCommand: CLICommand {
             }
         }
 
+        /// The index of the first access unit whose line is neither printed nor held, when
+        /// holding stopped at ``maximumHeldBytes``.
+        var unprintedFrom: Int? { stoppedHolding ? heldCount : nil }
+
         mutating func add(_ au: AccessUnit) {
-            if held == nil && stats.accessUnits == 0 { firstTimeBase = au.timeBase }
+            if held == nil && stats.accessUnits == 0 && heldLines.isEmpty { firstTimeBase = au.timeBase }
             if let previous = held { emit(previous, end: au.byteOffset) }
             held = au
         }
 
-        mutating func finish(totalBytes: Int, sps: SequenceParameterSet?, timeBase: TimeBase?) {
+        /// Emits the last access unit, which ends where the stream does.
+        mutating func closeLast(totalBytes: Int) {
             if let last = held { emit(last, end: totalBytes) }
             held = nil
+        }
+
+        /// Prints the held lines, each PTS plus `delay`.
+        mutating func printHeld(presentationDelay delay: Int64) {
+            var start = 0
+            var text: [UInt8] = []
+            for line in heldLines {
+                text.removeAll(keepingCapacity: true)
+                text.append(contentsOf: heldText[start..<line.ptsAt])
+                appendPTS(line.pts.map { $0 &+ delay }, to: &text)
+                text.append(contentsOf: heldText[line.ptsAt..<line.end])
+                Output.bytesLine(text)
+                start = line.end
+            }
+            heldText = []
+            heldLines = []
+        }
+
+        mutating func finish(totalBytes: Int, sps: SequenceParameterSet?, timeBase: TimeBase?) {
             let summary = stats.summary(sps: sps, timeBase: timeBase, totalBytes: totalBytes)
             if json {
                 var o = JSONObject()
@@ -102,10 +166,47 @@ enum InspectCommand: CLICommand {
             }
         }
 
+        /// Appends the PTS column or member value.
+        private func appendPTS(_ pts: Int64?, to out: inout [UInt8]) {
+            if json {
+                if let pts { JSONObject.appendDecimal(pts, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            } else {
+                out.append(contentsOf: InspectCommand.pad(pts.map(String.init) ?? "-", 10).utf8)
+            }
+        }
+
         private mutating func emit(_ au: AccessUnit, end: Int?) {
             let offset = au.byteOffset ?? 0
             let size = max((end ?? offset) - offset, 0)
-            stats.add(au, size: size)
+            switch mode {
+            case .printing(let from):
+                // A second pass: the statistics were counted by the first.
+                guard au.index >= from else { return }
+                if from == 0 { stats.add(au, size: size) }
+                var text: [UInt8] = []
+                Self.appendLine(au, json: json, offset: offset, size: size, to: &text, ptsAt: { text, _ in appendPTS(au.pts, to: &text) })
+                Output.bytesLine(text)
+            case .holding:
+                stats.add(au, size: size)
+                var ptsAt = 0
+                // (A static function: a method of `self` taking `&heldText` would copy `self`, and
+                // with it the held text, for the call.)
+                Self.appendLine(au, json: json, offset: offset, size: size, to: &heldText, ptsAt: { _, at in ptsAt = at })
+                heldLines.append((ptsAt, heldText.count, au.pts))
+                heldCount &+= 1
+                if heldText.count >= Self.maximumHeldBytes {
+                    mode = .counting
+                    stoppedHolding = true
+                }
+            case .counting:
+                stats.add(au, size: size)
+            }
+        }
+
+        /// Appends the access unit's line to `out` (no newline), JSON or a table row; where the
+        /// PTS goes, calls `ptsAt` with the text and the position.
+        private static func appendLine(_ au: AccessUnit, json: Bool, offset: Int, size: Int, to out: inout [UInt8],
+                                ptsAt: (inout [UInt8], Int) -> Void) {
             if json {
                 var o = JSONObject()
                 o.add("index", au.index)
@@ -113,27 +214,52 @@ enum InspectCommand: CLICommand {
                 o.add("size", size)
                 o.add("keyframe", au.isRandomAccessPoint)
                 o.add("idr", au.flags.isSync)
-                o.add("nal_types", au.nalUnits.map { Int($0.type.rawValue) })
-                o.add("slice_types", au.sliceTypeLetters)
+                o.add("nal_types") { text in
+                    text.append(UInt8(ascii: "["))
+                    for (i, unit) in au.nalUnits.enumerated() {
+                        if i > 0 { text.append(UInt8(ascii: ",")) }
+                        JSONObject.appendDecimal(Int64(unit.type.rawValue), to: &text)
+                    }
+                    text.append(UInt8(ascii: "]"))
+                }
+                o.add("slice_types") { text in
+                    text.append(UInt8(ascii: "["))
+                    for (i, kind) in au.sliceTypes.enumerated() {
+                        if i > 0 { text.append(UInt8(ascii: ",")) }
+                        text.append(UInt8(ascii: "\""))
+                        text.append(contentsOf: Self.sliceLetters[Int(kind.rawValue)].utf8)
+                        text.append(UInt8(ascii: "\""))
+                    }
+                    text.append(UInt8(ascii: "]"))
+                }
                 o.add("frame_num", au.frameNum)
                 if let poc = au.poc { o.add("poc", poc) } else { o.addNull("poc") }
                 if let dts = au.dts { o.add("dts", dts) } else { o.addNull("dts") }
-                if let pts = au.pts { o.add("pts", pts) } else { o.addNull("pts") }
-                if let r = au.flags.recoveryFrameCount { o.add("recovery_frame_cnt", r) }
-                if au.flags.isIntraOnlyWithoutIDR { o.add("intra_only_non_idr", true) }
-                if au.formatChange != nil { o.add("format_change", true) }
-                Output.line(o.rendered)
-            } else {
-                let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
-                let cols: [String] = [
-                    pad(au.index, 7), pad(offset, 11), pad(size, 9), pad(kind, 6),
-                    pad(au.isRandomAccessPoint ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
-                    pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
-                    pad(au.dts.map(String.init) ?? "-", 10), pad(au.pts.map(String.init) ?? "-", 10),
-                ]
-                Output.line(cols.joined() + "  " + au.sliceTypeLetters.joined(separator: ","))
+                o.addKey("pts")
+                out.append(contentsOf: o.bytes)
+                ptsAt(&out, out.count)
+                var rest = JSONObject.continuation()
+                if let r = au.flags.recoveryFrameCount { rest.add("recovery_frame_cnt", r) }
+                if au.flags.isIntraOnlyWithoutIDR { rest.add("intra_only_non_idr", true) }
+                if au.formatChange != nil { rest.add("format_change", true) }
+                out.append(contentsOf: rest.bytes)
+                out.append(UInt8(ascii: "}"))
+                return
             }
+            let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
+            let cols: [String] = [
+                pad(au.index, 7), pad(offset, 11), pad(size, 9), pad(kind, 6),
+                pad(au.isRandomAccessPoint ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
+                pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
+                pad(au.dts.map(String.init) ?? "-", 10),
+            ]
+            out.append(contentsOf: cols.joined().utf8)
+            ptsAt(&out, out.count)
+            out.append(contentsOf: ("  " + au.sliceTypeLetters.joined(separator: ",")).utf8)
         }
+
+        /// ``AccessUnit/sliceTypeLetters`` by slice kind.
+        private static let sliceLetters = ["P", "B", "I", "SP", "SI"]
     }
 
     /// The SPS the summary describes: the id of the first SPS in the stream, with the content

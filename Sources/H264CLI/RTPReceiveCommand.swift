@@ -110,7 +110,7 @@ enum RTPReceiveCommand: CLICommand {
         ]
         if json {
             var o = JSONObject()
-            for (k, v) in fields { o.add(k, v) }
+            for (k, v) in fields { o.add(dynamicKey: k, v) }
             o.add("stopped", "\(stop)")
             line(o.rendered)
         } else {

@@ -67,7 +67,7 @@ enum RTPSendCommand: CLICommand {
         let bytes = try Input.readAll(path)
         if bench {
             var o = JSONObject()
-            for (key, gbps) in try RTPBench.results(stream: bytes, mtu: mtu) { o.add(key, gbps) }
+            for (key, gbps) in try RTPBench.results(stream: bytes, mtu: mtu) { o.add(dynamicKey: key, gbps) }
             Output.line(o.rendered)
             return
         }

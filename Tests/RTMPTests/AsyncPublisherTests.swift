@@ -15,9 +15,11 @@ import X264
 @Suite struct AsyncPublisherTests {
     /// The bound every cancellation below is held to: the awaiting task returns, and the
     /// server sees the connection closed, within this many seconds of `cancel()`. The
-    /// operations' own deadlines are 30 s, so only the cancellation can end them in time.
+    /// operations' own deadlines are 300 s, so only the cancellation can end them in time —
+    /// and a test starved of the cooperative pool by a loaded machine (30 s was seen between
+    /// the server's greeting and the test's cancel) cannot reach them first.
     static let bound = 1.0
-    static let patient = RTMPPublisher.Options(connection: .init(connectTimeoutMilliseconds: 30_000, timeoutMilliseconds: 30_000))
+    static let patient = RTMPPublisher.Options(connection: .init(connectTimeoutMilliseconds: 300_000, timeoutMilliseconds: 300_000))
 
     /// A count shared with a producer.
     final class Counter: Sendable {
@@ -126,7 +128,7 @@ import X264
         #expect(closed, "nginx did not see the client go: \(server.log.suffix(500))")
     }
 
-    /// A server that accepts the TCP connection and never answers the handshake, with 30 s
+    /// A server that accepts the TCP connection and never answers the handshake, with 300 s
     /// deadlines: cancelling the connecting task ends it within the bound, and the socket is
     /// closed (the server reads the end of the stream) within the bound too.
     @Test func cancellingAConnectionToASilentServer() async throws {
@@ -152,7 +154,7 @@ import X264
     }
 
     /// A server that accepts the stream and then stops reading: the publisher's queue blocks
-    /// in a send (30 s deadline) and `finish` would wait for it. Cancelling the finishing task
+    /// in a send (300 s deadline) and `finish` would wait for it. Cancelling the finishing task
     /// ends it within the bound, and the connection is closed.
     @Test func cancellingFinishWhileTheServerStopsReading() async throws {
         let closedAt = ClosedAt()

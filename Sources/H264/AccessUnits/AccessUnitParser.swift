@@ -77,7 +77,7 @@ public struct AccessUnitParser: Sendable {
     public mutating func next() throws(H264Error) -> AccessUnit? {
         while true {
             if readyHead < ready.count {
-                let au = ready[readyHead]
+                let au = ready[readyHead].take()  // moved out: no reference counting of its arrays
                 readyHead &+= 1
                 if readyHead == ready.count { ready.removeAll(keepingCapacity: true); readyHead = 0 }
                 if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
@@ -137,8 +137,8 @@ public struct AccessUnitParser: Sendable {
         }
     }
 
-    private mutating func enqueue(_ au: AccessUnit) {
-        timing.push(au, sps: assembler.store.activeSPS, into: &ready)
+    private mutating func enqueue(_ au: consuming AccessUnit) {
+        timing.push(au, sps: assembler.store.activeSPS, into: &ready)  // the SPS is read for the first only
     }
 }
 

@@ -88,17 +88,18 @@ public struct TimestampAssigner: Sendable {
 
     /// ``push(_:sps:)`` that appends the access units now timed to `ready`: no allocation per
     /// access unit once the buffers have grown to the reorder depth.
-    mutating func push(_ au: AccessUnit, sps: SequenceParameterSet?, into ready: inout [AccessUnit]) {
-        if clock == nil { start(sps: sps, measuring: false) }
-        var au = au
+    mutating func push(_ au: consuming AccessUnit, sps: @autoclosure () -> SequenceParameterSet?, into ready: inout [AccessUnit]) {
+        if clock == nil { start(sps: sps(), measuring: false) }
+        var au = au  // consumed: moved, not copied
         time(&au)
         let position = pushed
         pushed &+= 1
-        waiting.append(au)
+        let entry = PresentationClock.Entry(au)
+        waiting.append(consume au)
         let first = waitingStart
         var clock = self.clock.take()!  // moved out, so that its buffers stay uniquely held
         waiting.withUnsafeMutableBufferPointer { waiting in
-            clock.present(PresentationClock.Entry(au), at: position) { d in
+            clock.present(entry, at: position) { d in
                 let i = d &- first
                 return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
             }
@@ -210,7 +211,7 @@ public struct TimestampAssigner: Sendable {
         for i in 0..<n {
             waiting[i].pts = waiting[i].pts! &+ delay
         }
-        ready.append(contentsOf: waiting[0..<n])
+        for i in 0..<n { ready.append(waiting[i].take()) }
         waiting.removeFirst(n)
         waitingStart &+= n
     }

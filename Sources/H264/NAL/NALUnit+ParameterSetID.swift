@@ -8,16 +8,18 @@ extension NALUnit {
     /// read. Reads a few bytes only.
     public var parameterSetID: Int? {
         let t = type
-        var reader = SyntaxReader(EmulationPrevention.rbsp(from: payload.prefix(16)))
-        if t == .pps {
-            var pps = PictureParameterSet()
-            guard (try? pps.codeLeadingElements(&reader)) != nil else { return nil }
-            return Int(pps.id)
+        guard t == .pps || t == .sps || t == .subsetSPS else { return nil }
+        return try? EmulationPrevention.rbsp(from: payload.prefix(16)).withUnsafeSyntaxReader {
+            (reader: inout UnsafeSyntaxReader) throws(H264Error) -> Int in
+            if t == .pps {
+                var pps = PictureParameterSet()
+                try pps.codeLeadingElements(&reader)
+                return Int(pps.id)
+            }
+            var sps = SequenceParameterSet()
+            try sps.codeLeadingElements(&reader)
+            return Int(sps.id)
         }
-        guard t == .sps || t == .subsetSPS else { return nil }
-        var sps = SequenceParameterSet()
-        guard (try? sps.codeLeadingElements(&reader)) != nil else { return nil }
-        return Int(sps.id)
     }
 
     /// The id of the parameter set this NAL unit refers to: for a slice (types 1 and 5) its
@@ -28,10 +30,12 @@ extension NALUnit {
     public var referencedParameterSetID: Int? {
         let t = type
         if t == .pps {
-            var reader = SyntaxReader(EmulationPrevention.rbsp(from: payload.prefix(16)))
-            var pps = PictureParameterSet()
-            guard (try? pps.codeLeadingElements(&reader)) != nil else { return nil }
-            return Int(pps.spsID)
+            return try? EmulationPrevention.rbsp(from: payload.prefix(16)).withUnsafeSyntaxReader {
+                (reader: inout UnsafeSyntaxReader) throws(H264Error) -> Int in
+                var pps = PictureParameterSet()
+                try pps.codeLeadingElements(&reader)
+                return Int(pps.spsID)
+            }
         }
         guard t == .slice || t == .idrSlice else { return nil }
         return sliceHeaderLeadingElements().ppsID.map(Int.init)
@@ -42,11 +46,14 @@ extension NALUnit {
     /// cannot be read (all nil for other NAL units).
     /// - Complexity: O(1): at most ``SliceHeader/headerPrefixBytes`` bytes are read.
     public func sliceHeaderLeadingElements() -> (firstMbInSlice: UInt32?, sliceType: SliceType?, ppsID: UInt8?) {
-        var header = SliceHeader(nalUnitHeader: NALUnitHeader(self))
         // Three Exp-Golomb codes of at most 63 bits each, escaped: 32 bytes cover them.
-        var reader = SyntaxReader(EmulationPrevention.rbsp(from: payload.prefix(SliceHeader.headerPrefixBytes)))
-        var progress = 0
-        try? header.codeLeadingElements(&reader, progress: &progress)
+        let (header, progress) = EmulationPrevention.rbsp(from: payload.prefix(SliceHeader.headerPrefixBytes)).withUnsafeBytes {
+            var reader = UnsafeSyntaxReader($0)
+            var header = SliceHeader(nalUnitHeader: NALUnitHeader(self))
+            var progress = 0
+            try? header.codeLeadingElements(&reader, progress: &progress)
+            return (header, progress)
+        }
         return (progress >= 1 ? header.firstMbInSlice : nil, progress >= 2 ? header.sliceType : nil,
                 progress >= 3 ? header.ppsID : nil)
     }

@@ -22,6 +22,8 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     private var spsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
     private var subsetSPSContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
     private var ppsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 256)
+    // The two merged for each PPS whose SPS is known: one look-up per slice header.
+    private var sliceContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 256)
     // For activation: the SPS id each PPS names (-1: no such PPS), and which SPS ids are known.
     private var ppsSPSIDs: [Int8] = Array(repeating: -1, count: 256)
     private var knownSPS: UInt32 = 0
@@ -98,6 +100,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
         c.setSPS(sps)
         spsContexts[Int(sps.id & 31)] = c
         knownSPS |= 1 << UInt32(sps.id & 31)
+        for id in 0..<Self.ppsIDCount where ppsSPSIDs[id] == Int8(sps.id & 31) { mergeSliceContext(ppsID: id) }
     }
     /// Stores a subset SPS under its id.
     public mutating func insert(_ subset: SubsetSequenceParameterSet) {
@@ -114,20 +117,30 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
         c.setPPS(pps)
         ppsContexts[Int(pps.id)] = c
         ppsSPSIDs[Int(pps.id)] = Int8(pps.spsID & 31)
+        mergeSliceContext(ppsID: Int(pps.id))
+    }
+
+    /// Keeps `sliceContexts[ppsID]` the merge of the PPS's context and its SPS's (nil while
+    /// either is unknown).
+    private mutating func mergeSliceContext(ppsID: Int) {
+        guard var c = ppsContexts[ppsID], let s = spsContexts[Int(c.spsID & 31)], c.spsID < 32 else {
+            sliceContexts[ppsID] = nil
+            return
+        }
+        c.setSPS(from: s)
+        sliceContexts[ppsID] = c
     }
 
     /// What a slice header's syntax needs from PPS `ppsID` and its SPS (from the subset SPS table
     /// when `subset`), kept as a plain value per parameter set when it is stored: no arrays are
     /// copied.
+    /// - Complexity: O(1): one table entry (merged when the parameter sets were stored).
     public func sliceHeaderContext(ppsID: Int, subset: Bool) -> SliceHeaderContext? {
-        guard var c = ppsContext(ppsID), let s = spsContext(Int(c.spsID), subset: subset) else { return nil }
+        guard ppsID >= 0, ppsID < Self.ppsIDCount else { return nil }
+        if !subset { return sliceContexts[ppsID] }
+        guard var c = ppsContexts[ppsID], let s = spsContext(Int(c.spsID), subset: true) else { return nil }
         c.setSPS(from: s)
         return c
-    }
-
-    func ppsContext(_ id: Int) -> SliceHeaderContext? {
-        guard id >= 0, id < Self.ppsIDCount else { return nil }
-        return ppsContexts[id]
     }
 
     func spsContext(_ id: Int, subset: Bool) -> SliceHeaderContext? {

@@ -12,10 +12,12 @@ public enum SEI {
     public static func parse(_ unit: NALUnit, context: some SyntaxContext, options: SEIParseOptions = .default) throws(H264Error) -> SEINALUnit {
         guard unit.type == .sei else { throw H264Error.invalid(.invalidArgument, "not an SEI NAL unit (type \(unit.type.rawValue))") }
         let (rbsp, zeros) = strippedRBSP(unit)
-        var c = SyntaxReader(rbsp.dropFirst())  // the header byte is the unit's
-        var sei = SEINALUnit()
-        sei.nalRefIdc = unit.nalRefIdc
-        try sei.code(&c, context: context, options: options)
+        var sei = try rbsp.dropFirst().withUnsafeSyntaxReader { (c: inout UnsafeSyntaxReader) throws(H264Error) in  // the header byte is the unit's
+            var sei = SEINALUnit()
+            sei.nalRefIdc = unit.nalRefIdc
+            try sei.code(&c, context: context, options: options)
+            return sei
+        }
         sei.trailingZeroBytes = zeros
         return sei
     }

@@ -36,22 +36,25 @@ extension SliceHeader {
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, context: Context) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
         let nalUnitHeader = NALUnitHeader(nal)
         let payload = nal.payload
-        var header = SliceHeader(nalUnitHeader: nalUnitHeader)
         // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
         // byte lies within the bytes the header used (checked afterwards, on those bytes only).
-        var r = SyntaxReader(payload)
-        do throws(H264Error) {
-            try header.code(&r, context: context)
-            let used = payload.startIndex &+ ((r.bitPosition &+ 7) >> 3)  // <= endIndex
-            if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<used]) == nil {
-                return (header, r.bitPosition)
+        // (The header travels out in the result: a variable captured by the closure instead
+        // costs a copy with retains of its lists.)
+        let optimistic: Result<(header: SliceHeader, bitLength: Int), H264Error>? = payload.withUnsafeBytes { raw in
+            var r = UnsafeSyntaxReader(raw)
+            var header = SliceHeader(nalUnitHeader: nalUnitHeader)
+            do throws(H264Error) {
+                try header.code(&r, context: context)
+                let used = (r.position &+ 7) &>> 3  // <= raw.count
+                return Self.hasEmulationPrevention(raw, count: used) ? nil : .success((header, r.position))
+            } catch {
+                // The error is the real one when no emulation-prevention byte lies before the
+                // failing element's end (an element is at most 64 bits: 9 bytes from its start).
+                let end = Swift.min(raw.count, (r.position &>> 3) &+ 9)
+                return Self.hasEmulationPrevention(raw, count: end) ? nil : .failure(error)
             }
-        } catch {
-            // The error is the real one when no emulation-prevention byte lies before the
-            // failing element's end (an element is at most 64 bits: 9 bytes from its start).
-            let end = payload.startIndex &+ Swift.min(payload.count, (r.bitPosition >> 3) &+ 9)
-            if EmulationPrevention.firstEmulationPreventionByte(in: payload[payload.startIndex..<end]) == nil { throw error }
         }
+        if let optimistic { return try optimistic.get() }
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {
@@ -67,10 +70,18 @@ extension SliceHeader {
     /// - Returns: the header and its length in bits.
     public static func parse(rbsp: ArraySlice<UInt8>, nalUnitHeader: NALUnitHeader,
                              context: some SyntaxContext) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
-        var r = SyntaxReader(rbsp)
-        var h = SliceHeader(nalUnitHeader: nalUnitHeader)
-        try h.code(&r, context: context)
-        return (h, r.bitPosition)
+        try rbsp.withUnsafeSyntaxReader { (r: inout UnsafeSyntaxReader) throws(H264Error) in
+            var h = SliceHeader(nalUnitHeader: nalUnitHeader)
+            try h.code(&r, context: context)
+            return (h, r.position)
+        }
+    }
+
+    /// True when the first `count` bytes of `bytes` hold an emulation-prevention byte.
+    @inline(__always)
+    static func hasEmulationPrevention(_ bytes: UnsafeRawBufferPointer, count: Int) -> Bool {
+        guard count >= 3, let base = bytes.baseAddress else { return false }
+        return StartCodeScanner.find(base.assumingMemoryBound(to: UInt8.self), from: 0, count: count, third: 3) != nil
     }
 
     /// Writes the header's bits (no NAL unit header), using the PPS and SPS in `context`, which

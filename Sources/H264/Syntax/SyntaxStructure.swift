@@ -39,9 +39,11 @@ extension SyntaxStructure {
     /// - Complexity: O(n) in the bits read.
     @inlinable
     public init(rbsp: ArraySlice<UInt8>, context: some SyntaxContext) throws(H264Error) {
-        self.init()
-        var r = SyntaxReader(rbsp)
-        try code(&r, context: context)
+        self = try rbsp.withUnsafeSyntaxReader { (r: inout UnsafeSyntaxReader) throws(H264Error) in
+            var value = Self()
+            try value.code(&r, context: context)
+            return value
+        }
     }
 
     /// Writes the structure into a new RBSP (no NAL unit header, no emulation prevention).
