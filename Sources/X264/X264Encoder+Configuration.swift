@@ -78,7 +78,26 @@ extension X264Encoder {
         public var slices = 0
         /// Most bytes per slice (for RTP packetisation); nil for no limit.
         public var maxSliceSize: Int?
-        /// Periodic intra refresh instead of IDR pictures (for low-latency streaming).
+        /// Periodic intra refresh instead of IDR pictures (for low-latency streaming): the
+        /// first picture is an IDR, every later one a P picture, and a column of intra
+        /// macroblocks sweeps across the picture once per refresh cycle. Each cycle starts with
+        /// a recovery point SEI (`isRandomAccessPoint` true, `isSyncSample` false) whose
+        /// recovery frame count covers the sweep: a decoder that starts there shows correct
+        /// pictures once it has passed.
+        ///
+        /// - A cycle starts at most ``maxKeyframeInterval`` frames (or
+        ///   ``maxKeyframeIntervalDuration`` seconds, whichever is fewer) after the last one:
+        ///   the interval bounds the refresh period rather than the distance between IDRs.
+        /// - Scene cuts do not insert I or IDR pictures (x264's scene-cut detection is off):
+        ///   the refresh recovers from a change of scene, and the pictures keep an even size.
+        /// - `FrameEncodeOptions.forceKeyframe` still makes that frame an IDR picture (x264's
+        ///   `X264_TYPE_IDR`), and the next cycle is counted from it.
+        /// - x264 uses one reference frame and no open GOP with intra refresh, and turns intra
+        ///   refresh off when ``allowTemporalCompression`` is false (every picture an IDR).
+        ///
+        /// B-frames may be combined with it: a cycle then starts at the first P picture at or
+        /// after the interval, up to ``maxConsecutiveBFrames`` frames later. Streaming setups
+        /// usually turn them off (``maxConsecutiveBFrames`` 0 or ``allowFrameReordering`` false).
         public var periodicIntraRefresh = false
         /// Access unit delimiter NAL units before each access unit.
         public var accessUnitDelimiters = false

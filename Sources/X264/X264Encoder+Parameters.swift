@@ -166,7 +166,14 @@ extension X264Encoder.Configuration {
         if threads == 1 { p.b_sliced_threads = 0 }
         if slices > 0 { p.i_slice_count = Int32(slices) }
         if let m = maxSliceSize { p.i_slice_max_size = Int32(clamping: m) }
-        p.b_intra_refresh = periodicIntraRefresh ? 1 : 0
+        if periodicIntraRefresh {
+            p.b_intra_refresh = 1
+            // x264 still turns a scene cut into an I picture, and that I picture into an IDR
+            // once keyint_min frames have passed since the last: on content with large
+            // frame-to-frame change every picture can become an IDR. A refreshing stream
+            // recovers from any change by the refresh itself, so scene cuts are off.
+            p.i_scenecut_threshold = 0
+        }
         if let b = maxConsecutiveBFrames { p.i_bframe = Int32(b) }
         if !allowFrameReordering { p.i_bframe = 0 }
         var keyint: Int? = maxKeyframeInterval

@@ -53,7 +53,7 @@ struct LoopbackReceive {
             waited += 0.05
         }
         try Support.run(h264, ["rtp-send", stream, "--to", "127.0.0.1:\(port)", "--mtu", "\(mtu)", "--sdp", sdp + ".sent",
-                               "--speed", "8"] + options, timeout: 20).checked("rtp-send")
+                               "--speed", "2"] + options, timeout: 30).checked("rtp-send")
         let killed = Support.wait(process, timeout: 15)
         #expect(!killed, "the receiver did not stop at the RTCP BYE")
 

@@ -214,17 +214,10 @@ import TestSupport
         let units = try AnnexB.split(stream)
         #expect(units.filter { $0.type == .sps }.count == out.filter(\.isSyncSample).count)
         #expect(out.filter(\.isSyncSample).count == 2)
-        let path = try Support.temporaryFile(stream, name: "out.h264")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let decode = try FFmpeg.decode(path)
-        #expect(decode.stderr.isEmpty, "\(decode.stderr)")
-        let probe = try Support.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
-                                                       "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
-        #expect(probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == "45")
-        let frames = try Support.run("ffprobe", ["-v", "error", "-show_frames", "-show_entries",
-                                                        "frame=key_frame:side_data=rotation", "-of", "csv=p=0", path])
-        let keys = frames.output.split(separator: "\n").filter { $0.hasPrefix("1") }.count
-        #expect(keys == 2)
-        #expect(frames.output.contains("90"), "display matrix rotation reported by ffprobe")
+        let ffmpeg = try X264Support.ffmpegView(stream, sideData: "rotation")
+        #expect(ffmpeg.errors.isEmpty, "\(ffmpeg.errors)")
+        #expect(ffmpeg.frameCount == 45)
+        #expect(ffmpeg.keyFrames == 2)
+        #expect(ffmpeg.frames.contains("90"), "display matrix rotation reported by ffprobe")
     }
 }

@@ -123,8 +123,9 @@ import TestSupport
         let pictures = try Self.encode(encoder, count: 40) { i in i == 8 ? [.recoveryPoint(frames: 3)] : [] }
         let counts = pictures.map { $0.1.compactMap { m -> UInt16? in if case .recoveryPoint(let r) = m.payload { return r.recoveryFrameCount }; return nil } }
         #expect(counts[8] == [3])
-        // x264 writes its own at each refresh start (every 10 frames here).
-        #expect(counts[10] == [11] && counts[20] == [11], "\(counts)")
+        // x264 writes its own at each refresh start: the first P picture 10 frames or more
+        // after the last start (frames 12, 24, 36 with this preset's B-frames).
+        #expect(counts[12] == [11] && counts[24] == [11] && counts[36] == [11], "\(counts)")
         #expect(counts.allSatisfy { $0.count <= 1 })
     }
 }

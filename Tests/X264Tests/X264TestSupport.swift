@@ -2,6 +2,7 @@ import Foundation
 import H264
 import H264Video
 import X264
+import TestSupport
 
 /// Encoder configurations and frames for the X264 tests.
 enum X264Support {
@@ -26,6 +27,22 @@ enum X264Support {
             EncodedFrame(nalUnits: try AnnexB.split(f.annexBSample(parameterSets: encoder.parameterSets)),
                          pts: f.pts, dts: f.dts, timescale: f.timescale)
         }
+    }
+
+    /// What FFmpeg makes of an Annex-B stream: its decoder's errors, the frames ffprobe counts
+    /// and how many of them it calls key frames, and ffprobe's per-frame `key_frame` lines
+    /// with the `side_data` entries asked for (needs ffmpeg and ffprobe).
+    static func ffmpegView(_ stream: [UInt8], sideData: String? = nil) throws
+        -> (errors: String, frameCount: Int?, keyFrames: Int, frames: String) {
+        let path = try Support.temporaryFile(stream, name: "x264-out.h264")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let decode = try FFmpeg.decode(path)
+        let probe = try Support.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+        let entries = "frame=key_frame" + (sideData.map { ":side_data=\($0)" } ?? "")
+        let frames = try Support.run("ffprobe", ["-v", "error", "-show_frames", "-show_entries", entries, "-of", "csv=p=0", path])
+        let keys = frames.output.split(separator: "\n").filter { $0.hasPrefix("1") }.count
+        return (decode.stderr, Int(probe.output.trimmingCharacters(in: .whitespacesAndNewlines)), keys, frames.output)
     }
 
     private static func encodeOutOfBand(_ encoder: X264Encoder, count: Int, pattern: TestPatternSource.Pattern,
