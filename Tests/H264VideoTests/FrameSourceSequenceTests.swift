@@ -52,18 +52,23 @@ private final class PullSource: FrameSource {
 
 /// A push capturer as a user writes one: `start(_:onEnd:)` keeps the consumer, starts its own
 /// capture thread and returns at once; the thread delivers `count` frames as fast as it can
-/// (or until stopped, or fails after `failAt`), then reports the end.
+/// (or until stopped, or fails after `failAt`), then reports the end. With `holdAfterFirst`,
+/// it waits after the first frame until ``release()``.
 private final class PushCapturer: FrameSource {
     let record = Record()
     let count: Int
     let failAt: Int?
+    private let held: Atomic<Bool>
     let startThreads = Mutex<[String]>([])
     private let stopped = Atomic(false)
 
-    init(count: Int, failAt: Int? = nil) {
+    init(count: Int, failAt: Int? = nil, holdAfterFirst: Bool = false) {
         self.count = count
         self.failAt = failAt
+        self.held = Atomic(holdAfterFirst)
     }
+
+    func release() { held.store(false, ordering: .relaxed) }
 
     func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
         start(consumer, onEnd: { _ in })
@@ -78,6 +83,7 @@ private final class PushCapturer: FrameSource {
                 if index == failAt { failure = SourceFailure(frame: index); break }
                 record.begun.add(1, ordering: .relaxed)
                 do { try consumer(try pattern.makeFrame(index)) } catch { failure = error; break }
+                while index == 0 && held.load(ordering: .relaxed) { usleep(100) }
                 index += 1
             }
             record.ended.store(true, ordering: .relaxed)
@@ -154,11 +160,12 @@ private func eventually(within limit: Duration = .seconds(10), _ condition: () -
     /// `capacity` of the other 59, and counts the rest as dropped.
     @Test(arguments: [FrameBuffering.Overflow.dropOldest, .dropNewest])
     func dropPolicyUnderASlowConsumer(_ overflow: FrameBuffering.Overflow) async throws {
-        let capturer = PushCapturer(count: 60)
+        let capturer = PushCapturer(count: 60, holdAfterFirst: true)
         let frames = capturer.frames(buffering: FrameBuffering(capacity: 3, overflow: overflow))
         var iterator = frames.makeAsyncIterator()
         let first = try await iterator.next()
         #expect(first?.pts == 0)
+        capturer.release()
         #expect(try await eventually { capturer.record.hasEnded })
         var rest: [Int64] = []
         while let frame = try await iterator.next() { rest.append(frame.pts) }
