@@ -16,7 +16,7 @@ extension FrameSource {
     }
 }
 
-/// The frames of a ``FrameSource`` as an `AsyncSequence`, for async stages such as
+/// The frames of a `FrameSource` as an `AsyncSequence`, for async stages such as
 /// `AsyncFrameEncoder.encodedFrames(from:)`: from any source, pull or push.
 ///
 /// ```swift
@@ -36,7 +36,7 @@ extension FrameSource {
 /// is dropped, or drops the oldest, as ``FrameBuffering`` says; ``droppedFrameCount`` counts
 /// the dropped ones. A frame goes straight to a consumer that is already waiting.
 ///
-/// **The end.** When the source ends (``FrameSource/start(_:onEnd:)`` reports it: a pull
+/// **The end.** When the source ends (`FrameSource.start(_:onEnd:)` reports it: a pull
 /// source's `start` returned, a push source called `onEnd`), the consumer gets the frames that
 /// wait, then the end, or the source's error, rethrown unchanged. ``stop()`` stops the source
 /// and ends the sequence the same way. A push source that does not implement
