@@ -107,6 +107,20 @@ private func eventually(within limit: Duration = .seconds(10), _ condition: () -
     return true
 }
 
+/// Cancels `task`, which iterates a source's frames: it ends with `CancellationError` within a
+/// second, the source's `stop()` was called and its delivery ends within a second.
+private func cancelAndCheck<T>(_ task: Task<T, any Error>, record: Record) async throws {
+    let clock = ContinuousClock()
+    let cancelled = clock.now
+    task.cancel()
+    let result = await task.result
+    let ended = clock.now - cancelled
+    #expect(throws: CancellationError.self) { try result.get() }
+    #expect(ended < .seconds(1))
+    #expect(record.stopCount >= 1)
+    #expect(try await eventually(within: .seconds(1)) { record.hasEnded })
+}
+
 @Suite struct FrameSourceSequenceTests {
     @Test func pullSourceGivesEveryFrameInOrderOffTheCooperativePool() async throws {
         let source = PullSource(count: 40)
@@ -199,16 +213,8 @@ private func eventually(within limit: Duration = .seconds(10), _ condition: () -
             }
         }
         #expect(try await eventually { taken.load(ordering: .relaxed) >= 5 })
-        let clock = ContinuousClock()
-        let cancelled = clock.now
-        task.cancel()
-        let result = await task.result
-        let ended = clock.now - cancelled
-        #expect(throws: CancellationError.self) { try result.get() }
-        #expect(ended < .seconds(1))
-        #expect(source.record.stopCount >= 1)
         // The source's thread returns from start: it was waiting for room, or about to.
-        #expect(try await eventually(within: .seconds(1)) { source.record.hasEnded })
+        try await cancelAndCheck(task, record: source.record)
     }
 
     @Test func cancellationStopsAPushCapturer() async throws {
@@ -220,15 +226,7 @@ private func eventually(within limit: Duration = .seconds(10), _ condition: () -
             return count
         }
         #expect(try await eventually { capturer.record.begunCount >= 20 })
-        let clock = ContinuousClock()
-        let cancelled = clock.now
-        task.cancel()
-        let result = await task.result
-        let ended = clock.now - cancelled
-        #expect(throws: CancellationError.self) { try result.get() }
-        #expect(ended < .seconds(1))
-        #expect(capturer.record.stopCount >= 1)
-        #expect(try await eventually(within: .seconds(1)) { capturer.record.hasEnded })
+        try await cancelAndCheck(task, record: capturer.record)
     }
 
     /// Leaving the loop early (no cancellation) releases a source that waits for room.
