@@ -19,7 +19,8 @@ let package = Package(
         // The core: pure Swift, standard library only.
         .target(name: "H264"),
         // Frames and pixels over the core's frame types: Y4M and raw-frame readers, a test
-        // pattern, RGB <-> YCbCr conversion. Standard library only.
+        // pattern, RGB <-> YCbCr conversion, frame sources as async sequences. Standard library,
+        // and the C library's threads for the last (the core cannot start a thread).
         .target(name: "H264Video", dependencies: ["H264"]),
         // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
         // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means

@@ -84,14 +84,16 @@ enum RTPSendCommand: CLICommand {
             RTPAccessUnit(au).map { (unit: $0, decodeSeconds: au.timestamps?.decodeSeconds ?? 0) }
         }
         let accessUnits = timed.map(\.unit)
+        var statistics = AccessUnitStatistics()
+        assembled.forEach { statistics.add($0) }
         let frameSeconds = assembled.first?.timeBase.map { $0.seconds(2) } ?? 0.04
 
         var rng = SystemRandomNumberGenerator()
-        let ssrc: UInt32 = rng.next(), initialTimestamp: UInt32 = rng.next()
+        let ssrc: UInt32 = rng.next()
         let configuration: RTPPacketizer.Configuration = webRTC
-            ? .webRTC(payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(), initialTimestamp: initialTimestamp)
+            ? .webRTC(payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(), initialTimestamp: rng.next())
             : .init(mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
-                    initialTimestamp: initialTimestamp, aggregates: !noAggregation, parameterSets: repeatSets ? .fromStream : .off,
+                    initialTimestamp: rng.next(), aggregates: !noAggregation, parameterSets: repeatSets ? .fromStream : .off,
                     packetizationMode: mode)
         var packetizer = try RTPPacketizer(configuration)
         let sender = try UDPSocket(sendingTo: host, port: port)
@@ -111,11 +113,12 @@ enum RTPSendCommand: CLICommand {
         let (packetCount, byteCount) = try send(timed, with: &packetizer, to: sender, pacing: fast ? nil : speed,
                                                 frameSeconds: frameSeconds, clock: clock)
         if port < 65535 {
-            // RTP time at the end: the stream's duration, or the time paced so far.
-            let elapsed = clock.now - began + .milliseconds(500)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let streamSeconds = fast ? Double(accessUnits.count) * frameSeconds : seconds * speed
-            try sendBye(ssrc: ssrc, rtpTimestamp: initialTimestamp &+ UInt32(truncatingIfNeeded: Int64(streamSeconds * 90_000)),
+            // RTP time at the report (sent 500 ms from now): the stream's end, or the media time
+            // paced so far.
+            let rtpTimestamp = fast
+                ? packetizer.rtpTimestamp(at: statistics.ptsEnd, timeBase: assembled.first?.timeBase ?? TimeBase(numerator: 1, denominator: 90_000))
+                : packetizer.rtpTimestamp(at: (clock.now - began + .milliseconds(500)) * speed)
+            try sendBye(ssrc: ssrc, rtpTimestamp: rtpTimestamp,
                         packetCount: packetCount, payloadBytes: byteCount - packetCount * RTPHeader.fixedLength,
                         to: UDPSocket(sendingTo: sender.remoteHost, port: port + 1), clock: clock)
         }

@@ -22,8 +22,30 @@ extension RTPPacketizer {
     /// A negative time wraps the same way, so the spacing between samples is kept.
     /// - Returns: nil when the sample has no timestamps.
     public func rtpTimestamp(for sample: some AccessUnitSample) -> UInt32? {
-        RTPAccessUnit(sample: sample).map { configuration.initialTimestamp &+ UInt32(truncatingIfNeeded: $0.timestamp90kHz) }
+        sample.timestamps.map { rtpTimestamp(at: $0.pts, timeBase: $0.timeBase) }
     }
+
+    /// The RTP timestamp of media time `time` on a clock of `timeBase` seconds per unit: what
+    /// an RTCP sender report carries beside its wall-clock time (RFC 3550 6.4.1: the same units
+    /// and random offset as the data packets). Converted to 90 kHz as ``rtpTimestamp(for:)``
+    /// converts a sample's presentation time (nearest tick, halves away from zero, exactly),
+    /// plus ``Configuration/initialTimestamp``, modulo 2^32.
+    /// - Complexity: O(1).
+    public func rtpTimestamp(at time: Int64, timeBase: TimeBase) -> UInt32 {
+        configuration.initialTimestamp &+ UInt32(truncatingIfNeeded: timeBase.rescale(time, to: Self.clockRate))
+    }
+
+    /// The RTP timestamp of a media time measured by a clock (the time since the stream's
+    /// zero, as a sender paced in real time has it): see ``rtpTimestamp(at:timeBase:)``.
+    /// - Complexity: O(1).
+    public func rtpTimestamp(at mediaTime: Duration) -> UInt32 {
+        let (seconds, attoseconds) = mediaTime.components
+        // Whole seconds wrap modulo 2^64 in the product, and so modulo 2^32 in the result.
+        let ticks = seconds &* Self.clockRate &+ Self.attosecond.rescale(attoseconds, to: Self.clockRate)
+        return configuration.initialTimestamp &+ UInt32(truncatingIfNeeded: ticks)
+    }
+
+    private static let attosecond = TimeBase(numerator: 1, denominator: 1_000_000_000_000_000_000)
 
     /// Appends the RTP packets of one access unit or encoded frame to `packets`, its
     /// timestamp converted by the library (``rtpTimestamp(for:)``): the caller never converts

@@ -11,7 +11,7 @@ import H264
 /// timestamp: the form WebRTC receivers (Chrome) need before an IDR picture.
 ///
 /// In packetization-mode 0 every NAL unit is one packet; a NAL unit larger than the MTU cannot
-/// be sent and `packetize(_:into:)` throws. The encoder must then cut pictures into slices
+/// be sent and ``packetize(_:into:)-(RTPAccessUnit,_)`` throws. The encoder must then cut pictures into slices
 /// that fit: `X264Encoder.Configuration.maxSliceSize` (x264's `--slice-max-size`) set to the
 /// MTU less the 12-byte RTP header.
 ///

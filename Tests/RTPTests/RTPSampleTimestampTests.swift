@@ -25,10 +25,17 @@ import Testing
             let expected = UInt32(0xFFFF_FF00) &+ UInt32(truncatingIfNeeded: ticks)
             #expect(try Self.timestamps(packets) == [expected], "pts \(pts) ns")
             #expect(packetizer.rtpTimestamp(for: frame) == expected)
+            // The same time as a media time, for an RTCP sender report: the same conversion.
+            #expect(packetizer.rtpTimestamp(at: pts, timeBase: TimeBase(numerator: 1, denominator: 1_000_000_000)) == expected)
+            #expect(packetizer.rtpTimestamp(at: .nanoseconds(pts)) == expected, "pts \(pts) ns as a Duration")
         }
+        // A clock's Duration with whole seconds and a fraction: 2.5 s + 5,556 ns = 225,000.50004 ticks.
+        #expect(packetizer.rtpTimestamp(at: .seconds(2) + .milliseconds(500) + .nanoseconds(5_556)) == 0xFFFF_FF00 &+ 225_001)
+        #expect(packetizer.rtpTimestamp(at: .seconds(-2)) == 0xFFFF_FF00 &- 180_000)
         // A time past 2^32 ticks (13.25 hours) wraps.
         let late = EncodedFrame(nalUnits: [Self.p], pts: (1 << 32) + 90, dts: 0, timescale: 90_000)
         #expect(packetizer.rtpTimestamp(for: late) == 0xFFFF_FF00 &+ 90)
+        #expect(packetizer.rtpTimestamp(at: .seconds(Int64(1) << 32) + .microseconds(1_000)) == 0xFFFF_FF00 &+ 90)
     }
 
     @Test func accessUnitWithoutTimestampsIsATypedError() throws {

@@ -86,6 +86,21 @@ private final class TaskProbeEncoder: FrameEncoder {
         await #expect(throws: X264Error.self) { try await encoder.encode(try TestPatternSource(width: 160, height: 96).makeFrame(31)) }
     }
 
+    /// A library pull source as an async sequence (`frames()`, its `start` on a thread of its
+    /// own) into the encoder: every frame, in order, under back-pressure.
+    @Test func frameSourceThroughTheEncoder() async throws {
+        let encoder = AsyncFrameEncoder(try X264Encoder(configuration: X264Support.config()))
+        let source = try TestPatternSource(width: 160, height: 96, frameCount: 45)
+        let frames = source.frames()
+        var out: [EncodedFrame] = []
+        for try await au in encoder.encodedFrames(from: frames) { out.append(au) }
+        #expect(out.count == 45)
+        #expect(out.map(\.pts).sorted() == Array(0..<45))
+        #expect(zip(out, out.dropFirst()).allSatisfy { $0.dts < $1.dts })  // decoding order
+        #expect(out.first?.isSyncSample == true)
+        #expect(frames.droppedFrameCount == 0)
+    }
+
     @Test func cancellationStopsTheEncoderWithinAFrame() async throws {
         let encoder = AsyncFrameEncoder(try X264Encoder(configuration: X264Support.config()))
         let frames = PatternFrames(source: try TestPatternSource(width: 160, height: 96, frameCount: 0),

@@ -24,6 +24,17 @@
 /// delivers no frame after its next check of the stop request (a pull source checks before
 /// each frame, so at most the frame being delivered completes).
 ///
+/// ## The end of the frames
+///
+/// ``start(_:onEnd:)`` also reports when the frames are over, and why: it calls its `onEnd`
+/// exactly once, after the last call to the consumer, with nil (the source ran out or was
+/// stopped) or the error that ended it. A pull source gets it for free (the protocol's default
+/// calls `start(_:)` and reports its return or its error). A push source implements it (its
+/// capture thread calls `onEnd` when it stops, runs out or fails, a camera unplugged), and
+/// its `start(_:)` as `start(consumer, onEnd: { _ in })`: without it, a caller that waits for
+/// the end (the `H264Video` module's `frames()`, an `AsyncSequence` of the frames) would take
+/// the return from `start` for the end.
+///
 /// ## Errors
 ///
 /// A source's errors and its consumer's are of different modules (a Y4M reader's `H264Error`,
@@ -36,7 +47,30 @@ public protocol FrameSource: AnyObject, Sendable {
     /// protocol's discussion for where and when the consumer is called.
     func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws
 
+    /// Delivers frames to `consumer` as ``start(_:)`` does, and calls `onEnd` exactly once
+    /// after the last call to the consumer: with nil when the source ran out or was stopped,
+    /// with the error that ended it otherwise (its own, or the consumer's). Errors go to
+    /// `onEnd`, never thrown.
+    ///
+    /// The default implementation, right for a pull source, calls ``start(_:)`` and then
+    /// `onEnd` with its error, if any. A push source implements this method: see the protocol's
+    /// discussion.
+    func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void)
+
     /// Asks the source to stop delivering frames. Safe to call from any thread, more than
     /// once, and from inside the consumer.
     func stop()
+}
+
+extension FrameSource {
+    /// For a pull source (its `start(_:)` returns when it has run out, been stopped or failed):
+    /// calls ``start(_:)``, then `onEnd` with nil or the error it threw.
+    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+        do {
+            try start(consumer)
+            onEnd(nil)
+        } catch {
+            onEnd(error)
+        }
+    }
 }
