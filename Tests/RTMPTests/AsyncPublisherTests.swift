@@ -13,8 +13,9 @@ import X264
 /// touching a timestamp, and cancellation that stops the encoder and the publisher within a
 /// bound whatever the server does (a real nginx, a silent server, a server that stops reading).
 @Suite struct AsyncPublisherTests {
-    /// The bound every cancellation below is held to: the awaiting task returns, and the
-    /// server sees the connection closed, within this many seconds of `cancel()`. The
+    /// The bound every cancellation below is held to: the server sees the connection closed
+    /// within this many seconds of `cancel()` (the awaiting task's own return: see
+    /// ``cancel(_:_:)``). The
     /// operations' own deadlines are 300 s, so only the cancellation can end them in time —
     /// and a test starved of the cooperative pool by a loaded machine (30 s was seen between
     /// the server's greeting and the test's cancel) cannot reach them first.
@@ -93,7 +94,7 @@ import X264
     }
 
     /// Cancelling the task that publishes an endless encoded sequence stops both: the task
-    /// returns within the bound, no frame is pulled after it, the publisher is cancelled and
+    /// returns, no frame is pulled after it, the publisher is cancelled and
     /// nginx sees the client go.
     @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
     func cancellationStopsTheEncoderAndThePublisher() async throws {
@@ -107,7 +108,8 @@ import X264
         task.cancel()
         let result = await task.result
         let taken = Self.seconds(since: start)
-        #expect(taken < Self.bound, "the publishing task took \(taken) s to end")
+        // Its return is the cooperative pool's to schedule (see `cancel(_:_:)`): a loose bound.
+        #expect(taken < 60, "the publishing task took \(taken) s to end")
         switch result {
         case .success: Issue.record("an endless publish returned")
         case .failure(let error):
@@ -190,14 +192,19 @@ import X264
         try await Self.expectClosed(closedAt, after: start, draining: true)
     }
 
-    /// Cancels `task` and expects it to end with `cancelled` within the bound; returns when
-    /// it was cancelled.
+    /// Cancels `task` and expects it to end with `cancelled`; returns when it was cancelled.
+    ///
+    /// The publisher's bound is what the server sees (``expectClosed(_:after:draining:)``, timed
+    /// by the server's thread). When the awaiting task runs again is the cooperative pool's
+    /// business: in a full `swift test` on two cores, synchronous tests waiting for child
+    /// processes can hold the pool for many seconds, so the task's end is held to a looser
+    /// bound that only a publisher waiting for its 300 s deadlines would miss.
     static func cancel<T: Sendable>(_ task: Task<T, any Error>, _ what: String) async -> ContinuousClock.Instant {
         let start = ContinuousClock.now
         task.cancel()
         let result = await task.result
         let taken = seconds(since: start)
-        #expect(taken < bound, "\(what) took \(taken) s to end")
+        #expect(taken < 60, "\(what) took \(taken) s to end")
         #expect(throws: RTMPError(.cancelled, "")) { try result.get() }
         return start
     }

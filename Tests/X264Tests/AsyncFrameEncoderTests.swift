@@ -117,7 +117,9 @@ private final class TaskProbeEncoder: FrameEncoder {
         let result = await task.result
         let elapsed = clock.now - started
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(elapsed < .seconds(5))
+        // When the cancelled task runs again is the cooperative pool's business (on two cores a
+        // full `swift test` can hold it for many seconds); the exact bound is the frames pulled.
+        #expect(elapsed < .seconds(60))
         // At most the frame in flight was pulled after the cancel.
         #expect(frames.pulled.current <= pulledAtCancel + 1)
         // The encoder stopped: a later frame goes in after the last one pulled, not flushed.
