@@ -98,6 +98,8 @@ extension X264Encoder {
         /// B-frames may be combined with it: a cycle then starts at the first P picture at or
         /// after the interval, up to ``maxConsecutiveBFrames`` frames later. Streaming setups
         /// usually turn them off (``maxConsecutiveBFrames`` 0 or ``allowFrameReordering`` false).
+        /// ``X264Encoder/requestIntraRefresh()`` starts a cycle on demand (a receiver's picture
+        /// loss) instead of forcing an IDR picture.
         public var periodicIntraRefresh = false
         /// Access unit delimiter NAL units before each access unit.
         public var accessUnitDelimiters = false

@@ -204,6 +204,31 @@ public final class X264Encoder: FrameEncoder, Sendable {
         }
     }
 
+    /// Starts a new intra refresh cycle soon, instead of an IDR picture: the answer of a
+    /// periodically refreshing stream to a receiver that lost pictures (a WebRTC picture loss
+    /// indication), with no spike in picture size.
+    ///
+    /// x264 begins the cycle at the next P picture it encodes — behind the frames given by its
+    /// lookahead (``delayedFrames``; none with ``Configuration/realTime``) — or, while a
+    /// refresh wave is still moving across the picture, as soon as that wave ends
+    /// (`x264_encoder_intra_refresh`). The new cycle's first access unit carries a recovery
+    /// point SEI (`isRandomAccessPoint`), and the periodic cycles count from it. A
+    /// stream without ``Configuration/periodicIntraRefresh`` recovers with an IDR picture
+    /// instead: ask for one with `FrameEncodeOptions(forceKeyframe: true)`.
+    /// - Throws: ``X264Error/Code/invalidArgument`` when the encoder does not refresh
+    ///   periodically (``Configuration/periodicIntraRefresh`` off, or every picture intra), or
+    ///   after ``flush()``.
+    public func requestIntraRefresh() throws(X264Error) {
+        guard configuration.periodicIntraRefresh, configuration.allowTemporalCompression else {
+            throw X264Error.invalid(.invalidArgument,
+                                    "an intra refresh needs periodicIntraRefresh; force a keyframe to recover without it")
+        }
+        try state.withLock { (s: inout State) throws(X264Error) in
+            guard !s.flushed else { throw X264Error.invalid(.invalidArgument, "intra refresh requested after flush") }
+            x264_encoder_intra_refresh(s.session.handle)
+        }
+    }
+
     /// Changes the target bitrate (bits per second) for the frames that follow: the average
     /// of an average-bitrate encoder, the rate of a constant or variable one. A quality-mode
     /// encoder becomes an average-bitrate encoder.

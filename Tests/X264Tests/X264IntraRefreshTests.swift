@@ -1,6 +1,7 @@
 import Testing
 import H264
 import X264
+import H264Video
 import TestSupport
 
 /// Periodic intra refresh: one IDR picture, then refresh cycles that each start with a
@@ -53,6 +54,47 @@ import TestSupport
         let s = Self.structure(units)
         #expect(s.idr == [0])
         #expect(s.recovery == [7, 14, 21])
+    }
+
+    /// A requested refresh starts a cycle at the next picture x264 encodes — behind the input by
+    /// its lookahead (`delayedFrames`) — long before the interval would, with no IDR; without
+    /// the request the only cycle after the IDR is at the interval.
+    @Test func requestedRefreshStartsACycleBeforeTheInterval() throws {
+        let plain = Self.structure(try Self.encode(Self.encoder(interval: 30), count: 36).units)
+        #expect(plain.idr == [0])
+        #expect(plain.recovery == [30])
+
+        let encoder = try Self.encoder(interval: 30)
+        let source = try TestPatternSource(width: encoder.configuration.width, height: encoder.configuration.height, frameCount: 36)
+        var out: [EncodedFrame] = []
+        var nextEncoded = 0
+        for i in 0..<36 {
+            if i == 12 {
+                try encoder.requestIntraRefresh()
+                nextEncoded = out.count  // no B-frames: output order is input order
+            }
+            out += try encoder.encode(try source.makeFrame(i))
+        }
+        out += try encoder.flush()
+        var parser = AccessUnitParser()
+        parser.append(out.flatMap { $0.annexBSample(parameterSets: encoder.parameterSets) })
+        parser.finish()
+        var units: [AccessUnit] = []
+        while let au = try parser.next() { units.append(au) }
+        let requested = Self.structure(units)
+        #expect(units.count == 36)
+        #expect(requested.idr == [0], "a refresh, not an IDR")
+        let first = try #require(requested.recovery.first, "no refresh cycle started")
+        #expect(first == nextEncoded, "the requested cycle starts at \(first): \(requested.recovery)")
+        #expect(requested.recovery == [nextEncoded, nextEncoded + 30], "the periodic cycles count from the requested one")
+    }
+
+    @Test func refreshRequestNeedsPeriodicIntraRefresh() throws {
+        let encoder = try X264Encoder(configuration: X264Support.config())
+        #expect(throws: X264Error.self) { try encoder.requestIntraRefresh() }
+        let refreshing = try Self.encoder()
+        _ = try refreshing.flush()
+        #expect(throws: X264Error.self) { try refreshing.requestIntraRefresh() }
     }
 
     @Test func forcedKeyframeIsStillAnIDR() throws {
