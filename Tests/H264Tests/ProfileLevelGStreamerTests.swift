@@ -25,18 +25,25 @@ struct ProfileLevelGStreamerTests {
             """,
     ]
 
-    /// `profile` and `level` of the first caps `h264parse` announces for each file, by path:
-    /// one `gst-launch-1.0` per file (a pipeline of several branches stops at the first
-    /// branch's error), four at a time.
-    static func gstreamerCaps(_ paths: [String]) throws -> [String: (profile: String, level: String)] {
+    /// `profile` and `level` of the first caps `h264parse` announces for each file, by path,
+    /// and for each file whose `gst-launch-1.0` could not run, why: one process per file (a
+    /// pipeline of several branches stops at the first branch's error), four at a time.
+    static func gstreamerCaps(_ paths: [String]) throws
+        -> (caps: [String: (profile: String, level: String)], failures: [String: String]) {
         let launch = try #require(Support.gstLaunch(with: ["filesrc", "h264parse", "fakesink"]))
         let results = Mutex<[String: (profile: String, level: String)]>([:])
+        let failures = Mutex<[String: String]>([:])
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 4
         for path in paths {
             queue.addOperation {
-                guard let r = try? Support.run(launch, ["-v", "filesrc", "location=\(path)", "!", "h264parse", "!", "fakesink"], timeout: 60)
-                else { return }
+                let r: Support.ProcessResult
+                do {
+                    r = try Support.run(launch, ["-v", "filesrc", "location=\(path)", "!", "h264parse", "!", "fakesink"], timeout: 60)
+                } catch {
+                    failures.withLock { $0[path] = "\(error)" }
+                    return
+                }
                 for line in r.output.split(separator: "\n") where line.contains("GstPad:src: caps = video/x-h264") {
                     guard let profile = line.firstMatch(of: /profile=\(string\)([a-z0-9:-]+)/),
                           let level = line.firstMatch(of: /level=\(string\)([0-9.b]+)/) else { continue }
@@ -46,7 +53,7 @@ struct ProfileLevelGStreamerTests {
             }
         }
         queue.waitUntilAllOperationsAreFinished()
-        return results.withLock { $0 }
+        return (results.withLock { $0 }, failures.withLock { $0 })
     }
 
     @Test func fixturesAndCorpusAgreeWithGStreamer() throws {
@@ -54,14 +61,14 @@ struct ProfileLevelGStreamerTests {
             .filter { $0.facts.kind == .annexB && $0 != .missingPPS }
             .map { ($0.fileName, $0.url.path) }
         streams += Corpus.annexBStreams.map { ($0, Corpus.path($0)) }
-        let caps = try Self.gstreamerCaps(streams.map(\.path))
+        let (caps, failures) = try Self.gstreamerCaps(streams.map(\.path))
         var compared = 0
         for (name, path) in streams {
             let units = try AnnexB.split(Support.readFile(path)[...], leadingData: .skip)
             guard let sps = units.first(where: { $0.type == .sps }) else { continue }
             let pl = try ProfileLevel(sps: sps)
             guard let theirs = caps[path] else {
-                Issue.record("\(name): GStreamer announced no caps")
+                Issue.record("\(name): GStreamer announced no caps\(failures[path].map { " (gst-launch-1.0: \($0))" } ?? "")")
                 continue
             }
             if let reason = Self.knownDisagreements[name] {

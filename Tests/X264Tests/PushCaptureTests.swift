@@ -15,6 +15,8 @@ private final class ThreadedCapturer: FrameSource {
     private let done = DispatchSemaphore(value: 0)
     let delivered = Atomic(0)
     let captureThreadWasMain = Atomic(false)
+    /// Why the capture thread ended before `stop`, when it did.
+    let failure = Mutex<String?>(nil)
 
     init(width: Int, height: Int) throws {
         pattern = try TestPatternSource(width: width, height: height, frameCount: Int.max)
@@ -27,8 +29,12 @@ private final class ThreadedCapturer: FrameSource {
             if Thread.isMainThread { captureThreadWasMain.store(true, ordering: .relaxed) }
             var index = 0
             while !stopped.load(ordering: .relaxed) {
-                guard let frame = try? pattern.makeFrame(index) else { return }
-                do { try consumer(frame) } catch { return }  // the consumer's error stops capture
+                do {
+                    try consumer(try pattern.makeFrame(index))  // the consumer's error stops capture
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
+                    return
+                }
                 delivered.add(1, ordering: .relaxed)
                 index += 1
             }
@@ -62,6 +68,8 @@ private final class ThreadedCapturer: FrameSource {
         #expect(capturer.join(timeout: .now() + 30))
         let onMain = capturer.captureThreadWasMain.load(ordering: .relaxed)
         #expect(!onMain)
+        let failure = capturer.failure.withLock { $0 }
+        #expect(failure == nil, "the capture thread stopped on its own")
         let frames = output.withLock { $0 } + (try encoder.flush())
 
         let count = capturer.delivered.load(ordering: .relaxed)
