@@ -1,10 +1,9 @@
 // Counts heap allocations for `h264 bench` by interposing the C allocator's entry points in the
 // executable: the dynamic linker resolves every library's malloc (the Swift runtime's
-// swift_slowAlloc included) to these, which count (only while counting is on: one relaxed load
-// otherwise) and forward to the C library's own functions, __libc_malloc and friends.
+// swift_slowAlloc included) to these, which count (only while the calling thread counts: one
+// thread-local load otherwise) and forward to the C library's own functions, __libc_malloc and friends.
 #include "CAllocationCounter.h"
 
-#include <stdatomic.h>
 #include <stddef.h>
 
 // Under a sanitizer the sanitizer's runtime owns these entry points: interposing them here would
@@ -31,23 +30,25 @@ extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *pointer, size_t size);
 extern void *__libc_memalign(size_t alignment, size_t size);
 
-static atomic_int counting;
-static atomic_long allocations;
+// Per thread: a count sees only the allocations of the thread that began it, not those of other
+// threads of the process (a test runner's parallel tests, a library's worker threads). Initial-exec
+// TLS of the executable lives in the thread's static block, so reading it from inside malloc never
+// allocates (glibc's own malloc keeps its caches the same way).
+static _Thread_local int counting __attribute__((tls_model("initial-exec")));
+static _Thread_local long allocations __attribute__((tls_model("initial-exec")));
 
 static inline void note(void) {
-    if (atomic_load_explicit(&counting, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
-    }
+    if (counting) allocations += 1;
 }
 
 void h264_allocation_counting_begin(void) {
-    atomic_store(&allocations, 0);
-    atomic_store(&counting, 1);
+    allocations = 0;
+    counting = 1;
 }
 
 long h264_allocation_counting_end(void) {
-    atomic_store(&counting, 0);
-    return atomic_load(&allocations);
+    counting = 0;
+    return allocations;
 }
 
 #if H264_ALLOCATION_COUNTING

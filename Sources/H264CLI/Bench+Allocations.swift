@@ -7,13 +7,14 @@ import RTP
 ///
 /// The count comes from the C allocator's entry points (malloc, calloc, realloc and the aligned
 /// variants), which the executable interposes (target CAllocationCounter): every allocation of
-/// the process, the Swift runtime's (class instances, array and string buffers, boxes, closure
-/// contexts, `UnsafeMutableRawPointer.allocate`) included.
+/// the counting thread, the Swift runtime's (class instances, array and string buffers, boxes,
+/// closure contexts, `UnsafeMutableRawPointer.allocate`) included; other threads' are not.
 enum AllocationBench {
     /// False in a sanitizer build, whose runtime owns the allocator: no count then.
     static var isAvailable: Bool { h264_allocation_counting_available() != 0 }
 
-    /// The number of heap allocations `body` makes (on any thread); 0 when not ``isAvailable``.
+    /// The number of heap allocations `body` makes on the calling thread (the measured work is
+    /// single-threaded; other threads of the process do not count); 0 when not ``isAvailable``.
     static func count(_ body: () throws -> Void) rethrows -> Int {
         h264_allocation_counting_begin()
         defer { _ = h264_allocation_counting_end() }
