@@ -100,17 +100,23 @@ import TestSupport
                 if out.count > bytes.count + 2 { return }
             }
         }
-        var i = 0, k = 0
-        while i < bytes.count {
-            let n = min(sizes[k % sizes.count], bytes.count - i)
-            parser.append(bytes[i..<(i + n)])
+        for range in Self.chunks(of: bytes.count, sizes: sizes) {
+            parser.append(bytes[range])
             drain()
-            i += n
-            k += 1
         }
         parser.finish()
         drain()
         return out
+    }
+
+    /// The chunks of `count` bytes cut by `sizes`, cycled.
+    static func chunks(of count: Int, sizes: [Int]) -> [Range<Int>] {
+        var cuts = [0]
+        for size in sizes.cycled() {
+            guard cuts.last! < count else { break }
+            cuts.append(min(cuts.last! + size, count))
+        }
+        return zip(cuts, cuts.dropFirst()).map { $0..<$1 }
     }
 
     /// Short buffers (the scan's last block, chunk boundaries everywhere), chunks of 1 to 40 bytes.
@@ -183,5 +189,16 @@ import TestSupport
             }
         }
         #expect(converted > 200)
+    }
+}
+
+private extension Sequence {
+    /// The elements again and again (without end unless empty).
+    func cycled() -> UnfoldSequence<Element, (Array<Element>, Int)> {
+        sequence(state: (Array(self), 0)) { state in
+            guard !state.0.isEmpty else { return nil }
+            defer { state.1 = (state.1 + 1) % state.0.count }
+            return state.0[state.1]
+        }
     }
 }
