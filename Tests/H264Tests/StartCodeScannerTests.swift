@@ -48,6 +48,23 @@ import TestSupport
         }
     }
 
+    /// The last block (fewer than 34 bytes left) overlaps positions scanned before or lying
+    /// before `from`: a start code there is not reported, one at or after `from` is.
+    @Test func lastBlockReportsOnlyFromOn() {
+        for n in 34...72 {
+            for p in 0...(n - 3) {
+                var bytes = [UInt8](repeating: 0x55, count: n)
+                bytes[p] = 0
+                bytes[p + 1] = 0
+                bytes[p + 2] = 1
+                for from in max(0, n - 40)...n {
+                    let got = bytes.withUnsafeBufferPointer { StartCodeScanner.find($0.baseAddress!, from: from, count: n) }
+                    #expect(got == (p >= from ? p : nil), "n \(n), start code at \(p), from \(from)")
+                }
+            }
+        }
+    }
+
     /// Every start code, in order, as repeated calls of the direct scan find them.
     static func all(_ bytes: [UInt8], find: (Int) -> Int?) -> [Int] {
         var out: [Int] = []

@@ -75,7 +75,19 @@ public enum AnnexB {
         /// The next NAL unit, or nil at the end of the stream.
         /// - Throws: ``H264Error`` for a missing start code (`.reject`) or a bad NAL unit header;
         ///   the splitter has then moved past the problem and `next()` may be called again.
+        @inlinable
         public mutating func next() throws(H264Error) -> NALUnit? {
+            // Inlined into the caller with the view made here, so that the retain the view
+            // takes and the release when the caller drops it can cancel out (a loop that only
+            // looks at each NAL unit's bytes pays neither); the scan stays out of line.
+            guard let range = try nextRange() else { return nil }
+            try NALUnit.checkHeader(bytes[range.lowerBound], count: range.count)  // range is not empty
+            return NALUnit(unchecked: bytes[range])
+        }
+
+        /// The indices in ``bytes`` of the next NAL unit (not empty), or nil at the end.
+        @usableFromInline
+        mutating func nextRange() throws(H264Error) -> Range<Int>? {
             // The state is moved into locals for the scan: the closure then touches no stored
             // property (no exclusivity checks at run time, no copy of `bytes` to retain), and the
             // lookahead's buffer stays uniquely held.
@@ -122,7 +134,7 @@ public enum AnnexB {
             self.lookahead = lookahead
             if let error { throw error }
             guard let range else { return nil }
-            return try NALUnit(bytes[(base &+ range.lowerBound)..<(base &+ range.upperBound)])
+            return (base &+ range.lowerBound)..<(base &+ range.upperBound)
         }
 
         private static func isAllZero(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Bool {

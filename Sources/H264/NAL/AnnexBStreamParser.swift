@@ -51,7 +51,7 @@ public struct AnnexBStreamParser: Sendable {
     private var phase: Phase = .leading(nonZero: false)
     /// The bytes of the current NAL unit carried over from earlier chunks, without its trailing
     /// zero bytes (those are counted in `pendingZeros`).
-    private var pending: [UInt8] = []
+    @usableFromInline var pending: [UInt8] = []
     /// True when `pending` holds the NAL unit last yielded (its bytes are shared with the
     /// caller's ``NALUnit``): it is emptied at the next call. If the caller has let go of the
     /// unit by then, the buffer is reused without allocating; otherwise copy-on-write gives the
@@ -66,7 +66,7 @@ public struct AnnexBStreamParser: Sendable {
     private var queued: [ArraySlice<UInt8>] = []
     private var queuedHead = 0
     /// The chunk being parsed and the index of the next byte to look at.
-    private var chunk: ArraySlice<UInt8> = []
+    @usableFromInline var chunk: ArraySlice<UInt8> = []
     private var position = 0
     /// The index in `chunk` where the current NAL unit's bytes in this chunk begin.
     private var nalStart = 0
@@ -125,7 +125,8 @@ public struct AnnexBStreamParser: Sendable {
     /// Call it whenever input arrives: usually after ``next()`` returned nil, but also after
     /// ``next()`` threw, or before the previous chunk was drained, in which case the chunk
     /// waits its turn. Bytes appended after ``finish()`` are ignored: the stream has ended.
-    public mutating func append(_ chunk: ArraySlice<UInt8>) {
+    public mutating func append(_ chunk: consuming ArraySlice<UInt8>) {
+        // Consuming: the caller's reference is moved in, not retained again.
         guard !finished, !chunk.isEmpty else { return }
         if position >= self.chunk.endIndex && !atChunkStart && queuedHead >= queued.count {
             start(chunk)
@@ -135,15 +136,15 @@ public struct AnnexBStreamParser: Sendable {
     }
 
     /// Makes `chunk` the one being parsed.
-    private mutating func start(_ chunk: ArraySlice<UInt8>) {
+    private mutating func start(_ chunk: consuming ArraySlice<UInt8>) {
         chunkStreamOffset = appendedByteCount
         appendedByteCount &+= chunk.count  // total input size: bounded by memory handed over
-        self.chunk = chunk
         position = chunk.startIndex
         nalStart = chunk.startIndex
         atChunkStart = true
         // A large chunk is scanned ahead, four regions at once (see StartCodeLookahead).
         lookaheadActive = chunk.count >= AnnexB.Splitter.lookaheadThreshold
+        self.chunk = chunk
         if lookaheadActive {
             if lookahead == nil { lookahead = StartCodeLookahead() }
             lookahead!.reset()
@@ -154,6 +155,7 @@ public struct AnnexBStreamParser: Sendable {
     private mutating func startQueued() -> Bool {
         guard queuedHead < queued.count else { return false }
         let next = queued[queuedHead]
+        queued[queuedHead] = []  // the queue lets go of it
         queuedHead &+= 1
         if queuedHead == queued.count {
             queued.removeAll(keepingCapacity: true)
@@ -216,7 +218,34 @@ public struct AnnexBStreamParser: Sendable {
     ///   ``H264Error/Code/nalUnitTooLarge``; the parser has then moved past the problem.
     /// - Complexity: amortised O(n) over the whole stream: a SIMD scan, plus one copy of the
     ///   NAL units that span chunks.
+    @inlinable
     public mutating func next() throws(H264Error) -> NALUnit? {
+        // Inlined into the caller with the view made here, so that the retain the view takes
+        // and the release when the caller drops it can cancel out; the parsing stays out of line.
+        switch try nextFound() {
+        case nil:
+            return nil
+        case .view(let range)?:
+            try NALUnit.checkHeader(chunk[range.lowerBound], count: range.count)  // range is not empty
+            return NALUnit(unchecked: chunk[range])
+        case .carried?:
+            return try NALUnit(pending[...])
+        }
+    }
+
+    /// Where the NAL unit that ``next()`` returns is.
+    @usableFromInline
+    enum Found {
+        /// `chunk[range]`, not empty: it lies wholly inside the chunk.
+        case view(Range<Int>)
+        /// All of `pending`: it spans chunks.
+        case carried
+    }
+
+    /// The parse behind ``next()``: where the next NAL unit is, or nil when more input (or the
+    /// end of the stream) is needed.
+    @usableFromInline
+    mutating func nextFound() throws(H264Error) -> Found? {
         if pendingYielded {
             pendingYielded = false
             pending.removeAll(keepingCapacity: true)
@@ -242,7 +271,7 @@ public struct AnnexBStreamParser: Sendable {
     /// Looks at the zero bytes that open the chunk: together with the zeros carried over they
     /// may form a start code that spans the boundary. Otherwise the carried zeros become part of
     /// the NAL unit (or of the leading data).
-    private mutating func matchCarriedZeros() throws(H264Error) -> NALUnit? {
+    private mutating func matchCarriedZeros() throws(H264Error) -> Found? {
         guard pendingZeros > 0 else { return nil }  // nothing carried: the scan sees everything
         let start = chunk.startIndex
         let end = chunk.endIndex
@@ -299,7 +328,7 @@ public struct AnnexBStreamParser: Sendable {
     // MARK: - The scan inside one chunk
 
     /// Scans the chunk from `position` for the next start code.
-    private mutating func scanChunk() throws(H264Error) -> NALUnit? {
+    private mutating func scanChunk() throws(H264Error) -> Found? {
         let base = chunk.startIndex
         let count = chunk.count
         let from = position &- base
@@ -320,21 +349,22 @@ public struct AnnexBStreamParser: Sendable {
             beginNAL(at: position, startCodeLength: scIndex > chunk.startIndex && chunk[scIndex &- 1] == 0 ? 4 : 3)
             return try endOfNALUnit(partStart: unitStart, partEnd: nalEnd)
         }
-        // No start code in the rest of the chunk: carry the tail over.
+        // No start code in the rest of the chunk: carry the tail over, then let go of the chunk.
         let tailStart = nalStart
-        let tailChunk = chunk
         let end = chunk.endIndex
-        position = end
+        let chunkStart = chunk.startIndex
         var last = end
         while last > tailStart && chunk[last &- 1] == 0 { last &-= 1 }
         let trailingZeros = end &- last
-        chunk = []
-        position = 0
-        nalStart = 0
+        defer {
+            chunk = []
+            position = 0
+            nalStart = 0
+        }
         switch phase {
         case .leading(let nonZero):
             phase = .leading(nonZero: nonZero || last > tailStart)
-            if last > tailStart { leadingNonZeroEnd = chunkStreamOffset &+ (last &- tailChunk.startIndex) }
+            if last > tailStart { leadingNonZeroEnd = chunkStreamOffset &+ (last &- chunkStart) }
             pendingZeros = trailingZeros
         case .discarding:
             pendingZeros = trailingZeros
@@ -343,7 +373,7 @@ public struct AnnexBStreamParser: Sendable {
                 // pendingZeros is 0 here: carried zeros were settled at the chunk start.
                 defer { pendingZeros = trailingZeros }  // also after an error: they may open a start code
                 try reserve(last &- tailStart)
-                pending.append(contentsOf: tailChunk[tailStart..<last])
+                Self.append(chunk, tailStart..<last, to: &pending)
             } else {
                 // Saturating: a hostile run of zeros cannot overflow the counter.
                 pendingZeros = pendingZeros > Int.max &- trailingZeros ? Int.max : pendingZeros &+ trailingZeros
@@ -364,7 +394,7 @@ public struct AnnexBStreamParser: Sendable {
         currentStartCodeLength = startCodeLength
     }
 
-    private mutating func endOfNALUnit(partStart: Int, partEnd: Int) throws(H264Error) -> NALUnit? {
+    private mutating func endOfNALUnit(partStart: Int, partEnd: Int) throws(H264Error) -> Found? {
         let previous = phase
         phase = .nal
         var partEnd = partEnd
@@ -391,17 +421,27 @@ public struct AnnexBStreamParser: Sendable {
             // Wholly inside this chunk: a view, nothing copied.
             guard partCount > 0 else { return nil }
             if partCount > maximumNALUnitSize { throw tooLarge() }
-            return try NALUnit(chunk[partStart..<partEnd])
+            return .view(partStart..<partEnd)
         }
         // Spans chunks: the carried bytes, then this chunk's part (any zeros after the carried
         // bytes were settled at the chunk start, or are trailing zeros when the part is empty).
         pendingYielded = true
         if partCount > 0 {
             if partCount > maximumNALUnitSize &- carriedCount { throw tooLarge() }  // carriedCount <= maximum
-            pending.append(contentsOf: chunk[partStart..<partEnd])
+            Self.append(chunk, partStart..<partEnd, to: &pending)
         }
         capacityHint = pending.count &+ pending.count / 8  // <= maximum * 9 / 8: no overflow
-        return try NALUnit(pending[...])
+        return .carried
+    }
+
+    /// Appends `chunk[range]` to `pending` through the chunk's buffer (a slice of the chunk
+    /// would retain and release it).
+    @inline(__always)
+    private static func append(_ chunk: borrowing ArraySlice<UInt8>, _ range: Range<Int>, to pending: inout [UInt8]) {
+        chunk.withUnsafeBufferPointer { buf in
+            let offset = range.lowerBound &- chunk.startIndex
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: buf[offset..<(offset &+ range.count)]))
+        }
     }
 
     @inline(never)
@@ -410,7 +450,7 @@ public struct AnnexBStreamParser: Sendable {
     }
 
     /// The end of the stream: the last NAL unit, or the leading-data error.
-    private mutating func flush() throws(H264Error) -> NALUnit? {
+    private mutating func flush() throws(H264Error) -> Found? {
         pendingZeros = 0
         lastNALUnitOffset = currentNALOffset
         lastStartCodeLength = currentStartCodeLength
@@ -426,7 +466,7 @@ public struct AnnexBStreamParser: Sendable {
         case .nal:
             guard !pending.isEmpty else { return nil }
             pendingYielded = true
-            return try NALUnit(pending[...])
+            return .carried
         }
     }
 }

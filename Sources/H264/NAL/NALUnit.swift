@@ -20,13 +20,20 @@ public struct NALUnit: Hashable, Sendable {
 
     /// The header checks of ``init(_:)-(ArraySlice<UInt8>)`` for a NAL unit of `count` (> 0)
     /// bytes whose first byte is `first`, for callers that frame NAL units without making one.
-    @inlinable
+    @inlinable @inline(__always)
     static func checkHeader(_ first: UInt8, count: Int) throws(H264Error) {
-        guard first & 0x80 == 0 else { throw H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1") }
         let type = first & 0x1F
-        if type == 14 || type == 20 || type == 21, count < 4 {
-            throw .truncated("NAL unit header extension of type \(type) needs 4 bytes, has \(count)")
+        if first & 0x80 != 0 || ((type == 14 || type == 20 || type == 21) && count < 4) {
+            throw headerError(first, count: count)
         }
+    }
+
+    /// The error of ``checkHeader(_:count:)``, built out of line (the check is inlined in the
+    /// splitters' loops).
+    @usableFromInline @inline(never)
+    static func headerError(_ first: UInt8, count: Int) -> H264Error {
+        if first & 0x80 != 0 { return H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1") }
+        return .truncated("NAL unit header extension of type \(first & 0x1F) needs 4 bytes, has \(count)")
     }
 
     /// Wraps a whole array as a NAL unit.

@@ -114,8 +114,8 @@ struct StartCodeLookahead: Sendable {
         /// Records the start codes of `lane`'s block at `i`; false when the lane is full.
         @inline(__always)
         mutating func record(_ masks: (low: SIMD2<UInt64>, high: SIMD2<UInt64>), lane: Int, at i: Int) -> Bool {
-            var bits = Lanes.bits(masks.low[0]) | Lanes.bits(masks.low[1]) &<< 8
-                | Lanes.bits(masks.high[0]) &<< 16 | Lanes.bits(masks.high[1]) &<< 24
+            var bits = StartCodeScanner.laneBits(masks.low[0]) | StartCodeScanner.laneBits(masks.low[1]) &<< 8
+                | StartCodeScanner.laneBits(masks.high[0]) &<< 16 | StartCodeScanner.laneBits(masks.high[1]) &<< 24
             let capacity = StartCodeLookahead.laneCapacity
             while bits != 0 {
                 let j = i &+ bits.trailingZeroBitCount
@@ -128,18 +128,6 @@ struct StartCodeLookahead: Sendable {
                 found[lane] &+= 1
             }
             return true
-        }
-
-        /// One bit per byte lane of a mask word (0x00 or 0xFF per byte), lane 0 in bit 0.
-        @inline(__always)
-        static func bits(_ word: UInt64) -> UInt32 {
-            #if _endian(big)
-            let w = word.byteSwapped
-            #else
-            let w = word
-            #endif
-            // The low bit of each byte, gathered into the top byte by one multiplication.
-            return UInt32(truncatingIfNeeded: ((w & 0x0101_0101_0101_0101) &* 0x0102_0408_1020_4080) &>> 56)
         }
 
         /// Moves lanes 1... up behind lane 0, in order; returns the number of positions.

@@ -54,6 +54,17 @@ enum StartCodeScanner {
             i &+= 32
         }
         let copiedEnd = i
+        if i &+ 3 <= count && count >= 34 {
+            // The last positions (i + 34 > count): one more block, the one that ends at count,
+            // instead of a byte loop over up to 31 positions (once per chunk when streaming).
+            // It starts at s = count - 34 < i; its lanes before i were scanned already (or lie
+            // before `from`) and are masked off: 1 <= i - s <= 31.
+            let s = count &- 34
+            let (low, high) = matchMasks(raw, at: s, third: third)
+            let bits = (laneBits(low[0]) | laneBits(low[1]) &<< 8 | laneBits(high[0]) &<< 16 | laneBits(high[1]) &<< 24)
+                & (UInt32.max &<< UInt32(truncatingIfNeeded: i &- s))
+            return (bits == 0 ? nil : s &+ bits.trailingZeroBitCount, copiedEnd)
+        }
         while i &+ 3 <= count {
             let c = base[i &+ 2]
             if c != 0 && c != third {
@@ -82,6 +93,19 @@ enum StartCodeScanner {
         let f = raw.loadUnaligned(fromByteOffset: i &+ 18, as: SIMD16<UInt8>.self)
         return (unsafeBitCast((a | b | (c ^ t)) .== zero, to: SIMD2<UInt64>.self),
                 unsafeBitCast((d | e | (f ^ t)) .== zero, to: SIMD2<UInt64>.self))
+    }
+
+    /// One bit per byte lane of a mask word (0x00 or 0xFF per byte), lane 0 (first in memory)
+    /// in bit 0.
+    @inlinable @inline(__always)
+    static func laneBits(_ word: UInt64) -> UInt32 {
+        #if _endian(big)
+        let w = word.byteSwapped
+        #else
+        let w = word
+        #endif
+        // The low bit of each byte, gathered into the top byte by one multiplication.
+        return UInt32(truncatingIfNeeded: ((w & 0x0101_0101_0101_0101) &* 0x0102_0408_1020_4080) &>> 56)
     }
 
     /// Removes the first marked byte lane (0...7, in memory order) of a mask word and returns it.
