@@ -34,7 +34,7 @@ extension SliceHeader {
 
     @inline(__always)
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, context: Context) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
-        // Built in place: the header is inline (its lists included), so each copy moves it all.
+        // Built in place, in the value returned: no copy (with its lists' retains) per pass.
         var result = (header: SliceHeader(nalUnitHeader: NALUnitHeader(nal)), bitLength: 0)
         result.bitLength = try parseNALUnit(nal, into: &result.header, context: context)
         return result
@@ -60,18 +60,17 @@ extension SliceHeader {
         // byte lies within the bytes the header used (checked afterwards, on those bytes only).
         var bitLength = 0
         let pass: EscapedPass = payload.withUnsafeBytes { raw in
-            var r = UnsafeSyntaxReader(raw)
-            do throws(H264Error) {
-                try header.code(&r, context: context)
-                bitLength = r.position
-                let used = (r.position &+ 7) &>> 3  // <= raw.count
-                return Self.hasEmulationPrevention(raw, count: used) ? .escaped : .parsed
-            } catch {
-                // The error is the real one when no emulation-prevention byte lies before the
-                // failing element's end (an element is at most 64 bits: 9 bytes from its start).
-                let end = Swift.min(raw.count, (r.position &>> 3) &+ 9)
-                return Self.hasEmulationPrevention(raw, count: end) ? .escaped : .failed(error)
+            if raw.count < 24 {
+                // A short slice (a skipped picture): read from a zero-padded copy, so that every
+                // element takes the reader's 8-byte-load path.
+                var padded: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: count + at least 8 zeros
+                return Swift.withUnsafeMutableBytes(of: &padded) { copy in
+                    copy.copyMemory(from: raw)  // raw.count < 24 <= copy.count
+                    let bytes = UnsafeRawBufferPointer(rebasing: copy[0..<raw.count])
+                    return escapedPass(bytes, padding: 32 &- raw.count, into: &header, bitLength: &bitLength, context: context)
+                }
             }
+            return escapedPass(raw, padding: 0, into: &header, bitLength: &bitLength, context: context)
         }
         switch pass {
         case .parsed: return bitLength
@@ -90,6 +89,24 @@ extension SliceHeader {
         }
         header = SliceHeader(nalUnitHeader: nalUnitHeader)
         return try parse(rbsp: EmulationPrevention.rbsp(from: payload), into: &header, context: context)
+    }
+
+    /// The pass straight over the escaped bytes `raw` (`padding` zero bytes follow them).
+    @inline(__always)
+    private static func escapedPass<Context: SyntaxContext>(_ raw: UnsafeRawBufferPointer, padding: Int, into header: inout SliceHeader,
+                                                            bitLength: inout Int, context: Context) -> EscapedPass {
+        var r = UnsafeSyntaxReader(raw, padding: padding)
+        do throws(H264Error) {
+            try header.code(&r, context: context)
+            bitLength = r.position
+            let used = (r.position &+ 7) &>> 3  // <= raw.count
+            return Self.hasEmulationPrevention(raw, count: used) ? .escaped : .parsed
+        } catch {
+            // The error is the real one when no emulation-prevention byte lies before the
+            // failing element's end (an element is at most 64 bits: 9 bytes from its start).
+            let end = Swift.min(raw.count, (r.position &>> 3) &+ 9)
+            return Self.hasEmulationPrevention(raw, count: end) ? .escaped : .failed(error)
+        }
     }
 
     /// Parses a slice header from the start of an RBSP (after the NAL unit header).
