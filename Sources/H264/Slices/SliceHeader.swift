@@ -283,7 +283,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.u(bits, &sliceGroupChangeCycle, "slice_group_change_cycle")
         }
         if pps.entropyCodingModeFlag {
-            while c.bitPosition & 7 != 0 { try c.fixed(1, 1, "cabac_alignment_one_bit") }
+            try c.alignmentOnes("cabac_alignment_one_bit")
         }
     }
 
