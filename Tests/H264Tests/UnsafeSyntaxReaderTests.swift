@@ -78,6 +78,31 @@ import TestSupport
         }
     }
 
+    /// `cabac_alignment_one_bit`s: the fast reader's one read against the default, one bit at
+    /// a time (every byte value, every offset in it).
+    @Test func alignmentOnesAsSyntaxReader() throws {
+        for value in 0...255 {
+            for skip in 0...7 {
+                let bytes: [UInt8] = [UInt8(value), 0x5A]
+                var reference = SyntaxReader(bytes[...])
+                var v: UInt32 = 0
+                try reference.u(skip, &v, "skip")
+                let expected: H264Error.Code? = { do throws(H264Error) { try reference.alignmentOnes("a"); return nil } catch { return error.code } }()
+                let (got, position) = bytes[...].withUnsafeBytes { raw -> (H264Error.Code?, Int) in
+                    var fast = UnsafeSyntaxReader(raw)
+                    var v: UInt32 = 0
+                    do throws(H264Error) { try fast.u(skip, &v, "skip"); try fast.alignmentOnes("a"); return (nil, fast.bitPosition) } catch {
+                        return (error.code, fast.bitPosition)
+                    }
+                }
+                #expect(got == expected, "byte \(value), offset \(skip)")
+                let ones = skip == 0 || value & (1 << (8 - skip) - 1) == 1 << (8 - skip) - 1
+                #expect(got == (ones ? nil : .invalidBitstream), "byte \(value), offset \(skip)")
+                if got == nil { #expect(position == (skip == 0 ? 0 : 8) && reference.bitPosition == position) }
+            }
+        }
+    }
+
     @Test func trailingBitsAndBytesAsSyntaxReader() throws {
         let cases: [[UInt8]] = [[0x80], [0xC0], [0x81], [0x00], [], [0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF0, 0x80]]
         for bytes in cases {

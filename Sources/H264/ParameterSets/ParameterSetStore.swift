@@ -135,6 +135,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// when `subset`), kept as a plain value per parameter set when it is stored: no arrays are
     /// copied.
     /// - Complexity: O(1): one table entry (merged when the parameter sets were stored).
+    @inline(__always)
     public func sliceHeaderContext(ppsID: Int, subset: Bool) -> SliceHeaderContext? {
         guard ppsID >= 0, ppsID < Self.ppsIDCount else { return nil }
         if !subset { return sliceContexts[ppsID] }

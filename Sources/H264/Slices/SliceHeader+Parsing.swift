@@ -34,46 +34,96 @@ extension SliceHeader {
 
     @inline(__always)
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, context: Context) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
-        let nalUnitHeader = NALUnitHeader(nal)
+        // Built in place, in the value returned: no copy (with its lists' retains) per pass.
+        var result = (header: SliceHeader(nalUnitHeader: NALUnitHeader(nal)), bitLength: 0)
+        result.bitLength = try parseNALUnit(nal, into: &result.header, context: context)
+        return result
+    }
+
+    /// What the pass straight over the escaped bytes found.
+    private enum EscapedPass {
+        /// The header, read without meeting an emulation-prevention byte.
+        case parsed
+        /// The header's real error (no emulation-prevention byte before it).
+        case failed(H264Error)
+        /// An emulation-prevention byte within the bytes read: read the RBSP instead.
+        case escaped
+    }
+
+    /// Parses the slice header of `nal` into `header`, which holds a fresh header for its NAL
+    /// unit header (`SliceHeader(nalUnitHeader:)`).
+    /// - Returns: the header's length in bits.
+    @inline(__always)
+    static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, into header: inout SliceHeader, context: Context) throws(H264Error) -> Int {
         let payload = nal.payload
         // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
         // byte lies within the bytes the header used (checked afterwards, on those bytes only).
-        // (The header travels out in the result: a variable captured by the closure instead
-        // costs a copy with retains of its lists.)
-        let optimistic: Result<(header: SliceHeader, bitLength: Int), H264Error>? = payload.withUnsafeBytes { raw in
-            var r = UnsafeSyntaxReader(raw)
-            var header = SliceHeader(nalUnitHeader: nalUnitHeader)
-            do throws(H264Error) {
-                try header.code(&r, context: context)
-                let used = (r.position &+ 7) &>> 3  // <= raw.count
-                return Self.hasEmulationPrevention(raw, count: used) ? nil : .success((header, r.position))
-            } catch {
-                // The error is the real one when no emulation-prevention byte lies before the
-                // failing element's end (an element is at most 64 bits: 9 bytes from its start).
-                let end = Swift.min(raw.count, (r.position &>> 3) &+ 9)
-                return Self.hasEmulationPrevention(raw, count: end) ? nil : .failure(error)
+        var bitLength = 0
+        let pass: EscapedPass = payload.withUnsafeBytes { raw in
+            if raw.count < 24 {
+                // A short slice (a skipped picture): read from a zero-padded copy, so that every
+                // element takes the reader's 8-byte-load path.
+                var padded: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: count + at least 8 zeros
+                return Swift.withUnsafeMutableBytes(of: &padded) { copy in
+                    copy.copyMemory(from: raw)  // raw.count < 24 <= copy.count
+                    let bytes = UnsafeRawBufferPointer(rebasing: copy[0..<raw.count])
+                    return escapedPass(bytes, padding: 32 &- raw.count, into: &header, bitLength: &bitLength, context: context)
+                }
             }
+            return escapedPass(raw, padding: 0, into: &header, bitLength: &bitLength, context: context)
         }
-        if let optimistic { return try optimistic.get() }
+        switch pass {
+        case .parsed: return bitLength
+        case .failed(let error): throw error
+        case .escaped: break
+        }
+        let nalUnitHeader = header.nalUnitHeader
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {
-                return try parse(rbsp: EmulationPrevention.rbsp(from: prefix), nalUnitHeader: nalUnitHeader, context: context)
+                header = SliceHeader(nalUnitHeader: nalUnitHeader)
+                return try parse(rbsp: EmulationPrevention.rbsp(from: prefix), into: &header, context: context)
             } catch where error.code == .truncated {
                 // The header is longer than the prefix: fall through to the whole payload.
             }
         }
-        return try parse(rbsp: EmulationPrevention.rbsp(from: payload), nalUnitHeader: nalUnitHeader, context: context)
+        header = SliceHeader(nalUnitHeader: nalUnitHeader)
+        return try parse(rbsp: EmulationPrevention.rbsp(from: payload), into: &header, context: context)
+    }
+
+    /// The pass straight over the escaped bytes `raw` (`padding` zero bytes follow them).
+    @inline(__always)
+    private static func escapedPass<Context: SyntaxContext>(_ raw: UnsafeRawBufferPointer, padding: Int, into header: inout SliceHeader,
+                                                            bitLength: inout Int, context: Context) -> EscapedPass {
+        var r = UnsafeSyntaxReader(raw, padding: padding)
+        do throws(H264Error) {
+            try header.code(&r, context: context)
+            bitLength = r.position
+            let used = (r.position &+ 7) &>> 3  // <= raw.count
+            return Self.hasEmulationPrevention(raw, count: used) ? .escaped : .parsed
+        } catch {
+            // The error is the real one when no emulation-prevention byte lies before the
+            // failing element's end (an element is at most 64 bits: 9 bytes from its start).
+            let end = Swift.min(raw.count, (r.position &>> 3) &+ 9)
+            return Self.hasEmulationPrevention(raw, count: end) ? .escaped : .failed(error)
+        }
     }
 
     /// Parses a slice header from the start of an RBSP (after the NAL unit header).
     /// - Returns: the header and its length in bits.
     public static func parse(rbsp: ArraySlice<UInt8>, nalUnitHeader: NALUnitHeader,
                              context: some SyntaxContext) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
+        var result = (header: SliceHeader(nalUnitHeader: nalUnitHeader), bitLength: 0)
+        result.bitLength = try parse(rbsp: rbsp, into: &result.header, context: context)
+        return result
+    }
+
+    /// Parses a slice header from the start of an RBSP into `header` (a fresh one).
+    /// - Returns: its length in bits.
+    static func parse(rbsp: ArraySlice<UInt8>, into header: inout SliceHeader, context: some SyntaxContext) throws(H264Error) -> Int {
         try rbsp.withUnsafeSyntaxReader { (r: inout UnsafeSyntaxReader) throws(H264Error) in
-            var h = SliceHeader(nalUnitHeader: nalUnitHeader)
-            try h.code(&r, context: context)
-            return (h, r.position)
+            try header.code(&r, context: context)
+            return r.position
         }
     }
 

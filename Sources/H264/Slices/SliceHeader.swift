@@ -246,17 +246,16 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.infer(&refPicListModificationL1, RefPicListModification(), "modification_of_pic_nums_idc")
         }
         if (pps.weightedPredFlag && (isP || isSP)) || (pps.weightedBipredIDC == 1 && isB) {
-            var table = try Self.required(predWeightTable, &c, "pred_weight_table()")
-            try table.code(&c, l0Count: Int(numRefIdxL0ActiveMinus1) &+ 1,
-                           l1Count: isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0, chroma: sps.chromaArrayType != 0)
-            predWeightTable = table
+            // Coded in place (the table is inline: a copy in and out would move ~900 bytes).
+            try Self.require(&predWeightTable, &c, "pred_weight_table()")
+            try predWeightTable!.code(&c, l0Count: Int(numRefIdxL0ActiveMinus1) &+ 1,  // set just above
+                                      l1Count: isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0, chroma: sps.chromaArrayType != 0)
         } else {
             try c.infer(&predWeightTable, nil, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            var marking = try Self.required(decRefPicMarking, &c, "dec_ref_pic_marking()")
-            try marking.code(&c, idrPicFlag: idrPicFlag)
-            decRefPicMarking = marking
+            try Self.require(&decRefPicMarking, &c, "dec_ref_pic_marking()")
+            try decRefPicMarking!.code(&c, idrPicFlag: idrPicFlag)  // set just above
         } else {
             try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
         }
@@ -284,7 +283,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.u(bits, &sliceGroupChangeCycle, "slice_group_change_cycle")
         }
         if pps.entropyCodingModeFlag {
-            while c.bitPosition & 7 != 0 { try c.fixed(1, 1, "cabac_alignment_one_bit") }
+            try c.alignmentOnes("cabac_alignment_one_bit")
         }
     }
 
@@ -293,16 +292,22 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         try c.infer(&sliceBetaOffsetDiv2, 0, "slice_beta_offset_div2")
     }
 
-    /// A sub-structure the syntax codes here: the value to read into, or the one to write
-    /// (an empty one when setting inferred values).
+    /// A sub-structure the syntax codes here: makes `value` the one to read into (an empty
+    /// one), keeps the one to write (an empty one when setting inferred values).
     /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing without it.
     @inline(__always)
-    static func required<T: SyntaxDefaultValue, C: SyntaxCoder>(_ value: T?, _ c: inout C, _ name: StaticString) throws(H264Error) -> T {
-        if let value { return value }
-        guard c.isReading || c is SyntaxInferrer else {
-            throw H264Error.invalid(.valueOutOfRange, "\(name) is coded here but missing (nil)")
+    static func require<T: SyntaxDefaultValue, C: SyntaxCoder>(_ value: inout T?, _ c: inout C, _ name: StaticString) throws(H264Error) {
+        if c.isReading {
+            value = T()
+        } else if value == nil {
+            guard c is SyntaxInferrer else { throw missing(name) }
+            value = T()
         }
-        return T()
+    }
+
+    @inline(never)
+    static func missing(_ name: StaticString) -> H264Error {
+        H264Error.invalid(.valueOutOfRange, "\(name) is coded here but missing (nil)")
     }
 }
 

@@ -20,6 +20,12 @@ extension SyntaxCoder {
         }
     }
 
+    /// The default ``SyntaxCoder/alignmentOnes(_:)``: one `f(1)` element per bit.
+    @inlinable
+    public mutating func alignmentOnes(_ name: SyntaxName) throws(H264Error) {
+        while bitPosition & 7 != 0 { try fixed(1, 1, name) }
+    }
+
     /// A fixed-value element (`f(n)`), such as `cabac_alignment_one_bit`: reads it and checks
     /// the value, or writes the value.
     /// - Throws: ``H264Error/Code/invalidBitstream`` when the bits read differ from `value`.

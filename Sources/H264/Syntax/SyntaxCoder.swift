@@ -101,6 +101,12 @@ public protocol SyntaxCoder {
     /// read them in one step.
     mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error)
 
+    /// One bits up to the next byte boundary (`cabac_alignment_one_bit`), each an element
+    /// named `name`: reads and checks them, or writes them. The default codes them one by one
+    /// with ``fixed(_:_:_:)``, so a tracer sees every bit; a reader may read them in one step.
+    /// - Throws: ``H264Error/Code/invalidBitstream`` when a bit read is 0; the coder's errors.
+    mutating func alignmentOnes(_ name: SyntaxName) throws(H264Error)
+
     /// True when the coder is reading and has no bits left.
     var isAtEnd: Bool { get }
 

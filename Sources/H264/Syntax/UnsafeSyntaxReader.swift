@@ -114,6 +114,20 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
         .truncated("needed \(count) bits at bit \(position), \(left) left")
     }
 
+    /// ``SyntaxCoder/alignmentOnes(_:)`` in one read: the bits to the boundary must all be 1.
+    @inlinable @inline(__always)
+    mutating func alignmentOnes(_ name: SyntaxName) throws(H264Error) {
+        let count = (8 &- (position & 7)) & 7
+        guard count != 0 else { return }
+        let bits = try readBits(count)
+        guard bits == (1 &<< UInt64(count)) &- 1 else { throw Self.notOne(name) }  // count <= 7
+    }
+
+    @usableFromInline @inline(never)
+    static func notOne(_ name: SyntaxName) -> H264Error {
+        H264Error.invalid(.invalidBitstream, "\(name) is 0, must be 1")
+    }
+
     @usableFromInline @inline(never)
     static func outOfRange(_ name: SyntaxName, _ value: Int64) -> H264Error { .outOfRange("\(name)", value) }
 
