@@ -59,6 +59,12 @@ public struct AccessUnit: Sendable {
         self.diagnostics = []
     }
 
+    /// Creates an empty access unit (no NAL units, index -1): what
+    /// ``AccessUnitParser/next(into:)`` fills.
+    public init() {
+        self.init(nalUnits: [], index: -1)
+    }
+
     /// Bytes of all NAL units (without framing).
     public var payloadSize: Int { nalUnits.reduce(0) { $0 &+ $1.count } }
 
