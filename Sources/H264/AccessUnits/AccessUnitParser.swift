@@ -12,6 +12,10 @@
 /// while let au = try parser.next() { mux(au) }
 /// ```
 ///
+/// A long-lived service uses ``next(into:)`` instead of ``next()``: it hands each access unit
+/// back, and the parser reuses its storage, so that nothing is allocated per access unit in
+/// steady state.
+///
 /// It yields the same access units for any chunking. Memory is bounded by one incomplete NAL
 /// unit (``AnnexBStreamParser/maximumNALUnitSize``), one access unit being assembled
 /// (``AccessUnitAssembler/Limits``) and the access units waiting for their presentation time
@@ -77,7 +81,7 @@ public struct AccessUnitParser: Sendable {
         while true {
             if !ready.isEmpty {
                 // Moved out (no reference counting of its arrays); the rest, if any, move down.
-                let au = ready.removeFirst()
+                let au = ready.remove(at: 0)
                 if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
                     requiredPresentationDelay = Swift.max(requiredPresentationDelay, dts &- pts)  // both small counts
                 }
