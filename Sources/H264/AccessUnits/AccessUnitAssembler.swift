@@ -71,10 +71,11 @@ public struct AccessUnitAssembler: Sendable {
     /// units: at most ``spareLimit`` of each, of at most ``spareCapacityLimit`` elements.
     private var spareNALUnits: [[NALUnit]] = []
     private var spareSliceTypes: [[SliceType.Kind]] = []
-    /// The most emptied arrays of each kind kept for reuse.
-    static let spareLimit = 4
+    /// The most emptied arrays of each kind kept for reuse: as many as access units can be in
+    /// flight between the assembler and the caller (the timestamp assigner holds up to 33).
+    static let spareLimit = 34
     /// The largest capacity of an emptied array kept for reuse (a larger one is freed).
-    static let spareCapacityLimit = 1024
+    static let spareCapacityLimit = 256
     private var incomingOffset: Int?
     private var currentOffset: Int?
     private var pendingOffset: Int?
@@ -275,9 +276,12 @@ public struct AccessUnitAssembler: Sendable {
     /// Moves the held NAL units into the access unit being built.
     private mutating func takePending() throws(H264Error) {
         guard !pending.isEmpty else { return }
-        let held = pending
+        var held = pending.takeAll()  // moved out, not shared: its storage comes back below
+        defer {
+            held.removeAll(keepingCapacity: true)
+            if pending.isEmpty { pending = held.takeAll() }
+        }
         let heldOffset = pendingOffset
-        pending.removeAll(keepingCapacity: true)
         pendingBytes = 0
         for (i, u) in held.enumerated() { try append(u, offset: i == 0 ? heldOffset : nil) }
     }

@@ -115,8 +115,8 @@ public struct AccessUnitParser: Sendable {
     /// `accessUnit` are emptied and kept for the access units to come (when the caller holds no
     /// other copy of them, without allocating; a copy the caller keeps stays intact).
     ///
-    /// Memory: that of ``next()``, plus at most four emptied arrays of each kind of at most
-    /// 1,024 elements.
+    /// Memory: that of ``next()``, plus at most 34 emptied arrays of each kind (NAL units,
+    /// slice types) of at most 256 elements: about 280 KiB.
     /// - Parameter accessUnit: the access unit handed out by the previous call (or any).
     /// - Returns: true when `accessUnit` holds the next access unit; false, with `accessUnit`
     ///   empty, when more input is needed (or the stream has ended).
