@@ -59,23 +59,17 @@ public struct AccessUnit: Sendable {
         self.diagnostics = []
     }
 
+    /// Creates an empty access unit (no NAL units, index -1): what
+    /// ``AccessUnitParser/next(into:)`` fills.
+    public init() {
+        self.init(nalUnits: [], index: -1)
+    }
+
     /// Bytes of all NAL units (without framing).
     public var payloadSize: Int { nalUnits.reduce(0) { $0 &+ $1.count } }
 
     /// The `nal_unit_type` of each NAL unit.
     public var nalTypes: [NALUnitType] { nalUnits.map(\.type) }
-
-    /// This access unit, moved out: an empty one takes its place, so that handing it over from
-    /// a queue costs no reference counting of its arrays.
-    @inline(__always)
-    mutating func take() -> AccessUnit {
-        var moved = AccessUnit.movedOut
-        swap(&self, &moved)
-        return moved
-    }
-
-    /// What ``take()`` leaves behind.
-    private static let movedOut = AccessUnit(nalUnits: [], index: -1)
 
     /// Slice type letters as `h264 inspect` prints them: `I`, `P`, `B`, `SI`, `SP`.
     public var sliceTypeLetters: [String] {

@@ -67,6 +67,15 @@ public struct AccessUnitAssembler: Sendable {
             maxNumRefFrames = Int(sps.maxNumRefFrames)
         }
     }
+    /// Emptied arrays of access units handed back (``recycle(_:)``), reused by the next access
+    /// units: at most ``spareLimit`` of each, of at most ``spareCapacityLimit`` elements.
+    private var spareNALUnits: [[NALUnit]] = []
+    private var spareSliceTypes: [[SliceType.Kind]] = []
+    /// The most emptied arrays of each kind kept for reuse: as many as access units can be in
+    /// flight between the assembler and the caller (the timestamp assigner holds up to 33).
+    static let spareLimit = 34
+    /// The largest capacity of an emptied array kept for reuse (a larger one is freed).
+    static let spareCapacityLimit = 256
     private var incomingOffset: Int?
     private var currentOffset: Int?
     private var pendingOffset: Int?
@@ -267,9 +276,12 @@ public struct AccessUnitAssembler: Sendable {
     /// Moves the held NAL units into the access unit being built.
     private mutating func takePending() throws(H264Error) {
         guard !pending.isEmpty else { return }
-        let held = pending
+        var held = pending.takeAll()  // moved out, not shared: its storage comes back below
+        defer {
+            held.removeAll(keepingCapacity: true)
+            if pending.isEmpty { pending = held.takeAll() }
+        }
         let heldOffset = pendingOffset
-        pending.removeAll(keepingCapacity: true)
         pendingBytes = 0
         for (i, u) in held.enumerated() { try append(u, offset: i == 0 ? heldOffset : nil) }
     }
@@ -306,21 +318,27 @@ public struct AccessUnitAssembler: Sendable {
     }
 
     private mutating func close() -> AccessUnit {
-        var au = AccessUnit(nalUnits: current, index: nextIndex)
+        // The arrays move into the access unit; recycled ones (or new ones sized as these were)
+        // take their place: no copy, and no allocation once access units are handed back.
+        var units = spareNALUnits.popLast() ?? Self.emptyArray(capacity: current.count)
+        swap(&units, &current)
+        var types = spareSliceTypes.popLast() ?? Self.emptyArray(capacity: picture.sliceTypes.count)
+        swap(&types, &picture.sliceTypes)
+        let flags = AccessUnitFlags(units: units, sliceTypes: types, allSlicesParsed: picture.allSlicesParsed,
+                                    recoveryFrameCount: picture.recoveryFrameCount,
+                                    maxNumRefFrames: picture.maxNumRefFrames)
+        let carriesSPS = formatChanged && units.contains(where: { $0.type == .sps })
+        var au = AccessUnit(nalUnits: units, index: nextIndex, flags: flags, sliceTypes: types,
+                            frameNum: picture.frameNum, structure: picture.structure, poc: picture.poc)
         au.byteOffset = nextIndex == 0 ? (currentOffset.map { _ in 0 }) : currentOffset
         au.startOffset = currentOffset
         nextIndex &+= 1  // one per access unit
-        au.sliceTypes = picture.sliceTypes
-        au.frameNum = picture.frameNum
-        au.structure = picture.structure
-        au.poc = picture.poc
-        au.diagnostics = picture.diagnostics
-        au.droppedDiagnosticCount = picture.droppedDiagnostics
+        if !picture.diagnostics.isEmpty {
+            au.diagnostics = picture.diagnostics
+            au.droppedDiagnosticCount = picture.droppedDiagnostics
+        }
         au.startsPOCPeriod = picture.startsPOCPeriod
-        au.flags = AccessUnitFlags(units: current, sliceTypes: picture.sliceTypes, allSlicesParsed: picture.allSlicesParsed,
-                                    recoveryFrameCount: picture.recoveryFrameCount,
-                                    maxNumRefFrames: picture.maxNumRefFrames)
-        if formatChanged && current.contains(where: { $0.type == .sps }) {
+        if carriesSPS {
             changedSlots.sort()
             let changed = changedSlots.compactMap { slot in parameterSets[slot].map { (slot: slot, unit: $0) } }
             let link = ParameterSetHistory.next(after: history, changed: changed, current: parameterSets)
@@ -329,11 +347,39 @@ public struct AccessUnitAssembler: Sendable {
             changedSlots.removeAll(keepingCapacity: true)
             formatChanged = false
         }
-        current.removeAll(keepingCapacity: true)
         currentBytes = 0
         currentHasVCL = false
+        let emptyTypes = picture.sliceTypes.takeAll()
         picture = PictureInfo()
+        picture.sliceTypes = emptyTypes
         return au
+    }
+
+    /// An empty array that holds `capacity` elements (at least 4) without growing.
+    private static func emptyArray<Element>(capacity: Int) -> [Element] {
+        var a: [Element] = []
+        a.reserveCapacity(Swift.max(4, capacity))
+        return a
+    }
+
+    /// Takes back the storage of an access unit the caller is done with: its NAL-unit and
+    /// slice-type arrays, emptied, hold the next access units' (when uniquely held, without
+    /// allocating). `au` is left without NAL units and slice types.
+    mutating func recycle(_ au: inout AccessUnit) {
+        if au.nalUnits.capacity > 0 {
+            var units = au.nalUnits.takeAll()
+            if spareNALUnits.count < Self.spareLimit && units.capacity <= Self.spareCapacityLimit {
+                units.removeAll(keepingCapacity: true)
+                spareNALUnits.append(units)
+            }
+        }
+        if au.sliceTypes.capacity > 0 {
+            var types = au.sliceTypes.takeAll()
+            if spareSliceTypes.count < Self.spareLimit && types.capacity <= Self.spareCapacityLimit {
+                types.removeAll(keepingCapacity: true)
+                spareSliceTypes.append(types)
+            }
+        }
     }
 
     // MARK: - Parameter sets
@@ -345,7 +391,8 @@ public struct AccessUnitAssembler: Sendable {
             return
         }
         do throws(H264Error) {
-            _ = try store.ingest(unit)
+            // A repeat (the same bytes as the set in force) changes nothing: no parse, no copy.
+            guard try store.ingestNoting(unit) != .repeated else { return }
         } catch {
             picture.note(error)
             return
@@ -365,5 +412,15 @@ public struct AccessUnitAssembler: Sendable {
         if type == .sps && old != nil { formatChanged = true }
         parameterSets[slot] = NALUnit(unchecked: Array(unit.bytes)[...])
         if !changedSlots.contains(slot) { changedSlots.append(slot) }  // at most 288 slots
+    }
+}
+
+fileprivate extension Array {
+    /// The elements, moved out: an empty array (no storage) takes their place.
+    @inline(__always)
+    mutating func takeAll() -> [Element] {
+        var moved: [Element] = []
+        swap(&self, &moved)
+        return moved
     }
 }

@@ -12,6 +12,10 @@
 /// while let au = try parser.next() { mux(au) }
 /// ```
 ///
+/// A long-lived service uses ``next(into:)`` instead of ``next()``: it hands each access unit
+/// back, and the parser reuses its storage, so that nothing is allocated per access unit in
+/// steady state.
+///
 /// It yields the same access units for any chunking. Memory is bounded by one incomplete NAL
 /// unit (``AnnexBStreamParser/maximumNALUnitSize``), one access unit being assembled
 /// (``AccessUnitAssembler/Limits``) and the access units waiting for their presentation time
@@ -23,8 +27,7 @@ public struct AccessUnitParser: Sendable {
     private var splitter: AnnexBStreamParser
     private var assembler: AccessUnitAssembler
     private var timing: TimestampAssigner
-    private var ready: [AccessUnit] = []
-    private var readyHead = 0
+    private var ready: [AccessUnit] = []  // usually one; a few at a flush (the reorder depth)
     private var finished = false
     private var drained = false
 
@@ -57,7 +60,7 @@ public struct AccessUnitParser: Sendable {
     public private(set) var requiredPresentationDelay: Int64 = 0
 
     /// True when the current chunk has been consumed and ``append(_:)-(ArraySlice<UInt8>)`` may be called.
-    public var needsInput: Bool { readyHead >= ready.count && splitter.needsInput }
+    public var needsInput: Bool { ready.isEmpty && splitter.needsInput }
 
     /// Hands over the next chunk (kept by reference until consumed). It may be called at any
     /// time, after an error too; see ``AnnexBStreamParser/append(_:)-(ArraySlice<UInt8>)``.
@@ -76,10 +79,9 @@ public struct AccessUnitParser: Sendable {
     /// stream has ended).
     public mutating func next() throws(H264Error) -> AccessUnit? {
         while true {
-            if readyHead < ready.count {
-                let au = ready[readyHead].take()  // moved out: no reference counting of its arrays
-                readyHead &+= 1
-                if readyHead == ready.count { ready.removeAll(keepingCapacity: true); readyHead = 0 }
+            if !ready.isEmpty {
+                // Moved out (no reference counting of its arrays); the rest, if any, move down.
+                let au = ready.remove(at: 0)
                 if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
                     requiredPresentationDelay = Swift.max(requiredPresentationDelay, dts &- pts)  // both small counts
                 }
@@ -100,6 +102,43 @@ public struct AccessUnitParser: Sendable {
         }
     }
 
+    /// The next access unit with its timestamps, written into `accessUnit`, whose storage the
+    /// parser takes back first and reuses: the loop of a long-lived service, which allocates
+    /// nothing per access unit once its buffers have grown.
+    ///
+    /// ```swift
+    /// var au = AccessUnit()
+    /// while try parser.next(into: &au) { mux(au) }
+    /// ```
+    ///
+    /// It yields the same access units as ``next()``. The NAL-unit and slice-type arrays of
+    /// `accessUnit` are emptied and kept for the access units to come (when the caller holds no
+    /// other copy of them, without allocating; a copy the caller keeps stays intact).
+    ///
+    /// Memory: that of ``next()``, plus at most 34 emptied arrays of each kind (NAL units,
+    /// slice types) of at most 256 elements: about 280 KiB.
+    /// - Parameter accessUnit: the access unit handed out by the previous call (or any).
+    /// - Returns: true when `accessUnit` holds the next access unit; false, with `accessUnit`
+    ///   empty, when more input is needed (or the stream has ended).
+    /// - Throws: what ``next()`` throws (`accessUnit` is then empty).
+    /// - Complexity: O(1) amortised per NAL unit of input consumed (the work of the layers).
+    public mutating func next(into accessUnit: inout AccessUnit) throws(H264Error) -> Bool {
+        assembler.recycle(&accessUnit)
+        let au: AccessUnit?
+        do throws(H264Error) {
+            au = try next()
+        } catch {
+            accessUnit = AccessUnit()
+            throw error
+        }
+        guard let au else {
+            accessUnit = AccessUnit()
+            return false
+        }
+        accessUnit = au
+        return true
+    }
+
     /// Feeds the parser the chunks `read` returns until it returns nil, then finishes, handing
     /// each access unit to `body` as soon as it is ready and each error of the stream to
     /// `problem` (the parser goes on after it).
@@ -113,6 +152,7 @@ public struct AccessUnitParser: Sendable {
     public mutating func run(read: () throws -> ArraySlice<UInt8>?, problem: (H264Error) -> Void,
                              body: (AccessUnit) throws -> Void) rethrows {
         var ended = false
+        var au = AccessUnit()  // reused: its storage goes back to the parser after `body`
         while true {
             if needsInput && !ended {
                 if let chunk = try read() {
@@ -122,14 +162,14 @@ public struct AccessUnitParser: Sendable {
                     ended = true
                 }
             }
-            let au: AccessUnit?
+            let found: Bool
             do throws(H264Error) {
-                au = try next()
+                found = try next(into: &au)
             } catch {
                 problem(error)
                 continue
             }
-            if let au {
+            if found {
                 try body(au)
             } else if ended {
                 return

@@ -211,8 +211,8 @@ public struct TimestampAssigner: Sendable {
         for i in 0..<n {
             waiting[i].pts = waiting[i].pts! &+ delay
         }
-        for i in 0..<n { ready.append(waiting[i].take()) }
-        waiting.removeFirst(n)
+        // Moved, not copied: remove(at:) moves the element out and the rest down (a few).
+        for _ in 0..<n { ready.append(waiting.remove(at: 0)) }
         waitingStart &+= n
     }
 }

@@ -8,7 +8,12 @@
 /// activates its PPS and that PPS's SPS (``activate(_:)``), and a buffering_period SEI the SPS
 /// it names (``activateSPS(id:)``).
 ///
-/// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax.
+/// A parameter set received again with the same bytes (streams that repeat their SPS and PPS
+/// before every picture) is recognised by comparing bytes and is not parsed again:
+/// ``ingest(_:)`` costs a comparison, and no allocation, in the steady state of such a stream.
+///
+/// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax, and the
+/// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat).
 public struct ParameterSetStore: Sendable, SyntaxContext {
     /// The number of SPS ids (0...31).
     public static let spsIDCount = 32
@@ -26,6 +31,10 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     private var sliceContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 256)
     // For activation: the SPS id each PPS names (-1: no such PPS), and which SPS ids are known.
     private var ppsSPSIDs: [Int8] = Array(repeating: -1, count: 256)
+    // The payload bytes (as carried) of each SPS and PPS that ingest(_:) stored without
+    // warnings. A PPS's is forgotten when the SPS it names changes (its parse depends on that
+    // SPS), every one when parseMode changes.
+    var receivedPayloads = ParameterSetPayloads()
     private var knownSPS: UInt32 = 0
     private var knownSubsetSPS: UInt32 = 0
     /// The SPS id that the last slice header or buffering period activated.
@@ -35,7 +44,9 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
 
     /// How ``ingest(_:)`` treats SPS and PPS that depart from the specification (trailing data,
     /// a truncated VUI, missing trailing bits); ``ParseMode/default`` keeps trailing data only.
-    public var parseMode: ParseMode = .default
+    public var parseMode: ParseMode = .default {
+        didSet { receivedPayloads.forgetAll() }
+    }
     /// What ``ingest(_:)`` recovered from under ``parseMode``, oldest first: at most
     /// ``maxWarnings`` (later ones are counted in ``droppedWarningCount``).
     public private(set) var warnings: [ParseWarning] = []
@@ -100,7 +111,11 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
         c.setSPS(sps)
         spsContexts[Int(sps.id & 31)] = c
         knownSPS |= 1 << UInt32(sps.id & 31)
-        for id in 0..<Self.ppsIDCount where ppsSPSIDs[id] == Int8(sps.id & 31) { mergeSliceContext(ppsID: id) }
+        receivedPayloads.forget(slot: Int(sps.id & 31))
+        for id in 0..<Self.ppsIDCount where ppsSPSIDs[id] == Int8(sps.id & 31) {
+            mergeSliceContext(ppsID: id)
+            receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ id)  // parsed against the SPS it replaces
+        }
     }
     /// Stores a subset SPS under its id.
     public mutating func insert(_ subset: SubsetSequenceParameterSet) {
@@ -113,6 +128,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// Stores a PPS under its id.
     public mutating func insert(_ pps: PictureParameterSet) {
         ppsTable[Int(pps.id)] = pps
+        receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ Int(pps.id))
         var c = SliceHeaderContext()
         c.setPPS(pps)
         ppsContexts[Int(pps.id)] = c

@@ -1,0 +1,107 @@
+import Testing
+@testable import H264
+import H264Fixtures
+@testable import H264CLI
+
+/// True in a build with optimisation (no `DEBUG` condition).
+private let isOptimizedBuild: Bool = {
+    #if DEBUG
+    return false
+    #else
+    return true
+    #endif
+}()
+
+/// Heap allocations of the access-unit layer in steady state, counted as `h264 bench` counts them.
+/// Only an optimised build counts what the code allocates (an unoptimised one also allocates
+/// temporaries the optimiser removes): `swift test -c release -Xswiftc -enable-testing`.
+@Suite(.enabled(if: isOptimizedBuild,
+                "counts allocations of an optimised build only: swift test -c release -Xswiftc -enable-testing"))
+struct AccessUnitAllocationTests {
+    /// The Annex-B fixtures in a steady state: not resolutionChange (its SPS changes: parsed, and
+    /// kept in a format change) nor missingPPS (no slice header parses: every access unit
+    /// carries a diagnostic, an error value, which allocates).
+    static let fixtures = Fixture.allCases.filter {
+        $0.facts.kind == .annexB && ![.leadingGarbage, .resolutionChange, .missingPPS].contains($0)
+    }
+
+    /// The allocations of parsing the slice headers of `one` on their own (their parameter sets
+    /// ingested first): the lists some headers hold (modification and marking operations,
+    /// prediction weights), which the access-unit layer does not add to; and those of reading
+    /// the recovery point SEI messages (a full SEI parse).
+    static func sliceHeaderAllocations(_ one: [UInt8]) throws -> Int {  // and recovery point SEIs'
+        let units = try AnnexB.split(one)
+        var store = ParameterSetStore()
+        for unit in units where unit.type == .sps || unit.type == .pps { _ = try? store.ingest(unit) }
+        let slices = units.filter { $0.type == .slice || $0.type == .idrSlice }
+        var parsed = 0
+        let n = AllocationBench.count {
+            for unit in slices {
+                if let (header, _) = try? SliceHeader.parse(unit, context: store) { parsed &+= Int(header.frameNum) &+ 1 }
+            }
+        }
+        #expect(parsed > 0)
+        // And the recovery point SEI messages, which are parsed (the other SEI NAL units are not).
+        let seis = units.filter { $0.type == .sei }
+        var found = 0
+        let m = AllocationBench.count {
+            for unit in seis where RecoveryPointLookup.mayHoldRecoveryPoint(unit.payload) {
+                found &+= RecoveryPointLookup.recoveryFrameCount(in: unit, context: store) ?? 0
+            }
+        }
+        return n + m + (found < 0 ? 1 : 0)
+    }
+
+    /// The allocations of parsing the access units of one copy of `one` after five copies
+    /// warmed the parser's buffers, through `next(into:)` when `reusing`, else `next()`.
+    static func steadyState(_ one: [UInt8], reusing: Bool) throws -> (accessUnits: Int, allocations: Int) {
+        let perCopy = AccessUnits.assemble(annexB: one[...]).accessUnits.count
+        let bytes = Array([[UInt8]](repeating: one, count: 7).joined())  // one chunk: the splitter never copies a NAL unit
+        var parser = AccessUnitParser()
+        parser.append(bytes[...])
+        parser.finish()
+        var au = AccessUnit()
+        var n = 0
+        // Five copies grow the buffers: each recycled array grows once to the largest access
+        // unit it meets, and the arrays take turns.
+        while n < 5 * perCopy, try parser.next(into: &au) { n += 1 }
+        var counted = 0
+        var failed = false
+        // No #expect inside: its own allocations would count.
+        let allocations = AllocationBench.count {
+            while counted < perCopy {
+                do throws(H264Error) {
+                    if reusing {
+                        guard try parser.next(into: &au) else { break }
+                    } else {
+                        guard let next = try parser.next() else { break }
+                        au = next
+                    }
+                    counted += 1
+                } catch {
+                    failed = true
+                    break
+                }
+            }
+        }
+        #expect(!failed)
+        #expect(counted == perCopy)
+        return (counted, allocations)
+    }
+
+    /// `AccessUnitParser.next(into:)` allocates nothing per access unit once its buffers have
+    /// grown (parameter sets repeated with the same bytes included: each copy of the stream
+    /// resends them) beyond what the slice headers' own lists allocate; `next()` allocates the
+    /// arrays of every access unit, which the count sees.
+    @Test(.enabled(if: AllocationBench.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
+          arguments: fixtures)
+    func reusingAllocatesNothingPerAccessUnit(_ fixture: Fixture) throws {
+        let one = fixture.bytes()
+        let reused = try Self.steadyState(one, reusing: true)
+        let headers = try Self.sliceHeaderAllocations(one)
+        #expect(reused.allocations <= headers,
+                "\(fixture): \(reused.allocations) allocations in \(reused.accessUnits) access units, \(headers) of them the slice headers'")
+        let copied = try Self.steadyState(one, reusing: false)
+        #expect(copied.allocations > reused.allocations, "\(fixture): \(copied.allocations) allocations in \(copied.accessUnits) access units")
+    }
+}
