@@ -83,9 +83,14 @@ enum InspectCommand: CLICommand {
         if warningCount > warnings.count { Output.error("warning: \(warningCount) problems in all") }
     }
 
-    /// Prints access units as they come, one behind (an access unit's size is known when the
-    /// next one begins), and the summary at the end; or holds their lines until the
-    /// presentation delay is known (``Mode/holding``).
+    /// Prints access units as they come and the summary at the end; or holds their lines until
+    /// the presentation delay is known (``Mode/holding``).
+    ///
+    /// A line is written when its access unit arrives, except its size, known when the next one
+    /// begins: what follows the size is kept in ``Pending`` (one reused buffer) and the access
+    /// unit is not held, so the chunks it refers to are let go of at once. No allocation per
+    /// access unit: the line buffers are reused and lines go straight into the held text or
+    /// the output buffer.
     struct Report {
         /// What happens to an access unit's line.
         enum Mode {
@@ -98,16 +103,33 @@ enum InspectCommand: CLICommand {
             case counting
         }
 
-        /// The cap on held lines: about 450,000 access units of JSON. A longer file is read a
-        /// second time for the lines past it.
-        static let maximumHeldBytes = 64 << 20
+        /// The default cap on held lines: about 450,000 access units of JSON. A longer file is
+        /// read a second time for the lines past it.
+        static let defaultMaximumHeldBytes = 64 << 20
 
         let json: Bool
+        /// The cap on held lines (``defaultMaximumHeldBytes``; tests set a small one to reach the
+        /// second pass).
+        let maximumHeldBytes: Int
         var mode = Mode.printing(from: 0)
-        var held: AccessUnit?
         var stats = StreamStatistics()
         /// The time base of the first access unit.
         var firstTimeBase: TimeBase?
+        private var seenAny = false
+
+        /// The line of the last access unit, but for its size: where it starts, and the text
+        /// after the size (with the place of the PTS, and the PTS).
+        private struct Pending {
+            var index = 0
+            var offset = 0
+            var end: Int?
+            var tail: [UInt8] = []
+            var ptsAt = 0
+            var pts: Int64?
+            var isSet = false
+        }
+        private var pending = Pending()
+
         private var heldText: [UInt8] = []
         /// Per held line: where its text before the PTS ends, where the line ends, its PTS.
         private var heldLines: [(ptsAt: Int, end: Int, pts: Int64?)] = []
@@ -115,8 +137,9 @@ enum InspectCommand: CLICommand {
         /// The number of lines held so far (printed or not).
         private var heldCount = 0
 
-        init(json: Bool) {
+        init(json: Bool, maximumHeldBytes: Int = Report.defaultMaximumHeldBytes) {
             self.json = json
+            self.maximumHeldBytes = maximumHeldBytes
             if !json {
                 Output.line("  index     offset     size  type  key idr  frame_num       poc       dts       pts  slices")
             }
@@ -127,27 +150,49 @@ enum InspectCommand: CLICommand {
         var unprintedFrom: Int? { stoppedHolding ? heldCount : nil }
 
         mutating func add(_ au: AccessUnit) {
-            if held == nil && stats.accessUnits == 0 && heldLines.isEmpty { firstTimeBase = au.timeBase }
-            if let previous = held { emit(previous, end: au.byteOffset) }
-            held = au
+            if !seenAny {
+                seenAny = true
+                firstTimeBase = au.timeBase
+            }
+            if pending.isSet { emitPending(end: au.byteOffset) }
+            let offset = au.byteOffset ?? 0
+            switch mode {
+            case .printing(let from):
+                // A second pass: the statistics were counted by the first.
+                guard au.index >= from else { return }
+                if from == 0 { stats.add(au) }
+            case .holding:
+                stats.add(au)
+            case .counting:
+                stats.add(au)
+                return
+            }
+            pending.isSet = true
+            pending.index = au.index
+            pending.offset = offset
+            pending.pts = au.pts
+            pending.tail.removeAll(keepingCapacity: true)
+            if json {
+                Self.appendJSONTail(au, to: &pending.tail, ptsAt: &pending.ptsAt)
+            } else {
+                Self.appendTableTail(au, to: &pending.tail, ptsAt: &pending.ptsAt)
+            }
         }
 
         /// Emits the last access unit, which ends where the stream does.
         mutating func closeLast(totalBytes: Int) {
-            if let last = held { emit(last, end: totalBytes) }
-            held = nil
+            if pending.isSet { emitPending(end: totalBytes) }
         }
 
         /// Prints the held lines, each PTS plus `delay`.
         mutating func printHeld(presentationDelay delay: Int64) {
             var start = 0
-            var text: [UInt8] = []
             for line in heldLines {
-                text.removeAll(keepingCapacity: true)
-                text.append(contentsOf: heldText[start..<line.ptsAt])
-                appendPTS(line.pts.map { $0 &+ delay }, to: &text)
-                text.append(contentsOf: heldText[line.ptsAt..<line.end])
-                Output.bytesLine(text)
+                Output.appendLine { out in
+                    out.append(contentsOf: heldText[start..<line.ptsAt])
+                    appendPTS(line.pts.map { $0 &+ delay }, to: &out)
+                    out.append(contentsOf: heldText[line.ptsAt..<line.end])
+                }
                 start = line.end
             }
             heldText = []
@@ -170,92 +215,137 @@ enum InspectCommand: CLICommand {
         private func appendPTS(_ pts: Int64?, to out: inout [UInt8]) {
             if json {
                 if let pts { JSONObject.appendDecimal(pts, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            } else if let pts {
+                Self.appendPadded(pts, 10, to: &out)
             } else {
-                out.append(contentsOf: InspectCommand.pad(pts.map(String.init) ?? "-", 10).utf8)
+                Self.appendPadded("-", 10, to: &out)
             }
         }
 
-        private mutating func emit(_ au: AccessUnit, end: Int?) {
-            let offset = au.byteOffset ?? 0
-            let size = max((end ?? offset) - offset, 0)
+        /// Writes the pending line, its size now known, to the output or the held text.
+        private mutating func emitPending(end: Int?) {
+            pending.isSet = false
+            let size = max((end ?? pending.offset) - pending.offset, 0)
             switch mode {
-            case .printing(let from):
-                // A second pass: the statistics were counted by the first.
-                guard au.index >= from else { return }
-                if from == 0 { stats.add(au, size: size) }
-                var text: [UInt8] = []
-                Self.appendLine(au, json: json, offset: offset, size: size, to: &text, ptsAt: { text, _ in appendPTS(au.pts, to: &text) })
-                Output.bytesLine(text)
+            case .printing:
+                Output.appendLine { out in
+                    Self.appendHead(json: json, index: pending.index, offset: pending.offset, size: size, to: &out)
+                    out.append(contentsOf: pending.tail[..<pending.ptsAt])
+                    appendPTS(pending.pts, to: &out)
+                    out.append(contentsOf: pending.tail[pending.ptsAt...])
+                }
             case .holding:
-                stats.add(au, size: size)
-                var ptsAt = 0
-                // (A static function: a method of `self` taking `&heldText` would copy `self`, and
-                // with it the held text, for the call.)
-                Self.appendLine(au, json: json, offset: offset, size: size, to: &heldText, ptsAt: { _, at in ptsAt = at })
-                heldLines.append((ptsAt, heldText.count, au.pts))
+                Self.appendHead(json: json, index: pending.index, offset: pending.offset, size: size, to: &heldText)
+                heldText.append(contentsOf: pending.tail[..<pending.ptsAt])
+                let ptsAt = heldText.count
+                heldText.append(contentsOf: pending.tail[pending.ptsAt...])
+                heldLines.append((ptsAt, heldText.count, pending.pts))
                 heldCount &+= 1
-                if heldText.count >= Self.maximumHeldBytes {
+                if heldText.count >= maximumHeldBytes {
                     mode = .counting
                     stoppedHolding = true
                 }
             case .counting:
-                stats.add(au, size: size)
+                break
             }
         }
 
-        /// Appends the access unit's line to `out` (no newline), JSON or a table row; where the
-        /// PTS goes, calls `ptsAt` with the text and the position.
-        private static func appendLine(_ au: AccessUnit, json: Bool, offset: Int, size: Int, to out: inout [UInt8],
-                                ptsAt: (inout [UInt8], Int) -> Void) {
+        /// The start of a line: index, offset and size. (Static, as the other line writers: a
+        /// method of `self` taking `&heldText` would copy `self`, and with it the held text,
+        /// for the call.)
+        private static func appendHead(json: Bool, index: Int, offset: Int, size: Int, to out: inout [UInt8]) {
             if json {
-                var o = JSONObject()
-                o.add("index", au.index)
-                o.add("offset", offset)
-                o.add("size", size)
-                o.add("keyframe", au.isRandomAccessPoint)
-                o.add("idr", au.flags.isSync)
-                o.add("nal_types") { text in
-                    text.append(UInt8(ascii: "["))
-                    for (i, unit) in au.nalUnits.enumerated() {
-                        if i > 0 { text.append(UInt8(ascii: ",")) }
-                        JSONObject.appendDecimal(Int64(unit.type.rawValue), to: &text)
-                    }
-                    text.append(UInt8(ascii: "]"))
-                }
-                o.add("slice_types") { text in
-                    text.append(UInt8(ascii: "["))
-                    for (i, kind) in au.sliceTypes.enumerated() {
-                        if i > 0 { text.append(UInt8(ascii: ",")) }
-                        text.append(UInt8(ascii: "\""))
-                        text.append(contentsOf: Self.sliceLetters[Int(kind.rawValue)].utf8)
-                        text.append(UInt8(ascii: "\""))
-                    }
-                    text.append(UInt8(ascii: "]"))
-                }
-                o.add("frame_num", au.frameNum)
-                if let poc = au.poc { o.add("poc", poc) } else { o.addNull("poc") }
-                if let dts = au.dts { o.add("dts", dts) } else { o.addNull("dts") }
-                o.addKey("pts")
-                out.append(contentsOf: o.bytes)
-                ptsAt(&out, out.count)
-                var rest = JSONObject.continuation()
-                if let r = au.flags.recoveryFrameCount { rest.add("recovery_frame_cnt", r) }
-                if au.flags.isIntraOnlyWithoutIDR { rest.add("intra_only_non_idr", true) }
-                if au.formatChange != nil { rest.add("format_change", true) }
-                out.append(contentsOf: rest.bytes)
-                out.append(UInt8(ascii: "}"))
-                return
+                out.append(contentsOf: #"{"index":"#.utf8)
+                JSONObject.appendDecimal(Int64(index), to: &out)
+                out.append(contentsOf: #","offset":"#.utf8)
+                JSONObject.appendDecimal(Int64(offset), to: &out)
+                out.append(contentsOf: #","size":"#.utf8)
+                JSONObject.appendDecimal(Int64(size), to: &out)
+            } else {
+                appendPadded(Int64(index), 7, to: &out)
+                appendPadded(Int64(offset), 11, to: &out)
+                appendPadded(Int64(size), 9, to: &out)
             }
-            let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
-            let cols: [String] = [
-                pad(au.index, 7), pad(offset, 11), pad(size, 9), pad(kind, 6),
-                pad(au.isRandomAccessPoint ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
-                pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
-                pad(au.dts.map(String.init) ?? "-", 10),
-            ]
-            out.append(contentsOf: cols.joined().utf8)
-            ptsAt(&out, out.count)
-            out.append(contentsOf: ("  " + au.sliceTypeLetters.joined(separator: ",")).utf8)
+        }
+
+        /// Appends the JSON members after `size` (no newline); `ptsAt` is set to where the PTS
+        /// value goes.
+        private static func appendJSONTail(_ au: AccessUnit, to out: inout [UInt8], ptsAt: inout Int) {
+            var o = JSONObject.continuation(reusing: out)
+            out = []
+            o.add("keyframe", au.isRandomAccessPoint)
+            o.add("idr", au.flags.isSync)
+            o.add("nal_types") { text in
+                text.append(UInt8(ascii: "["))
+                for (i, unit) in au.nalUnits.enumerated() {
+                    if i > 0 { text.append(UInt8(ascii: ",")) }
+                    JSONObject.appendDecimal(Int64(unit.type.rawValue), to: &text)
+                }
+                text.append(UInt8(ascii: "]"))
+            }
+            o.add("slice_types") { text in
+                text.append(UInt8(ascii: "["))
+                for (i, kind) in au.sliceTypes.enumerated() {
+                    if i > 0 { text.append(UInt8(ascii: ",")) }
+                    text.append(UInt8(ascii: "\""))
+                    text.append(contentsOf: Self.sliceLetters[Int(kind.rawValue)].utf8)
+                    text.append(UInt8(ascii: "\""))
+                }
+                text.append(UInt8(ascii: "]"))
+            }
+            o.add("frame_num", au.frameNum)
+            if let poc = au.poc { o.add("poc", poc) } else { o.addNull("poc") }
+            if let dts = au.dts { o.add("dts", dts) } else { o.addNull("dts") }
+            o.addKey("pts")
+            ptsAt = o.bytes.count
+            if let r = au.flags.recoveryFrameCount { o.add("recovery_frame_cnt", r) }
+            if au.flags.isIntraOnlyWithoutIDR { o.add("intra_only_non_idr", true) }
+            if au.formatChange != nil { o.add("format_change", true) }
+            out = o.takeBytes()
+            out.append(UInt8(ascii: "}"))
+        }
+
+        /// Appends the table columns after `size` (no newline); `ptsAt` is set to where the PTS
+        /// column goes.
+        private static func appendTableTail(_ au: AccessUnit, to out: inout [UInt8], ptsAt: inout Int) {
+            let kind: StaticString = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
+            appendPadded(kind, 6, to: &out)
+            appendPadded(au.isRandomAccessPoint ? "K" : ".", 5, to: &out)
+            appendPadded(au.flags.isSync ? "1" : "0", 4, to: &out)
+            appendPadded(Int64(au.frameNum), 11, to: &out)
+            if let poc = au.poc { appendPadded(poc, 10, to: &out) } else { appendPadded("-", 10, to: &out) }
+            if let dts = au.dts { appendPadded(dts, 10, to: &out) } else { appendPadded("-", 10, to: &out) }
+            ptsAt = out.count
+            out.append(contentsOf: "  ".utf8)
+            for (i, kind) in au.sliceTypes.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: Self.sliceLetters[Int(kind.rawValue)].utf8)
+            }
+        }
+
+        /// ``InspectCommand/pad(_:_:)-(Int,Int)`` of a number, appended as bytes.
+        private static func appendPadded(_ value: Int64, _ width: Int, to out: inout [UInt8]) {
+            let start = out.count
+            JSONObject.appendDecimal(value, to: &out)
+            padAppended(from: start, width, in: &out)
+        }
+
+        /// ``InspectCommand/pad(_:_:)-(String,Int)`` of ASCII text, appended as bytes.
+        private static func appendPadded(_ text: StaticString, _ width: Int, to out: inout [UInt8]) {
+            let start = out.count
+            text.withUTF8Buffer { out.append(contentsOf: $0) }
+            padAppended(from: start, width, in: &out)
+        }
+
+        /// Right-aligns the text appended from `start` in `width` columns, or follows it with a
+        /// space when it fills them.
+        private static func padAppended(from start: Int, _ width: Int, in out: inout [UInt8]) {
+            let length = out.count &- start
+            if length >= width {
+                out.append(UInt8(ascii: " "))
+            } else {
+                out.insert(contentsOf: repeatElement(UInt8(ascii: " "), count: width &- length), at: start)
+            }
         }
 
         /// ``AccessUnit/sliceTypeLetters`` by slice kind.
@@ -294,7 +384,7 @@ struct StreamStatistics {
 
     var accessUnits: Int { counts.accessUnits }
 
-    mutating func add(_ au: AccessUnit, size: Int) { counts.add(au) }
+    mutating func add(_ au: AccessUnit) { counts.add(au) }
 
     struct Summary {
         var lines: [String]
