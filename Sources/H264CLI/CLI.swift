@@ -494,20 +494,12 @@ struct JSONObject {
 
     /// The members that follow a value written by the caller after ``addKey(_:)``: rendered,
     /// they start with a comma (when there are any) and end with the closing brace.
-    static func continuation() -> JSONObject { continuation(reusing: []) }
-
-    /// ``continuation()`` written into `storage`, emptied (its capacity kept): with
-    /// ``takeBytes()``, one buffer serves a line after another without allocating.
-    static func continuation(reusing storage: consuming [UInt8]) -> JSONObject {
+    static func continuation() -> JSONObject {
         var o = JSONObject()
-        o.bytes = storage
-        o.bytes.removeAll(keepingCapacity: true)
+        o.bytes = []
         o.hasMembers = true
         return o
     }
-
-    /// The text so far (without the closing brace), moved out.
-    consuming func takeBytes() -> [UInt8] { bytes }
 
     /// Appends `value` in decimal, as `String(value)` writes it.
     static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {

@@ -86,11 +86,10 @@ enum InspectCommand: CLICommand {
     /// Prints access units as they come and the summary at the end; or holds their lines until
     /// the presentation delay is known (``Mode/holding``).
     ///
-    /// A line is written when its access unit arrives, except its size, known when the next one
-    /// begins: what follows the size is kept in ``Pending`` (one reused buffer) and the access
-    /// unit is not held, so the chunks it refers to are let go of at once. No allocation per
-    /// access unit: the line buffers are reused and lines go straight into the held text or
-    /// the output buffer.
+    /// A line is written when its access unit arrives, except its start (index, offset, size:
+    /// the size is known when the next access unit begins), so no access unit is held and the
+    /// chunks it refers to are let go of at once. Nothing is allocated per access unit: lines
+    /// are written (``ByteWriter``) into reused buffers, the held text or the output buffer.
     struct Report {
         /// What happens to an access unit's line.
         enum Mode {
@@ -108,8 +107,7 @@ enum InspectCommand: CLICommand {
         static let defaultMaximumHeldBytes = 64 << 20
 
         let json: Bool
-        /// The cap on held lines (``defaultMaximumHeldBytes``; tests set a small one to reach the
-        /// second pass).
+        /// The cap on the memory of held lines (text and positions).
         let maximumHeldBytes: Int
         var mode = Mode.printing(from: 0)
         var stats = StreamStatistics()
@@ -117,25 +115,28 @@ enum InspectCommand: CLICommand {
         var firstTimeBase: TimeBase?
         private var seenAny = false
 
-        /// The line of the last access unit, but for its size: where it starts, and the text
-        /// after the size (with the place of the PTS, and the PTS).
-        private struct Pending {
-            var index = 0
-            var offset = 0
-            var end: Int?
-            var tail: [UInt8] = []
-            var ptsAt = 0
+        /// A line: its start (written last: the size is known when the next access unit
+        /// begins) and where the rest of its text is, with the place of the PTS.
+        private struct Line {
+            var index: Int
+            var offset: Int
+            var size = 0
             var pts: Int64?
-            var isSet = false
+            /// The text after the size: `start..<end` of the held text (or of `openText`), the
+            /// PTS going at `ptsAt`.
+            var start: Int
+            var ptsAt: Int
+            var end: Int
         }
-        private var pending = Pending()
+        /// The last line, whose size is not known yet.
+        private var open: Line?
+        /// The text of the open line when printing.
+        private var openText: [UInt8] = []
 
+        /// The held lines' text after their sizes, PTS left out.
         private var heldText: [UInt8] = []
-        /// Per held line: where its text before the PTS ends, where the line ends, its PTS.
-        private var heldLines: [(ptsAt: Int, end: Int, pts: Int64?)] = []
+        private var heldLines: [Line] = []
         private var stoppedHolding = false
-        /// The number of lines held so far (printed or not).
-        private var heldCount = 0
 
         init(json: Bool, maximumHeldBytes: Int = Report.defaultMaximumHeldBytes) {
             self.json = json
@@ -147,53 +148,40 @@ enum InspectCommand: CLICommand {
 
         /// The index of the first access unit whose line is neither printed nor held, when
         /// holding stopped at ``maximumHeldBytes``.
-        var unprintedFrom: Int? { stoppedHolding ? heldCount : nil }
+        var unprintedFrom: Int? { stoppedHolding ? heldLines.count : nil }
 
         mutating func add(_ au: AccessUnit) {
             if !seenAny {
                 seenAny = true
                 firstTimeBase = au.timeBase
             }
-            if pending.isSet { emitPending(end: au.byteOffset) }
-            let offset = au.byteOffset ?? 0
+            if open != nil { closeOpen(end: au.byteOffset) }
             switch mode {
             case .printing(let from):
                 // A second pass: the statistics were counted by the first.
                 guard au.index >= from else { return }
                 if from == 0 { stats.add(au) }
+                openText.removeAll(keepingCapacity: true)
+                open = Self.writeRest(au, json: json, to: &openText)
             case .holding:
                 stats.add(au)
+                open = Self.writeRest(au, json: json, to: &heldText)
             case .counting:
                 stats.add(au)
-                return
-            }
-            pending.isSet = true
-            pending.index = au.index
-            pending.offset = offset
-            pending.pts = au.pts
-            pending.tail.removeAll(keepingCapacity: true)
-            if json {
-                Self.appendJSONTail(au, to: &pending.tail, ptsAt: &pending.ptsAt)
-            } else {
-                Self.appendTableTail(au, to: &pending.tail, ptsAt: &pending.ptsAt)
             }
         }
 
         /// Emits the last access unit, which ends where the stream does.
         mutating func closeLast(totalBytes: Int) {
-            if pending.isSet { emitPending(end: totalBytes) }
+            if open != nil { closeOpen(end: totalBytes) }
         }
 
         /// Prints the held lines, each PTS plus `delay`.
         mutating func printHeld(presentationDelay delay: Int64) {
-            var start = 0
             for line in heldLines {
                 Output.appendLine { out in
-                    out.append(contentsOf: heldText[start..<line.ptsAt])
-                    appendPTS(line.pts.map { $0 &+ delay }, to: &out)
-                    out.append(contentsOf: heldText[line.ptsAt..<line.end])
+                    Self.write(line, text: heldText, presentationDelay: delay, json: json, to: &out)
                 }
-                start = line.end
             }
             heldText = []
             heldLines = []
@@ -211,37 +199,17 @@ enum InspectCommand: CLICommand {
             }
         }
 
-        /// Appends the PTS column or member value.
-        private func appendPTS(_ pts: Int64?, to out: inout [UInt8]) {
-            if json {
-                if let pts { JSONObject.appendDecimal(pts, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            } else if let pts {
-                Self.appendPadded(pts, 10, to: &out)
-            } else {
-                Self.appendPadded("-", 10, to: &out)
-            }
-        }
-
-        /// Writes the pending line, its size now known, to the output or the held text.
-        private mutating func emitPending(end: Int?) {
-            pending.isSet = false
-            let size = max((end ?? pending.offset) - pending.offset, 0)
+        /// Ends the open line at `end`: printed, or held.
+        private mutating func closeOpen(end: Int?) {
+            guard var line = open else { return }
+            open = nil
+            line.size = max((end ?? line.offset) - line.offset, 0)
             switch mode {
             case .printing:
-                Output.appendLine { out in
-                    Self.appendHead(json: json, index: pending.index, offset: pending.offset, size: size, to: &out)
-                    out.append(contentsOf: pending.tail[..<pending.ptsAt])
-                    appendPTS(pending.pts, to: &out)
-                    out.append(contentsOf: pending.tail[pending.ptsAt...])
-                }
+                Output.appendLine { out in Self.write(line, text: openText, presentationDelay: 0, json: json, to: &out) }
             case .holding:
-                Self.appendHead(json: json, index: pending.index, offset: pending.offset, size: size, to: &heldText)
-                heldText.append(contentsOf: pending.tail[..<pending.ptsAt])
-                let ptsAt = heldText.count
-                heldText.append(contentsOf: pending.tail[pending.ptsAt...])
-                heldLines.append((ptsAt, heldText.count, pending.pts))
-                heldCount &+= 1
-                if heldText.count >= maximumHeldBytes {
+                heldLines.append(line)
+                if heldText.count &+ heldLines.count &* MemoryLayout<Line>.stride >= maximumHeldBytes {
                     mode = .counting
                     stoppedHolding = true
                 }
@@ -250,106 +218,98 @@ enum InspectCommand: CLICommand {
             }
         }
 
-        /// The start of a line: index, offset and size. (Static, as the other line writers: a
-        /// method of `self` taking `&heldText` would copy `self`, and with it the held text,
-        /// for the call.)
-        private static func appendHead(json: Bool, index: Int, offset: Int, size: Int, to out: inout [UInt8]) {
-            if json {
-                out.append(contentsOf: #"{"index":"#.utf8)
-                JSONObject.appendDecimal(Int64(index), to: &out)
-                out.append(contentsOf: #","offset":"#.utf8)
-                JSONObject.appendDecimal(Int64(offset), to: &out)
-                out.append(contentsOf: #","size":"#.utf8)
-                JSONObject.appendDecimal(Int64(size), to: &out)
-            } else {
-                appendPadded(Int64(index), 7, to: &out)
-                appendPadded(Int64(offset), 11, to: &out)
-                appendPadded(Int64(size), 9, to: &out)
-            }
-        }
-
-        /// Appends the JSON members after `size` (no newline); `ptsAt` is set to where the PTS
-        /// value goes.
-        private static func appendJSONTail(_ au: AccessUnit, to out: inout [UInt8], ptsAt: inout Int) {
-            var o = JSONObject.continuation(reusing: out)
-            out = []
-            o.add("keyframe", au.isRandomAccessPoint)
-            o.add("idr", au.flags.isSync)
-            o.add("nal_types") { text in
-                text.append(UInt8(ascii: "["))
-                for (i, unit) in au.nalUnits.enumerated() {
-                    if i > 0 { text.append(UInt8(ascii: ",")) }
-                    JSONObject.appendDecimal(Int64(unit.type.rawValue), to: &text)
+        /// Writes a whole line (no newline): its start, its text up to the PTS, the PTS plus
+        /// `delay`, the rest.
+        private static func write(_ line: Line, text: [UInt8], presentationDelay delay: Int64, json: Bool, to out: inout [UInt8]) {
+            let bound = 3 &* (ByteWriter.maximumDecimalLength &+ 12) &* 2 &+ (line.end &- line.start)
+            ByteWriter.append(to: &out, atMost: bound) { w in
+                if json {
+                    w.write(#"{"index":"#)
+                    w.writeDecimal(Int64(line.index))
+                    w.write(#","offset":"#)
+                    w.writeDecimal(Int64(line.offset))
+                    w.write(#","size":"#)
+                    w.writeDecimal(Int64(line.size))
+                } else {
+                    w.writePadded(Int64(line.index), width: 7)
+                    w.writePadded(Int64(line.offset), width: 11)
+                    w.writePadded(Int64(line.size), width: 9)
                 }
-                text.append(UInt8(ascii: "]"))
-            }
-            o.add("slice_types") { text in
-                text.append(UInt8(ascii: "["))
-                for (i, kind) in au.sliceTypes.enumerated() {
-                    if i > 0 { text.append(UInt8(ascii: ",")) }
-                    text.append(UInt8(ascii: "\""))
-                    text.append(contentsOf: Self.sliceLetters[Int(kind.rawValue)].utf8)
-                    text.append(UInt8(ascii: "\""))
+                w.write(text[line.start..<line.ptsAt])
+                let pts = line.pts.map { $0 &+ delay }
+                if json {
+                    if let pts { w.writeDecimal(pts) } else { w.write("null") }
+                } else if let pts {
+                    w.writePadded(pts, width: 10)
+                } else {
+                    w.writePadded("-", width: 10)
                 }
-                text.append(UInt8(ascii: "]"))
-            }
-            o.add("frame_num", au.frameNum)
-            if let poc = au.poc { o.add("poc", poc) } else { o.addNull("poc") }
-            if let dts = au.dts { o.add("dts", dts) } else { o.addNull("dts") }
-            o.addKey("pts")
-            ptsAt = o.bytes.count
-            if let r = au.flags.recoveryFrameCount { o.add("recovery_frame_cnt", r) }
-            if au.flags.isIntraOnlyWithoutIDR { o.add("intra_only_non_idr", true) }
-            if au.formatChange != nil { o.add("format_change", true) }
-            out = o.takeBytes()
-            out.append(UInt8(ascii: "}"))
-        }
-
-        /// Appends the table columns after `size` (no newline); `ptsAt` is set to where the PTS
-        /// column goes.
-        private static func appendTableTail(_ au: AccessUnit, to out: inout [UInt8], ptsAt: inout Int) {
-            let kind: StaticString = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
-            appendPadded(kind, 6, to: &out)
-            appendPadded(au.isRandomAccessPoint ? "K" : ".", 5, to: &out)
-            appendPadded(au.flags.isSync ? "1" : "0", 4, to: &out)
-            appendPadded(Int64(au.frameNum), 11, to: &out)
-            if let poc = au.poc { appendPadded(poc, 10, to: &out) } else { appendPadded("-", 10, to: &out) }
-            if let dts = au.dts { appendPadded(dts, 10, to: &out) } else { appendPadded("-", 10, to: &out) }
-            ptsAt = out.count
-            out.append(contentsOf: "  ".utf8)
-            for (i, kind) in au.sliceTypes.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: Self.sliceLetters[Int(kind.rawValue)].utf8)
+                w.write(text[line.ptsAt..<line.end])
             }
         }
 
-        /// ``InspectCommand/pad(_:_:)-(Int,Int)`` of a number, appended as bytes.
-        private static func appendPadded(_ value: Int64, _ width: Int, to out: inout [UInt8]) {
+        /// Appends the access unit's line after its size, PTS left out, to `out`; returns the
+        /// open line.
+        private static func writeRest(_ au: AccessUnit, json: Bool, to out: inout [UInt8]) -> Line {
             let start = out.count
-            JSONObject.appendDecimal(value, to: &out)
-            padAppended(from: start, width, in: &out)
-        }
-
-        /// ``InspectCommand/pad(_:_:)-(String,Int)`` of ASCII text, appended as bytes.
-        private static func appendPadded(_ text: StaticString, _ width: Int, to out: inout [UInt8]) {
-            let start = out.count
-            text.withUTF8Buffer { out.append(contentsOf: $0) }
-            padAppended(from: start, width, in: &out)
-        }
-
-        /// Right-aligns the text appended from `start` in `width` columns, or follows it with a
-        /// space when it fills them.
-        private static func padAppended(from start: Int, _ width: Int, in out: inout [UInt8]) {
-            let length = out.count &- start
-            if length >= width {
-                out.append(UInt8(ascii: " "))
-            } else {
-                out.insert(contentsOf: repeatElement(UInt8(ascii: " "), count: width &- length), at: start)
+            var ptsAt = 0
+            // Fixed text and numbers take less than 320 bytes; a NAL unit type at most 3, a slice
+            // type at most 5.
+            let bound = 320 &+ 4 &* au.nalUnits.count &+ 5 &* au.sliceTypes.count
+            ByteWriter.append(to: &out, atMost: bound) { w in
+                if json {
+                    w.write(#","keyframe":"#)
+                    w.write(au.isRandomAccessPoint)
+                    w.write(#","idr":"#)
+                    w.write(au.flags.isSync)
+                    w.write(#","nal_types":["#)
+                    for (i, unit) in au.nalUnits.enumerated() {
+                        if i > 0 { w.write(UInt8(ascii: ",")) }
+                        w.writeDecimal(Int64(unit.type.rawValue))
+                    }
+                    w.write(#"],"slice_types":["#)
+                    for (i, kind) in au.sliceTypes.enumerated() {
+                        if i > 0 { w.write(UInt8(ascii: ",")) }
+                        w.write(UInt8(ascii: "\""))
+                        w.write(Self.sliceLetters[Int(kind.rawValue)])
+                        w.write(UInt8(ascii: "\""))
+                    }
+                    w.write(#"],"frame_num":"#)
+                    w.writeDecimal(Int64(au.frameNum))
+                    w.write(#","poc":"#)
+                    if let poc = au.poc { w.writeDecimal(poc) } else { w.write("null") }
+                    w.write(#","dts":"#)
+                    if let dts = au.dts { w.writeDecimal(dts) } else { w.write("null") }
+                    w.write(#","pts":"#)
+                    ptsAt = start &+ w.count
+                    if let r = au.flags.recoveryFrameCount {
+                        w.write(#","recovery_frame_cnt":"#)
+                        w.writeDecimal(Int64(r))
+                    }
+                    if au.flags.isIntraOnlyWithoutIDR { w.write(#","intra_only_non_idr":true"#) }
+                    if au.formatChange != nil { w.write(#","format_change":true"#) }
+                    w.write(UInt8(ascii: "}"))
+                } else {
+                    let kind: StaticString = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
+                    w.writePadded(kind, width: 6)
+                    w.writePadded(au.isRandomAccessPoint ? "K" : ".", width: 5)
+                    w.writePadded(au.flags.isSync ? "1" : "0", width: 4)
+                    w.writePadded(Int64(au.frameNum), width: 11)
+                    if let poc = au.poc { w.writePadded(poc, width: 10) } else { w.writePadded("-", width: 10) }
+                    if let dts = au.dts { w.writePadded(dts, width: 10) } else { w.writePadded("-", width: 10) }
+                    ptsAt = start &+ w.count
+                    w.write("  ")
+                    for (i, kind) in au.sliceTypes.enumerated() {
+                        if i > 0 { w.write(UInt8(ascii: ",")) }
+                        w.write(Self.sliceLetters[Int(kind.rawValue)])
+                    }
+                }
             }
+            return Line(index: au.index, offset: au.byteOffset ?? 0, pts: au.pts, start: start, ptsAt: ptsAt, end: out.count)
         }
 
         /// ``AccessUnit/sliceTypeLetters`` by slice kind.
-        private static let sliceLetters = ["P", "B", "I", "SP", "SI"]
+        private static let sliceLetters: [StaticString] = ["P", "B", "I", "SP", "SI"]
     }
 
     /// The SPS the summary describes: the id of the first SPS in the stream, with the content
