@@ -317,11 +317,22 @@ enum InspectCommand: CLICommand {
     struct SummarySPS {
         private var store = ParameterSetStore()
         private var firstID: Int?
+        /// The bytes of the last SPS with that id that was stored: the same bytes again (a stream
+        /// that repeats its SPS before every keyframe) are not parsed again. SPS with other ids
+        /// are not kept: the summary describes only the first.
+        private var lastStored: [UInt8] = []
 
         mutating func add(_ au: AccessUnit) {
             for unit in au.nalUnits where unit.type == .sps {
-                guard (try? store.ingest(unit)) != nil, let id = unit.parameterSetID else { continue }
-                if firstID == nil { firstID = id }
+                if let firstID {
+                    guard unit.parameterSetID == firstID, !unit.bytes.elementsEqual(lastStored) else { continue }
+                    guard (try? store.ingest(unit)) != nil else { continue }
+                } else {
+                    guard (try? store.ingest(unit)) != nil, let id = unit.parameterSetID else { continue }
+                    firstID = id
+                }
+                lastStored.removeAll(keepingCapacity: true)
+                lastStored.append(contentsOf: unit.bytes)
             }
         }
 
