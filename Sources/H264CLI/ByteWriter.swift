@@ -56,37 +56,43 @@ struct ByteWriter: ~Copyable {
     /// Writes `true` or `false`.
     mutating func write(_ value: Bool) { write(value ? "true" : "false") }
 
-    /// The most bytes ``writeDecimal(_:)`` writes: a sign and 19 digits.
+    /// The most bytes ``writeDecimal(_:)`` writes: a sign and 19 digits (`Int64.min`).
     static let maximumDecimalLength = 20
 
     /// Writes `value` in decimal, as `String(value)` does.
     mutating func writeDecimal(_ value: Int64) {
         if value < 0 { write(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        if magnitude < 10 {
-            write(UInt8(ascii: "0") &+ UInt8(magnitude))
-            return
-        }
-        var digits = 0
-        var rest = magnitude
-        while rest > 0 { digits &+= 1; rest /= 10 }
+        let digits = Self.decimalLength(magnitude)
         let end = count + digits
         precondition(end <= buffer.count, "ByteWriter: more than the bound")
         var i = end
-        while magnitude > 0 {
+        while magnitude >= 10 {
+            let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 10)
             i &-= 1
-            buffer[i] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
-            magnitude /= 10
+            buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remainder)
+            magnitude = quotient
         }
+        buffer[i &- 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
         count = end
+    }
+
+    /// The number of decimal digits of `value` (1 for 0).
+    private static func decimalLength(_ value: UInt64) -> Int {
+        var length = 1
+        var limit: UInt64 = 10
+        while value >= limit {
+            length &+= 1
+            if length == 20 { break }  // 10^19 <= value: UInt64 has at most 20 digits
+            limit &*= 10
+        }
+        return length
     }
 
     /// Writes `value` right-aligned in `width` columns, or followed by a space when it fills
     /// them (the columns of `inspect`'s table).
     mutating func writePadded(_ value: Int64, width: Int) {
-        var length = value < 0 ? 2 : 1
-        var rest = value.magnitude / 10
-        while rest > 0 { length &+= 1; rest /= 10 }
+        let length = (value < 0 ? 1 : 0) &+ Self.decimalLength(value.magnitude)
         writeSpaces(width &- length)
         writeDecimal(value)
         if length >= width { write(UInt8(ascii: " ")) }

@@ -49,7 +49,7 @@ enum InspectCommand: CLICommand {
             var summary = SummarySPS()
             var count = 0
             var firstError: H264Error?
-            report.mode = .holding
+            report.startHolding()
             try parser.run(read: input.read, problem: {
                 firstError = firstError ?? $0
                 warn($0)
@@ -169,6 +169,14 @@ enum InspectCommand: CLICommand {
             case .counting:
                 stats.add(au)
             }
+        }
+
+        /// Holds the lines from now on. The held text's capacity is reserved up to the cap at
+        /// once: address space only (pages are mapped as the text reaches them), and the text
+        /// is never copied to grow.
+        mutating func startHolding() {
+            mode = .holding
+            heldText.reserveCapacity(maximumHeldBytes)
         }
 
         /// Emits the last access unit, which ends where the stream does.
