@@ -1,3 +1,4 @@
+import Glibc
 import H264
 
 /// `h264 inspect`: stream summary and access units.
@@ -31,7 +32,8 @@ enum InspectCommand: CLICommand {
         if MP4Conversion.isMP4(path: path) { return try MP4Inspection.run(path: path, json: json) }
         let leading: AnnexB.LeadingDataPolicy = lenient ? .skip : .reject
         let input = try ChunkedInput(path)
-        var report = Report(json: json)
+        let heldCap = try heldBytesSetting()
+        var report = Report(json: json, maximumHeldBytes: heldCap ?? Report.defaultMaximumHeldBytes)
         var warnings: [H264Error] = []
         var warningCount = 0
         let warn = { (e: H264Error) in
@@ -64,6 +66,7 @@ enum InspectCommand: CLICommand {
             report.closeLast(totalBytes: totalBytes)
             report.printHeld(presentationDelay: delay)
             if let from = report.unprintedFrom {
+                if let heldCap { Output.error("note: held lines reached \(heldCap) bytes: a second pass prints access units from \(from) on") }
                 timing.presentationDelay = delay
                 try input.rewind()
                 var second = AccessUnitParser(timing: timing, leadingData: leading)
@@ -81,6 +84,17 @@ enum InspectCommand: CLICommand {
         }
         for e in warnings { Output.error("warning: \(e.code): \(e.reason)") }
         if warningCount > warnings.count { Output.error("warning: \(warningCount) problems in all") }
+    }
+
+    /// The environment variable that sets the cap on held lines, for tests: a small cap makes a
+    /// small stream take the second pass, and `inspect` then says on stderr where it began.
+    static let heldBytesVariable = "H264_INSPECT_MAXIMUM_HELD_BYTES"
+
+    /// The cap ``heldBytesVariable`` sets, if it is set.
+    private static func heldBytesSetting() throws -> Int? {
+        guard let value = getenv(heldBytesVariable).map({ String(cString: $0) }) else { return nil }
+        guard let bytes = Int(value), bytes >= 0 else { throw CLIError("\(heldBytesVariable): '\(value)' is not a whole number of bytes") }
+        return bytes
     }
 
     /// Prints access units as they come and the summary at the end; or holds their lines until
@@ -137,6 +151,8 @@ enum InspectCommand: CLICommand {
         private var heldText: [UInt8] = []
         private var heldLines: [Line] = []
         private var stoppedHolding = false
+        /// The number of lines held so far (printed or not).
+        private var heldCount = 0
 
         init(json: Bool, maximumHeldBytes: Int = Report.defaultMaximumHeldBytes) {
             self.json = json
@@ -148,7 +164,7 @@ enum InspectCommand: CLICommand {
 
         /// The index of the first access unit whose line is neither printed nor held, when
         /// holding stopped at ``maximumHeldBytes``.
-        var unprintedFrom: Int? { stoppedHolding ? heldLines.count : nil }
+        var unprintedFrom: Int? { stoppedHolding ? heldCount : nil }
 
         mutating func add(_ au: AccessUnit) {
             if !seenAny {
@@ -217,6 +233,7 @@ enum InspectCommand: CLICommand {
                 Output.appendLine { out in Self.write(line, text: openText, presentationDelay: 0, json: json, to: &out) }
             case .holding:
                 heldLines.append(line)
+                heldCount &+= 1
                 if heldText.count &+ heldLines.count &* MemoryLayout<Line>.stride >= maximumHeldBytes {
                     mode = .counting
                     stoppedHolding = true
