@@ -51,7 +51,7 @@ enum InspectCommand: CLICommand {
             var summary = SummarySPS()
             var count = 0
             var firstError: H264Error?
-            report.startHolding()
+            report.mode = .holding
             try parser.run(read: input.read, problem: {
                 firstError = firstError ?? $0
                 warn($0)
@@ -185,14 +185,6 @@ enum InspectCommand: CLICommand {
             case .counting:
                 stats.add(au)
             }
-        }
-
-        /// Holds the lines from now on. The held text's capacity is reserved up to the cap at
-        /// once: address space only (pages are mapped as the text reaches them), and the text
-        /// is never copied to grow.
-        mutating func startHolding() {
-            mode = .holding
-            heldText.reserveCapacity(maximumHeldBytes)
         }
 
         /// Emits the last access unit, which ends where the stream does.
