@@ -1,3 +1,4 @@
+import Glibc
 import H264
 
 /// `h264 inspect`: stream summary and access units.
@@ -31,7 +32,8 @@ enum InspectCommand: CLICommand {
         if MP4Conversion.isMP4(path: path) { return try MP4Inspection.run(path: path, json: json) }
         let leading: AnnexB.LeadingDataPolicy = lenient ? .skip : .reject
         let input = try ChunkedInput(path)
-        var report = Report(json: json)
+        let heldCap = try heldBytesSetting()
+        var report = Report(json: json, maximumHeldBytes: heldCap ?? Report.defaultMaximumHeldBytes)
         var warnings: [H264Error] = []
         var warningCount = 0
         let warn = { (e: H264Error) in
@@ -64,6 +66,7 @@ enum InspectCommand: CLICommand {
             report.closeLast(totalBytes: totalBytes)
             report.printHeld(presentationDelay: delay)
             if let from = report.unprintedFrom {
+                if let heldCap { Output.error("note: held lines reached \(heldCap) bytes: a second pass prints access units from \(from) on") }
                 timing.presentationDelay = delay
                 try input.rewind()
                 var second = AccessUnitParser(timing: timing, leadingData: leading)
@@ -83,9 +86,24 @@ enum InspectCommand: CLICommand {
         if warningCount > warnings.count { Output.error("warning: \(warningCount) problems in all") }
     }
 
-    /// Prints access units as they come, one behind (an access unit's size is known when the
-    /// next one begins), and the summary at the end; or holds their lines until the
-    /// presentation delay is known (``Mode/holding``).
+    /// The environment variable that sets the cap on held lines, for tests: a small cap makes a
+    /// small stream take the second pass, and `inspect` then says on stderr where it began.
+    static let heldBytesVariable = "H264_INSPECT_MAXIMUM_HELD_BYTES"
+
+    /// The cap ``heldBytesVariable`` sets, if it is set.
+    private static func heldBytesSetting() throws -> Int? {
+        guard let value = getenv(heldBytesVariable).map({ String(cString: $0) }) else { return nil }
+        guard let bytes = Int(value), bytes >= 0 else { throw CLIError("\(heldBytesVariable): '\(value)' is not a whole number of bytes") }
+        return bytes
+    }
+
+    /// Prints access units as they come and the summary at the end; or holds their lines until
+    /// the presentation delay is known (``Mode/holding``).
+    ///
+    /// A line is written when its access unit arrives, except its start (index, offset, size:
+    /// the size is known when the next access unit begins), so no access unit is held and the
+    /// chunks it refers to are let go of at once. Nothing is allocated per access unit: lines
+    /// are written (``ByteWriter``) into reused buffers, the held text or the output buffer.
     struct Report {
         /// What happens to an access unit's line.
         enum Mode {
@@ -98,25 +116,47 @@ enum InspectCommand: CLICommand {
             case counting
         }
 
-        /// The cap on held lines: about 450,000 access units of JSON. A longer file is read a
-        /// second time for the lines past it.
-        static let maximumHeldBytes = 64 << 20
+        /// The default cap on held lines: about 450,000 access units of JSON. A longer file is
+        /// read a second time for the lines past it.
+        static let defaultMaximumHeldBytes = 64 << 20
 
         let json: Bool
+        /// The cap on the memory of held lines (text and positions).
+        let maximumHeldBytes: Int
         var mode = Mode.printing(from: 0)
-        var held: AccessUnit?
         var stats = StreamStatistics()
         /// The time base of the first access unit.
         var firstTimeBase: TimeBase?
+        private var seenAny = false
+
+        /// A line: its start (written last: the size is known when the next access unit
+        /// begins) and where the rest of its text is, with the place of the PTS.
+        private struct Line {
+            var index: Int
+            var offset: Int
+            var size = 0
+            var pts: Int64?
+            /// The text after the size: `start..<end` of the held text (or of `openText`), the
+            /// PTS going at `ptsAt`.
+            var start: Int
+            var ptsAt: Int
+            var end: Int
+        }
+        /// The last line, whose size is not known yet.
+        private var open: Line?
+        /// The text of the open line when printing.
+        private var openText: [UInt8] = []
+
+        /// The held lines' text after their sizes, PTS left out.
         private var heldText: [UInt8] = []
-        /// Per held line: where its text before the PTS ends, where the line ends, its PTS.
-        private var heldLines: [(ptsAt: Int, end: Int, pts: Int64?)] = []
+        private var heldLines: [Line] = []
         private var stoppedHolding = false
         /// The number of lines held so far (printed or not).
         private var heldCount = 0
 
-        init(json: Bool) {
+        init(json: Bool, maximumHeldBytes: Int = Report.defaultMaximumHeldBytes) {
             self.json = json
+            self.maximumHeldBytes = maximumHeldBytes
             if !json {
                 Output.line("  index     offset     size  type  key idr  frame_num       poc       dts       pts  slices")
             }
@@ -127,28 +167,37 @@ enum InspectCommand: CLICommand {
         var unprintedFrom: Int? { stoppedHolding ? heldCount : nil }
 
         mutating func add(_ au: AccessUnit) {
-            if held == nil && stats.accessUnits == 0 && heldLines.isEmpty { firstTimeBase = au.timeBase }
-            if let previous = held { emit(previous, end: au.byteOffset) }
-            held = au
+            if !seenAny {
+                seenAny = true
+                firstTimeBase = au.timeBase
+            }
+            if open != nil { closeOpen(end: au.byteOffset) }
+            switch mode {
+            case .printing(let from):
+                // A second pass: the statistics were counted by the first.
+                guard au.index >= from else { return }
+                if from == 0 { stats.add(au) }
+                openText.removeAll(keepingCapacity: true)
+                open = Self.writeRest(au, json: json, to: &openText)
+            case .holding:
+                stats.add(au)
+                open = Self.writeRest(au, json: json, to: &heldText)
+            case .counting:
+                stats.add(au)
+            }
         }
 
         /// Emits the last access unit, which ends where the stream does.
         mutating func closeLast(totalBytes: Int) {
-            if let last = held { emit(last, end: totalBytes) }
-            held = nil
+            if open != nil { closeOpen(end: totalBytes) }
         }
 
         /// Prints the held lines, each PTS plus `delay`.
         mutating func printHeld(presentationDelay delay: Int64) {
-            var start = 0
-            var text: [UInt8] = []
             for line in heldLines {
-                text.removeAll(keepingCapacity: true)
-                text.append(contentsOf: heldText[start..<line.ptsAt])
-                appendPTS(line.pts.map { $0 &+ delay }, to: &text)
-                text.append(contentsOf: heldText[line.ptsAt..<line.end])
-                Output.bytesLine(text)
-                start = line.end
+                Output.appendLine { out in
+                    Self.write(line, text: heldText, presentationDelay: delay, json: json, to: &out)
+                }
             }
             heldText = []
             heldLines = []
@@ -166,100 +215,118 @@ enum InspectCommand: CLICommand {
             }
         }
 
-        /// Appends the PTS column or member value.
-        private func appendPTS(_ pts: Int64?, to out: inout [UInt8]) {
-            if json {
-                if let pts { JSONObject.appendDecimal(pts, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            } else {
-                out.append(contentsOf: InspectCommand.pad(pts.map(String.init) ?? "-", 10).utf8)
-            }
-        }
-
-        private mutating func emit(_ au: AccessUnit, end: Int?) {
-            let offset = au.byteOffset ?? 0
-            let size = max((end ?? offset) - offset, 0)
+        /// Ends the open line at `end`: printed, or held.
+        private mutating func closeOpen(end: Int?) {
+            guard var line = open else { return }
+            open = nil
+            line.size = max((end ?? line.offset) - line.offset, 0)
             switch mode {
-            case .printing(let from):
-                // A second pass: the statistics were counted by the first.
-                guard au.index >= from else { return }
-                if from == 0 { stats.add(au, size: size) }
-                var text: [UInt8] = []
-                Self.appendLine(au, json: json, offset: offset, size: size, to: &text, ptsAt: { text, _ in appendPTS(au.pts, to: &text) })
-                Output.bytesLine(text)
+            case .printing:
+                Output.appendLine { out in Self.write(line, text: openText, presentationDelay: 0, json: json, to: &out) }
             case .holding:
-                stats.add(au, size: size)
-                var ptsAt = 0
-                // (A static function: a method of `self` taking `&heldText` would copy `self`, and
-                // with it the held text, for the call.)
-                Self.appendLine(au, json: json, offset: offset, size: size, to: &heldText, ptsAt: { _, at in ptsAt = at })
-                heldLines.append((ptsAt, heldText.count, au.pts))
+                heldLines.append(line)
                 heldCount &+= 1
-                if heldText.count >= Self.maximumHeldBytes {
+                if heldText.count &+ heldLines.count &* MemoryLayout<Line>.stride >= maximumHeldBytes {
                     mode = .counting
                     stoppedHolding = true
                 }
             case .counting:
-                stats.add(au, size: size)
+                break
             }
         }
 
-        /// Appends the access unit's line to `out` (no newline), JSON or a table row; where the
-        /// PTS goes, calls `ptsAt` with the text and the position.
-        private static func appendLine(_ au: AccessUnit, json: Bool, offset: Int, size: Int, to out: inout [UInt8],
-                                ptsAt: (inout [UInt8], Int) -> Void) {
-            if json {
-                var o = JSONObject()
-                o.add("index", au.index)
-                o.add("offset", offset)
-                o.add("size", size)
-                o.add("keyframe", au.isRandomAccessPoint)
-                o.add("idr", au.flags.isSync)
-                o.add("nal_types") { text in
-                    text.append(UInt8(ascii: "["))
-                    for (i, unit) in au.nalUnits.enumerated() {
-                        if i > 0 { text.append(UInt8(ascii: ",")) }
-                        JSONObject.appendDecimal(Int64(unit.type.rawValue), to: &text)
-                    }
-                    text.append(UInt8(ascii: "]"))
+        /// Writes a whole line (no newline): its start, its text up to the PTS, the PTS plus
+        /// `delay`, the rest.
+        private static func write(_ line: Line, text: [UInt8], presentationDelay delay: Int64, json: Bool, to out: inout [UInt8]) {
+            let bound = 3 &* (ByteWriter.maximumDecimalLength &+ 12) &* 2 &+ (line.end &- line.start)
+            ByteWriter.append(to: &out, atMost: bound) { w in
+                if json {
+                    w.write(#"{"index":"#)
+                    w.writeDecimal(Int64(line.index))
+                    w.write(#","offset":"#)
+                    w.writeDecimal(Int64(line.offset))
+                    w.write(#","size":"#)
+                    w.writeDecimal(Int64(line.size))
+                } else {
+                    w.writePadded(Int64(line.index), width: 7)
+                    w.writePadded(Int64(line.offset), width: 11)
+                    w.writePadded(Int64(line.size), width: 9)
                 }
-                o.add("slice_types") { text in
-                    text.append(UInt8(ascii: "["))
-                    for (i, kind) in au.sliceTypes.enumerated() {
-                        if i > 0 { text.append(UInt8(ascii: ",")) }
-                        text.append(UInt8(ascii: "\""))
-                        text.append(contentsOf: Self.sliceLetters[Int(kind.rawValue)].utf8)
-                        text.append(UInt8(ascii: "\""))
-                    }
-                    text.append(UInt8(ascii: "]"))
+                w.write(text[line.start..<line.ptsAt])
+                let pts = line.pts.map { $0 &+ delay }
+                if json {
+                    if let pts { w.writeDecimal(pts) } else { w.write("null") }
+                } else if let pts {
+                    w.writePadded(pts, width: 10)
+                } else {
+                    w.writePadded("-", width: 10)
                 }
-                o.add("frame_num", au.frameNum)
-                if let poc = au.poc { o.add("poc", poc) } else { o.addNull("poc") }
-                if let dts = au.dts { o.add("dts", dts) } else { o.addNull("dts") }
-                o.addKey("pts")
-                out.append(contentsOf: o.bytes)
-                ptsAt(&out, out.count)
-                var rest = JSONObject.continuation()
-                if let r = au.flags.recoveryFrameCount { rest.add("recovery_frame_cnt", r) }
-                if au.flags.isIntraOnlyWithoutIDR { rest.add("intra_only_non_idr", true) }
-                if au.formatChange != nil { rest.add("format_change", true) }
-                out.append(contentsOf: rest.bytes)
-                out.append(UInt8(ascii: "}"))
-                return
+                w.write(text[line.ptsAt..<line.end])
             }
-            let kind = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
-            let cols: [String] = [
-                pad(au.index, 7), pad(offset, 11), pad(size, 9), pad(kind, 6),
-                pad(au.isRandomAccessPoint ? "K" : ".", 5), pad(au.flags.isSync ? "1" : "0", 4),
-                pad(au.frameNum, 11), pad(au.poc.map(String.init) ?? "-", 10),
-                pad(au.dts.map(String.init) ?? "-", 10),
-            ]
-            out.append(contentsOf: cols.joined().utf8)
-            ptsAt(&out, out.count)
-            out.append(contentsOf: ("  " + au.sliceTypeLetters.joined(separator: ",")).utf8)
+        }
+
+        /// Appends the access unit's line after its size, PTS left out, to `out`; returns the
+        /// open line.
+        private static func writeRest(_ au: AccessUnit, json: Bool, to out: inout [UInt8]) -> Line {
+            let start = out.count
+            var ptsAt = 0
+            // Fixed text and numbers take less than 320 bytes; a NAL unit type at most 3, a slice
+            // type at most 5.
+            let bound = 320 &+ 4 &* au.nalUnits.count &+ 5 &* au.sliceTypes.count
+            ByteWriter.append(to: &out, atMost: bound) { w in
+                if json {
+                    w.write(#","keyframe":"#)
+                    w.write(au.isRandomAccessPoint)
+                    w.write(#","idr":"#)
+                    w.write(au.flags.isSync)
+                    w.write(#","nal_types":["#)
+                    for (i, unit) in au.nalUnits.enumerated() {
+                        if i > 0 { w.write(UInt8(ascii: ",")) }
+                        w.writeDecimal(Int64(unit.type.rawValue))
+                    }
+                    w.write(#"],"slice_types":["#)
+                    for (i, kind) in au.sliceTypes.enumerated() {
+                        if i > 0 { w.write(UInt8(ascii: ",")) }
+                        w.write(UInt8(ascii: "\""))
+                        w.write(Self.sliceLetters[Int(kind.rawValue)])
+                        w.write(UInt8(ascii: "\""))
+                    }
+                    w.write(#"],"frame_num":"#)
+                    w.writeDecimal(Int64(au.frameNum))
+                    w.write(#","poc":"#)
+                    if let poc = au.poc { w.writeDecimal(poc) } else { w.write("null") }
+                    w.write(#","dts":"#)
+                    if let dts = au.dts { w.writeDecimal(dts) } else { w.write("null") }
+                    w.write(#","pts":"#)
+                    ptsAt = start &+ w.count
+                    if let r = au.flags.recoveryFrameCount {
+                        w.write(#","recovery_frame_cnt":"#)
+                        w.writeDecimal(Int64(r))
+                    }
+                    if au.flags.isIntraOnlyWithoutIDR { w.write(#","intra_only_non_idr":true"#) }
+                    if au.formatChange != nil { w.write(#","format_change":true"#) }
+                    w.write(UInt8(ascii: "}"))
+                } else {
+                    let kind: StaticString = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
+                    w.writePadded(kind, width: 6)
+                    w.writePadded(au.isRandomAccessPoint ? "K" : ".", width: 5)
+                    w.writePadded(au.flags.isSync ? "1" : "0", width: 4)
+                    w.writePadded(Int64(au.frameNum), width: 11)
+                    if let poc = au.poc { w.writePadded(poc, width: 10) } else { w.writePadded("-", width: 10) }
+                    if let dts = au.dts { w.writePadded(dts, width: 10) } else { w.writePadded("-", width: 10) }
+                    ptsAt = start &+ w.count
+                    w.write("  ")
+                    for (i, kind) in au.sliceTypes.enumerated() {
+                        if i > 0 { w.write(UInt8(ascii: ",")) }
+                        w.write(Self.sliceLetters[Int(kind.rawValue)])
+                    }
+                }
+            }
+            return Line(index: au.index, offset: au.byteOffset ?? 0, pts: au.pts, start: start, ptsAt: ptsAt, end: out.count)
         }
 
         /// ``AccessUnit/sliceTypeLetters`` by slice kind.
-        private static let sliceLetters = ["P", "B", "I", "SP", "SI"]
+        private static let sliceLetters: [StaticString] = ["P", "B", "I", "SP", "SI"]
     }
 
     /// The SPS the summary describes: the id of the first SPS in the stream, with the content
@@ -267,11 +334,22 @@ enum InspectCommand: CLICommand {
     struct SummarySPS {
         private var store = ParameterSetStore()
         private var firstID: Int?
+        /// The bytes of the last SPS with that id that was stored: the same bytes again (a stream
+        /// that repeats its SPS before every keyframe) are not parsed again. SPS with other ids
+        /// are not kept: the summary describes only the first.
+        private var lastStored: [UInt8] = []
 
         mutating func add(_ au: AccessUnit) {
             for unit in au.nalUnits where unit.type == .sps {
-                guard (try? store.ingest(unit)) != nil, let id = unit.parameterSetID else { continue }
-                if firstID == nil { firstID = id }
+                if let firstID {
+                    guard unit.parameterSetID == firstID, !unit.bytes.elementsEqual(lastStored) else { continue }
+                    guard (try? store.ingest(unit)) != nil else { continue }
+                } else {
+                    guard (try? store.ingest(unit)) != nil, let id = unit.parameterSetID else { continue }
+                    firstID = id
+                }
+                lastStored.removeAll(keepingCapacity: true)
+                lastStored.append(contentsOf: unit.bytes)
             }
         }
 
@@ -294,7 +372,7 @@ struct StreamStatistics {
 
     var accessUnits: Int { counts.accessUnits }
 
-    mutating func add(_ au: AccessUnit, size: Int) { counts.add(au) }
+    mutating func add(_ au: AccessUnit) { counts.add(au) }
 
     struct Summary {
         var lines: [String]

@@ -70,10 +70,11 @@ public enum Support {
     /// - Parameters:
     ///   - program: a path, or a name looked up on PATH.
     ///   - keepOutput: false sends stdout to /dev/null (for a large output nobody reads).
+    ///   - environment: variables set (or replaced) in the program's environment.
     /// - Throws: when the program cannot be started.
     @discardableResult
     public static func run(_ program: String, _ args: [String], timeout: Double? = nil,
-                           keepOutput: Bool = true) throws -> ProcessResult {
+                           keepOutput: Bool = true, environment: [String: String] = [:]) throws -> ProcessResult {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let outPath = dir + "/stdout", errPath = dir + "/stderr"
@@ -84,6 +85,9 @@ public enum Support {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: which(program) ?? program)
         p.arguments = args
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = keepOutput ? out : FileHandle.nullDevice
         p.standardError = err
