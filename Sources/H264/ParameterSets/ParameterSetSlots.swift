@@ -31,8 +31,7 @@ struct ParameterSetSlots<Element: Sendable>: Sendable {
         }
     }
 
-    /// Removes every value; keeps the storage.
-    mutating func removeAll() {
-        for i in slots.indices { slots[i] = nil }
-    }
+    /// True when no id holds a value.
+    /// - Complexity: O(n) in ``count``.
+    var isEmpty: Bool { !slots.contains { $0 != nil } }
 }
