@@ -87,6 +87,43 @@ import H264
         #expect(throws: H264Error(.invalidArgument, "")) { try long.nextFrame() }
     }
 
+    /// A long header line and frames fed a byte at a time: the search for a line's end goes on
+    /// where it stopped (it is not started again per chunk), and finds what one chunk finds; a
+    /// line too long is refused once it holds ``Y4MParser/maxLineLength`` bytes, not before.
+    @Test func longLinesInSmallChunks() throws {
+        let extensions = (0..<300).map { "XK\($0)=\($0 * 7)" }
+        let header = "YUV4MPEG2 W4 H2 F30:1 " + extensions.joined(separator: " ")
+        let bytes = Self.stream(header, frames: 3, frameBytes: 12)
+        var whole = Y4MParser()
+        whole.append(bytes)
+        var expected: [VideoFrame] = []
+        while let f = try whole.nextFrame() { expected.append(f) }
+        #expect(expected.count == 3 && whole.header?.extensions.count == 300)
+        for chunk in [1, 3, 64] {
+            var parser = Y4MParser()
+            var frames: [VideoFrame] = []
+            var i = 0
+            while i < bytes.count {
+                parser.append(bytes[i..<min(i + chunk, bytes.count)])
+                while let f = try parser.nextFrame() { frames.append(f) }
+                i += chunk
+            }
+            try parser.finish()
+            #expect(parser.header == whole.header)
+            #expect(frames.map { $0.planes.map(\.bytes) } == expected.map { $0.planes.map(\.bytes) }, "chunk \(chunk)")
+            #expect(frames.map(\.pts) == [0, 1, 2])
+        }
+        var long = Y4MParser()
+        for n in 1...Y4MParser.maxLineLength {
+            long.append([0x41])
+            if n < Y4MParser.maxLineLength {
+                #expect(try long.nextFrame() == nil)
+            } else {
+                #expect(throws: H264Error(.invalidArgument, "")) { try long.nextFrame() }
+            }
+        }
+    }
+
     @Test func rawFrames() throws {
         let chunks = Mutex([UInt8](repeating: 9, count: 2 * 4 * 4 * 2 + 3).chunks(ofCount: 10))
         let source = try RawFrameSource(width: 4, height: 2, format: .bgra, frameRate: (30, 1)) { () throws(H264Error) -> [UInt8]? in
