@@ -87,9 +87,11 @@ if [ "$rebuilt" = yes ] || [ ! -x "$bin" ] || \
     { find "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name 'Fuzz*.swift' -o -name 'Entry.swift'
       echo "$root/Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift"
       echo "$root/Tests/TestSupport/FuzzProperty.swift"; } | grep -v Regression > "$out/sources"
+    # In $out: a whole-module build with -g leaves the binary's module files (H264Fuzz-1.swiftmodule,
+    # ...) in the current directory.
     # shellcheck disable=SC2086
-    swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264Video -lH264 \
-        @"$out/sources" -o "$bin.tmp"
+    (cd "$out" && swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264Video -lH264 \
+        @"$out/sources" -o "$bin.tmp")
     mv "$bin.tmp" "$bin"
 fi
 
