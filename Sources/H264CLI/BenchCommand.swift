@@ -30,6 +30,9 @@ enum BenchCommand: CLICommand {
                         rtp_packetize_gbps, rtp_depacketize_gbps, bgra_to_i420_mpps,
                         allocations_per_nal and allocations_per_access_unit (objects keyed by
                         measurement; slice_headers: per slice header of the slice file),
+                        setup_ns and setup_allocations (objects keyed by type: creating a
+                        per-stream parser, store, editor or depacketiser, one first call, and
+                        dropping it; what a service pays per stream and a fuzz target per input),
                         nal_units, slice_file_slices, input_bytes, slice_file
       --size-mb N       size of the generated stream (ignored with FILE)
       --repetitions N   runs per measurement (default 5)
@@ -171,6 +174,29 @@ enum BenchCommand: CLICommand {
             object.add("allocations_per_access_unit", perAU)
             object.add("nal_units", rows.first?.nalUnits ?? 0)
             object.add("slice_file_slices", rows.last?.nalUnits ?? 0)
+        }
+        if only == nil || only!.contains("setup_ns") {
+            var best: [String: (nanoseconds: Double, allocations: Int)] = [:]
+            var order: [String] = []
+            for _ in 0..<repetitions {
+                for r in try SetupBench.results() {
+                    if best[r.key] == nil { order.append(r.key) }
+                    best[r.key] = (min(best[r.key]?.nanoseconds ?? .infinity, r.nanoseconds), r.allocations)
+                }
+            }
+            var nanoseconds = JSONObject()
+            var allocations = JSONObject()
+            for key in order {
+                guard let r = best[key] else { continue }
+                nanoseconds.add(dynamicKey: key, (r.nanoseconds * 10).rounded() / 10)
+                if AllocationBench.isAvailable { allocations.add(dynamicKey: key, r.allocations) }
+                if !json {
+                    Output.line("setup (create, first use, drop): \(key.padding(toLength: 24, withPad: " ", startingAt: 0))"
+                                + String(format: " %9.1f ns, %d allocations", r.nanoseconds, r.allocations))
+                }
+            }
+            object.add("setup_ns", nanoseconds)
+            if AllocationBench.isAvailable { object.add("setup_allocations", allocations) }
         }
         object.add("input_bytes", stream.count)
         object.add("slice_file", sliceFile ?? (paths.first ?? "generated"))

@@ -17,6 +17,9 @@ public struct Y4MParser: Sendable {
     public private(set) var frameIndex: Int = 0
     private var buffer: [UInt8] = []
     private var position = 0
+    /// Where the search for the current line's end goes on: the bytes from `position` up to
+    /// here hold no line feed. Each byte is looked at once however the stream is chunked.
+    private var lineScanEnd = 0
 
     /// The longest header or `FRAME` line accepted.
     public static let maxLineLength = 4096
@@ -28,6 +31,7 @@ public struct Y4MParser: Sendable {
     public mutating func append<C: Collection>(_ chunk: C) where C.Element == UInt8 {
         if position > 0 && position >= buffer.count / 2 {
             buffer.removeFirst(position)
+            lineScanEnd = Swift.max(0, lineScanEnd &- position)
             position = 0
         }
         buffer.append(contentsOf: chunk)
@@ -87,9 +91,12 @@ public struct Y4MParser: Sendable {
 
     private static let frameTag: [UInt8] = Array("FRAME".utf8)
 
-    private func lineEnd() -> Int? {
+    private mutating func lineEnd() -> Int? {
         let limit = Swift.min(buffer.count, position &+ Y4MParser.maxLineLength)
-        return buffer[position..<limit].firstIndex(of: 0x0A)
+        let from = Swift.min(Swift.max(position, lineScanEnd), limit)
+        if let end = buffer[from..<limit].firstIndex(of: 0x0A) { return end }
+        lineScanEnd = limit
+        return nil
     }
 
     private func checkLineLength() throws(H264Error) {

@@ -56,7 +56,10 @@ sanitize=${FUZZ_SANITIZE:-}
 suffix=${sanitize:+-$(printf '%s' "$sanitize" | tr ',' '-')}
 bin="$out/bin/h264-fuzz$suffix"
 modules="$out/modules$suffix"
-flags="-parse-as-library -swift-version 6 -package-name swift_h264 -O -g -sanitize=fuzzer${sanitize:+,$sanitize}"
+# -wmo: each module optimised whole, as `swift build -c release` does. Without it every file is
+# optimised alone, generic code called from another file stays unspecialised (witness-table calls,
+# generic metadata looked up at run time), and an execution costs 1.2 to 1.6 times as much.
+flags="-parse-as-library -swift-version 6 -package-name swift_h264 -O -wmo -g -sanitize=fuzzer${sanitize:+,$sanitize}"
 
 # One static library per module, in dependency order, then the binary. A module is rebuilt
 # when one of its sources (or a module before it) is newer than its library.
@@ -84,9 +87,11 @@ if [ "$rebuilt" = yes ] || [ ! -x "$bin" ] || \
     { find "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name 'Fuzz*.swift' -o -name 'Entry.swift'
       echo "$root/Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift"
       echo "$root/Tests/TestSupport/FuzzProperty.swift"; } | grep -v Regression > "$out/sources"
+    # In $out: a whole-module build with -g leaves the binary's module files (H264Fuzz-1.swiftmodule,
+    # ...) in the current directory.
     # shellcheck disable=SC2086
-    swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264Video -lH264 \
-        @"$out/sources" -o "$bin.tmp"
+    (cd "$out" && swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264Video -lH264 \
+        @"$out/sources" -o "$bin.tmp")
     mv "$bin.tmp" "$bin"
 fi
 

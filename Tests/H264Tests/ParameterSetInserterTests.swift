@@ -97,3 +97,32 @@ import H264
         #expect(sets.allSatisfy { $0.bytes.startIndex == 0 })
     }
 }
+
+extension ParameterSetInserterTests {
+    /// SPS 31, its SPS extension, PPS 255 on SPS 31 (the last slots), and an IDR slice on PPS 255.
+    static let sps31 = unit([0x67, 0x42, 0x00, 0x1E, 0x04, 0x10])
+    static let extension31 = unit([0x6D, 0x04, 0x10])
+    static let pps255 = unit([0x68, 0x00, 0x80, 0x02, 0x08])
+    static let idrOn255 = unit([0x65, 0x88, 0x00, 0x80, 0x40])
+
+    /// The highest ids (the last slot of each kind) are kept and chosen like the first ones,
+    /// whatever was learnt before them.
+    @Test func theHighestIDsAreKeptLikeTheLowest() throws {
+        var inserter = ParameterSetInserter(parameterSets: [Self.sps, Self.pps0])
+        // Learnt in band, then needed by a later random access point.
+        #expect(inserter.inserting(into: [Self.sps31, Self.extension31, Self.pps255, Self.pOn0], isRandomAccess: false)
+                == [Self.sps31, Self.extension31, Self.pps255, Self.pOn0])
+        #expect(inserter.inserting(into: [Self.aud, Self.idrOn255], isRandomAccess: true)
+                == [Self.aud, Self.sps31, Self.extension31, Self.pps255, Self.idrOn255])
+        #expect(inserter.inserting(into: [Self.idrOn0], isRandomAccess: true) == [Self.sps, Self.pps0, Self.idrOn0])
+        // A record: the picture's sets first, then every other set known, SPS before PPS.
+        var records = ParameterSetInserter()
+        let made = records.configurationChange(for: [Self.sps, Self.pps0, Self.sps31, Self.extension31, Self.pps255, Self.idrOn255])
+        #expect(try #require(made) == [Self.sps31, Self.extension31, Self.pps255, Self.sps, Self.pps0])
+        #expect(records.configurationChange(for: [Self.pOn0]) == nil)
+        // An inserter that knows nothing makes no record and inserts nothing.
+        var empty = ParameterSetInserter()
+        #expect(empty.configurationChange(for: [Self.idrOn255]) == nil)
+        #expect(empty.inserting(into: [Self.idrOn255], isRandomAccess: true) == [Self.idrOn255])
+    }
+}

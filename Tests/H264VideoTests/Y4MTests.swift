@@ -13,6 +13,20 @@ import H264
         return out
     }
 
+    /// The frames of `bytes` fed in chunks of `chunk` bytes, and the parser after `finish()`.
+    static func parse(_ bytes: [UInt8], chunk: Int) throws -> (Y4MParser, [VideoFrame]) {
+        var parser = Y4MParser()
+        var frames: [VideoFrame] = []
+        var i = 0
+        while i < bytes.count {
+            parser.append(bytes[i..<min(i + chunk, bytes.count)])
+            while let f = try parser.nextFrame() { frames.append(f) }
+            i += chunk
+        }
+        try parser.finish()
+        return (parser, frames)
+    }
+
     @Test func headerParameters() throws {
         let h = try Y4MHeader(line: Array("YUV4MPEG2 W1280 H720 F30000:1001 It A128:117 C420mpeg2 XYSCSS=420MPEG2 XCOLORRANGE=FULL".utf8))
         #expect(h.width == 1280 && h.height == 720)
@@ -44,15 +58,7 @@ import H264
     func framesInAnyChunking(_ c: (String, PixelFormat, Int)) throws {
         let bytes = Self.stream("YUV4MPEG2 W6 H4 F25:1 \(c.0)", frames: 3, frameBytes: c.2)
         for chunk in [1, 7, 1000] {
-            var parser = Y4MParser()
-            var frames: [VideoFrame] = []
-            var i = 0
-            while i < bytes.count {
-                parser.append(bytes[i..<min(i + chunk, bytes.count)])
-                while let f = try parser.nextFrame() { frames.append(f) }
-                i += chunk
-            }
-            try parser.finish()
+            let (_, frames) = try Self.parse(bytes, chunk: chunk)
             #expect(frames.count == 3)
             #expect(frames.allSatisfy { $0.format == c.1 && $0.width == 6 && $0.height == 4 && $0.timescale == 25 })
             #expect(frames.map(\.pts) == [0, 1, 2])
@@ -85,6 +91,35 @@ import H264
         var long = Y4MParser()
         long.append([UInt8](repeating: 0x41, count: 5000))
         #expect(throws: H264Error(.invalidArgument, "")) { try long.nextFrame() }
+    }
+
+    /// A long header line and frames fed a byte at a time: the search for a line's end goes on
+    /// where it stopped (it is not started again per chunk), and finds what one chunk finds; a
+    /// line too long is refused once it holds ``Y4MParser/maxLineLength`` bytes, not before.
+    @Test func longLinesInSmallChunks() throws {
+        let extensions = (0..<300).map { "XK\($0)=\($0 * 7)" }
+        let header = "YUV4MPEG2 W4 H2 F30:1 " + extensions.joined(separator: " ")
+        let bytes = Self.stream(header, frames: 3, frameBytes: 12)
+        var whole = Y4MParser()
+        whole.append(bytes)
+        var expected: [VideoFrame] = []
+        while let f = try whole.nextFrame() { expected.append(f) }
+        #expect(expected.count == 3 && whole.header?.extensions.count == 300)
+        for chunk in [1, 3, 64] {
+            let (parser, frames) = try Self.parse(bytes, chunk: chunk)
+            #expect(parser.header == whole.header)
+            #expect(frames.map { $0.planes.map(\.bytes) } == expected.map { $0.planes.map(\.bytes) }, "chunk \(chunk)")
+            #expect(frames.map(\.pts) == [0, 1, 2])
+        }
+        var long = Y4MParser()
+        for n in 1...Y4MParser.maxLineLength {
+            long.append([0x41])
+            if n < Y4MParser.maxLineLength {
+                #expect(try long.nextFrame() == nil)
+            } else {
+                #expect(throws: H264Error(.invalidArgument, "")) { try long.nextFrame() }
+            }
+        }
     }
 
     @Test func rawFrames() throws {

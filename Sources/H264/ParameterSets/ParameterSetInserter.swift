@@ -41,20 +41,19 @@ public struct ParameterSetInserter: Sendable {
 
     /// Slots: SPS 0...31, PPS 32...287, SPS extensions 288...319.
     private static let ppsBase = 32, extensionBase = 288, slotCount = 320
+    // The tables hold storage only up to the highest slot stored: a new inserter allocates nothing.
     /// The latest content of each parameter set id (in band or out of band).
-    private var known: [NALUnit?] = Array(repeating: nil, count: ParameterSetInserter.slotCount)
+    private var known = ParameterSetSlots<NALUnit>()
     /// True when the latest set of the slot was larger than ``maximumBytesPerAccessUnit``: it
     /// can never be inserted, so only its absence is kept (and counted when a picture needs it).
-    private var oversized: [Bool] = Array(repeating: false, count: ParameterSetInserter.slotCount)
+    private var oversized = ParameterSetSlots<Bool>()
     /// The SPS id each PPS refers to (-1 when unreadable), read once when the PPS is learnt.
-    private var spsOfPPS: [Int8] = Array(repeating: -1, count: ParameterSetInserter.extensionBase &- ParameterSetInserter.ppsBase)
-    /// True when the output already carried `known[slot]`.
-    private var carried: [Bool] = Array(repeating: false, count: ParameterSetInserter.slotCount)
+    private var spsOfPPS = ParameterSetSlots<Int8>()
     /// What may still be inserted in all: input bytes plus one access unit's bound, less what
     /// was inserted. Saturating.
     private var credit: Int
     /// The sets of the last configuration record (``configurationChange(for:)``).
-    private var record: [NALUnit?] = Array(repeating: nil, count: ParameterSetInserter.slotCount)
+    private var record = ParameterSetSlots<NALUnit>()
     private var recordMade = false
 
     /// Creates an inserter that knows `parameterSets` from out of band.
@@ -85,17 +84,16 @@ public struct ParameterSetInserter: Sendable {
     }
 
     /// Makes `unit` the content of `slot`, a copy of its bytes (a view would keep a streaming
-    /// parser's whole chunk alive), when it differs from what the slot holds; a changed set
-    /// counts as not carried. A set larger than ``maximumBytesPerAccessUnit`` can never be
-    /// inserted: only its absence is kept.
+    /// parser's whole chunk alive), when it differs from what the slot holds. A set larger than
+    /// ``maximumBytesPerAccessUnit`` can never be inserted: only its absence is kept.
     private mutating func learn(_ unit: NALUnit, slot: Int) {
         guard known[slot] != unit else { return }
-        oversized[slot] = unit.count > maximumBytesPerAccessUnit
-        known[slot] = oversized[slot] ? nil : NALUnit(unchecked: Array(unit.bytes)[...])
+        let tooLarge = unit.count > maximumBytesPerAccessUnit
+        oversized[slot] = tooLarge
+        known[slot] = tooLarge ? nil : NALUnit(unchecked: Array(unit.bytes)[...])
         if slot >= Self.ppsBase && slot < Self.extensionBase {
             spsOfPPS[slot &- Self.ppsBase] = unit.referencedParameterSetID.map { Int8($0) } ?? -1  // an SPS id is < 32
         }
-        carried[slot] = false
     }
 
     /// Counts `byteCount` bytes of input toward what may be inserted.
@@ -115,7 +113,6 @@ public struct ParameterSetInserter: Sendable {
     public mutating func parameterSets(toInsertBefore nalUnits: [NALUnit], isRandomAccess: Bool) -> [NALUnit] {
         var inBand: [Int] = []
         var wanted = referencedSlots(of: nalUnits) { inBand.append($0) }
-        for slot in inBand { carried[slot] = true }  // written with the access unit
         if wanted.isEmpty && isRandomAccess && nalUnits.contains(where: { $0.type == .slice || $0.type == .idrSlice }) {
             // No slice says which PPS it uses (a header too short to read): every known set, as
             // a writer that does not look at the slices would insert.
@@ -126,7 +123,7 @@ public struct ParameterSetInserter: Sendable {
         var insert: [NALUnit] = []
         for slot in wanted where !inBand.contains(slot) {
             guard let unit = known[slot] else {
-                if oversized[slot] { skippedCount &+= 1 }
+                if oversized[slot] == true { skippedCount &+= 1 }
                 continue
             }
             guard unit.count <= room else {
@@ -135,7 +132,6 @@ public struct ParameterSetInserter: Sendable {
             }
             room &-= unit.count
             spend(unit.count)
-            carried[slot] = true
             insert.append(unit)
         }
         return insert
@@ -162,14 +158,14 @@ public struct ParameterSetInserter: Sendable {
     public mutating func configurationChange(for nalUnits: [NALUnit]) -> [NALUnit]? {
         let slots = referencedSlots(of: nalUnits) { _ in }
         let firstRecordOfUnknownReferences = slots.isEmpty && !recordMade
-        guard firstRecordOfUnknownReferences || slots.contains(where: { oversized[$0] || (known[$0] != nil && record[$0] != known[$0]) }) else {
+        guard firstRecordOfUnknownReferences || slots.contains(where: { oversized[$0] == true || (known[$0] != nil && record[$0] != known[$0]) }) else {
             return nil
         }
-        if slots.contains(where: { oversized[$0] }) {  // a record without the picture's own set is no use
+        if slots.contains(where: { oversized[$0] == true }) {  // a record without the picture's own set is no use
             skippedCount &+= slots.count
             return nil
         }
-        guard known.contains(where: { $0 != nil }) else { return nil }
+        guard !known.isEmpty else { return nil }
         let room = Swift.min(maximumBytesPerAccessUnit, credit)
         var chosen = [Bool](repeating: false, count: Self.slotCount)
         var units: [NALUnit] = []
@@ -201,7 +197,7 @@ public struct ParameterSetInserter: Sendable {
             if let unit = known[slot] { offer(slot, unit) }
         }
         spend(bytes)
-        record = Array(repeating: nil, count: Self.slotCount)
+        record = ParameterSetSlots()
         for (slot, isChosen) in chosen.enumerated() where isChosen { record[slot] = known[slot] }
         recordMade = true
         return units
@@ -228,11 +224,11 @@ public struct ParameterSetInserter: Sendable {
         var ppsSlots: [Int] = []
         for id in ppsIDs {
             let ppsSlot = Self.ppsBase &+ id  // id < 256
-            guard known[ppsSlot] != nil || oversized[ppsSlot] else { continue }
+            guard known[ppsSlot] != nil || oversized[ppsSlot] == true else { continue }
             ppsSlots.append(ppsSlot)
-            let spsID = Int(spsOfPPS[id])
+            let spsID = Int(spsOfPPS[id] ?? -1)
             guard spsID >= 0 else { continue }
-            for slot in [spsID, Self.extensionBase &+ spsID] where (known[slot] != nil || oversized[slot]) && !wanted.contains(slot) {
+            for slot in [spsID, Self.extensionBase &+ spsID] where (known[slot] != nil || oversized[slot] == true) && !wanted.contains(slot) {
                 wanted.append(slot)  // spsID < 32
             }
         }

@@ -13,24 +13,26 @@
 /// ``ingest(_:)`` costs a comparison, and no allocation, in the steady state of such a stream.
 ///
 /// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax, and the
-/// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat).
+/// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat); a new
+/// store allocates nothing, and its tables grow only up to the highest id stored.
 public struct ParameterSetStore: Sendable, SyntaxContext {
     /// The number of SPS ids (0...31).
     public static let spsIDCount = 32
     /// The number of PPS ids (0...255).
     public static let ppsIDCount = 256
 
-    private var spsTable: [SequenceParameterSet?] = Array(repeating: nil, count: 32)
-    private var subsetSPSTable: [SubsetSequenceParameterSet?] = Array(repeating: nil, count: 32)
-    private var ppsTable: [PictureParameterSet?] = Array(repeating: nil, count: 256)
+    // The tables hold storage only up to the highest id stored: a new store allocates nothing.
+    private var spsTable = ParameterSetSlots<SequenceParameterSet>()
+    private var subsetSPSTable = ParameterSetSlots<SubsetSequenceParameterSet>()
+    private var ppsTable = ParameterSetSlots<PictureParameterSet>()
     // Plain-value summaries for slice headers, kept in step with the tables above.
-    private var spsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
-    private var subsetSPSContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 32)
-    private var ppsContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 256)
+    private var spsContexts = ParameterSetSlots<SliceHeaderContext>()
+    private var subsetSPSContexts = ParameterSetSlots<SliceHeaderContext>()
+    private var ppsContexts = ParameterSetSlots<SliceHeaderContext>()
     // The two merged for each PPS whose SPS is known: one look-up per slice header.
-    private var sliceContexts: [SliceHeaderContext?] = Array(repeating: nil, count: 256)
-    // For activation: the SPS id each PPS names (-1: no such PPS), and which SPS ids are known.
-    private var ppsSPSIDs: [Int8] = Array(repeating: -1, count: 256)
+    private var sliceContexts = ParameterSetSlots<SliceHeaderContext>()
+    // For activation: the SPS id each PPS names (nil: no such PPS), and which SPS ids are known.
+    private var ppsSPSIDs = ParameterSetSlots<Int8>()
     // The payload bytes (as carried) of each SPS and PPS that ingest(_:) stored without
     // warnings. A PPS's is forgotten when the SPS it names changes (its parse depends on that
     // SPS), every one when parseMode changes.
@@ -112,7 +114,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
         spsContexts[Int(sps.id & 31)] = c
         knownSPS |= 1 << UInt32(sps.id & 31)
         receivedPayloads.forget(slot: Int(sps.id & 31))
-        for id in 0..<Self.ppsIDCount where ppsSPSIDs[id] == Int8(sps.id & 31) {
+        for id in 0..<ppsSPSIDs.count where ppsSPSIDs[id] == Int8(sps.id & 31) {
             mergeSliceContext(ppsID: id)
             receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ id)  // parsed against the SPS it replaces
         }
@@ -189,7 +191,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
     /// - Complexity: O(1): no parameter set is copied.
     public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) {
-        let spsID = id >= 0 && id < Self.ppsIDCount ? ppsSPSIDs[id] : -1
+        let spsID = ppsSPSIDs[id] ?? -1
         guard spsID >= 0, (subset ? knownSubsetSPS : knownSPS) >> UInt32(spsID) & 1 != 0 else {
             throw SliceHeader.missingParameterSet(ppsID: id, subset: subset, context: self)
         }
@@ -205,8 +207,8 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     public var activeSEITimingInfo: SEITimingInfo? {
         if let s = activeSPS { return s.seiTimingInfo }
         var only: SequenceParameterSet?
-        for s in spsTable {
-            guard let s else { continue }
+        for id in 0..<spsTable.count {
+            guard let s = spsTable[id] else { continue }
             if only != nil { return nil }
             only = s
         }
