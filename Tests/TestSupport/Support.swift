@@ -156,6 +156,7 @@ public enum Support {
 
 extension Support.ProcessResult {
     /// This result, or an error naming `what` with the end of stderr when the program failed.
+    @discardableResult
     public func checked(_ what: String) throws -> Self {
         guard succeeded else {
             throw Support.ProcessFailure(description: "\(what): exit \(status)\(signalled ? " (signal)" : ""): \(stderr.suffix(2000))")
