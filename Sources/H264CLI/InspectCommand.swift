@@ -33,7 +33,8 @@ enum InspectCommand: CLICommand {
         let leading: AnnexB.LeadingDataPolicy = lenient ? .skip : .reject
         let input = try ChunkedInput(path)
         let heldCap = try heldBytesSetting()
-        var report = Report(json: json, maximumHeldBytes: heldCap ?? Report.defaultMaximumHeldBytes)
+        // The setting can only lower the cap: memory stays within the documented bound.
+        var report = Report(json: json, maximumHeldBytes: min(heldCap ?? .max, Report.defaultMaximumHeldBytes))
         var warnings: [H264Error] = []
         var warningCount = 0
         let warn = { (e: H264Error) in
