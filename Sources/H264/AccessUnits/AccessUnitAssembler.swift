@@ -46,16 +46,17 @@ public struct AccessUnitAssembler: Sendable {
     private var picture = PictureInfo()
     private var pocCounter = PictureOrderCounter()
     private var nextIndex = 0
-    /// The SPS (slots 0...31) and PPS (32...287) NAL units in force.
-    private var parameterSets: [NALUnit?] = Array(repeating: nil, count: ParameterSetHistory.slotCount)
+    /// The SPS (slots 0...31) and PPS (32...287) NAL units in force; storage only up to the
+    /// highest slot used (a new assembler allocates nothing).
+    private var parameterSets = ParameterSetSlots<NALUnit>()
     /// Slots whose content changed since the last format change (each once).
     private var changedSlots: [Int] = []
     /// The storage the format changes share.
     private var history: ParameterSetHistory?
     private var formatChanged = false
     /// What pictures need of each SPS id seen, refreshed when an SPS arrives: no copy of the
-    /// SPS per slice or per picture.
-    private var spsFacts = [SPSFacts?](repeating: nil, count: ParameterSetStore.spsIDCount)
+    /// SPS per slice or per picture. Storage only up to the highest SPS id seen.
+    private var spsFacts = ParameterSetSlots<SPSFacts>()
 
     /// The values of one SPS that slices and pictures use.
     private struct SPSFacts: Sendable {
@@ -217,8 +218,7 @@ public struct AccessUnitAssembler: Sendable {
             let (header, _) = try SliceHeader.parse(unit, context: store)
             try store.activate(header)
             // The SPS's pic_order_cnt_type, without copying the SPS for every slice.
-            guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count,
-                  let pocType = spsFacts[spsID]?.poc.picOrderCntType else {
+            guard let spsID = store.activeSPSID, let pocType = spsFacts[spsID]?.poc.picOrderCntType else {
                 throw H264Error.invalid(.missingParameterSet, "no active SPS")
             }
             result.sliceType = header.sliceKind
@@ -247,7 +247,7 @@ public struct AccessUnitAssembler: Sendable {
     /// The first primary slice of a picture: its frame_num, structure and POC (8.2.1) with the
     /// facts of the SPS in force.
     private mutating func startPicture(_ fields: SlicePictureFields, hasMMCO5 mmco5: Bool, unit: NALUnit) {
-        guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count, let facts = spsFacts[spsID] else { return }
+        guard let spsID = store.activeSPSID, let facts = spsFacts[spsID] else { return }
         picture.frameNum = Int(fields.frameNum)
         picture.maxNumRefFrames = facts.maxNumRefFrames
         picture.structure = !fields.fieldPic ? .frame : (fields.bottomField ? .bottomField : .topField)
@@ -341,7 +341,9 @@ public struct AccessUnitAssembler: Sendable {
         if carriesSPS {
             changedSlots.sort()
             let changed = changedSlots.compactMap { slot in parameterSets[slot].map { (slot: slot, unit: $0) } }
-            let link = ParameterSetHistory.next(after: history, changed: changed, current: parameterSets)
+            let link = ParameterSetHistory.next(after: history, changed: changed) {
+                (0..<ParameterSetHistory.slotCount).map { parameterSets[$0] }
+            }
             history = link
             au.formatChange = FormatChange(node: link)
             changedSlots.removeAll(keepingCapacity: true)
@@ -398,12 +400,12 @@ public struct AccessUnitAssembler: Sendable {
             return
         }
         guard let id = unit.parameterSetID else { return }
-        if type == .sps, id < spsFacts.count, let sps = store.sps(id: id) {
+        if type == .sps, id < ParameterSetStore.spsIDCount, let sps = store.sps(id: id) {
             spsFacts[id] = SPSFacts(sps)
         }
         guard type == .pps || id < ParameterSetHistory.ppsBase else { return }
         let slot = type == .sps ? id : ParameterSetHistory.ppsBase &+ id  // id < 256: parameterSetID checks
-        guard slot < parameterSets.count else { return }
+        guard slot < ParameterSetHistory.slotCount else { return }
         let old = parameterSets[slot]
         guard old?.payload != unit.payload else { return }
         // A copy: a view would keep a streaming parser's whole chunk. A set too large for an
