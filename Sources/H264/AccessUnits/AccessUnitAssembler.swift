@@ -55,8 +55,11 @@ public struct AccessUnitAssembler: Sendable {
     private var history: ParameterSetHistory?
     private var formatChanged = false
     /// What pictures need of each SPS id seen, refreshed when an SPS arrives: no copy of the
-    /// SPS per slice or per picture. Storage only up to the highest SPS id seen.
-    private var spsFacts = ParameterSetSlots<SPSFacts>()
+    /// SPS per slice or per picture. Grown to the highest SPS id seen (a new assembler
+    /// allocates nothing); a plain array, not ``ParameterSetSlots``, because it is read once per
+    /// slice and an array's subscript reads `spsFacts[id]?.poc.picOrderCntType` in place, where
+    /// a getter would copy the whole element (one retain and release per slice).
+    private var spsFacts: [SPSFacts?] = []
 
     /// The values of one SPS that slices and pictures use.
     private struct SPSFacts: Sendable {
@@ -218,7 +221,8 @@ public struct AccessUnitAssembler: Sendable {
             let (header, _) = try SliceHeader.parse(unit, context: store)
             try store.activate(header)
             // The SPS's pic_order_cnt_type, without copying the SPS for every slice.
-            guard let spsID = store.activeSPSID, let pocType = spsFacts[spsID]?.poc.picOrderCntType else {
+            guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count,
+                  let pocType = spsFacts[spsID]?.poc.picOrderCntType else {
                 throw H264Error.invalid(.missingParameterSet, "no active SPS")
             }
             result.sliceType = header.sliceKind
@@ -247,7 +251,7 @@ public struct AccessUnitAssembler: Sendable {
     /// The first primary slice of a picture: its frame_num, structure and POC (8.2.1) with the
     /// facts of the SPS in force.
     private mutating func startPicture(_ fields: SlicePictureFields, hasMMCO5 mmco5: Bool, unit: NALUnit) {
-        guard let spsID = store.activeSPSID, let facts = spsFacts[spsID] else { return }
+        guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count, let facts = spsFacts[spsID] else { return }
         picture.frameNum = Int(fields.frameNum)
         picture.maxNumRefFrames = facts.maxNumRefFrames
         picture.structure = !fields.fieldPic ? .frame : (fields.bottomField ? .bottomField : .topField)
@@ -401,6 +405,7 @@ public struct AccessUnitAssembler: Sendable {
         }
         guard let id = unit.parameterSetID else { return }
         if type == .sps, id < ParameterSetStore.spsIDCount, let sps = store.sps(id: id) {
+            if id >= spsFacts.count { spsFacts.append(contentsOf: repeatElement(nil, count: id &- spsFacts.count &+ 1)) }  // id < 32
             spsFacts[id] = SPSFacts(sps)
         }
         guard type == .pps || id < ParameterSetHistory.ppsBase else { return }
