@@ -1,5 +1,6 @@
 import Testing
 import TestSupport
+import H264Fixtures
 import H264
 
 /// The assembler's tables by parameter-set id grow only up to the highest id used; a stream
@@ -84,22 +85,22 @@ import H264
         }
     }
 
+    /// The access units of a new parser fed `bytes` in chunks of `chunk` bytes, then finished.
     static func streamed(_ bytes: [UInt8], chunk: Int) -> [AccessUnit] {
         var parser = AccessUnitParser()
         var out: [AccessUnit] = []
-        var i = 0
-        while true {
-            if i < bytes.count {
-                parser.append(bytes[i..<min(bytes.count, i + chunk)])
-                i += chunk
-            } else {
-                parser.finish()
-            }
+        func drain() {
             while true {
-                do { guard let au = try parser.next() else { break }; out.append(au) } catch { continue }
+                do { guard let au = try parser.next() else { return }; out.append(au) } catch { continue }
             }
-            if i >= bytes.count && parser.needsInput { return out }
         }
+        for start in stride(from: 0, to: bytes.count, by: chunk) {
+            parser.append(bytes[start..<min(bytes.count, start + chunk)])
+            drain()
+        }
+        parser.finish()
+        drain()
+        return out
     }
 
     static let fixtures: [Fixture] = [.baselineCAVLC, .mainCABACBFrames, .paffFields, .pocType1, .resolutionChange]
@@ -117,7 +118,10 @@ import H264
         #expect(batch.map { Summary($0) } == expected, "batch")
         for chunk in [7, 1000] {
             // A new parser's first use, the stream in chunks.
-            #expect(Self.streamed(high, chunk: chunk).map { Summary($0) } == expected, "chunk \(chunk)")
+            let low = Self.streamed(bytes, chunk: chunk)
+            #expect(low.count == expected.count, "chunk \(chunk)")
+            #expect(Self.streamed(high, chunk: chunk).map { Summary($0) } == low.map { Summary($0, spsID: Self.spsID, ppsID: Self.ppsID) },
+                    "chunk \(chunk)")
         }
     }
 
