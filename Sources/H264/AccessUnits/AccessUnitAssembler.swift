@@ -46,16 +46,20 @@ public struct AccessUnitAssembler: Sendable {
     private var picture = PictureInfo()
     private var pocCounter = PictureOrderCounter()
     private var nextIndex = 0
-    /// The SPS (slots 0...31) and PPS (32...287) NAL units in force.
-    private var parameterSets: [NALUnit?] = Array(repeating: nil, count: ParameterSetHistory.slotCount)
+    /// The SPS (slots 0...31) and PPS (32...287) NAL units in force; storage only up to the
+    /// highest slot used (a new assembler allocates nothing).
+    private var parameterSets = ParameterSetSlots<NALUnit>()
     /// Slots whose content changed since the last format change (each once).
     private var changedSlots: [Int] = []
     /// The storage the format changes share.
     private var history: ParameterSetHistory?
     private var formatChanged = false
     /// What pictures need of each SPS id seen, refreshed when an SPS arrives: no copy of the
-    /// SPS per slice or per picture.
-    private var spsFacts = [SPSFacts?](repeating: nil, count: ParameterSetStore.spsIDCount)
+    /// SPS per slice or per picture. Grown to the highest SPS id seen (a new assembler
+    /// allocates nothing); a plain array, not ``ParameterSetSlots``, because it is read once per
+    /// slice and an array's subscript reads `spsFacts[id]?.poc.picOrderCntType` in place, where
+    /// a getter would copy the whole element (one retain and release per slice).
+    private var spsFacts: [SPSFacts?] = []
 
     /// The values of one SPS that slices and pictures use.
     private struct SPSFacts: Sendable {
@@ -341,7 +345,9 @@ public struct AccessUnitAssembler: Sendable {
         if carriesSPS {
             changedSlots.sort()
             let changed = changedSlots.compactMap { slot in parameterSets[slot].map { (slot: slot, unit: $0) } }
-            let link = ParameterSetHistory.next(after: history, changed: changed, current: parameterSets)
+            let link = ParameterSetHistory.next(after: history, changed: changed) {
+                (0..<ParameterSetHistory.slotCount).map { parameterSets[$0] }
+            }
             history = link
             au.formatChange = FormatChange(node: link)
             changedSlots.removeAll(keepingCapacity: true)
@@ -398,12 +404,13 @@ public struct AccessUnitAssembler: Sendable {
             return
         }
         guard let id = unit.parameterSetID else { return }
-        if type == .sps, id < spsFacts.count, let sps = store.sps(id: id) {
+        if type == .sps, id < ParameterSetStore.spsIDCount, let sps = store.sps(id: id) {
+            if id >= spsFacts.count { spsFacts.append(contentsOf: repeatElement(nil, count: id &- spsFacts.count &+ 1)) }  // id < 32
             spsFacts[id] = SPSFacts(sps)
         }
         guard type == .pps || id < ParameterSetHistory.ppsBase else { return }
         let slot = type == .sps ? id : ParameterSetHistory.ppsBase &+ id  // id < 256: parameterSetID checks
-        guard slot < parameterSets.count else { return }
+        guard slot < ParameterSetHistory.slotCount else { return }
         let old = parameterSets[slot]
         guard old?.payload != unit.payload else { return }
         // A copy: a view would keep a streaming parser's whole chunk. A set too large for an

@@ -55,14 +55,15 @@ final class ParameterSetHistory: Sendable {
         self.depth = depth
     }
 
-    /// The link after `previous` for the changes in `changed` (slot order); `current` is the
-    /// whole table now in force, used when the chain is long enough to start again.
+    /// The link after `previous` for the changes in `changed` (slot order); `current` makes
+    /// the whole table now in force (``slotCount`` slots), called only when the chain is long
+    /// enough to start again.
     static func next(after previous: ParameterSetHistory?, changed: [(slot: Int, unit: NALUnit)],
-                     current: [NALUnit?]) -> ParameterSetHistory {
+                     current: () -> [NALUnit?]) -> ParameterSetHistory {
         if let previous, previous.depth < FormatChange.maximumChainLength {
             return ParameterSetHistory(changed: changed, previous: previous, full: nil, depth: previous.depth &+ 1)  // < 64
         }
-        return ParameterSetHistory(changed: changed, previous: nil, full: current, depth: 0)
+        return ParameterSetHistory(changed: changed, previous: nil, full: current(), depth: 0)
     }
 
     /// The whole table in force at this link.
