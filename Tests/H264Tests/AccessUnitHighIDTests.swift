@@ -85,14 +85,24 @@ import H264
         }
     }
 
-    /// The access units of a new parser fed `bytes` in chunks of `chunk` bytes, then finished.
-    static func streamed(_ bytes: [UInt8], chunk: Int) -> [AccessUnit] {
+    /// The access units of a new parser fed `bytes` in chunks of `chunk` bytes, then finished,
+    /// and the codes of the errors it threw on the way (in order).
+    static func streamed(_ bytes: [UInt8], chunk: Int) -> (accessUnits: [AccessUnit], errors: [H264Error.Code]) {
         var parser = AccessUnitParser()
         var out: [AccessUnit] = []
+        var errors: [H264Error.Code] = []
+        // Drains what the parser has ready; a parser that kept yielding past one event per
+        // input byte would be a bug, reported as an error instead of a hang.
         func drain() {
-            while true {
-                do { guard let au = try parser.next() else { return }; out.append(au) } catch { continue }
+            while out.count + errors.count <= bytes.count {
+                do throws(H264Error) {
+                    guard let au = try parser.next() else { return }
+                    out.append(au)
+                } catch {
+                    errors.append(error.code)
+                }
             }
+            Issue.record("the access-unit parser did not stop yielding")
         }
         for start in stride(from: 0, to: bytes.count, by: chunk) {
             parser.append(bytes[start..<min(bytes.count, start + chunk)])
@@ -100,7 +110,7 @@ import H264
         }
         parser.finish()
         drain()
-        return out
+        return (out, errors)
     }
 
     static let fixtures: [Fixture] = [.baselineCAVLC, .mainCABACBFrames, .paffFields, .pocType1, .resolutionChange]
@@ -119,9 +129,11 @@ import H264
         for chunk in [7, 1000] {
             // A new parser's first use, the stream in chunks.
             let low = Self.streamed(bytes, chunk: chunk)
-            #expect(low.count == expected.count, "chunk \(chunk)")
-            #expect(Self.streamed(high, chunk: chunk).map { Summary($0) } == low.map { Summary($0, spsID: Self.spsID, ppsID: Self.ppsID) },
+            let highIDs = Self.streamed(high, chunk: chunk)
+            #expect(low.accessUnits.count == expected.count, "chunk \(chunk)")
+            #expect(highIDs.accessUnits.map { Summary($0) } == low.accessUnits.map { Summary($0, spsID: Self.spsID, ppsID: Self.ppsID) },
                     "chunk \(chunk)")
+            #expect(highIDs.errors == low.errors, "chunk \(chunk): the same errors at the highest ids")
         }
     }
 
