@@ -501,25 +501,9 @@ struct JSONObject {
         return o
     }
 
-    /// Appends `value` in decimal, as `String(value)` writes it.
+    /// Appends `value` in decimal, as `String(value)` writes it (``ByteWriter/writeDecimal(_:)``).
     static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        if magnitude < 10 {
-            out.append(UInt8(ascii: "0") &+ UInt8(magnitude))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt64's 20 digits fit
-        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
-            var n = 0
-            while magnitude > 0 {
-                n &+= 1
-                buffer[24 &- n] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
-                magnitude /= 10
-            }
-            return n
-        }
-        withUnsafeBytes(of: &digits) { out.append(contentsOf: $0[(24 &- count)...]) }
+        ByteWriter.append(to: &out, atMost: ByteWriter.maximumDecimalLength) { $0.writeDecimal(value) }
     }
 
     static func quote(_ s: String) -> String {
