@@ -77,14 +77,16 @@ struct StartCodeLookahead: Sendable {
                 let i1 = i0 &+ laneBytes
                 let i2 = i1 &+ laneBytes
                 let i3 = i2 &+ laneBytes
-                let m0 = StartCodeScanner.matchMasks(raw, at: i0, third: 1)
-                let m1 = StartCodeScanner.matchMasks(raw, at: i1, third: 1)
-                let m2 = StartCodeScanner.matchMasks(raw, at: i2, third: 1)
-                let m3 = StartCodeScanner.matchMasks(raw, at: i3, third: 1)
-                let any = (m0.low | m0.high) | (m1.low | m1.high) | (m2.low | m2.high) | (m3.low | m3.high)
+                // A cheap test of all four first (two loads per block); the exact masks only
+                // for the blocks it marks.
+                let c0 = StartCodeScanner.mayMatch(raw, at: i0, third: 1), c1 = StartCodeScanner.mayMatch(raw, at: i1, third: 1)
+                let c2 = StartCodeScanner.mayMatch(raw, at: i2, third: 1), c3 = StartCodeScanner.mayMatch(raw, at: i3, third: 1)
+                let any = (c0 | c1) | (c2 | c3)
                 if any[0] | any[1] != 0 {
-                    guard lanes.record(m0, lane: 0, at: i0), lanes.record(m1, lane: 1, at: i1),
-                          lanes.record(m2, lane: 2, at: i2), lanes.record(m3, lane: 3, at: i3) else {
+                    guard c0[0] | c0[1] == 0 || lanes.record(StartCodeScanner.matchMasks(raw, at: i0, third: 1), lane: 0, at: i0),
+                          c1[0] | c1[1] == 0 || lanes.record(StartCodeScanner.matchMasks(raw, at: i1, third: 1), lane: 1, at: i1),
+                          c2[0] | c2[1] == 0 || lanes.record(StartCodeScanner.matchMasks(raw, at: i2, third: 1), lane: 2, at: i2),
+                          c3[0] | c3[1] == 0 || lanes.record(StartCodeScanner.matchMasks(raw, at: i3, third: 1), lane: 3, at: i3) else {
                         // A lane is full: keep lane 0 up to here (up to its last position when
                         // it is the full one); the others are scanned again in the next window.
                         let stop = lanes.fullLane == 0 ? Int(out[Self.laneCapacity &- 1]) &+ 1 : offset &+ 32
