@@ -77,15 +77,19 @@ struct StartCodeLookahead: Sendable {
                 let i1 = i0 &+ laneBytes
                 let i2 = i1 &+ laneBytes
                 let i3 = i2 &+ laneBytes
-                // A cheap test of all four blocks at once (two loads per block); the exact masks
-                // out of line, for the blocks it marks.
-                let any = StartCodeScanner.mayMatch(raw, at: i0, third: 1) | StartCodeScanner.mayMatch(raw, at: i1, third: 1)
-                    | StartCodeScanner.mayMatch(raw, at: i2, third: 1) | StartCodeScanner.mayMatch(raw, at: i3, third: 1)
-                if any[0] | any[1] != 0 && !lanes.record(raw, at: i0, laneBytes: laneBytes) {
-                    // A lane is full: keep lane 0 up to here (up to its last position when it is
-                    // the full one); the others are scanned again in the next window.
-                    let stop = lanes.fullLane == 0 ? Int(out[Self.laneCapacity &- 1]) &+ 1 : offset &+ 32
-                    return (lanes.found[0], start &+ stop)
+                let m0 = StartCodeScanner.matchMasks(raw, at: i0, third: 1)
+                let m1 = StartCodeScanner.matchMasks(raw, at: i1, third: 1)
+                let m2 = StartCodeScanner.matchMasks(raw, at: i2, third: 1)
+                let m3 = StartCodeScanner.matchMasks(raw, at: i3, third: 1)
+                let any = (m0.low | m0.high) | (m1.low | m1.high) | (m2.low | m2.high) | (m3.low | m3.high)
+                if any[0] | any[1] != 0 {
+                    guard lanes.record(m0, lane: 0, at: i0), lanes.record(m1, lane: 1, at: i1),
+                          lanes.record(m2, lane: 2, at: i2), lanes.record(m3, lane: 3, at: i3) else {
+                        // A lane is full: keep lane 0 up to here (up to its last position when
+                        // it is the full one); the others are scanned again in the next window.
+                        let stop = lanes.fullLane == 0 ? Int(out[Self.laneCapacity &- 1]) &+ 1 : offset &+ 32
+                        return (lanes.found[0], start &+ stop)
+                    }
                 }
                 offset &+= 32
             }
@@ -105,22 +109,6 @@ struct StartCodeLookahead: Sendable {
         init(out: UnsafeMutableBufferPointer<Int32>, start: Int) {
             self.out = out
             self.start = start
-        }
-
-        /// Records the start codes of the four lanes' blocks at `i0`, `i0 + laneBytes`, ...
-        /// (lane order); false when a lane is full. Out of line: the scan loop then keeps only
-        /// what its cheap test needs in registers (taken for about one block in ten).
-        @inline(never)
-        mutating func record(_ raw: UnsafeRawPointer, at i0: Int, laneBytes: Int) -> Bool {
-            var i = i0
-            for lane in 0..<StartCodeLookahead.laneCount {
-                let candidates = StartCodeScanner.mayMatch(raw, at: i, third: 1)
-                if candidates[0] | candidates[1] != 0 {
-                    guard record(StartCodeScanner.matchMasks(raw, at: i, third: 1), lane: lane, at: i) else { return false }
-                }
-                i &+= laneBytes
-            }
-            return true
         }
 
         /// Records the start codes of `lane`'s block at `i`; false when the lane is full.
