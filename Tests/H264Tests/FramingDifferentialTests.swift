@@ -141,13 +141,7 @@ import TestSupport
         var rng = SplitMix64(seed: 6400)
         for n in 0...64 {
             for p in -1..<max(n - 2, 0) {
-                var bytes = (0..<n).map { _ -> UInt8 in
-                    switch rng.next() % 5 {
-                    case 0, 1: 0
-                    case 2: 3
-                    default: UInt8(truncatingIfNeeded: rng.next() >> 9) & 0x7F | 4
-                    }
-                }
+                var bytes = StartCodeScannerTests.zerosAndThrees(n, &rng)
                 if p >= 0 {
                     bytes[p] = 0
                     bytes[p + 1] = 0
