@@ -134,6 +134,31 @@ import TestSupport
         }
     }
 
+    /// Buffers of every length from 0 to 64 with a start code (3 or 4 bytes) at every offset,
+    /// on backgrounds of zero runs and `00 00 03`: batch, and streaming in chunks of 1 byte,
+    /// 7 bytes and whole.
+    @Test func everyLengthAndStartCodeOffset() {
+        var rng = SplitMix64(seed: 6400)
+        for n in 0...64 {
+            for p in -1..<max(n - 2, 0) {
+                var bytes = StartCodeScannerTests.zerosAndThrees(n, &rng)
+                if p >= 0 {
+                    bytes[p] = 0
+                    bytes[p + 1] = 0
+                    bytes[p + 2] = 1
+                    if p + 3 < n { bytes[p + 3] = 0x65 }
+                }
+                for policy in [AnnexB.LeadingDataPolicy.reject, .skip] {
+                    let expected = Self.reference(bytes, policy: policy)
+                    #expect(Self.batch(bytes, policy: policy) == expected.map(\.event), "n \(n), start code at \(p)")
+                    for sizes in [[1], [7], [max(n, 1)]] {
+                        #expect(Self.streamed(bytes, sizes: sizes, policy: policy) == expected, "n \(n), start code at \(p), chunks \(sizes)")
+                    }
+                }
+            }
+        }
+    }
+
     /// Buffers past the lookahead's threshold (256 KiB), whole and in chunks of 1 to 3,000 bytes
     /// and of 300,000 bytes (scanned ahead inside the chunk).
     @Test func largeBuffersAgreeWithTheByteLoop() {
