@@ -38,7 +38,9 @@ extension ParameterSetStore {
                 insert(sps)
                 slot = Int(sps.id & 31)
             } else {
-                let pps = try PictureParameterSet(rbsp: nal.rbsp, context: self, mode: parseMode, warnings: &found)
+                // The SPS table alone as the context (a PPS reads only the SPS it names): one
+                // retain, where the whole store would be copied into the parse's closures.
+                let pps = try PictureParameterSet(rbsp: nal.rbsp, context: spsLookup, mode: parseMode, warnings: &found)
                 insert(pps)
                 slot = ParameterSetPayloads.ppsBase &+ Int(pps.id)  // id <= 255
             }
