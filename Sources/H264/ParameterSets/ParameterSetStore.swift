@@ -13,8 +13,9 @@
 /// ``ingest(_:)`` costs a comparison, and no allocation, in the steady state of such a stream.
 ///
 /// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax, and the
-/// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat); a new
-/// store allocates nothing, and its tables grow only up to the highest id stored.
+/// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat; per id,
+/// room for the largest stored there since ``parseMode`` last changed); a new store allocates
+/// nothing, and its tables grow only up to the highest id stored.
 public struct ParameterSetStore: Sendable, SyntaxContext {
     /// The number of SPS ids (0...31).
     public static let spsIDCount = 32
