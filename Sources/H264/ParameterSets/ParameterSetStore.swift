@@ -124,36 +124,42 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// The active SPS, if any.
     public var activeSPS: SequenceParameterSet? { activeSPSID.flatMap { sps(id: $0) } }
 
+    // The insert functions consume their argument: it moves into its table (a parsed set is
+    // not copied, with a retain and a release of each of its arrays).
+
     /// Stores an SPS under its id (replacing any earlier one).
-    public mutating func insert(_ sps: SequenceParameterSet) {
-        spsTable[Int(sps.id & 31)] = sps
+    public mutating func insert(_ sps: consuming SequenceParameterSet) {
+        let spsID = Int(sps.id & 31)
         var c = SliceHeaderContext()
         c.setSPS(sps)
-        spsContexts[Int(sps.id & 31)] = c
-        knownSPS |= 1 << UInt32(sps.id & 31)
-        receivedPayloads.forget(slot: Int(sps.id & 31))
-        for id in 0..<ppsSPSIDs.count where ppsSPSIDs[id] == Int8(sps.id & 31) {
+        spsTable[spsID] = consume sps
+        spsContexts[spsID] = c
+        knownSPS |= 1 << UInt32(spsID)
+        receivedPayloads.forget(slot: spsID)
+        for id in 0..<ppsSPSIDs.count where ppsSPSIDs[id] == Int8(spsID) {
             mergeSliceContext(ppsID: id)
             receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ id)  // parsed against the SPS it replaces
         }
     }
     /// Stores a subset SPS under its id.
-    public mutating func insert(_ subset: SubsetSequenceParameterSet) {
-        subsetSPSTable[Int(subset.sps.id & 31)] = subset
+    public mutating func insert(_ subset: consuming SubsetSequenceParameterSet) {
+        let spsID = Int(subset.sps.id & 31)
         var c = SliceHeaderContext()
         c.setSPS(subset.sps)
-        subsetSPSContexts[Int(subset.sps.id & 31)] = c
-        knownSubsetSPS |= 1 << UInt32(subset.sps.id & 31)
+        subsetSPSTable[spsID] = consume subset
+        subsetSPSContexts[spsID] = c
+        knownSubsetSPS |= 1 << UInt32(spsID)
     }
     /// Stores a PPS under its id.
-    public mutating func insert(_ pps: PictureParameterSet) {
-        ppsTable[Int(pps.id)] = pps
-        receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ Int(pps.id))
+    public mutating func insert(_ pps: consuming PictureParameterSet) {
+        let ppsID = Int(pps.id)
         var c = SliceHeaderContext()
         c.setPPS(pps)
-        ppsContexts[Int(pps.id)] = c
-        ppsSPSIDs[Int(pps.id)] = Int8(pps.spsID & 31)
-        mergeSliceContext(ppsID: Int(pps.id))
+        ppsSPSIDs[ppsID] = Int8(pps.spsID & 31)
+        ppsTable[ppsID] = consume pps
+        receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ ppsID)
+        ppsContexts[ppsID] = c
+        mergeSliceContext(ppsID: ppsID)
     }
 
     /// Keeps `sliceContexts[ppsID]` the merge of the PPS's context and its SPS's (nil while
