@@ -9,49 +9,49 @@ public struct NALUnitType: RawRepresentable, Hashable, Sendable, Comparable, Cus
     /// Creates a type from its 5-bit value (higher bits are dropped).
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue & 0x1F }
 
-    public static let unspecified = NALUnitType(rawValue: 0)
+    @inlinable public static var unspecified: NALUnitType { NALUnitType(rawValue: 0) }
     /// Coded slice of a non-IDR picture.
-    public static let slice = NALUnitType(rawValue: 1)
+    @inlinable public static var slice: NALUnitType { NALUnitType(rawValue: 1) }
     /// Coded slice data partition A.
-    public static let sliceDataPartitionA = NALUnitType(rawValue: 2)
+    @inlinable public static var sliceDataPartitionA: NALUnitType { NALUnitType(rawValue: 2) }
     /// Coded slice data partition B.
-    public static let sliceDataPartitionB = NALUnitType(rawValue: 3)
+    @inlinable public static var sliceDataPartitionB: NALUnitType { NALUnitType(rawValue: 3) }
     /// Coded slice data partition C.
-    public static let sliceDataPartitionC = NALUnitType(rawValue: 4)
+    @inlinable public static var sliceDataPartitionC: NALUnitType { NALUnitType(rawValue: 4) }
     /// Coded slice of an IDR picture.
-    public static let idrSlice = NALUnitType(rawValue: 5)
+    @inlinable public static var idrSlice: NALUnitType { NALUnitType(rawValue: 5) }
     /// Supplemental enhancement information.
-    public static let sei = NALUnitType(rawValue: 6)
+    @inlinable public static var sei: NALUnitType { NALUnitType(rawValue: 6) }
     /// Sequence parameter set.
-    public static let sps = NALUnitType(rawValue: 7)
+    @inlinable public static var sps: NALUnitType { NALUnitType(rawValue: 7) }
     /// Picture parameter set.
-    public static let pps = NALUnitType(rawValue: 8)
+    @inlinable public static var pps: NALUnitType { NALUnitType(rawValue: 8) }
     /// Access unit delimiter.
-    public static let accessUnitDelimiter = NALUnitType(rawValue: 9)
+    @inlinable public static var accessUnitDelimiter: NALUnitType { NALUnitType(rawValue: 9) }
     /// End of sequence.
-    public static let endOfSequence = NALUnitType(rawValue: 10)
+    @inlinable public static var endOfSequence: NALUnitType { NALUnitType(rawValue: 10) }
     /// End of stream.
-    public static let endOfStream = NALUnitType(rawValue: 11)
+    @inlinable public static var endOfStream: NALUnitType { NALUnitType(rawValue: 11) }
     /// Filler data.
-    public static let fillerData = NALUnitType(rawValue: 12)
+    @inlinable public static var fillerData: NALUnitType { NALUnitType(rawValue: 12) }
     /// Sequence parameter set extension.
-    public static let spsExtension = NALUnitType(rawValue: 13)
+    @inlinable public static var spsExtension: NALUnitType { NALUnitType(rawValue: 13) }
     /// Prefix NAL unit (SVC/MVC).
-    public static let prefix = NALUnitType(rawValue: 14)
+    @inlinable public static var prefix: NALUnitType { NALUnitType(rawValue: 14) }
     /// Subset sequence parameter set.
-    public static let subsetSPS = NALUnitType(rawValue: 15)
+    @inlinable public static var subsetSPS: NALUnitType { NALUnitType(rawValue: 15) }
     /// Depth parameter set.
-    public static let depthParameterSet = NALUnitType(rawValue: 16)
+    @inlinable public static var depthParameterSet: NALUnitType { NALUnitType(rawValue: 16) }
     /// Reserved (17): like the parameter sets, starts a new access unit after a VCL NAL unit (7.4.1.2.3).
-    public static let reserved17 = NALUnitType(rawValue: 17)
+    @inlinable public static var reserved17: NALUnitType { NALUnitType(rawValue: 17) }
     /// Reserved (18): like the parameter sets, starts a new access unit after a VCL NAL unit (7.4.1.2.3).
-    public static let reserved18 = NALUnitType(rawValue: 18)
+    @inlinable public static var reserved18: NALUnitType { NALUnitType(rawValue: 18) }
     /// Coded slice of an auxiliary coded picture without partitioning.
-    public static let auxiliarySlice = NALUnitType(rawValue: 19)
+    @inlinable public static var auxiliarySlice: NALUnitType { NALUnitType(rawValue: 19) }
     /// Coded slice extension (SVC/MVC).
-    public static let sliceExtension = NALUnitType(rawValue: 20)
+    @inlinable public static var sliceExtension: NALUnitType { NALUnitType(rawValue: 20) }
     /// Coded slice extension for a depth view component or a 3D-AVC texture view component.
-    public static let sliceExtensionDepth = NALUnitType(rawValue: 21)
+    @inlinable public static var sliceExtensionDepth: NALUnitType { NALUnitType(rawValue: 21) }
 
     /// The name of Table 7-1.
     public var name: String {

@@ -24,10 +24,12 @@ struct ParameterSetPayloads: Sendable {
         occupied[slot >> 6] |= 1 << UInt64(slot & 63)
     }
 
-    /// Forgets slot `slot`'s payload.
+    /// Forgets slot `slot`'s payload. Its storage is kept for the slot's next payload (a changed
+    /// set is forgotten when stored, then remembered): no allocation per change of a set of the
+    /// same size or smaller.
     mutating func forget(slot: Int) {
         guard slot >= 0, slot < Self.slotCount, !payloads.isEmpty, occupied[slot >> 6] >> UInt64(slot & 63) & 1 != 0 else { return }
-        payloads[slot] = []
+        payloads[slot].removeAll(keepingCapacity: true)
         occupied[slot >> 6] &= ~(1 << UInt64(slot & 63))
     }
 

@@ -7,11 +7,12 @@
 /// as an empty slot of a full table would.
 ///
 /// Memory: one slot per id up to the highest stored (at most the id range its owner allows).
+@usableFromInline
 struct ParameterSetSlots<Element: Sendable>: Sendable {
-    private var slots: [Element?] = []
+    @usableFromInline var slots: [Element?] = []
 
     /// Creates an empty table (no allocation).
-    init() {}
+    @inlinable init() {}
 
     /// One past the highest id that may hold a value: ids at or past it hold nil.
     var count: Int { slots.count }
@@ -20,6 +21,7 @@ struct ParameterSetSlots<Element: Sendable>: Sendable {
     /// nothing.
     /// - Complexity: O(1) to read; storing at a new highest id grows the table to it (amortised
     ///   O(1) per id, bounded by the owner's id range).
+    @inlinable
     subscript(id: Int) -> Element? {
         get { UInt(bitPattern: id) < UInt(slots.count) ? slots[id] : nil }
         set {

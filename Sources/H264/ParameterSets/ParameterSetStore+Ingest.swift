@@ -35,12 +35,14 @@ extension ParameterSetStore {
             let slot: Int
             if type == .sps {
                 let sps = try SequenceParameterSet(rbsp: nal.rbsp, mode: parseMode, warnings: &found)
-                insert(sps)
                 slot = Int(sps.id & 31)
+                insert(sps)
             } else {
-                let pps = try PictureParameterSet(rbsp: nal.rbsp, context: self, mode: parseMode, warnings: &found)
-                insert(pps)
+                // The SPS table alone as the context (a PPS reads only the SPS it names): one
+                // retain, where the whole store would be copied into the parse's closures.
+                let pps = try PictureParameterSet(rbsp: nal.rbsp, context: spsLookup, mode: parseMode, warnings: &found)
                 slot = ParameterSetPayloads.ppsBase &+ Int(pps.id)  // id <= 255
+                insert(pps)
             }
             if found.isEmpty {
                 receivedPayloads.remember(nal.payload, slot: slot)

@@ -13,8 +13,9 @@
 /// ``ingest(_:)`` costs a comparison, and no allocation, in the steady state of such a stream.
 ///
 /// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax, and the
-/// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat); a new
-/// store allocates nothing, and its tables grow only up to the highest id stored.
+/// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat; per id,
+/// room for the largest stored there since ``parseMode`` last changed); a new store allocates
+/// nothing, and its tables grow only up to the highest id stored.
 public struct ParameterSetStore: Sendable, SyntaxContext {
     /// The number of SPS ids (0...31).
     public static let spsIDCount = 32
@@ -31,18 +32,22 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     private var ppsContexts = ParameterSetSlots<SliceHeaderContext>()
     // The two merged for each PPS whose SPS is known: one look-up per slice header.
     private var sliceContexts = ParameterSetSlots<SliceHeaderContext>()
-    // For activation: the SPS id each PPS names (nil: no such PPS), and which SPS ids are known.
-    private var ppsSPSIDs = ParameterSetSlots<Int8>()
+    // For activation (read by the inlinable activate(ppsID:subset:), so that a reader in another
+    // module activates without a call): the SPS id each PPS names (nil: no such PPS), and which
+    // SPS ids are known.
+    @usableFromInline var ppsSPSIDs = ParameterSetSlots<Int8>()
     // The payload bytes (as carried) of each SPS and PPS that ingest(_:) stored without
     // warnings. A PPS's is forgotten when the SPS it names changes (its parse depends on that
     // SPS), every one when parseMode changes.
     var receivedPayloads = ParameterSetPayloads()
-    private var knownSPS: UInt32 = 0
-    private var knownSubsetSPS: UInt32 = 0
+    @usableFromInline var knownSPS: UInt32 = 0
+    @usableFromInline var knownSubsetSPS: UInt32 = 0
+    @usableFromInline var activeSPSIDValue: Int?
+    @usableFromInline var activePPSIDValue: Int?
     /// The SPS id that the last slice header or buffering period activated.
-    public private(set) var activeSPSID: Int?
+    public var activeSPSID: Int? { activeSPSIDValue }
     /// The PPS id that the last slice header activated.
-    public private(set) var activePPSID: Int?
+    public var activePPSID: Int? { activePPSIDValue }
 
     /// How ``ingest(_:)`` treats SPS and PPS that depart from the specification (trailing data,
     /// a truncated VUI, missing trailing bits); ``ParseMode/default`` keeps trailing data only.
@@ -91,6 +96,19 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
 
     @usableFromInline func spsStorage(_ id: Int) -> SequenceParameterSet? { spsTable[id] }
 
+    /// The SPS seen so far and nothing else: the context a PPS is parsed with.
+    var spsLookup: SPSLookup { SPSLookup(table: spsTable) }
+
+    /// A context that knows the SPS of a store (by value: a copy of one table).
+    struct SPSLookup: SyntaxContext {
+        let table: ParameterSetSlots<SequenceParameterSet>
+
+        func sps(id: Int) -> SequenceParameterSet? {
+            guard id >= 0, id < ParameterSetStore.spsIDCount else { return nil }
+            return table[id]
+        }
+    }
+
     /// The subset SPS with `seq_parameter_set_id` `id`, if seen.
     public func subsetSPS(id: Int) -> SubsetSequenceParameterSet? {
         guard id >= 0, id < Self.spsIDCount else { return nil }
@@ -106,36 +124,42 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// The active SPS, if any.
     public var activeSPS: SequenceParameterSet? { activeSPSID.flatMap { sps(id: $0) } }
 
+    // The insert functions consume their argument: it moves into its table (a parsed set is
+    // not copied, with a retain and a release of each of its arrays).
+
     /// Stores an SPS under its id (replacing any earlier one).
-    public mutating func insert(_ sps: SequenceParameterSet) {
-        spsTable[Int(sps.id & 31)] = sps
+    public mutating func insert(_ sps: consuming SequenceParameterSet) {
+        let spsID = Int(sps.id & 31)
         var c = SliceHeaderContext()
         c.setSPS(sps)
-        spsContexts[Int(sps.id & 31)] = c
-        knownSPS |= 1 << UInt32(sps.id & 31)
-        receivedPayloads.forget(slot: Int(sps.id & 31))
-        for id in 0..<ppsSPSIDs.count where ppsSPSIDs[id] == Int8(sps.id & 31) {
+        spsTable[spsID] = consume sps
+        spsContexts[spsID] = c
+        knownSPS |= 1 << UInt32(spsID)
+        receivedPayloads.forget(slot: spsID)
+        for id in 0..<ppsSPSIDs.count where ppsSPSIDs[id] == Int8(spsID) {
             mergeSliceContext(ppsID: id)
             receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ id)  // parsed against the SPS it replaces
         }
     }
     /// Stores a subset SPS under its id.
-    public mutating func insert(_ subset: SubsetSequenceParameterSet) {
-        subsetSPSTable[Int(subset.sps.id & 31)] = subset
+    public mutating func insert(_ subset: consuming SubsetSequenceParameterSet) {
+        let spsID = Int(subset.sps.id & 31)
         var c = SliceHeaderContext()
         c.setSPS(subset.sps)
-        subsetSPSContexts[Int(subset.sps.id & 31)] = c
-        knownSubsetSPS |= 1 << UInt32(subset.sps.id & 31)
+        subsetSPSTable[spsID] = consume subset
+        subsetSPSContexts[spsID] = c
+        knownSubsetSPS |= 1 << UInt32(spsID)
     }
     /// Stores a PPS under its id.
-    public mutating func insert(_ pps: PictureParameterSet) {
-        ppsTable[Int(pps.id)] = pps
-        receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ Int(pps.id))
+    public mutating func insert(_ pps: consuming PictureParameterSet) {
+        let ppsID = Int(pps.id)
         var c = SliceHeaderContext()
         c.setPPS(pps)
-        ppsContexts[Int(pps.id)] = c
-        ppsSPSIDs[Int(pps.id)] = Int8(pps.spsID & 31)
-        mergeSliceContext(ppsID: Int(pps.id))
+        ppsSPSIDs[ppsID] = Int8(pps.spsID & 31)
+        ppsTable[ppsID] = consume pps
+        receivedPayloads.forget(slot: ParameterSetPayloads.ppsBase &+ ppsID)
+        ppsContexts[ppsID] = c
+        mergeSliceContext(ppsID: ppsID)
     }
 
     /// Keeps `sliceContexts[ppsID]` the merge of the PPS's context and its SPS's (nil while
@@ -171,14 +195,15 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// - Throws: ``H264Error/Code/missingParameterSet`` when no such SPS was seen.
     public mutating func activateSPS(id: Int) throws(H264Error) {
         guard sps(id: id) != nil else { throw H264Error.invalid(.missingParameterSet, "SPS \(id) not available") }
-        activeSPSID = id
+        activeSPSIDValue = id
     }
 
     /// Makes the PPS `header` names and that PPS's SPS the active ones, what decoding the slice
     /// does (for a type 20 slice, the PPS only: its SPS is a subset SPS).
     /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
-    /// - Complexity: O(1): no parameter set is copied.
-    @inlinable
+    /// - Complexity: O(1): no parameter set is copied; inlined into the caller (an out-of-line
+    ///   call would copy the header).
+    @inlinable @inline(__always)
     public mutating func activate(_ header: SliceHeader) throws(H264Error) {
         try activate(ppsID: Int(header.ppsID), subset: header.nalUnitHeader.nalUnitType == .sliceExtension)
     }
@@ -189,14 +214,20 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     ///   - subset: the SPS is taken from the subset SPS table (MVC slices, type 20) and
     ///   only the PPS becomes active.
     /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
-    /// - Complexity: O(1): no parameter set is copied.
+    /// - Complexity: O(1): no parameter set is copied; inlined into the caller.
+    @inlinable @inline(__always)
     public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) {
         let spsID = ppsSPSIDs[id] ?? -1
         guard spsID >= 0, (subset ? knownSubsetSPS : knownSPS) >> UInt32(spsID) & 1 != 0 else {
-            throw SliceHeader.missingParameterSet(ppsID: id, subset: subset, context: self)
+            throw missingParameterSet(ppsID: id, subset: subset)
         }
-        activePPSID = id
-        if !subset { activeSPSID = Int(spsID) }
+        activePPSIDValue = id
+        if !subset { activeSPSIDValue = Int(spsID) }
+    }
+
+    /// The error of ``activate(ppsID:subset:)`` when PPS `ppsID` or its SPS is missing.
+    @usableFromInline func missingParameterSet(ppsID: Int, subset: Bool) -> H264Error {
+        SliceHeader.missingParameterSet(ppsID: ppsID, subset: subset, context: self)
     }
 
     /// The timing info of SPS `id`, if seen.

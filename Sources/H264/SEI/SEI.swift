@@ -10,6 +10,19 @@ public enum SEI {
     ///   and trailing-bit errors (never a trap).
     /// - Complexity: O(size of the NAL unit).
     public static func parse(_ unit: NALUnit, context: some SyntaxContext, options: SEIParseOptions = .default) throws(H264Error) -> SEINALUnit {
+        try parseUnit(unit, context: context, options: options)
+    }
+
+    /// Parses an SEI NAL unit with a stream's parameter sets as its context, like the variant
+    /// that takes any ``SyntaxContext`` (same result and errors), with the reading specialised
+    /// for the store: a reader in another module does not run the generic code.
+    /// - Complexity: O(size of the NAL unit).
+    public static func parse(_ unit: NALUnit, context: ParameterSetStore, options: SEIParseOptions = .default) throws(H264Error) -> SEINALUnit {
+        try parseUnit(unit, context: context, options: options)
+    }
+
+    @inline(__always)
+    static func parseUnit<Context: SyntaxContext>(_ unit: NALUnit, context: Context, options: SEIParseOptions) throws(H264Error) -> SEINALUnit {
         guard unit.type == .sei else { throw H264Error.invalid(.invalidArgument, "not an SEI NAL unit (type \(unit.type.rawValue))") }
         let (rbsp, zeros) = strippedRBSP(unit)
         var sei = try rbsp.dropFirst().withUnsafeSyntaxReader { (c: inout UnsafeSyntaxReader) throws(H264Error) in  // the header byte is the unit's

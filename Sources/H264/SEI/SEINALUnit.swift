@@ -28,7 +28,7 @@ public struct SEINALUnit: SyntaxStructure, Hashable {
     }
 
     /// Reads, writes or traces `sei_rbsp()`: the messages and the trailing bits (the NAL unit
-    /// header is not coded here: ``SEI/parse(_:context:options:)`` reads it). Reading needs a
+    /// header is not coded here: ``SEI``'s `parse(_:context:options:)` reads it). Reading needs a
     /// coder over an RBSP without the zero bytes that may follow the trailing bits.
     ///
     /// - Parameters:

@@ -40,6 +40,11 @@ extension SyntaxCoder {
     /// - Throws: ``H264Error/Code/truncated`` when the bits are not there.
     /// - Complexity: O(1 + skip / 32).
     public func peekBits(_ count: Int, skipping skip: Int = 0) throws(H264Error) -> UInt32 {
+        // The library's parsing readers first, by their concrete types (a cast a specialised
+        // caller resolves when compiled): as an existential they would be boxed, an allocation
+        // per peek.
+        if let r = self as? UnsafeSyntaxReader { return try r.lookAhead(count, skipping: skip) }
+        if let r = self as? BoundedSyntaxCoder<UnsafeSyntaxReader> { return try r.lookAhead(count, skipping: skip) }
         if let la = self as? any SyntaxLookAhead { return try la.lookAhead(count, skipping: skip) }
         var probe = self
         var left = skip

@@ -1,0 +1,192 @@
+import Testing
+import TestSupport
+import H264
+import H264Fixtures
+
+/// `ParameterSetStore.ingest` recognises an SPS or PPS received again with the same bytes and
+/// does not parse it: the store must then be in the state parsing it again would give. Checked
+/// against a store that parses every parameter set (setting `parseMode` forgets every payload),
+/// after every NAL unit of the fixtures and the corpus, through everything a reader asks of the
+/// store: the sets, the slice-header contexts, activation, warnings, and the SEI and slice
+/// headers parsed with each store as the context.
+@Suite struct ParameterSetIngestTests {
+    /// The same NAL units through the store under test and a store that parses every set.
+    struct Pair {
+        var store: ParameterSetStore
+        var reference: ParameterSetStore
+        var ppsIDs: Set<Int> = []
+
+        init(mode: ParseMode = .default) {
+            store = ParameterSetStore(parseMode: mode)
+            reference = ParameterSetStore(parseMode: mode)
+        }
+
+        /// Feeds `unit` to both stores as a stream reader does; records any difference.
+        mutating func feed(_ unit: NALUnit, _ label: String) {
+            switch unit.type {
+            case .sps, .pps, .subsetSPS:
+                let mode = reference.parseMode
+                reference.parseMode = mode  // forgets every payload: a full parse
+                let a = Result { () throws(H264Error) in try store.ingest(unit) }
+                let b = Result { () throws(H264Error) in try reference.ingest(unit) }
+                #expect(Self.same(a, b), "\(label): ingest")
+                if unit.type == .pps, let id = unit.parameterSetID { ppsIDs.insert(id) }
+                expectSameSets(label)
+            case .sei:
+                // The store overload (specialised) and the generic one, on both stores.
+                let a = Result { () throws(H264Error) in try SEI.parse(unit, context: store) }
+                let b = Result { () throws(H264Error) in try Self.parseSEIGenerically(unit, context: reference) }
+                #expect(Self.same(a, b), "\(label): SEI")
+            case .slice, .idrSlice, .sliceExtension:
+                let a = Result { () throws(H264Error) in try SliceHeader.parse(unit, context: store).header }
+                let b = Result { () throws(H264Error) in try SliceHeader.parse(unit, context: reference).header }
+                #expect(Self.same(a, b), "\(label): slice header")
+                guard case .success(let header) = a else { return }
+                let x = Result { () throws(H264Error) -> Bool in try store.activate(header); return true }
+                let y = Result { () throws(H264Error) -> Bool in try reference.activate(header); return true }
+                #expect(Self.same(x, y), "\(label): activate")
+                #expect(store.activeSPSID == reference.activeSPSID && store.activePPSID == reference.activePPSID, "\(label): active ids")
+            default:
+                break
+            }
+        }
+
+        func expectSameSets(_ label: String) {
+            for id in 0..<ParameterSetStore.spsIDCount {
+                #expect(store.sps(id: id) == reference.sps(id: id), "\(label): SPS \(id)")
+                #expect(store.subsetSPS(id: id) == reference.subsetSPS(id: id), "\(label): subset SPS \(id)")
+            }
+            for id in ppsIDs {
+                #expect(store.pps(id: id) == reference.pps(id: id), "\(label): PPS \(id)")
+                for subset in [false, true] {
+                    #expect(store.sliceHeaderContext(ppsID: id, subset: subset) == reference.sliceHeaderContext(ppsID: id, subset: subset),
+                            "\(label): slice-header context of PPS \(id)")
+                }
+            }
+            #expect(store.warnings == reference.warnings && store.droppedWarningCount == reference.droppedWarningCount, "\(label): warnings")
+            #expect(store.activeSEITimingInfo == reference.activeSEITimingInfo, "\(label): active timing")
+        }
+
+        static func parseSEIGenerically(_ unit: NALUnit, context: some SyntaxContext) throws(H264Error) -> SEINALUnit {
+            try SEI.parse(unit, context: context)
+        }
+
+        static func same<T: Equatable>(_ a: Result<T, H264Error>, _ b: Result<T, H264Error>) -> Bool {
+            switch (a, b) {
+            case (.success(let x), .success(let y)): return x == y
+            case (.failure(let x), .failure(let y)): return x.code == y.code && x.description == y.description
+            default: return false
+            }
+        }
+    }
+
+    static let annexBFixtures = Fixture.allCases.filter { $0.facts.kind == .annexB }
+
+    /// The NAL units of an Annex-B stream, as a lenient reader splits them (leading bytes
+    /// skipped, the split stopping at its first error).
+    static func units(_ bytes: [UInt8]) -> [NALUnit] {
+        var splitter = AnnexB.Splitter(bytes[...], leadingData: .skip)
+        var units: [NALUnit] = []
+        while let unit = try? splitter.next() { units.append(unit) }
+        return units
+    }
+
+    @Test(arguments: annexBFixtures)
+    func aRecognisedRepeatLeavesTheStateAParseWould(fixture: Fixture) throws {
+        let units = Self.units(try fixture.bytes())
+        for mode in [ParseMode.default, .lenient, .strict] {
+            var pair = Pair(mode: mode)
+            // Twice over: the second pass repeats every set of the first.
+            for pass in 0..<2 {
+                for (i, unit) in units.enumerated() { pair.feed(unit, "\(fixture) \(mode) pass \(pass) unit \(i)") }
+            }
+        }
+    }
+
+    @Test(.enabled(if: Corpus.isPresent, "needs the shared corpus (../shared/corpus)"))
+    func aRecognisedRepeatLeavesTheStateAParseWouldOnTheCorpus() throws {
+        var streams = 0
+        for name in Corpus.annexBStreams {
+            let bytes = try Corpus.read(name)
+            var pair = Pair()
+            for (i, unit) in Self.units(bytes).enumerated() { pair.feed(unit, "\(name) unit \(i)") }
+            streams += 1
+        }
+        #expect(streams > 50)
+    }
+
+    /// A PPS whose parse depends on its SPS: `pic_init_qp_minus26` -30 is in range only when the
+    /// SPS's luma bit depth is above 8 (its low bound is -26 - 6 * bit_depth_luma_minus8).
+    static func units(bitDepthMinus8: [UInt8]) throws -> (sps: [NALUnit], pps: NALUnit) {
+        let spsUnits = try bitDepthMinus8.map { depth throws(H264Error) -> NALUnit in
+            var sps = SequenceParameterSet()
+            sps.profileIDC = 110
+            sps.bitDepthLumaMinus8 = depth
+            sps.bitDepthChromaMinus8 = depth
+            return try sps.nalUnit(header: NALUnitHeader(nalRefIdc: 3, nalUnitType: .sps), context: .empty)
+        }
+        var pps = PictureParameterSet()
+        pps.picInitQpMinus26 = -30
+        var high = SequenceParameterSet()
+        high.profileIDC = 110
+        high.bitDepthLumaMinus8 = 2
+        let ppsUnit = try pps.nalUnit(header: NALUnitHeader(nalRefIdc: 3, nalUnitType: .pps), context: ParameterSetStore(sps: high))
+        return (spsUnits, ppsUnit)
+    }
+
+    /// An SPS changed under an unchanged PPS: the PPS's bytes are parsed again against the new
+    /// SPS (here they become out of range, then valid again when the first SPS comes back).
+    @Test func aPPSIsParsedAgainWhenItsSPSChanged() throws {
+        let (sps, pps) = try Self.units(bitDepthMinus8: [2, 0])
+        var store = ParameterSetStore()
+        try store.ingest(sps[0])
+        try store.ingest(pps)
+        let parsed = try #require(store.pps(id: 0))
+        #expect(parsed.picInitQpMinus26 == -30)
+        try store.ingest(pps)  // a repeat
+        #expect(store.pps(id: 0) == parsed)
+        try store.ingest(sps[1])  // 8-bit: -30 is out of range for the same PPS bytes
+        #expect(throws: H264Error.self) { try store.ingest(pps) }
+        #expect(throws: H264Error.self, "an error is never remembered as a repeat") { try store.ingest(pps) }
+        #expect(store.pps(id: 0) == parsed, "a failed parse leaves the stored PPS")
+        try store.ingest(sps[0])  // the 10-bit SPS again
+        try store.ingest(pps)
+        #expect(store.pps(id: 0) == parsed)
+        #expect(store.sliceHeaderContext(ppsID: 0, subset: false)?.bitDepthLumaMinus8 == 2)
+        var pair = Pair()
+        for (i, unit) in [sps[0], pps, pps, sps[1], pps, pps, sps[0], pps, sps[0], pps].enumerated() { pair.feed(unit, "step \(i)") }
+    }
+
+    /// The highest ids and the largest sets: a repeat of SPS 31 (255 offsets of 62 bits each,
+    /// about 2 KB) and PPS 255 is recognised; the same SPS with its last offset changed is not;
+    /// an SPS with 60,000 bytes of trailing data warns (default mode), so it is parsed, and
+    /// warns, every time it comes.
+    @Test func highIDsAndLargeSetsAreRecognisedByTheirBytes() throws {
+        var sps = SequenceParameterSet()
+        sps.id = 31
+        sps.picOrderCntType = 1
+        sps.offsetForRefFrame = (0..<255).map { Int32.min + 1 + Int32($0) }
+        var lastChanged = sps
+        lastChanged.offsetForRefFrame[254] += 1
+        var trailing = sps
+        trailing.trailingData = [UInt8](repeating: 0x55, count: 60_000)
+        var pps = PictureParameterSet()
+        pps.id = 255
+        pps.spsID = 31
+        let header = NALUnitHeader(nalRefIdc: 3, nalUnitType: .sps)
+        let spsUnit = try sps.nalUnit(header: header, context: .empty)
+        #expect(spsUnit.count > 1_900)
+        let changedUnit = try lastChanged.nalUnit(header: header, context: .empty)
+        let trailingUnit = try trailing.nalUnit(header: header, context: .empty)
+        let ppsUnit = try pps.nalUnit(header: NALUnitHeader(nalRefIdc: 3, nalUnitType: .pps), context: ParameterSetStore(sps: sps))
+        var pair = Pair()
+        let sequence = [spsUnit, ppsUnit, spsUnit, ppsUnit, changedUnit, ppsUnit, ppsUnit, trailingUnit, trailingUnit, spsUnit, ppsUnit]
+        for (i, unit) in sequence.enumerated() { pair.feed(unit, "step \(i)") }
+        #expect(pair.store.sps(id: 31) == sps)
+        #expect(pair.store.pps(id: 255) == pps)
+        #expect(pair.store.warnings.count == 2, "the SPS with trailing data warned each time")
+        #expect(pair.store.sliceHeaderContext(ppsID: 255, subset: false) == SliceHeaderContext(sps: sps, pps: pps))
+        try pair.store.activate(ppsID: 255)
+        #expect(pair.store.activeSPSID == 31 && pair.store.activePPSID == 255)
+    }
+}
