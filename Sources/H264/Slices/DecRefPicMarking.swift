@@ -42,7 +42,7 @@ public struct DecRefPicMarking: Sendable, Hashable {
             noOutputOfPriorPicsFlag = false
             longTermReferenceFlag = false
             adaptiveRefPicMarkingModeFlag = false
-            operations.removeAll(keepingCapacity: true)
+            if !operations.isEmpty { operations.removeAll(keepingCapacity: true) }
         }
         if idrPicFlag {
             try c.flag(&noOutputOfPriorPicsFlag, "no_output_of_prior_pics_flag")

@@ -27,7 +27,7 @@ public struct RefPicListModification: Sendable, Hashable {
     /// list with room allocates nothing.
     /// - Complexity: O(operations), at most ``maxOperations``.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, mvc: Bool) throws(H264Error) {
-        if c.isReading { operations.removeAll(keepingCapacity: true) }
+        if c.isReading && !operations.isEmpty { operations.removeAll(keepingCapacity: true) }
         var i = 0
         while true {
             var idc: UInt8 = 3

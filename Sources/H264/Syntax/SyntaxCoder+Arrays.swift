@@ -15,7 +15,7 @@ extension SyntaxCoder {
             throw H264Error.invalid(.limitExceeded, "\(name): \(count) elements (at most \(limit))")
         }
         if isReading {
-            array.removeAll(keepingCapacity: true)
+            if !array.isEmpty { array.removeAll(keepingCapacity: true) }
             array.append(contentsOf: repeatElement(fill, count: count))
         } else if array.count != count {
             throw .outOfRange("\(name) element count", Int64(array.count))
