@@ -147,41 +147,16 @@ enum RecoveryPointLookup {
     /// (the full parse decides).
     /// - Complexity: O(number of messages + emulation-prevention bytes skipped), no allocation.
     static func mayHoldRecoveryPoint(_ ebsp: ArraySlice<UInt8>) -> Bool {
-        var i = ebsp.startIndex
-        let end = ebsp.endIndex
-        var zeros = 0
-        /// The next RBSP byte (emulation-prevention bytes skipped), or nil at the end.
-        func next() -> UInt8? {
-            while i < end {
-                let b = ebsp[i]
-                i &+= 1
-                if zeros >= 2 && b == 3 {
-                    zeros = 0
-                    continue
-                }
-                zeros = b == 0 ? zeros &+ 1 : 0
-                return b
-            }
-            return nil
-        }
-        /// A payload type or size: 0xFF bytes, then the last byte (bounded by the NAL unit).
-        func value() -> Int? {
-            var v = 0
-            while let b = next() {
-                v &+= Int(b)  // at most 255 per byte of the NAL unit: no overflow
-                if b != 0xFF { return v }
-            }
-            return nil
-        }
-        while i < end {
+        var c = RBSPCursor(ebsp)
+        while c.index < ebsp.endIndex {
             // rbsp_trailing_bits: the stop bit 0x80 with nothing after it but zero bytes.
-            if ebsp[i] == 0x80 && ebsp[ebsp.index(after: i)...].allSatisfy({ $0 == 0 }) { return false }
-            guard let type = value() else { return false }
-            if type == 6 { return true }
-            guard var size = value() else { return false }
+            if ebsp[c.index] == 0x80 && ebsp[(c.index &+ 1)...].allSatisfy({ $0 == 0 }) { return false }
+            guard let type = c.ffRun(within: .max) else { return false }
+            if type == SEIPayloadType.recoveryPoint.rawValue { return true }
+            guard var size = c.ffRun(within: .max) else { return false }
             // Skip the payload: RBSP bytes, counted past emulation-prevention bytes.
             while size > 0 {
-                guard next() != nil else { return false }
+                guard c.next() != nil else { return false }
                 size &-= 1
             }
         }

@@ -15,12 +15,18 @@ struct RetainedOptional<Wrapped: SyntaxDefaultValue & Hashable & Sendable>: Hash
     /// An absent structure (empty storage: no allocation).
     init() { storage = Wrapped() }
 
-    /// The structure as an optional. Setting nil keeps the storage.
+    /// The structure as an optional. Setting nil keeps the storage; changing it in place
+    /// (`value?.field = x`) moves it out and back, without copying its arrays.
     var value: Wrapped? {
         get { isPresent ? storage : nil }
         set {
             if let newValue { storage = newValue }
             isPresent = newValue != nil
+        }
+        _modify {
+            var moved = take()
+            defer { value = moved }
+            yield &moved
         }
     }
 

@@ -58,21 +58,13 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     public var predWeightTable: PredWeightTable? {
         get { storedPredWeightTable.value }
         set { storedPredWeightTable.value = newValue }
-        _modify {
-            var table = storedPredWeightTable.take()
-            defer { storedPredWeightTable.value = table }
-            yield &table
-        }
+        _modify { yield &storedPredWeightTable.value }
     }
     /// `dec_ref_pic_marking()`, when `nal_ref_idc` is not 0.
     public var decRefPicMarking: DecRefPicMarking? {
         get { storedDecRefPicMarking.value }
         set { storedDecRefPicMarking.value = newValue }
-        _modify {
-            var marking = storedDecRefPicMarking.take()
-            defer { storedDecRefPicMarking.value = marking }
-            yield &marking
-        }
+        _modify { yield &storedDecRefPicMarking.value }
     }
     /// ``predWeightTable``, whose storage stays while it is absent (for headers parsed into
     /// again, ``parse(_:context:into:)``).
