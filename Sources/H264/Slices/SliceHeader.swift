@@ -165,7 +165,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         progress = 1
         try c.ue(&sliceType, "slice_type", 0...9)
         progress = 2
-        if idrPicFlag && !sliceType.isIntra {
+        if !sliceType.isIntra && idrPicFlag {  // the kind first: idrPicFlag is a call
             throw H264Error.invalid(.invalidBitstream, "slice_type \(sliceType) in an IDR picture")
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
