@@ -117,4 +117,30 @@ enum ParsingBench {
         let perNanosecond = RTPBench.measure(bytesPerPass: perPass, seconds: seconds, pass)
         return sink != 0 ? perNanosecond * 1e9 : 0
     }
+
+    /// `slice_headers_reused_per_s`: ``sliceHeadersPerSecond(_:seconds:)``'s loop with every
+    /// header parsed into one kept across the stream (`SliceHeader.parse(_:context:into:)`;
+    /// its lists grow at the stream's first slices that have them),
+    /// as a stream reader that keeps nothing of a header past its slice does.
+    static func reusedSliceHeadersPerSecond(_ units: [NALUnit], seconds: Double = 0.3) throws -> Double {
+        var parsed = 0
+        var sink = 0
+        func pass() {
+            var store = ParameterSetStore()
+            var header = SliceHeader()  // per pass, as the store: one per stream
+            parsed = 0
+            for unit in units {
+                if unit.type == .sps || unit.type == .pps {
+                    _ = try? store.ingest(unit)
+                } else if let bits = try? SliceHeader.parse(unit, context: store, into: &header), (try? store.activate(header)) != nil {
+                    parsed &+= 1
+                    sink &+= bits
+                }
+            }
+        }
+        pass()
+        let perPass = parsed
+        let perNanosecond = RTPBench.measure(bytesPerPass: perPass, seconds: seconds, pass)
+        return sink != 0 ? perNanosecond * 1e9 : 0
+    }
 }

@@ -26,10 +26,12 @@ enum BenchCommand: CLICommand {
                         split_streaming_whole_gbps, split_streaming_1440_gbps,
                         split_streaming_184_gbps, annexb_to_avcc_gbps, rbsp_gbps,
                         access_units_gbps, access_units_streaming_gbps, parse_headers_gbps,
-                        slice_headers_per_s,
+                        slice_headers_per_s, slice_headers_reused_per_s (the same
+                        headers parsed into one kept header: SliceHeader.parse(_:context:into:)),
                         rtp_packetize_gbps, rtp_depacketize_gbps, bgra_to_i420_mpps,
                         allocations_per_nal and allocations_per_access_unit (objects keyed by
-                        measurement; slice_headers: per slice header of the slice file),
+                        measurement; slice_headers: per slice header of the slice file;
+                        slice_headers_reused: the same, parsed into one header),
                         setup_ns and setup_allocations (objects keyed by type: creating a
                         per-stream parser, store, editor or depacketiser, one first call, and
                         dropping it; what a service pays per stream and a fuzz target per input),
@@ -94,6 +96,9 @@ enum BenchCommand: CLICommand {
             try DeliveryBench.fix(stream, plan: DeliveryBench.hlsPlan(stream))
         },
         Measurement(key: "slice_headers_per_s", label: "slice headers", unit: "/s") { try ParsingBench.sliceHeadersPerSecond($0.sliceUnits) },
+        Measurement(key: "slice_headers_reused_per_s", label: "slice headers, parsed into one", unit: "/s") {
+            try ParsingBench.reusedSliceHeadersPerSecond($0.sliceUnits)
+        },
         Measurement(key: "rtp_packetize_gbps", label: "RTP packetise (MTU 1200)", unit: "GB/s") {
             try RTPBench.packetizeGBps(stream: $0.stream, seconds: 0.3)
         },

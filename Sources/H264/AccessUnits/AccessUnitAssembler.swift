@@ -83,6 +83,9 @@ public struct AccessUnitAssembler: Sendable {
     private var incomingOffset: Int?
     private var currentOffset: Int?
     private var pendingOffset: Int?
+    /// The header every slice is parsed into, its lists' storage reused: no allocation per
+    /// slice (at most the lists' caps are kept: ~3 KB).
+    private var sliceHeader = SliceHeader()
 
     /// What the first slice of the current primary picture said.
     private struct PictureInfo: Sendable {
@@ -218,28 +221,28 @@ public struct AccessUnitAssembler: Sendable {
     private mutating func parseSlice(_ unit: NALUnit) -> ParsedSlice {
         var result = ParsedSlice()
         do throws(H264Error) {
-            let (header, _) = try SliceHeader.parse(unit, context: store)
-            try store.activate(header)
+            try SliceHeader.parse(unit, context: store, into: &sliceHeader)
+            try store.activate(sliceHeader)
             // The SPS's pic_order_cnt_type, without copying the SPS for every slice.
             guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count,
                   let pocType = spsFacts[spsID]?.poc.picOrderCntType else {
                 throw H264Error.invalid(.missingParameterSet, "no active SPS")
             }
-            result.sliceType = header.sliceKind
-            result.hasMMCO5 = header.decRefPicMarking?.operations.contains { $0.operation == 5 } ?? false
-            result.firstMbInSlice = header.firstMbInSlice
+            result.sliceType = sliceHeader.sliceKind
+            result.hasMMCO5 = sliceHeader.hasMMCO5
+            result.firstMbInSlice = sliceHeader.firstMbInSlice
             var fields = SlicePictureFields(isIDR: unit.type == .idrSlice, nalRefIdc: unit.nalRefIdc,
-                                            picParameterSetId: Int(header.ppsID), frameNum: Int64(header.frameNum))
-            fields.fieldPic = header.fieldPicFlag
-            fields.bottomField = header.bottomFieldFlag
-            fields.idrPicId = Int64(header.idrPicID)
+                                            picParameterSetId: Int(sliceHeader.ppsID), frameNum: Int64(sliceHeader.frameNum))
+            fields.fieldPic = sliceHeader.fieldPicFlag
+            fields.bottomField = sliceHeader.bottomFieldFlag
+            fields.idrPicId = Int64(sliceHeader.idrPicID)
             fields.picOrderCntType = pocType
-            fields.picOrderCntLsb = Int64(header.picOrderCntLsb)
-            fields.deltaPicOrderCntBottom = Int64(header.deltaPicOrderCntBottom)
-            fields.deltaPicOrderCnt0 = Int64(header.deltaPicOrderCnt0)
-            fields.deltaPicOrderCnt1 = Int64(header.deltaPicOrderCnt1)
-            fields.redundantPicCnt = Int(header.redundantPicCnt)
-            fields.firstMbInSlice = Int(header.firstMbInSlice)
+            fields.picOrderCntLsb = Int64(sliceHeader.picOrderCntLsb)
+            fields.deltaPicOrderCntBottom = Int64(sliceHeader.deltaPicOrderCntBottom)
+            fields.deltaPicOrderCnt0 = Int64(sliceHeader.deltaPicOrderCnt0)
+            fields.deltaPicOrderCnt1 = Int64(sliceHeader.deltaPicOrderCnt1)
+            fields.redundantPicCnt = Int(sliceHeader.redundantPicCnt)
+            fields.firstMbInSlice = Int(sliceHeader.firstMbInSlice)
             result.fields = fields
         } catch {
             result.error = error

@@ -32,8 +32,18 @@ public struct DecRefPicMarking: Sendable, Hashable {
     public init() {}
 
     /// The syntax of 7.3.3.3. Element names carry no subscripts, as in FFmpeg's trace.
+    ///
+    /// Reading sets every field, whatever the marking held before (the flags not coded become
+    /// false), and reuses the storage of ``operations``: reading into a marking whose list has
+    /// room allocates nothing.
     /// - Complexity: O(operations), at most ``maxOperations``.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, idrPicFlag: Bool) throws(H264Error) {
+        if c.isReading {
+            noOutputOfPriorPicsFlag = false
+            longTermReferenceFlag = false
+            adaptiveRefPicMarkingModeFlag = false
+            if !operations.isEmpty { operations.removeAll(keepingCapacity: true) }
+        }
         if idrPicFlag {
             try c.flag(&noOutputOfPriorPicsFlag, "no_output_of_prior_pics_flag")
             try c.flag(&longTermReferenceFlag, "long_term_reference_flag")
@@ -45,7 +55,6 @@ public struct DecRefPicMarking: Sendable, Hashable {
             if !operations.isEmpty { try c.infer(&operations, [], "memory_management_control_operation") }
             return
         }
-        if c.isReading { operations = [] }
         let any: ClosedRange<UInt32> = 0...(UInt32.max &- 1)
         var i = 0
         while true {

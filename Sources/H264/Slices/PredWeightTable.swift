@@ -41,9 +41,18 @@ public struct PredWeightTable: Sendable, Hashable {
     ///   - l0Count: `num_ref_idx_l0_active_minus1 + 1`.
     ///   - l1Count: `num_ref_idx_l1_active_minus1 + 1` (0 unless a B slice).
     ///   - chroma: ChromaArrayType is not 0.
+    ///
+    /// Reading sets every field, whatever the table held before (`chroma_log2_weight_denom`
+    /// becomes 0 without chroma), and reuses the storage of ``l0`` and ``l1``: reading into a
+    /// table whose lists have room allocates nothing.
+    /// - Complexity: O(l0Count + l1Count), each at most 32.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, l0Count: Int, l1Count: Int, chroma: Bool) throws(H264Error) {
         try c.ue(&lumaLog2WeightDenom, "luma_log2_weight_denom", 0...7)
-        if chroma { try c.ue(&chromaLog2WeightDenom, "chroma_log2_weight_denom", 0...7) }
+        if chroma {
+            try c.ue(&chromaLog2WeightDenom, "chroma_log2_weight_denom", 0...7)
+        } else if c.isReading {
+            chromaLog2WeightDenom = 0
+        }
         try c.prepare(&l0, count: l0Count, limit: 32, fill: Entry(), "num_ref_idx_l0_active_minus1")
         try c.prepare(&l1, count: l1Count, limit: 32, fill: Entry(), "num_ref_idx_l1_active_minus1")
         let weights = (luma: Int16(1) << Int16(lumaLog2WeightDenom), chroma: Int16(1) << Int16(chromaLog2WeightDenom))  // denominators <= 7

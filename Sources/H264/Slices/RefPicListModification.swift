@@ -23,10 +23,11 @@ public struct RefPicListModification: Sendable, Hashable {
     public init(operations: [Operation] = []) { self.operations = operations }
 
     /// Codes the operations and the terminating 3. Element names carry no subscripts, as in
-    /// FFmpeg's trace.
+    /// FFmpeg's trace. Reading replaces the operations, reusing their storage: reading into a
+    /// list with room allocates nothing.
     /// - Complexity: O(operations), at most ``maxOperations``.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, mvc: Bool) throws(H264Error) {
-        if c.isReading { operations = [] }
+        if c.isReading && !operations.isEmpty { operations.removeAll(keepingCapacity: true) }
         var i = 0
         while true {
             var idc: UInt8 = 3

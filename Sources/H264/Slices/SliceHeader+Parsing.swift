@@ -32,6 +32,84 @@ extension SliceHeader {
         try parseNALUnit(nal, context: context)
     }
 
+    /// Parses the slice header of `nal` into `header`, reusing the storage of its lists (the
+    /// reference list modifications, the prediction weights, the marking operations): what
+    /// `parse(_:context:)` does, without allocating once `header`'s lists have held
+    /// as many entries as this slice's. For a loop over a stream's slices, with one header
+    /// kept across them.
+    ///
+    /// Whatever `header` held before (another slice, of any kind, or what a failed parse left),
+    /// it ends equal to the header `parse(_:context:)` returns. A weight table or
+    /// marking that this slice does not code is nil, its storage kept for the next slice that
+    /// does. When parsing fails, `header` holds an unspecified (valid) header, storage kept.
+    /// - Parameters:
+    ///   - nal: a NAL unit of type 1, 5 or (MVC) 20.
+    ///   - context: the parameter sets; not changed.
+    ///   - header: the header to parse into.
+    /// - Returns: the header's length in bits (as `parse(_:context:)`'s `bitLength`).
+    /// - Throws: the errors of `parse(_:context:)`.
+    /// - Complexity: O(header bits); no allocation when `header`'s lists have the capacity this
+    ///   slice needs and no emulation-prevention byte lies within the header.
+    @discardableResult
+    public static func parse(_ nal: NALUnit, context: ParameterSetStore, into header: inout SliceHeader) throws(H264Error) -> Int {
+        header.resetForReading(nalUnitHeader: NALUnitHeader(nal))
+        return try parseNALUnit(nal, into: &header, context: context)
+    }
+
+    /// Parses the slice header of `nal` into `header`, reusing its lists' storage, like the
+    /// variant that takes a ``ParameterSetStore``, with any context.
+    /// - Returns: the header's length in bits.
+    /// - Throws: the errors of `parse(_:context:)`.
+    /// - Complexity: O(header bits); see the variant that takes a ``ParameterSetStore``.
+    @discardableResult
+    public static func parse(_ nal: NALUnit, context: some SyntaxContext, into header: inout SliceHeader) throws(H264Error) -> Int {
+        header.resetForReading(nalUnitHeader: NALUnitHeader(nal))
+        return try parseNALUnit(nal, into: &header, context: context)
+    }
+
+    /// Makes this a fresh header for `nalUnitHeader` (`SliceHeader(nalUnitHeader:)`), keeping
+    /// the storage of its lists (emptied) and of its optional tables (absent).
+    ///
+    /// Field by field, not `self = SliceHeader(...)`: that assignment would release five
+    /// arrays and retain five others per slice. Every stored property of ``SliceHeader`` must
+    /// be reset here (`SliceHeaderReuseTests` checks a header with every field set).
+    @inline(__always)
+    mutating func resetForReading(nalUnitHeader: NALUnitHeader) {
+        self.nalUnitHeader = nalUnitHeader
+        firstMbInSlice = 0
+        sliceType = .i
+        ppsID = 0
+        colourPlaneID = 0
+        frameNum = 0
+        fieldPicFlag = false
+        bottomFieldFlag = false
+        idrPicID = 0
+        picOrderCntLsb = 0
+        deltaPicOrderCntBottom = 0
+        deltaPicOrderCnt0 = 0
+        deltaPicOrderCnt1 = 0
+        redundantPicCnt = 0
+        directSpatialMvPredFlag = false
+        numRefIdxActiveOverrideFlag = false
+        numRefIdxL0ActiveMinus1 = 0
+        numRefIdxL1ActiveMinus1 = 0
+        refPicListModificationFlagL0 = false
+        if !refPicListModificationL0.operations.isEmpty { refPicListModificationL0.operations.removeAll(keepingCapacity: true) }
+        refPicListModificationFlagL1 = false
+        if !refPicListModificationL1.operations.isEmpty { refPicListModificationL1.operations.removeAll(keepingCapacity: true) }
+        // Their content is reset when a slice codes them.
+        storedPredWeightTable.isPresent = false
+        storedDecRefPicMarking.isPresent = false
+        cabacInitIDC = 0
+        sliceQpDelta = 0
+        spForSwitchFlag = false
+        sliceQsDelta = 0
+        disableDeblockingFilterIDC = 0
+        sliceAlphaC0OffsetDiv2 = 0
+        sliceBetaOffsetDiv2 = 0
+        sliceGroupChangeCycle = 0
+    }
+
     @inline(__always)
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, context: Context) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
         // Built in place, in the value returned: no copy (with its lists' retains) per pass.
@@ -51,7 +129,7 @@ extension SliceHeader {
     }
 
     /// Parses the slice header of `nal` into `header`, which holds a fresh header for its NAL
-    /// unit header (`SliceHeader(nalUnitHeader:)`).
+    /// unit header (`SliceHeader(nalUnitHeader:)`, or one reset by ``resetForReading(nalUnitHeader:)``).
     /// - Returns: the header's length in bits.
     @inline(__always)
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, into header: inout SliceHeader, context: Context) throws(H264Error) -> Int {
@@ -81,13 +159,13 @@ extension SliceHeader {
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {
-                header = SliceHeader(nalUnitHeader: nalUnitHeader)
+                header.resetForReading(nalUnitHeader: nalUnitHeader)
                 return try parse(rbsp: EmulationPrevention.rbsp(from: prefix), into: &header, context: context)
             } catch where error.code == .truncated {
                 // The header is longer than the prefix: fall through to the whole payload.
             }
         }
-        header = SliceHeader(nalUnitHeader: nalUnitHeader)
+        header.resetForReading(nalUnitHeader: nalUnitHeader)
         return try parse(rbsp: EmulationPrevention.rbsp(from: payload), into: &header, context: context)
     }
 
@@ -118,7 +196,7 @@ extension SliceHeader {
         return result
     }
 
-    /// Parses a slice header from the start of an RBSP into `header` (a fresh one).
+    /// Parses a slice header from the start of an RBSP into `header` (a fresh or reset one).
     /// - Returns: its length in bits.
     static func parse(rbsp: ArraySlice<UInt8>, into header: inout SliceHeader, context: some SyntaxContext) throws(H264Error) -> Int {
         try rbsp.withUnsafeSyntaxReader { (r: inout UnsafeSyntaxReader) throws(H264Error) in

@@ -7,6 +7,7 @@
 /// slices the `cabac_alignment_one_bit`s that precede `slice_data()` are coded too (as FFmpeg
 /// traces them), so the header always ends where the slice data starts.
 public struct SliceHeader: SyntaxStructure, Hashable {
+    // A stored property added here must also be reset in `resetForReading(nalUnitHeader:)`.
     /// The NAL unit header the slice comes with. The syntax depends on it (`IdrPicFlag`, the MVC
     /// form of type 20, `dec_ref_pic_marking()` when `nal_ref_idc` is not 0); it precedes the
     /// RBSP and is not coded by ``code(_:context:)``. Its type must be 1, 5 or 20 (MVC).
@@ -54,9 +55,22 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     /// The list 1 modifications.
     public var refPicListModificationL1 = RefPicListModification()
     /// The weights, when the PPS asks for explicit weighted prediction for this slice type.
-    public var predWeightTable: PredWeightTable?
+    public var predWeightTable: PredWeightTable? {
+        get { storedPredWeightTable.value }
+        set { storedPredWeightTable.value = newValue }
+        _modify { yield &storedPredWeightTable.value }
+    }
     /// `dec_ref_pic_marking()`, when `nal_ref_idc` is not 0.
-    public var decRefPicMarking: DecRefPicMarking?
+    public var decRefPicMarking: DecRefPicMarking? {
+        get { storedDecRefPicMarking.value }
+        set { storedDecRefPicMarking.value = newValue }
+        _modify { yield &storedDecRefPicMarking.value }
+    }
+    /// ``predWeightTable``, whose storage stays while it is absent (for headers parsed into
+    /// again, ``parse(_:context:into:)``).
+    var storedPredWeightTable = RetainedOptional<PredWeightTable>()
+    /// ``decRefPicMarking``, whose storage stays while it is absent.
+    var storedDecRefPicMarking = RetainedOptional<DecRefPicMarking>()
     /// `cabac_init_idc` (0...2).
     public var cabacInitIDC: UInt8 = 0
     /// `slice_qp_delta`.
@@ -97,6 +111,12 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     @inlinable public var isSP: Bool { sliceKind == .sp }
     /// An SI slice.
     @inlinable public var isSI: Bool { sliceKind == .si }
+
+    /// `memory_management_control_operation` 5 is among the marking's operations (read in place:
+    /// no copy of the marking).
+    var hasMMCO5: Bool {
+        storedDecRefPicMarking.isPresent && storedDecRefPicMarking.storage.operations.contains { $0.operation == 5 }
+    }
 
     /// The number of bits of `slice_group_change_cycle`:
     /// Ceil(Log2(PicSizeInMapUnits ÷ SliceGroupChangeRate + 1)), exact in integers.
@@ -145,7 +165,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         progress = 1
         try c.ue(&sliceType, "slice_type", 0...9)
         progress = 2
-        if idrPicFlag && !sliceType.isIntra {
+        if !sliceType.isIntra && idrPicFlag {  // the kind first: idrPicFlag is a call
             throw H264Error.invalid(.invalidBitstream, "slice_type \(sliceType) in an IDR picture")
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
@@ -246,18 +266,18 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.infer(&refPicListModificationL1, RefPicListModification(), "modification_of_pic_nums_idc")
         }
         if (pps.weightedPredFlag && (isP || isSP)) || (pps.weightedBipredIDC == 1 && isB) {
-            // Coded in place (the table is inline: a copy in and out would move ~900 bytes).
-            try Self.require(&predWeightTable, &c, "pred_weight_table()")
-            try predWeightTable!.code(&c, l0Count: Int(numRefIdxL0ActiveMinus1) &+ 1,  // set just above
-                                      l1Count: isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0, chroma: sps.chromaArrayType != 0)
+            // Coded in place, into the storage kept from an earlier slice when there is one.
+            try Self.require(&storedPredWeightTable, &c, "pred_weight_table()")
+            try storedPredWeightTable.storage.code(&c, l0Count: Int(numRefIdxL0ActiveMinus1) &+ 1,
+                                                   l1Count: isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0, chroma: sps.chromaArrayType != 0)
         } else {
-            try c.infer(&predWeightTable, nil, "pred_weight_table()")
+            try Self.inferAbsent(&storedPredWeightTable, &c, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            try Self.require(&decRefPicMarking, &c, "dec_ref_pic_marking()")
-            try decRefPicMarking!.code(&c, idrPicFlag: idrPicFlag)  // set just above
+            try Self.require(&storedDecRefPicMarking, &c, "dec_ref_pic_marking()")
+            try storedDecRefPicMarking.storage.code(&c, idrPicFlag: idrPicFlag)
         } else {
-            try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
+            try Self.inferAbsent(&storedDecRefPicMarking, &c, "dec_ref_pic_marking()")
         }
         if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }
         let qpRange = 51 &+ 6 &* Int8(sps.bitDepthLumaMinus8)  // bit depth <= 6: <= 87
@@ -292,16 +312,30 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         try c.infer(&sliceBetaOffsetDiv2, 0, "slice_beta_offset_div2")
     }
 
-    /// A sub-structure the syntax codes here: makes `value` the one to read into (an empty
-    /// one), keeps the one to write (an empty one when setting inferred values).
+    /// A sub-structure the syntax codes here: makes `value` present. Reading codes into its
+    /// storage (which its reading resets, keeping the arrays' capacity); writing needs it
+    /// present; setting inferred values starts an absent one empty.
     /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing without it.
     @inline(__always)
-    static func require<T: SyntaxDefaultValue, C: SyntaxCoder>(_ value: inout T?, _ c: inout C, _ name: StaticString) throws(H264Error) {
-        if c.isReading {
-            value = T()
-        } else if value == nil {
+    static func require<T, C: SyntaxCoder>(_ value: inout RetainedOptional<T>, _ c: inout C, _ name: StaticString) throws(H264Error) {
+        if !c.isReading && !value.isPresent {
             guard c is SyntaxInferrer else { throw missing(name) }
-            value = T()
+            value.storage = T()
+        }
+        value.isPresent = true
+    }
+
+    /// A sub-structure the syntax does not code here: absent (a reader keeps its storage; a
+    /// writer checks it is absent).
+    /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing a structure that is present.
+    @inline(__always)
+    static func inferAbsent<T, C: SyntaxCoder>(_ value: inout RetainedOptional<T>, _ c: inout C, _ name: StaticString) throws(H264Error) {
+        if c.isReading {
+            value.isPresent = false
+        } else {
+            var optional = value.value
+            try c.infer(&optional, nil, SyntaxName(name))
+            value.value = optional
         }
     }
 

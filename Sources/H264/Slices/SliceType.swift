@@ -47,7 +47,7 @@ public struct SliceType: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public var allSlicesSame: Bool { rawValue >= 5 }
 
     /// An I or SI slice: the only kinds an IDR picture holds.
-    @inlinable public var isIntra: Bool { kind == .i || kind == .si }
+    @inlinable @inline(__always) public var isIntra: Bool { kind == .i || kind == .si }
 
     public static let p = SliceType(.p)
     public static let b = SliceType(.b)

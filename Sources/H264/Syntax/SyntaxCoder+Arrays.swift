@@ -1,8 +1,9 @@
 extension SyntaxCoder {
     /// Makes `array` ready for coding `count` elements, one per index.
     ///
-    /// Reading: `array` becomes `count` copies of `fill`, to be overwritten element by element.
-    /// Writing: `array` must already hold exactly `count` elements.
+    /// Reading: `array` becomes `count` copies of `fill`, to be overwritten element by element,
+    /// in its own storage when it has the room (no allocation). Writing: `array` must already
+    /// hold exactly `count` elements.
     ///
     /// `count` must come from a range-checked syntax element: this is where the cap on
     /// input-controlled allocations is enforced (`limit`).
@@ -14,7 +15,8 @@ extension SyntaxCoder {
             throw H264Error.invalid(.limitExceeded, "\(name): \(count) elements (at most \(limit))")
         }
         if isReading {
-            array = Array(repeating: fill, count: count)
+            if !array.isEmpty { array.removeAll(keepingCapacity: true) }
+            array.append(contentsOf: repeatElement(fill, count: count))
         } else if array.count != count {
             throw .outOfRange("\(name) element count", Int64(array.count))
         }
