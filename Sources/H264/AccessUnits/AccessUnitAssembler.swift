@@ -39,6 +39,12 @@ public struct AccessUnitAssembler: Sendable {
 
     private var current: [NALUnit] = []
     private var currentBytes = 0
+    /// What the flags of the access unit being built depend on, gathered as its NAL units and
+    /// slice types arrive.
+    private var evidence = AccessUnitFlags.Evidence()
+    /// The error of the last slice header that could not be parsed, until ``pushSlice(_:)``
+    /// files it with its picture (kept out of ``ParsedSlice``, which stays trivially copyable).
+    private var sliceError: H264Error?
     private var currentHasVCL = false
     private var pending: [NALUnit] = []
     private var pendingBytes = 0
@@ -96,6 +102,20 @@ public struct AccessUnitAssembler: Sendable {
         var maxNumRefFrames: Int?
         var diagnostics: [H264Error] = []
         var droppedDiagnostics = 0
+
+        /// Back to a new picture's values, once the slice types have been moved out (the emptied
+        /// array that took their place stays).
+        mutating func reset() {
+            frameNum = 0
+            structure = .frame
+            poc = nil
+            startsPOCPeriod = false
+            allSlicesParsed = true
+            recoveryFrameCount = nil
+            maxNumRefFrames = nil
+            diagnostics = []
+            droppedDiagnostics = 0
+        }
 
         mutating func note(_ error: H264Error) {
             if diagnostics.count < AccessUnitAssembler.maximumDiagnostics {
@@ -160,6 +180,7 @@ public struct AccessUnitAssembler: Sendable {
     /// Ends the stream: returns the last access unit, if any.
     public mutating func finish() -> AccessUnit? {
         if current.isEmpty { currentOffset = pendingOffset }
+        for unit in pending { evidence.add(unit) }
         current += pending
         currentBytes &+= pendingBytes  // both bounded by the limit checks
         pending.removeAll()
@@ -194,17 +215,19 @@ public struct AccessUnitAssembler: Sendable {
         if let fields = parsed.fields, fields.redundantPicCnt == 0 {
             previousPrimary = fields
             picture.sliceTypes.append(parsed.sliceType)
+            evidence.add(parsed.sliceType)
             if firstSliceOfPicture {
                 startPicture(fields, hasMMCO5: parsed.hasMMCO5, unit: unit)
             }
         } else if parsed.fields == nil {
             picture.allSlicesParsed = false
-            if let error = parsed.error { picture.note(error) }
+            if let error = sliceError.take() { picture.note(error) }
         }
         return done
     }
 
     /// What the assembler keeps of a slice header (not the header: no copies of its arrays).
+    /// Trivially copyable: the parse error, if any, waits in ``sliceError``.
     private struct ParsedSlice {
         var fields: SlicePictureFields?
         /// `slice_type % 5`, when `fields` is set.
@@ -212,7 +235,6 @@ public struct AccessUnitAssembler: Sendable {
         /// `memory_management_control_operation` 5 is among the slice's operations.
         var hasMMCO5 = false
         var firstMbInSlice: UInt32?
-        var error: H264Error?
     }
 
     private mutating func parseSlice(_ unit: NALUnit) -> ParsedSlice {
@@ -242,7 +264,7 @@ public struct AccessUnitAssembler: Sendable {
             fields.firstMbInSlice = Int(header.firstMbInSlice)
             result.fields = fields
         } catch {
-            result.error = error
+            sliceError = error
             result.firstMbInSlice = unit.sliceHeaderLeadingElements().firstMbInSlice
         }
         return result
@@ -274,6 +296,7 @@ public struct AccessUnitAssembler: Sendable {
         try check(adding: unit, toCount: current.count, bytes: currentBytes)
         if current.isEmpty { currentOffset = offset ?? incomingOffset }
         current.append(unit)
+        evidence.add(unit)
         currentBytes &+= unit.count  // checked against the limit just above
     }
 
@@ -314,6 +337,7 @@ public struct AccessUnitAssembler: Sendable {
             current.removeAll()
             currentBytes = 0
             currentHasVCL = false
+            evidence = AccessUnitFlags.Evidence()
             pending.removeAll()
             pendingBytes = 0
             picture = PictureInfo()
@@ -328,36 +352,35 @@ public struct AccessUnitAssembler: Sendable {
         swap(&units, &current)
         var types = spareSliceTypes.popLast() ?? Self.emptyArray(capacity: picture.sliceTypes.count)
         swap(&types, &picture.sliceTypes)
-        let flags = AccessUnitFlags(units: units, sliceTypes: types, allSlicesParsed: picture.allSlicesParsed,
+        let flags = AccessUnitFlags(evidence, allSlicesParsed: picture.allSlicesParsed,
                                     recoveryFrameCount: picture.recoveryFrameCount,
                                     maxNumRefFrames: picture.maxNumRefFrames)
-        let carriesSPS = formatChanged && units.contains(where: { $0.type == .sps })
-        var au = AccessUnit(nalUnits: units, index: nextIndex, flags: flags, sliceTypes: types,
-                            frameNum: picture.frameNum, structure: picture.structure, poc: picture.poc)
-        au.byteOffset = nextIndex == 0 ? (currentOffset.map { _ in 0 }) : currentOffset
-        au.startOffset = currentOffset
-        nextIndex &+= 1  // one per access unit
-        if !picture.diagnostics.isEmpty {
-            au.diagnostics = picture.diagnostics
-            au.droppedDiagnosticCount = picture.droppedDiagnostics
-        }
-        au.startsPOCPeriod = picture.startsPOCPeriod
-        if carriesSPS {
+        evidence = AccessUnitFlags.Evidence()
+        var formatChange: FormatChange? = nil
+        if formatChanged && units.contains(where: { $0.type == .sps }) {
             changedSlots.sort()
             let changed = changedSlots.compactMap { slot in parameterSets[slot].map { (slot: slot, unit: $0) } }
             let link = ParameterSetHistory.next(after: history, changed: changed) {
                 (0..<ParameterSetHistory.slotCount).map { parameterSets[$0] }
             }
             history = link
-            au.formatChange = FormatChange(node: link)
+            formatChange = FormatChange(node: link)
             changedSlots.removeAll(keepingCapacity: true)
             formatChanged = false
         }
+        let index = nextIndex
+        nextIndex &+= 1  // one per access unit
         currentBytes = 0
         currentHasVCL = false
-        let emptyTypes = picture.sliceTypes.takeAll()
-        picture = PictureInfo()
-        picture.sliceTypes = emptyTypes
+        // Built in one step from values moved out of the picture, which is reset field by field
+        // (its emptied slice-type array stays): no copy of the access unit or of the picture.
+        let au = AccessUnit(
+            nalUnits: units, index: index, byteOffset: index == 0 ? (currentOffset.map { _ in 0 }) : currentOffset,
+            flags: flags, sliceTypes: types, frameNum: picture.frameNum, structure: picture.structure, poc: picture.poc,
+            formatChange: formatChange, startsPOCPeriod: picture.startsPOCPeriod,
+            diagnostics: picture.diagnostics.takeAll(), droppedDiagnosticCount: picture.droppedDiagnostics,
+            startOffset: currentOffset)
+        picture.reset()
         return au
     }
 
@@ -375,14 +398,14 @@ public struct AccessUnitAssembler: Sendable {
         if au.nalUnits.capacity > 0 {
             var units = au.nalUnits.takeAll()
             if spareNALUnits.count < Self.spareLimit && units.capacity <= Self.spareCapacityLimit {
-                units.removeAll(keepingCapacity: true)
+                units.removeAllKeepingCapacity()
                 spareNALUnits.append(units)
             }
         }
         if au.sliceTypes.capacity > 0 {
             var types = au.sliceTypes.takeAll()
             if spareSliceTypes.count < Self.spareLimit && types.capacity <= Self.spareCapacityLimit {
-                types.removeAll(keepingCapacity: true)
+                types.removeAllKeepingCapacity()
                 spareSliceTypes.append(types)
             }
         }
@@ -422,12 +445,20 @@ public struct AccessUnitAssembler: Sendable {
     }
 }
 
-fileprivate extension Array {
+extension Array {
     /// The elements, moved out: an empty array (no storage) takes their place.
     @inline(__always)
     mutating func takeAll() -> [Element] {
         var moved: [Element] = []
         swap(&self, &moved)
         return moved
+    }
+
+    /// `removeAll(keepingCapacity: true)` for the few elements of an access unit: removed from
+    /// the end one by one, where the standard library's general range replacement costs
+    /// about 200 instructions per call whatever the count.
+    @inline(__always)
+    mutating func removeAllKeepingCapacity() {
+        while popLast() != nil {}
     }
 }

@@ -78,15 +78,14 @@ public struct AccessUnitParser: Sendable {
     /// The next access unit with its timestamps, or nil when more input is needed (or the
     /// stream has ended).
     public mutating func next() throws(H264Error) -> AccessUnit? {
-        while true {
-            if !ready.isEmpty {
-                // Moved out (no reference counting of its arrays); the rest, if any, move down.
-                let au = ready.remove(at: 0)
-                if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
-                    requiredPresentationDelay = Swift.max(requiredPresentationDelay, dts &- pts)  // both small counts
-                }
-                return au
-            }
+        guard try fillReady() else { return nil }
+        return takeReady()
+    }
+
+    /// Runs the layers until an access unit is ready (true) or more input is needed or the
+    /// stream has ended (false).
+    private mutating func fillReady() throws(H264Error) -> Bool {
+        while ready.isEmpty {
             if let unit = try splitter.next() {
                 let offset = splitter.lastNALUnitOffset &- splitter.lastStartCodeLength
                 if let au = try assembler.push(unit, offset: offset) { enqueue(au) }
@@ -98,8 +97,19 @@ public struct AccessUnitParser: Sendable {
                 timing.finish(into: &ready)
                 continue
             }
-            return nil
+            return false
         }
+        return true
+    }
+
+    /// The first ready access unit, moved out (no reference counting of its arrays); the rest,
+    /// if any, move down.
+    private mutating func takeReady() -> AccessUnit {
+        let au = ready.count == 1 ? ready.removeLast() : ready.remove(at: 0)  // not empty: fillReady
+        if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
+            requiredPresentationDelay = Swift.max(requiredPresentationDelay, dts &- pts)  // both small counts
+        }
+        return au
     }
 
     /// The next access unit with its timestamps, written into `accessUnit`, whose storage the
@@ -124,18 +134,18 @@ public struct AccessUnitParser: Sendable {
     /// - Complexity: O(1) amortised per NAL unit of input consumed (the work of the layers).
     public mutating func next(into accessUnit: inout AccessUnit) throws(H264Error) -> Bool {
         assembler.recycle(&accessUnit)
-        let au: AccessUnit?
+        let found: Bool
         do throws(H264Error) {
-            au = try next()
+            found = try fillReady()
         } catch {
             accessUnit = AccessUnit()
             throw error
         }
-        guard let au else {
+        guard found else {
             accessUnit = AccessUnit()
             return false
         }
-        accessUnit = au
+        accessUnit = takeReady()
         return true
     }
 

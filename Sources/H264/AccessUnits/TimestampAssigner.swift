@@ -161,13 +161,13 @@ public struct TimestampAssigner: Sendable {
                 clock.present(PresentationClock.Entry(base[i]), at: i, unit: unit)
             }
             clock.flush(unit: unit)
+            // Here PTS counts from 0 in presentation order and DTS from 0 in decoding order.
+            var needed: Int64 = 0
+            for i in 0..<count where !base[i].flags.hasNoPicture {
+                needed = Swift.max(needed, (base[i].dts ?? 0) &- (base[i].pts ?? 0))
+            }
+            for i in 0..<count { base[i].pts = (base[i].pts ?? 0) &+ needed }
         }
-        // Here PTS counts from 0 in presentation order and DTS from 0 in decoding order.
-        var needed: Int64 = 0
-        for au in units where !au.flags.hasNoPicture {
-            needed = Swift.max(needed, (au.dts ?? 0) &- (au.pts ?? 0))
-        }
-        for i in units.indices { units[i].pts = (units[i].pts ?? 0) &+ needed }
     }
 
     // MARK: -
@@ -211,8 +211,13 @@ public struct TimestampAssigner: Sendable {
         for i in 0..<n {
             waiting[i].pts = waiting[i].pts! &+ delay
         }
-        // Moved, not copied: remove(at:) moves the element out and the rest down (a few).
-        for _ in 0..<n { ready.append(waiting.remove(at: 0)) }
+        if n == waiting.count && ready.isEmpty {
+            // All of them, into an empty buffer (the usual case): the arrays trade storage.
+            swap(&ready, &waiting)
+        } else {
+            // Moved, not copied: remove(at:) moves the element out and the rest down (a few).
+            for _ in 0..<n { ready.append(waiting.remove(at: 0)) }
+        }
         waitingStart &+= n
     }
 }
@@ -249,7 +254,7 @@ private struct PresentationClock {
     /// `unit`): an access unit without a picture or a POC is presented when decoded, after those
     /// waiting; a picture goes through the presentation order.
     mutating func present(_ au: Entry, at position: Int, unit: (Int) -> UnsafeMutablePointer<AccessUnit>?) {
-        released.removeAll(keepingCapacity: true)
+        released.removeAllKeepingCapacity()
         if let poc = au.poc, au.hasPicture {
             order.push(decodeIndex: position, poc: poc, startsPeriod: au.startsPOCPeriod, into: &released)
             place(unit)
@@ -264,7 +269,7 @@ private struct PresentationClock {
 
     /// Presents every picture still waiting (end of stream).
     mutating func flush(unit: (Int) -> UnsafeMutablePointer<AccessUnit>?) {
-        released.removeAll(keepingCapacity: true)
+        released.removeAllKeepingCapacity()
         order.flush(into: &released)
         place(unit)
     }
