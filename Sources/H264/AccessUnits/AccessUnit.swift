@@ -60,9 +60,9 @@ public struct AccessUnit: Sendable {
     }
 
     /// Creates an access unit with every stored value given (the assembler's, in one step).
-    init(nalUnits: consuming [NALUnit], index: Int, byteOffset: Int?, flags: AccessUnitFlags,
-         sliceTypes: consuming [SliceType.Kind], frameNum: Int, structure: PictureStructure, poc: Int64?,
-         formatChange: consuming FormatChange?, startsPOCPeriod: Bool, diagnostics: consuming [H264Error],
+    init(nalUnits: [NALUnit], index: Int, byteOffset: Int?, flags: AccessUnitFlags,
+         sliceTypes: [SliceType.Kind], frameNum: Int, structure: PictureStructure, poc: Int64?,
+         formatChange: FormatChange?, startsPOCPeriod: Bool, diagnostics: [H264Error],
          droppedDiagnosticCount: Int, startOffset: Int?) {
         self.nalUnits = nalUnits
         self.index = index

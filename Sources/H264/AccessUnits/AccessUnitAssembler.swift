@@ -45,6 +45,8 @@ public struct AccessUnitAssembler: Sendable {
     /// The error of the last slice header that could not be parsed, until ``pushSlice(_:)``
     /// files it with its picture (kept out of ``ParsedSlice``, which stays trivially copyable).
     private var sliceError: H264Error?
+    /// The access unit the last NAL unit completed, until ``takeCompleted()`` moves it out.
+    private var completed: AccessUnit?
     private var currentHasVCL = false
     private var pending: [NALUnit] = []
     private var pendingBytes = 0
@@ -152,29 +154,44 @@ public struct AccessUnitAssembler: Sendable {
     /// - Throws: ``H264Error/Code/limitExceeded`` when the access unit being built passes a
     ///   limit; it is dropped and assembly continues with the next NAL unit.
     public mutating func push(_ unit: NALUnit, offset: Int? = nil) throws(H264Error) -> AccessUnit? {
+        guard try add(unit, offset: offset) else { return nil }
+        return takeCompleted()
+    }
+
+    /// ``push(_:offset:)`` without an optional access unit passed back for every NAL unit.
+    /// - Returns: true when `unit` completed an access unit: take it with ``takeCompleted()``
+    ///   before the next call.
+    mutating func add(_ unit: NALUnit, offset: Int?) throws(H264Error) -> Bool {
         incomingOffset = offset
-        let type = unit.type
-        switch type {
-        case .sei, .accessUnitDelimiter:
-            // SEI and AUD precede the first VCL NAL unit of their picture.
-            var done: AccessUnit? = nil
-            if currentHasVCL { done = close() }
-            try takePending()
-            try append(unit)
-            if type == .sei, picture.recoveryFrameCount == nil {
-                picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
+        do throws(H264Error) {
+            let type = unit.type
+            switch type {
+            case .sei, .accessUnitDelimiter:
+                // SEI and AUD precede the first VCL NAL unit of their picture.
+                if currentHasVCL { close() }
+                try takePending()
+                try append(unit)
+                if type == .sei, picture.recoveryFrameCount == nil {
+                    picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
+                }
+            case .sps, .pps, .prefix, .subsetSPS, .depthParameterSet, .reserved17, .reserved18:
+                noteParameterSet(unit)
+                if currentHasVCL { try hold(unit) } else { try append(unit) }
+            case _ where type.isVCL:
+                try pushSlice(unit)
+            default:
+                if !pending.isEmpty { try hold(unit) } else { try append(unit) }
             }
-            return done
-        case .sps, .pps, .prefix, .subsetSPS, .depthParameterSet, .reserved17, .reserved18:
-            noteParameterSet(unit)
-            if currentHasVCL { try hold(unit) } else { try append(unit) }
-            return nil
-        case _ where type.isVCL:
-            return try pushSlice(unit)
-        default:
-            if !pending.isEmpty { try hold(unit) } else { try append(unit) }
-            return nil
+        } catch {
+            completed = nil  // an access unit completed by this NAL unit goes with the error
+            throw error
         }
+        return completed != nil
+    }
+
+    /// The access unit the last ``add(_:offset:)`` completed, moved out.
+    mutating func takeCompleted() -> AccessUnit {
+        completed.take()!  // add(_:offset:) returned true
     }
 
     /// Ends the stream: returns the last access unit, if any.
@@ -186,14 +203,14 @@ public struct AccessUnitAssembler: Sendable {
         pending.removeAll()
         pendingBytes = 0
         guard !current.isEmpty else { return nil }
-        return close()
+        close()
+        return completed.take()
     }
 
     // MARK: - Slices
 
-    private mutating func pushSlice(_ unit: NALUnit) throws(H264Error) -> AccessUnit? {
+    private mutating func pushSlice(_ unit: NALUnit) throws(H264Error) {
         let parsed = parseSlice(unit)
-        var done: AccessUnit? = nil
         let newPicture: Bool
         if currentHasVCL {
             if let fields = parsed.fields, let previous = previousPrimary {
@@ -206,7 +223,7 @@ public struct AccessUnitAssembler: Sendable {
             newPicture = false
         }
         if newPicture {
-            done = close()
+            close()
         }
         try takePending()
         let firstSliceOfPicture = !currentHasVCL
@@ -223,7 +240,6 @@ public struct AccessUnitAssembler: Sendable {
             picture.allSlicesParsed = false
             if let error = sliceError.take() { picture.note(error) }
         }
-        return done
     }
 
     /// What the assembler keeps of a slice header (not the header: no copies of its arrays).
@@ -324,6 +340,7 @@ public struct AccessUnitAssembler: Sendable {
     /// span in the input counts (from its first start code to the end of `unit`, framing and
     /// zero bytes between its NAL units included): NAL units that are views of a streaming
     /// parser's chunks keep those chunks, so the span bounds what an access unit holds.
+    @inline(__always)
     private mutating func check(adding unit: NALUnit, toCount count: Int, bytes: Int) throws(H264Error) {
         var span = 0
         if let end = incomingOffset, let start = current.isEmpty ? (pending.isEmpty ? end : pendingOffset) : currentOffset {
@@ -331,21 +348,28 @@ public struct AccessUnitAssembler: Sendable {
         }
         if count >= limits.maxNALUnitsPerAccessUnit || unit.count > limits.maxAccessUnitBytes &- bytes
             || span > limits.maxAccessUnitBytes {
-            let reason = count >= limits.maxNALUnitsPerAccessUnit
-                ? "access unit has more than \(limits.maxNALUnitsPerAccessUnit) NAL units"
-                : "access unit spans more than \(limits.maxAccessUnitBytes) bytes"
-            current.removeAll()
-            currentBytes = 0
-            currentHasVCL = false
-            evidence = AccessUnitFlags.Evidence()
-            pending.removeAll()
-            pendingBytes = 0
-            picture = PictureInfo()
-            throw H264Error.invalid(.limitExceeded, reason)
+            throw dropForLimit(count: count)
         }
     }
 
-    private mutating func close() -> AccessUnit {
+    /// Drops the access unit being built, which passed a limit: the error to throw.
+    @inline(never)
+    private mutating func dropForLimit(count: Int) -> H264Error {
+        let reason = count >= limits.maxNALUnitsPerAccessUnit
+            ? "access unit has more than \(limits.maxNALUnitsPerAccessUnit) NAL units"
+            : "access unit spans more than \(limits.maxAccessUnitBytes) bytes"
+        current.removeAll()
+        currentBytes = 0
+        currentHasVCL = false
+        evidence = AccessUnitFlags.Evidence()
+        pending.removeAll()
+        pendingBytes = 0
+        picture = PictureInfo()
+        return H264Error.invalid(.limitExceeded, reason)
+    }
+
+    /// Completes the access unit being built into ``completed``.
+    private mutating func close() {
         // The arrays move into the access unit; recycled ones (or new ones sized as these were)
         // take their place: no copy, and no allocation once access units are handed back.
         var units = spareNALUnits.popLast() ?? Self.emptyArray(capacity: current.count)
@@ -374,14 +398,13 @@ public struct AccessUnitAssembler: Sendable {
         currentHasVCL = false
         // Built in one step from values moved out of the picture, which is reset field by field
         // (its emptied slice-type array stays): no copy of the access unit or of the picture.
-        let au = AccessUnit(
+        completed = AccessUnit(
             nalUnits: units, index: index, byteOffset: index == 0 ? (currentOffset.map { _ in 0 }) : currentOffset,
             flags: flags, sliceTypes: types, frameNum: picture.frameNum, structure: picture.structure, poc: picture.poc,
             formatChange: formatChange, startsPOCPeriod: picture.startsPOCPeriod,
             diagnostics: picture.diagnostics.takeAll(), droppedDiagnosticCount: picture.droppedDiagnostics,
             startOffset: currentOffset)
         picture.reset()
-        return au
     }
 
     /// An empty array that holds `capacity` elements (at least 4) without growing.
@@ -395,18 +418,24 @@ public struct AccessUnitAssembler: Sendable {
     /// slice-type arrays, emptied, hold the next access units' (when uniquely held, without
     /// allocating). `au` is left without NAL units and slice types.
     mutating func recycle(_ au: inout AccessUnit) {
-        if au.nalUnits.capacity > 0 {
-            var units = au.nalUnits.takeAll()
-            if spareNALUnits.count < Self.spareLimit && units.capacity <= Self.spareCapacityLimit {
-                units.removeAllKeepingCapacity()
-                spareNALUnits.append(units)
+        // Emptied in place and moved into the spares (an array too large, or with no room for
+        // it, is freed): `au` is left with arrays without storage either way.
+        let unitsCapacity = au.nalUnits.capacity
+        if unitsCapacity > 0 {
+            if spareNALUnits.count < Self.spareLimit && unitsCapacity <= Self.spareCapacityLimit {
+                au.nalUnits.removeAllKeepingCapacity()
+                spareNALUnits.append(au.nalUnits.takeAll())
+            } else {
+                au.nalUnits = []
             }
         }
-        if au.sliceTypes.capacity > 0 {
-            var types = au.sliceTypes.takeAll()
-            if spareSliceTypes.count < Self.spareLimit && types.capacity <= Self.spareCapacityLimit {
-                types.removeAllKeepingCapacity()
-                spareSliceTypes.append(types)
+        let typesCapacity = au.sliceTypes.capacity
+        if typesCapacity > 0 {
+            if spareSliceTypes.count < Self.spareLimit && typesCapacity <= Self.spareCapacityLimit {
+                au.sliceTypes.removeAllKeepingCapacity()
+                spareSliceTypes.append(au.sliceTypes.takeAll())
+            } else {
+                au.sliceTypes = []
             }
         }
     }

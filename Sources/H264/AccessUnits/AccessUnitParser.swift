@@ -88,7 +88,7 @@ public struct AccessUnitParser: Sendable {
         while ready.isEmpty {
             if let unit = try splitter.next() {
                 let offset = splitter.lastNALUnitOffset &- splitter.lastStartCodeLength
-                if let au = try assembler.push(unit, offset: offset) { enqueue(au) }
+                if try assembler.add(unit, offset: offset) { enqueue(assembler.takeCompleted()) }
                 continue
             }
             if finished && !drained {
@@ -238,9 +238,9 @@ public enum AccessUnits {
                 guard let unit = try splitter.next() else { break }
                 var start = unit.bytes.startIndex &- 3  // after a start code: >= startIndex + 3
                 if start > bytes.startIndex && bytes[start &- 1] == 0 { start &-= 1 }
-                if let au = try assembler.push(unit, offset: start &- bytes.startIndex) {
+                if try assembler.add(unit, offset: start &- bytes.startIndex) {
                     if units.isEmpty { firstSPS = assembler.store.activeSPS }
-                    units.append(au)
+                    units.append(assembler.takeCompleted())
                 }
             } catch {
                 if errors.count < maximumErrors { errors.append(error) } else { droppedErrorCount &+= 1 }  // < input bytes

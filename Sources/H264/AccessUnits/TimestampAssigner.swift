@@ -205,12 +205,17 @@ public struct TimestampAssigner: Sendable {
 
     /// Moves the leading access units that have a PTS to `ready`, adding the delay.
     private mutating func emitReady(into ready: inout [AccessUnit]) {
-        var n = 0
-        while n < waiting.count, waiting[n].pts != nil { n &+= 1 }
-        guard n > 0 else { return }
-        for i in 0..<n {
-            waiting[i].pts = waiting[i].pts! &+ delay
+        let delay = self.delay
+        // In place (an element read through the array's subscript is copied whole).
+        let n = waiting.withUnsafeMutableBufferPointer { waiting in
+            var n = 0
+            while n < waiting.count, let pts = waiting[n].pts {
+                waiting[n].pts = pts &+ delay
+                n &+= 1
+            }
+            return n
         }
+        guard n > 0 else { return }
         if n == waiting.count && ready.isEmpty {
             // All of them, into an empty buffer (the usual case): the arrays trade storage.
             swap(&ready, &waiting)
