@@ -163,13 +163,17 @@ public struct AccessUnitAssembler: Sendable {
     ///   before the next call.
     mutating func add(_ unit: NALUnit, offset: Int?) throws(H264Error) -> Bool {
         incomingOffset = offset
+        var done = false  // a flag: `completed != nil` would copy the access unit to test it
         do throws(H264Error) {
             let type = unit.type
             switch type {
             case .sei, .accessUnitDelimiter:
                 // SEI and AUD precede the first VCL NAL unit of their picture.
-                if currentHasVCL { close() }
-                try takePending()
+                if currentHasVCL {
+                    close()
+                    done = true
+                }
+                if !pending.isEmpty { try takePending() }
                 try append(unit)
                 if type == .sei, picture.recoveryFrameCount == nil {
                     picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
@@ -178,7 +182,7 @@ public struct AccessUnitAssembler: Sendable {
                 noteParameterSet(unit)
                 if currentHasVCL { try hold(unit) } else { try append(unit) }
             case _ where type.isVCL:
-                try pushSlice(unit)
+                done = try pushSlice(unit)
             default:
                 if !pending.isEmpty { try hold(unit) } else { try append(unit) }
             }
@@ -186,7 +190,7 @@ public struct AccessUnitAssembler: Sendable {
             completed = nil  // an access unit completed by this NAL unit goes with the error
             throw error
         }
-        return completed != nil
+        return done
     }
 
     /// The access unit the last ``add(_:offset:)`` completed, moved out.
@@ -209,7 +213,8 @@ public struct AccessUnitAssembler: Sendable {
 
     // MARK: - Slices
 
-    private mutating func pushSlice(_ unit: NALUnit) throws(H264Error) {
+    /// - Returns: true when `unit` completed an access unit (in ``completed``).
+    private mutating func pushSlice(_ unit: NALUnit) throws(H264Error) -> Bool {
         let parsed = parseSlice(unit)
         let newPicture: Bool
         if currentHasVCL {
@@ -225,7 +230,7 @@ public struct AccessUnitAssembler: Sendable {
         if newPicture {
             close()
         }
-        try takePending()
+        if !pending.isEmpty { try takePending() }
         let firstSliceOfPicture = !currentHasVCL
         try append(unit)
         currentHasVCL = true
@@ -240,6 +245,7 @@ public struct AccessUnitAssembler: Sendable {
             picture.allSlicesParsed = false
             if let error = sliceError.take() { picture.note(error) }
         }
+        return newPicture
     }
 
     /// What the assembler keeps of a slice header (not the header: no copies of its arrays).
@@ -316,9 +322,8 @@ public struct AccessUnitAssembler: Sendable {
         currentBytes &+= unit.count  // checked against the limit just above
     }
 
-    /// Moves the held NAL units into the access unit being built.
+    /// Moves the held NAL units (some: callers check) into the access unit being built.
     private mutating func takePending() throws(H264Error) {
-        guard !pending.isEmpty else { return }
         var held = pending.takeAll()  // moved out, not shared: its storage comes back below
         defer {
             held.removeAll(keepingCapacity: true)
