@@ -90,20 +90,22 @@ public struct TimestampAssigner: Sendable {
     /// access unit once the buffers have grown to the reorder depth.
     mutating func push(_ au: consuming AccessUnit, sps: @autoclosure () -> SequenceParameterSet?, into ready: inout [AccessUnit]) {
         if clock == nil { start(sps: sps(), measuring: false) }
-        var au = au  // consumed: moved, not copied
-        time(&au)
         let position = pushed
         pushed &+= 1
-        let entry = PresentationClock.Entry(au)
-        waiting.append(consume au)
+        waiting.append(au)  // timed in place below: not copied on the way
         let first = waitingStart
+        let timeBase = self.timeBase
+        var decodeTime = self.decodeTime
         var clock = self.clock.take()!  // moved out, so that its buffers stay uniquely held
         waiting.withUnsafeMutableBufferPointer { waiting in
-            clock.present(entry, at: position) { d in
+            let last = waiting.baseAddress! + (waiting.count &- 1)  // just appended
+            Self.time(&last.pointee, timeBase: timeBase, decodeTime: &decodeTime)
+            clock.present(PresentationClock.Entry(last.pointee), at: position) { d in
                 let i = d &- first
                 return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
             }
         }
+        self.decodeTime = decodeTime
         self.clock = clock
         emitReady(into: &ready)
     }
@@ -156,8 +158,9 @@ public struct TimestampAssigner: Sendable {
             let base = units.baseAddress!  // not empty
             let count = units.count
             func unit(_ d: Int) -> UnsafeMutablePointer<AccessUnit>? { d >= 0 && d < count ? base + d : nil }
+            let timeBase = measuring.timeBase
             for i in 0..<count {
-                measuring.time(&base[i])
+                Self.time(&base[i], timeBase: timeBase, decodeTime: &measuring.decodeTime)
                 clock.present(PresentationClock.Entry(base[i]), at: i, unit: unit)
             }
             clock.flush(unit: unit)
@@ -194,8 +197,8 @@ public struct TimestampAssigner: Sendable {
         delay = measured ?? Int64(depth) &* 2
     }
 
-    /// Sets the access unit's duration, time base and DTS (the next in decoding order).
-    private mutating func time(_ au: inout AccessUnit) {
+    /// Sets the access unit's duration, time base and DTS: `decodeTime`, which it advances by the duration.
+    private static func time(_ au: inout AccessUnit, timeBase: TimeBase?, decodeTime: inout Int64) {
         let duration: Int64 = au.flags.hasNoPicture ? 0 : (au.structure == .frame ? 2 : 1)
         au.duration = duration
         au.timeBase = timeBase
