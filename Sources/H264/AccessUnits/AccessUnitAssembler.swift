@@ -423,25 +423,21 @@ public struct AccessUnitAssembler: Sendable {
     /// slice-type arrays, emptied, hold the next access units' (when uniquely held, without
     /// allocating). `au` is left without NAL units and slice types.
     mutating func recycle(_ au: inout AccessUnit) {
-        // Emptied in place and moved into the spares (an array too large, or with no room for
-        // it, is freed): `au` is left with arrays without storage either way.
-        let unitsCapacity = au.nalUnits.capacity
-        if unitsCapacity > 0 {
-            if spareNALUnits.count < Self.spareLimit && unitsCapacity <= Self.spareCapacityLimit {
-                au.nalUnits.removeAllKeepingCapacity()
-                spareNALUnits.append(au.nalUnits.takeAll())
-            } else {
-                au.nalUnits = []
-            }
-        }
-        let typesCapacity = au.sliceTypes.capacity
-        if typesCapacity > 0 {
-            if spareSliceTypes.count < Self.spareLimit && typesCapacity <= Self.spareCapacityLimit {
-                au.sliceTypes.removeAllKeepingCapacity()
-                spareSliceTypes.append(au.sliceTypes.takeAll())
-            } else {
-                au.sliceTypes = []
-            }
+        Self.keep(&au.nalUnits, in: &spareNALUnits)
+        Self.keep(&au.sliceTypes, in: &spareSliceTypes)
+    }
+
+    /// Empties `array` in place and moves it into `spares`, or frees it when it is too large
+    /// or `spares` is full: `array` is left without storage either way.
+    @inline(__always)
+    private static func keep<Element>(_ array: inout [Element], in spares: inout [[Element]]) {
+        let capacity = array.capacity
+        guard capacity > 0 else { return }
+        if spares.count < spareLimit && capacity <= spareCapacityLimit {
+            array.removeAllKeepingCapacity()
+            spares.append(array.takeAll())
+        } else {
+            array = []
         }
     }
 
