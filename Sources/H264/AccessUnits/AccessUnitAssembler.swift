@@ -474,21 +474,3 @@ public struct AccessUnitAssembler: Sendable {
         if !changedSlots.contains(slot) { changedSlots.append(slot) }  // at most 288 slots
     }
 }
-
-extension Array {
-    /// The elements, moved out: an empty array (no storage) takes their place.
-    @inline(__always)
-    mutating func takeAll() -> [Element] {
-        var moved: [Element] = []
-        swap(&self, &moved)
-        return moved
-    }
-
-    /// `removeAll(keepingCapacity: true)` for the few elements of an access unit: removed from
-    /// the end one by one, where the standard library's general range replacement costs
-    /// about 200 instructions per call whatever the count.
-    @inline(__always)
-    mutating func removeAllKeepingCapacity() {
-        while popLast() != nil {}
-    }
-}
