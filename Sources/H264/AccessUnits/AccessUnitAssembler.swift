@@ -50,7 +50,10 @@ public struct AccessUnitAssembler: Sendable {
     private var currentHasVCL = false
     private var pending: [NALUnit] = []
     private var pendingBytes = 0
-    private var previousPrimary: SlicePictureFields?
+    /// The fields of the last primary slice, when `hasPreviousPrimary` (not an optional: compared
+    /// and replaced in place once per slice).
+    private var previousPrimary = SlicePictureFields(isIDR: false, nalRefIdc: 0, picParameterSetId: 0, frameNum: 0)
+    private var hasPreviousPrimary = false
     private var picture = PictureInfo()
     private var pocCounter = PictureOrderCounter()
     private var nextIndex = 0
@@ -218,8 +221,8 @@ public struct AccessUnitAssembler: Sendable {
         let parsed = parseSlice(unit)
         let newPicture: Bool
         if currentHasVCL {
-            if let fields = parsed.fields, let previous = previousPrimary {
-                newPicture = fields.startsNewPicture(after: previous)
+            if hasPreviousPrimary, let fields = parsed.fields {
+                newPicture = fields.startsNewPicture(after: previousPrimary)
             } else {
                 // Unparseable header: fall back to first_mb_in_slice == 0, as FFmpeg does.
                 newPicture = parsed.firstMbInSlice == 0 && (parsed.fields?.redundantPicCnt ?? 0) == 0
@@ -236,6 +239,7 @@ public struct AccessUnitAssembler: Sendable {
         currentHasVCL = true
         if let fields = parsed.fields, fields.redundantPicCnt == 0 {
             previousPrimary = fields
+            hasPreviousPrimary = true
             picture.sliceTypes.append(parsed.sliceType)
             evidence.add(parsed.sliceType)
             if firstSliceOfPicture {

@@ -106,10 +106,15 @@ public struct AccessUnitParser: Sendable {
     /// if any, move down.
     private mutating func takeReady() -> AccessUnit {
         let au = ready.count == 1 ? ready.removeLast() : ready.remove(at: 0)  // not empty: fillReady
+        noteDelay(of: au)
+        return au
+    }
+
+    /// Keeps ``requiredPresentationDelay`` up to date with an access unit handed out.
+    private mutating func noteDelay(of au: borrowing AccessUnit) {
         if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
             requiredPresentationDelay = Swift.max(requiredPresentationDelay, dts &- pts)  // both small counts
         }
-        return au
     }
 
     /// The next access unit with its timestamps, written into `accessUnit`, whose storage the
@@ -145,7 +150,14 @@ public struct AccessUnitParser: Sendable {
             accessUnit = AccessUnit()
             return false
         }
-        accessUnit = takeReady()
+        if ready.count == 1 {
+            // Traded with the emptied access unit, which the ready list then drops: one move.
+            swap(&accessUnit, &ready[0])
+            ready.removeLast()
+            noteDelay(of: accessUnit)
+        } else {
+            accessUnit = takeReady()
+        }
         return true
     }
 
