@@ -59,6 +59,26 @@ public struct AccessUnit: Sendable {
         self.diagnostics = []
     }
 
+    /// Creates an access unit with every stored value given (the assembler's, in one step).
+    init(nalUnits: [NALUnit], index: Int, byteOffset: Int?, flags: AccessUnitFlags,
+         sliceTypes: [SliceType.Kind], frameNum: Int, structure: PictureStructure, poc: Int64?,
+         formatChange: FormatChange?, startsPOCPeriod: Bool, diagnostics: [H264Error],
+         droppedDiagnosticCount: Int, startOffset: Int?) {
+        self.nalUnits = nalUnits
+        self.index = index
+        self.byteOffset = byteOffset
+        self.flags = flags
+        self.sliceTypes = sliceTypes
+        self.frameNum = frameNum
+        self.structure = structure
+        self.poc = poc
+        self.formatChange = formatChange
+        self.startsPOCPeriod = startsPOCPeriod
+        self.diagnostics = diagnostics
+        self.droppedDiagnosticCount = droppedDiagnosticCount
+        self.startOffset = startOffset
+    }
+
     /// Creates an empty access unit (no NAL units, index -1): what
     /// ``AccessUnitParser/next(into:)`` fills.
     public init() {

@@ -39,10 +39,21 @@ public struct AccessUnitAssembler: Sendable {
 
     private var current: [NALUnit] = []
     private var currentBytes = 0
+    /// What the flags of the access unit being built depend on, gathered as its NAL units and
+    /// slice types arrive.
+    private var evidence = AccessUnitFlags.Evidence()
+    /// The error of the last slice header that could not be parsed, until ``pushSlice(_:)``
+    /// files it with its picture (kept out of ``ParsedSlice``, which stays trivially copyable).
+    private var sliceError: H264Error?
+    /// The access unit the last NAL unit completed, until ``takeCompleted()`` moves it out.
+    private var completed: AccessUnit?
     private var currentHasVCL = false
     private var pending: [NALUnit] = []
     private var pendingBytes = 0
-    private var previousPrimary: SlicePictureFields?
+    /// The fields of the last primary slice, when `hasPreviousPrimary` (not an optional: compared
+    /// and replaced in place once per slice).
+    private var previousPrimary = SlicePictureFields(isIDR: false, nalRefIdc: 0, picParameterSetId: 0, frameNum: 0)
+    private var hasPreviousPrimary = false
     private var picture = PictureInfo()
     private var pocCounter = PictureOrderCounter()
     private var nextIndex = 0
@@ -100,6 +111,20 @@ public struct AccessUnitAssembler: Sendable {
         var diagnostics: [H264Error] = []
         var droppedDiagnostics = 0
 
+        /// Back to a new picture's values, once the slice types have been moved out (the emptied
+        /// array that took their place stays).
+        mutating func reset() {
+            frameNum = 0
+            structure = .frame
+            poc = nil
+            startsPOCPeriod = false
+            allSlicesParsed = true
+            recoveryFrameCount = nil
+            maxNumRefFrames = nil
+            diagnostics = []
+            droppedDiagnostics = 0
+        }
+
         mutating func note(_ error: H264Error) {
             if diagnostics.count < AccessUnitAssembler.maximumDiagnostics {
                 diagnostics.append(error)
@@ -135,51 +160,72 @@ public struct AccessUnitAssembler: Sendable {
     /// - Throws: ``H264Error/Code/limitExceeded`` when the access unit being built passes a
     ///   limit; it is dropped and assembly continues with the next NAL unit.
     public mutating func push(_ unit: NALUnit, offset: Int? = nil) throws(H264Error) -> AccessUnit? {
+        guard try add(unit, offset: offset) else { return nil }
+        return takeCompleted()
+    }
+
+    /// ``push(_:offset:)`` without an optional access unit passed back for every NAL unit.
+    /// - Returns: true when `unit` completed an access unit: take it with ``takeCompleted()``
+    ///   before the next call.
+    mutating func add(_ unit: NALUnit, offset: Int?) throws(H264Error) -> Bool {
         incomingOffset = offset
-        let type = unit.type
-        switch type {
-        case .sei, .accessUnitDelimiter:
-            // SEI and AUD precede the first VCL NAL unit of their picture.
-            var done: AccessUnit? = nil
-            if currentHasVCL { done = close() }
-            try takePending()
-            try append(unit)
-            if type == .sei, picture.recoveryFrameCount == nil {
-                picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
+        var done = false  // a flag: `completed != nil` would copy the access unit to test it
+        do throws(H264Error) {
+            let type = unit.type
+            switch type {
+            case .sei, .accessUnitDelimiter:
+                // SEI and AUD precede the first VCL NAL unit of their picture.
+                if currentHasVCL {
+                    close()
+                    done = true
+                }
+                if !pending.isEmpty { try takePending() }
+                try append(unit)
+                if type == .sei, picture.recoveryFrameCount == nil {
+                    picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
+                }
+            case .sps, .pps, .prefix, .subsetSPS, .depthParameterSet, .reserved17, .reserved18:
+                noteParameterSet(unit)
+                if currentHasVCL { try hold(unit) } else { try append(unit) }
+            case _ where type.isVCL:
+                done = try pushSlice(unit)
+            default:
+                if !pending.isEmpty { try hold(unit) } else { try append(unit) }
             }
-            return done
-        case .sps, .pps, .prefix, .subsetSPS, .depthParameterSet, .reserved17, .reserved18:
-            noteParameterSet(unit)
-            if currentHasVCL { try hold(unit) } else { try append(unit) }
-            return nil
-        case _ where type.isVCL:
-            return try pushSlice(unit)
-        default:
-            if !pending.isEmpty { try hold(unit) } else { try append(unit) }
-            return nil
+        } catch {
+            completed = nil  // an access unit completed by this NAL unit goes with the error
+            throw error
         }
+        return done
+    }
+
+    /// The access unit the last ``add(_:offset:)`` completed, moved out.
+    mutating func takeCompleted() -> AccessUnit {
+        completed.take()!  // add(_:offset:) returned true
     }
 
     /// Ends the stream: returns the last access unit, if any.
     public mutating func finish() -> AccessUnit? {
         if current.isEmpty { currentOffset = pendingOffset }
+        for unit in pending { evidence.add(unit) }
         current += pending
         currentBytes &+= pendingBytes  // both bounded by the limit checks
         pending.removeAll()
         pendingBytes = 0
         guard !current.isEmpty else { return nil }
-        return close()
+        close()
+        return completed.take()
     }
 
     // MARK: - Slices
 
-    private mutating func pushSlice(_ unit: NALUnit) throws(H264Error) -> AccessUnit? {
+    /// - Returns: true when `unit` completed an access unit (in ``completed``).
+    private mutating func pushSlice(_ unit: NALUnit) throws(H264Error) -> Bool {
         let parsed = parseSlice(unit)
-        var done: AccessUnit? = nil
         let newPicture: Bool
         if currentHasVCL {
-            if let fields = parsed.fields, let previous = previousPrimary {
-                newPicture = fields.startsNewPicture(after: previous)
+            if hasPreviousPrimary, let fields = parsed.fields {
+                newPicture = fields.startsNewPicture(after: previousPrimary)
             } else {
                 // Unparseable header: fall back to first_mb_in_slice == 0, as FFmpeg does.
                 newPicture = parsed.firstMbInSlice == 0 && (parsed.fields?.redundantPicCnt ?? 0) == 0
@@ -188,26 +234,29 @@ public struct AccessUnitAssembler: Sendable {
             newPicture = false
         }
         if newPicture {
-            done = close()
+            close()
         }
-        try takePending()
+        if !pending.isEmpty { try takePending() }
         let firstSliceOfPicture = !currentHasVCL
         try append(unit)
         currentHasVCL = true
         if let fields = parsed.fields, fields.redundantPicCnt == 0 {
             previousPrimary = fields
+            hasPreviousPrimary = true
             picture.sliceTypes.append(parsed.sliceType)
+            evidence.add(parsed.sliceType)
             if firstSliceOfPicture {
                 startPicture(fields, hasMMCO5: parsed.hasMMCO5, unit: unit)
             }
         } else if parsed.fields == nil {
             picture.allSlicesParsed = false
-            if let error = parsed.error { picture.note(error) }
+            if let error = sliceError.take() { picture.note(error) }
         }
-        return done
+        return newPicture
     }
 
     /// What the assembler keeps of a slice header (not the header: no copies of its arrays).
+    /// Trivially copyable: the parse error, if any, waits in ``sliceError``.
     private struct ParsedSlice {
         var fields: SlicePictureFields?
         /// `slice_type % 5`, when `fields` is set.
@@ -215,7 +264,6 @@ public struct AccessUnitAssembler: Sendable {
         /// `memory_management_control_operation` 5 is among the slice's operations.
         var hasMMCO5 = false
         var firstMbInSlice: UInt32?
-        var error: H264Error?
     }
 
     private mutating func parseSlice(_ unit: NALUnit) -> ParsedSlice {
@@ -245,7 +293,7 @@ public struct AccessUnitAssembler: Sendable {
             fields.firstMbInSlice = Int(sliceHeader.firstMbInSlice)
             result.fields = fields
         } catch {
-            result.error = error
+            sliceError = error
             result.firstMbInSlice = unit.sliceHeaderLeadingElements().firstMbInSlice
         }
         return result
@@ -277,12 +325,12 @@ public struct AccessUnitAssembler: Sendable {
         try check(adding: unit, toCount: current.count, bytes: currentBytes)
         if current.isEmpty { currentOffset = offset ?? incomingOffset }
         current.append(unit)
+        evidence.add(unit)
         currentBytes &+= unit.count  // checked against the limit just above
     }
 
-    /// Moves the held NAL units into the access unit being built.
+    /// Moves the held NAL units (some: callers check) into the access unit being built.
     private mutating func takePending() throws(H264Error) {
-        guard !pending.isEmpty else { return }
         var held = pending.takeAll()  // moved out, not shared: its storage comes back below
         defer {
             held.removeAll(keepingCapacity: true)
@@ -304,6 +352,7 @@ public struct AccessUnitAssembler: Sendable {
     /// span in the input counts (from its first start code to the end of `unit`, framing and
     /// zero bytes between its NAL units included): NAL units that are views of a streaming
     /// parser's chunks keep those chunks, so the span bounds what an access unit holds.
+    @inline(__always)
     private mutating func check(adding unit: NALUnit, toCount count: Int, bytes: Int) throws(H264Error) {
         var span = 0
         if let end = incomingOffset, let start = current.isEmpty ? (pending.isEmpty ? end : pendingOffset) : currentOffset {
@@ -311,57 +360,63 @@ public struct AccessUnitAssembler: Sendable {
         }
         if count >= limits.maxNALUnitsPerAccessUnit || unit.count > limits.maxAccessUnitBytes &- bytes
             || span > limits.maxAccessUnitBytes {
-            let reason = count >= limits.maxNALUnitsPerAccessUnit
-                ? "access unit has more than \(limits.maxNALUnitsPerAccessUnit) NAL units"
-                : "access unit spans more than \(limits.maxAccessUnitBytes) bytes"
-            current.removeAll()
-            currentBytes = 0
-            currentHasVCL = false
-            pending.removeAll()
-            pendingBytes = 0
-            picture = PictureInfo()
-            throw H264Error.invalid(.limitExceeded, reason)
+            throw dropForLimit(count: count)
         }
     }
 
-    private mutating func close() -> AccessUnit {
+    /// Drops the access unit being built, which passed a limit: the error to throw.
+    @inline(never)
+    private mutating func dropForLimit(count: Int) -> H264Error {
+        let reason = count >= limits.maxNALUnitsPerAccessUnit
+            ? "access unit has more than \(limits.maxNALUnitsPerAccessUnit) NAL units"
+            : "access unit spans more than \(limits.maxAccessUnitBytes) bytes"
+        current.removeAll()
+        currentBytes = 0
+        currentHasVCL = false
+        evidence = AccessUnitFlags.Evidence()
+        pending.removeAll()
+        pendingBytes = 0
+        picture = PictureInfo()
+        return H264Error.invalid(.limitExceeded, reason)
+    }
+
+    /// Completes the access unit being built into ``completed``.
+    private mutating func close() {
         // The arrays move into the access unit; recycled ones (or new ones sized as these were)
         // take their place: no copy, and no allocation once access units are handed back.
         var units = spareNALUnits.popLast() ?? Self.emptyArray(capacity: current.count)
         swap(&units, &current)
         var types = spareSliceTypes.popLast() ?? Self.emptyArray(capacity: picture.sliceTypes.count)
         swap(&types, &picture.sliceTypes)
-        let flags = AccessUnitFlags(units: units, sliceTypes: types, allSlicesParsed: picture.allSlicesParsed,
+        let flags = AccessUnitFlags(evidence, allSlicesParsed: picture.allSlicesParsed,
                                     recoveryFrameCount: picture.recoveryFrameCount,
                                     maxNumRefFrames: picture.maxNumRefFrames)
-        let carriesSPS = formatChanged && units.contains(where: { $0.type == .sps })
-        var au = AccessUnit(nalUnits: units, index: nextIndex, flags: flags, sliceTypes: types,
-                            frameNum: picture.frameNum, structure: picture.structure, poc: picture.poc)
-        au.byteOffset = nextIndex == 0 ? (currentOffset.map { _ in 0 }) : currentOffset
-        au.startOffset = currentOffset
-        nextIndex &+= 1  // one per access unit
-        if !picture.diagnostics.isEmpty {
-            au.diagnostics = picture.diagnostics
-            au.droppedDiagnosticCount = picture.droppedDiagnostics
-        }
-        au.startsPOCPeriod = picture.startsPOCPeriod
-        if carriesSPS {
+        evidence = AccessUnitFlags.Evidence()
+        var formatChange: FormatChange? = nil
+        if formatChanged && units.contains(where: { $0.type == .sps }) {
             changedSlots.sort()
             let changed = changedSlots.compactMap { slot in parameterSets[slot].map { (slot: slot, unit: $0) } }
             let link = ParameterSetHistory.next(after: history, changed: changed) {
                 (0..<ParameterSetHistory.slotCount).map { parameterSets[$0] }
             }
             history = link
-            au.formatChange = FormatChange(node: link)
+            formatChange = FormatChange(node: link)
             changedSlots.removeAll(keepingCapacity: true)
             formatChanged = false
         }
+        let index = nextIndex
+        nextIndex &+= 1  // one per access unit
         currentBytes = 0
         currentHasVCL = false
-        let emptyTypes = picture.sliceTypes.takeAll()
-        picture = PictureInfo()
-        picture.sliceTypes = emptyTypes
-        return au
+        // Built in one step from values moved out of the picture, which is reset field by field
+        // (its emptied slice-type array stays): no copy of the access unit or of the picture.
+        completed = AccessUnit(
+            nalUnits: units, index: index, byteOffset: index == 0 ? (currentOffset.map { _ in 0 }) : currentOffset,
+            flags: flags, sliceTypes: types, frameNum: picture.frameNum, structure: picture.structure, poc: picture.poc,
+            formatChange: formatChange, startsPOCPeriod: picture.startsPOCPeriod,
+            diagnostics: picture.diagnostics.takeAll(), droppedDiagnosticCount: picture.droppedDiagnostics,
+            startOffset: currentOffset)
+        picture.reset()
     }
 
     /// An empty array that holds `capacity` elements (at least 4) without growing.
@@ -375,19 +430,21 @@ public struct AccessUnitAssembler: Sendable {
     /// slice-type arrays, emptied, hold the next access units' (when uniquely held, without
     /// allocating). `au` is left without NAL units and slice types.
     mutating func recycle(_ au: inout AccessUnit) {
-        if au.nalUnits.capacity > 0 {
-            var units = au.nalUnits.takeAll()
-            if spareNALUnits.count < Self.spareLimit && units.capacity <= Self.spareCapacityLimit {
-                units.removeAll(keepingCapacity: true)
-                spareNALUnits.append(units)
-            }
-        }
-        if au.sliceTypes.capacity > 0 {
-            var types = au.sliceTypes.takeAll()
-            if spareSliceTypes.count < Self.spareLimit && types.capacity <= Self.spareCapacityLimit {
-                types.removeAll(keepingCapacity: true)
-                spareSliceTypes.append(types)
-            }
+        Self.keep(&au.nalUnits, in: &spareNALUnits)
+        Self.keep(&au.sliceTypes, in: &spareSliceTypes)
+    }
+
+    /// Empties `array` in place and moves it into `spares`, or frees it when it is too large
+    /// or `spares` is full: `array` is left without storage either way.
+    @inline(__always)
+    private static func keep<Element>(_ array: inout [Element], in spares: inout [[Element]]) {
+        let capacity = array.capacity
+        guard capacity > 0 else { return }
+        if spares.count < spareLimit && capacity <= spareCapacityLimit {
+            array.removeAllKeepingCapacity()
+            spares.append(array.takeAll())
+        } else {
+            array = []
         }
     }
 
@@ -422,15 +479,5 @@ public struct AccessUnitAssembler: Sendable {
         if type == .sps && old != nil { formatChanged = true }
         parameterSets[slot] = NALUnit(unchecked: Array(unit.bytes)[...])
         if !changedSlots.contains(slot) { changedSlots.append(slot) }  // at most 288 slots
-    }
-}
-
-fileprivate extension Array {
-    /// The elements, moved out: an empty array (no storage) takes their place.
-    @inline(__always)
-    mutating func takeAll() -> [Element] {
-        var moved: [Element] = []
-        swap(&self, &moved)
-        return moved
     }
 }

@@ -12,29 +12,68 @@ extension AccessUnitFlags {
     ///     it is decoded it is the only picture later ones can predict from.
     public init(units: [NALUnit], sliceTypes: [SliceType.Kind], allSlicesParsed: Bool, recoveryFrameCount: Int?,
                 maxNumRefFrames: Int? = nil) {
-        self.init()
+        var evidence = Evidence()
+        for unit in units { evidence.add(unit) }
+        for kind in sliceTypes { evidence.add(kind) }
+        self.init(evidence, allSlicesParsed: allSlicesParsed, recoveryFrameCount: recoveryFrameCount,
+                  maxNumRefFrames: maxNumRefFrames)
+    }
+
+    /// What the flags depend on in an access unit's NAL units and slice types, gathered as they
+    /// arrive (the assembler adds each as it joins the access unit: no second pass over them).
+    struct Evidence: Sendable {
+        /// Some NAL unit is an SPS or a PPS.
+        var hasParameterSets = false
+        /// Some NAL unit is a VCL NAL unit.
         var hasVCL = false
-        for unit in units {
+        /// Some VCL NAL unit is an IDR slice.
+        var hasIDRSlice = false
+        /// Some VCL NAL unit has nonzero `nal_ref_idc`.
+        var hasReferenceSlice = false
+        /// Some slice type was given.
+        var hasSliceTypes = false
+        /// Some slice type is P, B or SP.
+        var hasPredictedSlice = false
+
+        /// Adds one NAL unit of the access unit.
+        @inline(__always)
+        mutating func add(_ unit: NALUnit) {
             let type = unit.type
             if type == .sps || type == .pps { hasParameterSets = true }
-            guard type.isVCL else { continue }
+            guard type.isVCL else { return }
             hasVCL = true
-            if type == .idrSlice { isSync = true }
-            if unit.nalRefIdc != 0 { isDependedOnByOthers = true }
+            if type == .idrSlice { hasIDRSlice = true }
+            if unit.nalRefIdc != 0 { hasReferenceSlice = true }
         }
+
+        /// Adds the coding type of one parsed primary slice.
+        @inline(__always)
+        mutating func add(_ kind: SliceType.Kind) {
+            hasSliceTypes = true
+            if kind == .p || kind == .b || kind == .sp { hasPredictedSlice = true }
+        }
+    }
+
+    /// The flags from gathered evidence; see ``init(units:sliceTypes:allSlicesParsed:recoveryFrameCount:maxNumRefFrames:)``.
+    init(_ evidence: Evidence, allSlicesParsed: Bool, recoveryFrameCount: Int?, maxNumRefFrames: Int?) {
+        self.init()
+        let hasVCL = evidence.hasVCL
+        hasParameterSets = evidence.hasParameterSets
+        isSync = evidence.hasIDRSlice
+        isDependedOnByOthers = evidence.hasReferenceSlice
         hasNoPicture = !hasVCL
-        let predicted = sliceTypes.contains { $0 == .p || $0 == .b || $0 == .sp }
+        let predicted = evidence.hasPredictedSlice
         dependsOnOthers = !isSync && (predicted || !allSlicesParsed)
         if let count = recoveryFrameCount {
             self.recoveryFrameCount = count
             isRandomAccess = !isSync
         }
-        let intraOnly = hasVCL && allSlicesParsed && !sliceTypes.isEmpty && !predicted
+        let intraOnly = hasVCL && allSlicesParsed && evidence.hasSliceTypes && !predicted
         if !isSync, intraOnly, isDependedOnByOthers, let refs = maxNumRefFrames, refs <= 1 {
             isRandomAccess = true
         }
         isIntraOnlyWithoutIDR = hasVCL && !isSync && self.recoveryFrameCount == nil && allSlicesParsed
-            && !sliceTypes.isEmpty && !predicted
+            && evidence.hasSliceTypes && !predicted
     }
 }
 

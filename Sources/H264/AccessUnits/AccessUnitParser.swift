@@ -78,18 +78,17 @@ public struct AccessUnitParser: Sendable {
     /// The next access unit with its timestamps, or nil when more input is needed (or the
     /// stream has ended).
     public mutating func next() throws(H264Error) -> AccessUnit? {
-        while true {
-            if !ready.isEmpty {
-                // Moved out (no reference counting of its arrays); the rest, if any, move down.
-                let au = ready.remove(at: 0)
-                if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
-                    requiredPresentationDelay = Swift.max(requiredPresentationDelay, dts &- pts)  // both small counts
-                }
-                return au
-            }
+        guard try fillReady() else { return nil }
+        return takeReady()
+    }
+
+    /// Runs the layers until an access unit is ready (true) or more input is needed or the
+    /// stream has ended (false).
+    private mutating func fillReady() throws(H264Error) -> Bool {
+        while ready.isEmpty {
             if let unit = try splitter.next() {
                 let offset = splitter.lastNALUnitOffset &- splitter.lastStartCodeLength
-                if let au = try assembler.push(unit, offset: offset) { enqueue(au) }
+                if try assembler.add(unit, offset: offset) { enqueue(assembler.takeCompleted()) }
                 continue
             }
             if finished && !drained {
@@ -98,7 +97,23 @@ public struct AccessUnitParser: Sendable {
                 timing.finish(into: &ready)
                 continue
             }
-            return nil
+            return false
+        }
+        return true
+    }
+
+    /// The first ready access unit, moved out (no reference counting of its arrays); the rest,
+    /// if any, move down.
+    private mutating func takeReady() -> AccessUnit {
+        let au = ready.count == 1 ? ready.removeLast() : ready.remove(at: 0)  // not empty: fillReady
+        noteDelay(of: au)
+        return au
+    }
+
+    /// Keeps ``requiredPresentationDelay`` up to date with an access unit handed out.
+    private mutating func noteDelay(of au: borrowing AccessUnit) {
+        if !au.flags.hasNoPicture, let dts = au.dts, let pts = au.pts {
+            requiredPresentationDelay = Swift.max(requiredPresentationDelay, dts &- pts)  // both small counts
         }
     }
 
@@ -124,18 +139,25 @@ public struct AccessUnitParser: Sendable {
     /// - Complexity: O(1) amortised per NAL unit of input consumed (the work of the layers).
     public mutating func next(into accessUnit: inout AccessUnit) throws(H264Error) -> Bool {
         assembler.recycle(&accessUnit)
-        let au: AccessUnit?
+        let found: Bool
         do throws(H264Error) {
-            au = try next()
+            found = try fillReady()
         } catch {
             accessUnit = AccessUnit()
             throw error
         }
-        guard let au else {
+        guard found else {
             accessUnit = AccessUnit()
             return false
         }
-        accessUnit = au
+        if ready.count == 1 {
+            // Traded with the emptied access unit, which the ready list then drops: one move.
+            swap(&accessUnit, &ready[0])
+            ready.removeLast()
+            noteDelay(of: accessUnit)
+        } else {
+            accessUnit = takeReady()
+        }
         return true
     }
 
@@ -228,9 +250,9 @@ public enum AccessUnits {
                 guard let unit = try splitter.next() else { break }
                 var start = unit.bytes.startIndex &- 3  // after a start code: >= startIndex + 3
                 if start > bytes.startIndex && bytes[start &- 1] == 0 { start &-= 1 }
-                if let au = try assembler.push(unit, offset: start &- bytes.startIndex) {
+                if try assembler.add(unit, offset: start &- bytes.startIndex) {
                     if units.isEmpty { firstSPS = assembler.store.activeSPS }
-                    units.append(au)
+                    units.append(assembler.takeCompleted())
                 }
             } catch {
                 if errors.count < maximumErrors { errors.append(error) } else { droppedErrorCount &+= 1 }  // < input bytes

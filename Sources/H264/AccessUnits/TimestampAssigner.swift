@@ -90,20 +90,22 @@ public struct TimestampAssigner: Sendable {
     /// access unit once the buffers have grown to the reorder depth.
     mutating func push(_ au: consuming AccessUnit, sps: @autoclosure () -> SequenceParameterSet?, into ready: inout [AccessUnit]) {
         if clock == nil { start(sps: sps(), measuring: false) }
-        var au = au  // consumed: moved, not copied
-        time(&au)
         let position = pushed
         pushed &+= 1
-        let entry = PresentationClock.Entry(au)
-        waiting.append(consume au)
+        waiting.append(au)  // timed in place below: not copied on the way
         let first = waitingStart
+        let timeBase = self.timeBase
+        var decodeTime = self.decodeTime
         var clock = self.clock.take()!  // moved out, so that its buffers stay uniquely held
         waiting.withUnsafeMutableBufferPointer { waiting in
-            clock.present(entry, at: position) { d in
+            let last = waiting.baseAddress! + (waiting.count &- 1)  // just appended
+            Self.time(&last.pointee, timeBase: timeBase, decodeTime: &decodeTime)
+            clock.present(PresentationClock.Entry(last.pointee), at: position) { d in
                 let i = d &- first
                 return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
             }
         }
+        self.decodeTime = decodeTime
         self.clock = clock
         emitReady(into: &ready)
     }
@@ -156,18 +158,19 @@ public struct TimestampAssigner: Sendable {
             let base = units.baseAddress!  // not empty
             let count = units.count
             func unit(_ d: Int) -> UnsafeMutablePointer<AccessUnit>? { d >= 0 && d < count ? base + d : nil }
+            let timeBase = measuring.timeBase
             for i in 0..<count {
-                measuring.time(&base[i])
+                Self.time(&base[i], timeBase: timeBase, decodeTime: &measuring.decodeTime)
                 clock.present(PresentationClock.Entry(base[i]), at: i, unit: unit)
             }
             clock.flush(unit: unit)
+            // Here PTS counts from 0 in presentation order and DTS from 0 in decoding order.
+            var needed: Int64 = 0
+            for i in 0..<count where !base[i].flags.hasNoPicture {
+                needed = Swift.max(needed, (base[i].dts ?? 0) &- (base[i].pts ?? 0))
+            }
+            for i in 0..<count { base[i].pts = (base[i].pts ?? 0) &+ needed }
         }
-        // Here PTS counts from 0 in presentation order and DTS from 0 in decoding order.
-        var needed: Int64 = 0
-        for au in units where !au.flags.hasNoPicture {
-            needed = Swift.max(needed, (au.dts ?? 0) &- (au.pts ?? 0))
-        }
-        for i in units.indices { units[i].pts = (units[i].pts ?? 0) &+ needed }
     }
 
     // MARK: -
@@ -194,8 +197,8 @@ public struct TimestampAssigner: Sendable {
         delay = measured ?? Int64(depth) &* 2
     }
 
-    /// Sets the access unit's duration, time base and DTS (the next in decoding order).
-    private mutating func time(_ au: inout AccessUnit) {
+    /// Sets the access unit's duration, time base and DTS: `decodeTime`, which it advances by the duration.
+    private static func time(_ au: inout AccessUnit, timeBase: TimeBase?, decodeTime: inout Int64) {
         let duration: Int64 = au.flags.hasNoPicture ? 0 : (au.structure == .frame ? 2 : 1)
         au.duration = duration
         au.timeBase = timeBase
@@ -205,14 +208,24 @@ public struct TimestampAssigner: Sendable {
 
     /// Moves the leading access units that have a PTS to `ready`, adding the delay.
     private mutating func emitReady(into ready: inout [AccessUnit]) {
-        var n = 0
-        while n < waiting.count, waiting[n].pts != nil { n &+= 1 }
-        guard n > 0 else { return }
-        for i in 0..<n {
-            waiting[i].pts = waiting[i].pts! &+ delay
+        let delay = self.delay
+        // In place (an element read through the array's subscript is copied whole).
+        let n = waiting.withUnsafeMutableBufferPointer { waiting in
+            var n = 0
+            while n < waiting.count, let pts = waiting[n].pts {
+                waiting[n].pts = pts &+ delay
+                n &+= 1
+            }
+            return n
         }
-        // Moved, not copied: remove(at:) moves the element out and the rest down (a few).
-        for _ in 0..<n { ready.append(waiting.remove(at: 0)) }
+        guard n > 0 else { return }
+        if n == waiting.count && ready.isEmpty {
+            // All of them, into an empty buffer (the usual case): the arrays trade storage.
+            swap(&ready, &waiting)
+        } else {
+            // Moved, not copied: remove(at:) moves the element out and the rest down (a few).
+            for _ in 0..<n { ready.append(waiting.remove(at: 0)) }
+        }
         waitingStart &+= n
     }
 }
@@ -249,7 +262,7 @@ private struct PresentationClock {
     /// `unit`): an access unit without a picture or a POC is presented when decoded, after those
     /// waiting; a picture goes through the presentation order.
     mutating func present(_ au: Entry, at position: Int, unit: (Int) -> UnsafeMutablePointer<AccessUnit>?) {
-        released.removeAll(keepingCapacity: true)
+        released.removeAllKeepingCapacity()
         if let poc = au.poc, au.hasPicture {
             order.push(decodeIndex: position, poc: poc, startsPeriod: au.startsPOCPeriod, into: &released)
             place(unit)
@@ -264,7 +277,7 @@ private struct PresentationClock {
 
     /// Presents every picture still waiting (end of stream).
     mutating func flush(unit: (Int) -> UnsafeMutablePointer<AccessUnit>?) {
-        released.removeAll(keepingCapacity: true)
+        released.removeAllKeepingCapacity()
         order.flush(into: &released)
         place(unit)
     }
