@@ -47,7 +47,7 @@ struct AccessUnitAllocationTests {
         var found = 0
         let m = AllocationBench.count {
             for unit in seis {
-                found &+= RecoveryPointLookup.recoveryFrameCount(in: unit, context: store) ?? 0
+                found &+= RecoveryPointLookup.recoveryFrameCount(in: unit) ?? 0
             }
         }
         return n + m + (found < 0 ? 1 : 0)

@@ -32,10 +32,10 @@ import TestSupport
         let unit = Self.sei([userData, recovery])
         #expect(unit.bytes.count > 300 + 50)  // emulation-prevention bytes were inserted
         #expect(RecoveryPointLookup.mayHoldRecoveryPoint(unit.payload))
-        #expect(RecoveryPointLookup.recoveryFrameCount(in: unit, context: EmptySyntaxContext()) == 0)
+        #expect(RecoveryPointLookup.recoveryFrameCount(in: unit) == 0)
         let without = Self.sei([userData, (1, [0x12, 0x34])])
         #expect(!RecoveryPointLookup.mayHoldRecoveryPoint(without.payload))
-        #expect(RecoveryPointLookup.recoveryFrameCount(in: without, context: EmptySyntaxContext()) == nil)
+        #expect(RecoveryPointLookup.recoveryFrameCount(in: without) == nil)
         // A size past the end: no recovery point (the parse fails too).
         let cut = try! NALUnit([0x06, 0x05, 0x40, 0x01, 0x80])
         #expect(!RecoveryPointLookup.mayHoldRecoveryPoint(cut.payload))
@@ -69,7 +69,7 @@ import TestSupport
                 if !RecoveryPointLookup.mayHoldRecoveryPoint(unit.payload) {
                     #expect(expected == nil, "\(path): an SEI with a recovery point was skipped")
                 }
-                #expect(RecoveryPointLookup.recoveryFrameCount(in: unit, context: EmptySyntaxContext()) == expected, "\(path): SEI \(seiCount)")
+                #expect(RecoveryPointLookup.recoveryFrameCount(in: unit) == expected, "\(path): SEI \(seiCount)")
             }
         }
         #expect(seiCount > (Corpus.isPresent ? 100 : 10))
@@ -130,7 +130,7 @@ import TestSupport
             guard let unit = try? NALUnit([0x06] + EmulationPrevention.ebsp(from: rbsp)) else { continue }
             let expected = Self.parsed(unit)
             if expected != nil { withRecoveryPoint += 1 }
-            #expect(RecoveryPointLookup.recoveryFrameCount(in: unit, context: EmptySyntaxContext()) == expected, "round \(round): \(rbsp)")
+            #expect(RecoveryPointLookup.recoveryFrameCount(in: unit) == expected, "round \(round): \(rbsp)")
         }
         #expect(withRecoveryPoint > 1_000)
     }

@@ -182,7 +182,7 @@ public struct AccessUnitAssembler: Sendable {
                 if !pending.isEmpty { try takePending() }
                 try append(unit)
                 if type == .sei, picture.recoveryFrameCount == nil {
-                    picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit, context: store)
+                    picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit)
                 }
             case .sps, .pps, .prefix, .subsetSPS, .depthParameterSet, .reserved17, .reserved18:
                 noteParameterSet(unit)

@@ -94,7 +94,7 @@ extension AccessUnitFlags {
             if unit.type.isVCL {
                 if let t = Self.sliceType(unit) { sliceTypes.append(t) } else { allParsed = false }
             } else if unit.type == .sei, recovery == nil {
-                recovery = RecoveryPointLookup.recoveryFrameCount(in: unit, context: .empty)
+                recovery = RecoveryPointLookup.recoveryFrameCount(in: unit)
             }
         }
         self.init(units: Array(units), sliceTypes: sliceTypes, allSlicesParsed: allParsed, recoveryFrameCount: recovery)

@@ -16,10 +16,10 @@ enum RecoveryPointLookup {
     /// costs one walk over them. Otherwise the messages are walked as the parse frames them,
     /// on the fly over the escaped bytes, and each recovery point payload is read through
     /// ``SEIRecoveryPoint/code(_:)`` from a copy of its first bytes on the stack: no SEI
-    /// message list, no payload bytes kept, no allocation. `context` is not needed (a recovery
-    /// point depends on no parameter set).
+    /// message list, no payload bytes kept, no allocation. No parameter set is needed: a
+    /// recovery point depends on none.
     /// - Complexity: O(n) in the NAL unit's size.
-    static func recoveryFrameCount(in unit: NALUnit, context: some SyntaxContext) -> Int? {
+    static func recoveryFrameCount(in unit: NALUnit) -> Int? {
         guard unit.type == .sei, mayHoldRecoveryPoint(unit.payload) else { return nil }
         return recoveryFrameCount(ebsp: unit.payload)
     }
