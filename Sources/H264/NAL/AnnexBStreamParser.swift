@@ -26,9 +26,20 @@
 /// documented call: ``next()`` goes on after the problem, and ``append(_:)-(ArraySlice<UInt8>)`` may be called at
 /// any time (a chunk handed over before the previous one was drained waits its turn).
 ///
-/// Memory: at most ``maximumNALUnitSize`` bytes of one NAL unit that spans chunks, plus
-/// references to the chunks handed over and not yet parsed, plus 16 KiB once a chunk of 256 KiB
-/// or more arrives (start codes found ahead); independent of the stream's length.
+/// A NAL unit that spans chunks is handed out in the buffer it was accumulated in, without a
+/// copy. The parser keeps that buffer: when the caller has let go of the NAL unit by the time
+/// the next one spans chunks, the buffer is reused, and when the caller keeps NAL units for a
+/// while (an access unit being assembled or waiting for its timestamps), up to 8 such buffers
+/// are kept and one the caller has let go of is reused. A caller that drops NAL units (or
+/// keeps at most 7 that spanned chunks at a time) makes no allocation per NAL unit once the
+/// buffers have grown to the stream's NAL unit sizes.
+///
+/// Memory: at most ``maximumNALUnitSize`` bytes of one NAL unit that spans chunks, plus up to 8
+/// buffers of NAL units handed out (each of at most ``maximumNALUnitSize`` bytes; a new one is
+/// made only when none is free, so never more than the caller once held at the same time,
+/// plus one), plus references to the chunks handed over and not
+/// yet parsed, plus 16 KiB once a chunk of 256 KiB or more arrives (start codes found ahead);
+/// independent of the stream's length.
 public struct AnnexBStreamParser: Sendable {
     /// The default limit on one NAL unit: 64 MiB, generous for an 8K intra picture.
     public static let defaultMaximumNALUnitSize = 64 << 20
@@ -54,9 +65,11 @@ public struct AnnexBStreamParser: Sendable {
     @usableFromInline var pending: [UInt8] = []
     /// True when `pending` holds the NAL unit last yielded (its bytes are shared with the
     /// caller's ``NALUnit``): it is emptied at the next call. If the caller has let go of the
-    /// unit by then, the buffer is reused without allocating; otherwise copy-on-write gives the
-    /// parser a fresh one.
+    /// unit by then, the buffer is reused in place; otherwise it joins `handedOut` and the next
+    /// NAL unit that spans chunks starts in a buffer the caller has let go of since, if any.
     private var pendingYielded = false
+    /// Buffers of NAL units handed out, kept for reuse (see ``HandedOutBuffers``).
+    private var handedOut = HandedOutBuffers()
     /// The number of zero bytes after the last byte of `pending` (or since the start code, when
     /// `pending` is empty). They are part of the NAL unit only if a byte other than the `01` of a
     /// start code follows them.
@@ -248,7 +261,11 @@ public struct AnnexBStreamParser: Sendable {
     mutating func nextFound() throws(H264Error) -> Found? {
         if pendingYielded {
             pendingYielded = false
-            pending.removeAll(keepingCapacity: true)
+            if HandedOutBuffers.isUnique(&pending) {
+                pending.removeAll(keepingCapacity: true)  // the caller let go: in place
+            } else {
+                handedOut.keep(&pending)  // still held: kept, `pending` left without storage
+            }
         }
         repeat {
             if atChunkStart {
@@ -317,6 +334,11 @@ public struct AnnexBStreamParser: Sendable {
             lastNALUnitOffset = currentNALOffset  // the error is about this NAL unit
             lastStartCodeLength = currentStartCodeLength
             throw tooLarge()
+        }
+        if pending.capacity < total.partialValue {
+            // First bytes of a NAL unit after one the caller still holds: a buffer the caller
+            // has let go of since, if any.
+            if pending.capacity == 0, let free = handedOut.takeFree() { pending = free }
         }
         if pending.capacity < total.partialValue {
             // First bytes of a NAL unit, or it outgrew the hint: grow geometrically (capped).
