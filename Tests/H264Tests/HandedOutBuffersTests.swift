@@ -8,20 +8,24 @@ struct HandedOutBuffersTests {
     /// The uniqueness test: true for storage only this array refers to, false while a copy,
     /// a slice or a ``NALUnit`` shares it, true again once they are gone.
     @Test func uniquenessFollowsTheOtherReferences() throws {
+        // Each answer is taken before #expect, which keeps copies of what it shows.
         var empty: [UInt8] = []
-        #expect(!HandedOutBuffers.isUnique(&empty))
-        var a: [UInt8] = [0x41, 1, 2, 3]
-        #expect(HandedOutBuffers.isUnique(&a) == Self.testAvailable)
+        let emptyAnswer = HandedOutBuffers.isUnique(&empty)
+        #expect(!emptyAnswer)
+        var a = [UInt8](repeating: 0x41, count: 4)
+        let alone = HandedOutBuffers.isUnique(&a)
         var copy: [UInt8]? = a
-        #expect(!HandedOutBuffers.isUnique(&a))
+        let withCopy = HandedOutBuffers.isUnique(&a)
         copy = nil
-        #expect(HandedOutBuffers.isUnique(&a) == Self.testAvailable)
+        let copyGone = HandedOutBuffers.isUnique(&a)
         var unit: NALUnit? = try NALUnit(a[...])
-        #expect(!HandedOutBuffers.isUnique(&a))
-        #expect(unit?.count == 4)
+        let withUnit = HandedOutBuffers.isUnique(&a)
+        let unitCount = unit?.count
         unit = nil
-        #expect(HandedOutBuffers.isUnique(&a) == Self.testAvailable)
-        #expect(copy == nil && unit == nil)
+        let unitGone = HandedOutBuffers.isUnique(&a)
+        #expect(alone == Self.testAvailable && copyGone == Self.testAvailable && unitGone == Self.testAvailable)
+        #expect(!withCopy && !withUnit)
+        #expect(unitCount == 4 && copy == nil && unit == nil)
     }
 
     /// Where the test exists (no Objective-C runtime: an array is one reference to its storage).

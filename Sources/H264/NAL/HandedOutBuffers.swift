@@ -71,9 +71,13 @@ struct HandedOutBuffers: Sendable {
         #if _runtime(_ObjC)
         return false
         #else
-        guard MemoryLayout<[UInt8]>.size == MemoryLayout<AnyObject>.size else { return false }
+        guard MemoryLayout<[UInt8]>.size == MemoryLayout<AnyObject?>.size else { return false }
+        // As an optional reference: tested as a plain `AnyObject`, an unoptimised Swift 6 build
+        // answers false whatever the count (a copy of the existential, measured with 6.3).
         return withUnsafeMutablePointer(to: &buffer) { pointer in
-            pointer.withMemoryRebound(to: AnyObject.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
+            UnsafeMutableRawPointer(pointer).withMemoryRebound(to: AnyObject?.self, capacity: 1) {
+                isKnownUniquelyReferenced(&$0.pointee)
+            }
         }
         #endif
     }
