@@ -43,16 +43,15 @@ struct HandedOutBuffers: Sendable {
         buffer = []
     }
 
-    /// A kept buffer that nothing else refers to any more, emptied (its capacity kept), or nil.
+    /// A kept buffer that nothing else refers to any more (its bytes left as they are: the
+    /// parser counts the bytes it uses), or nil.
     mutating func takeFree() -> [UInt8]? {
         var i = buffers.count
         while i > 0 {
             i &-= 1
             if Self.isUnique(&buffers[i]) {
                 buffers.swapAt(i, buffers.count &- 1)
-                var free = buffers.removeLast()
-                free.removeAll(keepingCapacity: true)  // unique: in place
-                return free
+                return buffers.removeLast()
             }
         }
         return nil
