@@ -273,12 +273,13 @@ public struct AnnexBStreamParser: Sendable {
         repeat {
             if atChunkStart {
                 atChunkStart = false
-                if let unit = try matchCarriedZeros() { return unit }
+                // Nothing carried (most chunks): the scan sees everything.
+                if pendingZeros > 0, let unit = try matchCarriedZeros() { return unit }
             }
             while position < chunk.endIndex {
                 if let unit = try scanChunk() { return unit }
             }
-        } while startQueued()
+        } while queuedHead < queued.count && startQueued()
         if finished && !flushed {
             flushed = true
             return try flush()
@@ -288,11 +289,10 @@ public struct AnnexBStreamParser: Sendable {
 
     // MARK: - Chunk start: a start code may span the boundary
 
-    /// Looks at the zero bytes that open the chunk: together with the zeros carried over they
-    /// may form a start code that spans the boundary. Otherwise the carried zeros become part of
-    /// the NAL unit (or of the leading data).
+    /// Looks at the zero bytes that open the chunk: together with the zeros carried over (at
+    /// least one) they may form a start code that spans the boundary. Otherwise the carried
+    /// zeros become part of the NAL unit (or of the leading data).
     private mutating func matchCarriedZeros() throws(H264Error) -> Found? {
-        guard pendingZeros > 0 else { return nil }  // nothing carried: the scan sees everything
         let start = chunk.startIndex
         let end = chunk.endIndex
         var i = start
@@ -331,17 +331,23 @@ public struct AnnexBStreamParser: Sendable {
 
     /// Checks that `extra` more bytes keep the current NAL unit within the limit; past it the
     /// NAL unit is dropped and the parser discards bytes up to the next start code.
+    @inline(__always)
     private mutating func reserve(_ extra: Int) throws(H264Error) {
         let total = pendingCount.addingReportingOverflow(extra)
-        if total.overflow || total.partialValue > maximumNALUnitSize {
-            pendingCount = 0
-            pendingZeros = 0
-            phase = .discarding
-            lastNALUnitOffset = currentNALOffset  // the error is about this NAL unit
-            lastStartCodeLength = currentStartCodeLength
-            throw tooLarge()
-        }
+        if total.overflow || total.partialValue > maximumNALUnitSize { try dropTooLarge() }
         if pending.count < total.partialValue { makeRoom(for: total.partialValue) }
+    }
+
+    /// The NAL unit grew past the limit: dropped, the parser discards bytes up to the next
+    /// start code.
+    @inline(never)
+    private mutating func dropTooLarge() throws(H264Error) {
+        pendingCount = 0
+        pendingZeros = 0
+        phase = .discarding
+        lastNALUnitOffset = currentNALOffset  // the error is about this NAL unit
+        lastStartCodeLength = currentStartCodeLength
+        throw tooLarge()
     }
 
     /// Makes `pending` at least `size` (<= ``maximumNALUnitSize``) bytes long, its first
