@@ -30,15 +30,7 @@ enum AllocationBench {
     static func steadySplitStreaming(_ stream: ArraySlice<UInt8>, chunk: Int) throws -> Int {
         var parser = AnnexBStreamParser(leadingData: .skip)
         var n = 0
-        func feed() throws {
-            var i = stream.startIndex
-            while i < stream.endIndex {
-                let end = min(i + max(chunk, 1), stream.endIndex)
-                parser.append(stream[i..<end])
-                while let unit = try parser.next() { n &+= unit.count }
-                i = end
-            }
-        }
+        func feed() throws { n &+= try BenchCommand.feed(&parser, stream, chunk: chunk) }
         try feed()
         try feed()
         let allocations = try count { try feed() }
