@@ -153,6 +153,7 @@ public struct AnnexBStreamParser: Sendable {
     }
 
     /// Makes `chunk` the one being parsed.
+    @inline(__always)
     private mutating func start(_ chunk: consuming ArraySlice<UInt8>) {
         chunkStreamOffset = appendedByteCount
         appendedByteCount &+= chunk.count  // total input size: bounded by memory handed over
