@@ -22,6 +22,50 @@ enum AllocationBench {
         return h264_allocation_counting_end()
     }
 
+    /// The allocations of the third of three passes over `stream` through one streaming
+    /// splitter (`chunk`-byte chunks, each NAL unit dropped when the next is asked for): the
+    /// cost per NAL unit once the parser's buffers have grown (two passes: buffers that take
+    /// turns each grow to the largest NAL unit), without the set-up of a new parser that a
+    /// per-pass count includes (noticeable on a stream of few, large NAL units).
+    static func steadySplitStreaming(_ stream: ArraySlice<UInt8>, chunk: Int) throws -> Int {
+        var parser = AnnexBStreamParser(leadingData: .skip)
+        var n = 0
+        func feed() throws { n &+= try BenchCommand.feed(&parser, stream, chunk: chunk) }
+        try feed()
+        try feed()
+        let allocations = try count { try feed() }
+        return n == 0 ? allocations &+ 1 : allocations  // n keeps the work alive
+    }
+
+    /// The allocations of the third of three passes over `stream` through one
+    /// `AccessUnitParser` (1 MiB chunks, `next(into:)`), as ``steadySplitStreaming(_:chunk:)``
+    /// does for the splitter.
+    static func steadyAccessUnitsStreaming(_ stream: ArraySlice<UInt8>) -> Int {
+        var parser = AccessUnitParser(leadingData: .skip)
+        var au = AccessUnit()
+        var n = 0
+        func feed() {
+            var i = stream.startIndex
+            while true {
+                if parser.needsInput {
+                    guard i < stream.endIndex else { return }
+                    let end = Swift.min(i &+ (1 << 20), stream.endIndex)
+                    parser.append(stream[i..<end])
+                    i = end
+                }
+                do throws(H264Error) {
+                    if try parser.next(into: &au) { n &+= au.nalUnits.count }
+                } catch {
+                    n &+= 1
+                }
+            }
+        }
+        feed()
+        feed()
+        let allocations = count { feed() }
+        return n == 0 ? allocations &+ 1 : allocations
+    }
+
     /// One row of the report: the measurement, the NAL units and access units it handled, and
     /// the allocations of one steady-state pass (after a first pass that warms caches and
     /// reusable buffers).
@@ -73,6 +117,13 @@ enum AllocationBench {
             try body()
             let n = try count(body)
             rows.append(Row(key: key, nalUnits: nals, accessUnits: aus, allocations: n))
+            if key == "split_streaming" {
+                rows.append(Row(key: "split_streaming_steady", nalUnits: nals, accessUnits: nil,
+                                allocations: try steadySplitStreaming(stream[...], chunk: 1500)))
+            } else if key == "access_units_streaming" {
+                rows.append(Row(key: "access_units_streaming_steady", nalUnits: nals, accessUnits: aus,
+                                allocations: steadyAccessUnitsStreaming(stream[...])))
+            }
         }
         sliceWork()
         // Allocations of the parameter sets included: a constant per pass.

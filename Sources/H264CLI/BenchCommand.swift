@@ -252,6 +252,16 @@ enum BenchCommand: CLICommand {
 
     static func splitStreaming(_ stream: ArraySlice<UInt8>, chunk: Int) throws -> Int {
         var parser = AnnexBStreamParser(leadingData: .skip)
+        var n = try feed(&parser, stream, chunk: chunk)
+        parser.finish()
+        while let unit = try parser.next() { n &+= unit.count }
+        return n
+    }
+
+    /// Hands `stream` to `parser` in `chunk`-byte chunks, taking the NAL units after each (the
+    /// stream is not finished); returns their total size.
+    @inline(__always)
+    static func feed(_ parser: inout AnnexBStreamParser, _ stream: ArraySlice<UInt8>, chunk: Int) throws -> Int {
         var n = 0
         var i = stream.startIndex
         while i < stream.endIndex {
@@ -260,8 +270,6 @@ enum BenchCommand: CLICommand {
             while let unit = try parser.next() { n &+= unit.count }
             i = end
         }
-        parser.finish()
-        while let unit = try parser.next() { n &+= unit.count }
         return n
     }
 

@@ -90,6 +90,56 @@ struct AccessUnitAllocationTests {
         return (counted, allocations)
     }
 
+    /// The allocations of parsing the access units of one copy of `one` through
+    /// `next(into:)` after ten copies warmed the parser's buffers, the input handed over in
+    /// `chunk`-byte chunks: NAL units that span chunks are accumulated in the splitter's
+    /// buffers, which the access units hold until they are handed back. (Five copies leave a
+    /// growth in two fixtures, slices4 and truncated: the buffers take turns and each grows once
+    /// to the largest NAL unit it meets.)
+    static func steadyStateChunked(_ one: [UInt8], chunk: Int) -> (accessUnits: Int, allocations: Int) {
+        let perCopy = AccessUnits.assemble(annexB: one[...]).accessUnits.count
+        let bytes = Array([[UInt8]](repeating: one, count: 12).joined())
+        var parser = AccessUnitParser()
+        var au = AccessUnit()
+        var position = 0
+        var failed = false
+        // No #expect inside: its own allocations would count.
+        func parse(_ count: Int) -> Int {
+            var n = 0
+            while n < count {
+                if parser.needsInput {
+                    guard position < bytes.count else { break }
+                    let end = Swift.min(position &+ chunk, bytes.count)
+                    parser.append(bytes[position..<end])
+                    position = end
+                }
+                do throws(H264Error) {
+                    if try parser.next(into: &au) { n &+= 1 }
+                } catch {
+                    failed = true
+                    break
+                }
+            }
+            return n
+        }
+        _ = parse(10 * perCopy)
+        var counted = 0
+        let allocations = AllocationBench.count { counted = parse(perCopy) }
+        #expect(!failed)
+        #expect(counted == perCopy)
+        return (counted, allocations)
+    }
+
+    /// NAL units that span chunks (every fixture in 100-byte chunks) are accumulated in
+    /// buffers the splitter reuses once the access units holding them are handed back: no
+    /// allocation per access unit either.
+    @Test(.enabled(if: AllocationBench.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
+          arguments: fixtures)
+    func spanningNALUnitsAllocateNothingPerAccessUnit(_ fixture: Fixture) {
+        let result = Self.steadyStateChunked(fixture.bytes(), chunk: 100)
+        #expect(result.allocations == 0, "\(fixture): \(result.allocations) allocations in \(result.accessUnits) access units")
+    }
+
     /// `AccessUnitParser.next(into:)` allocates nothing per access unit once its buffers have
     /// grown (parameter sets repeated with the same bytes included: each copy of the stream
     /// resends them; slice headers parsed into the assembler's own header; recovery points

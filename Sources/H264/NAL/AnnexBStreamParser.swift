@@ -26,9 +26,20 @@
 /// documented call: ``next()`` goes on after the problem, and ``append(_:)-(ArraySlice<UInt8>)`` may be called at
 /// any time (a chunk handed over before the previous one was drained waits its turn).
 ///
-/// Memory: at most ``maximumNALUnitSize`` bytes of one NAL unit that spans chunks, plus
-/// references to the chunks handed over and not yet parsed, plus 16 KiB once a chunk of 256 KiB
-/// or more arrives (start codes found ahead); independent of the stream's length.
+/// A NAL unit that spans chunks is handed out in the buffer it was accumulated in, without a
+/// copy. The parser keeps that buffer: when the caller has let go of the NAL unit by the time
+/// the next one spans chunks, the buffer is reused, and when the caller keeps NAL units for a
+/// while (an access unit being assembled or waiting for its timestamps), up to 8 such buffers
+/// are kept and one the caller has let go of is reused. A caller that drops NAL units (or
+/// keeps at most 7 that spanned chunks at a time) makes no allocation per NAL unit once the
+/// buffers have grown to the stream's NAL unit sizes.
+///
+/// Memory: at most ``maximumNALUnitSize`` bytes of one NAL unit that spans chunks, plus up to 8
+/// buffers of NAL units handed out (each of at most ``maximumNALUnitSize`` bytes; a new one is
+/// made only when none is free, so never more than the caller once held at the same time,
+/// plus one), plus references to the chunks handed over and not
+/// yet parsed, plus 16 KiB once a chunk of 256 KiB or more arrives (start codes found ahead);
+/// independent of the stream's length.
 public struct AnnexBStreamParser: Sendable {
     /// The default limit on one NAL unit: 64 MiB, generous for an 8K intra picture.
     public static let defaultMaximumNALUnitSize = 64 << 20
@@ -50,13 +61,19 @@ public struct AnnexBStreamParser: Sendable {
 
     private var phase: Phase = .leading(nonZero: false)
     /// The bytes of the current NAL unit carried over from earlier chunks, without its trailing
-    /// zero bytes (those are counted in `pendingZeros`).
+    /// zero bytes (those are counted in `pendingZeros`): `pending[..<pendingCount]`. The rest of
+    /// `pending` (zeros, or bytes of an earlier NAL unit) is room to grow into: bytes are copied
+    /// in place, without `Array`'s general append, and emptying is setting the count to 0.
     @usableFromInline var pending: [UInt8] = []
+    /// The number of bytes of `pending` that belong to the current NAL unit.
+    @usableFromInline var pendingCount = 0
     /// True when `pending` holds the NAL unit last yielded (its bytes are shared with the
     /// caller's ``NALUnit``): it is emptied at the next call. If the caller has let go of the
-    /// unit by then, the buffer is reused without allocating; otherwise copy-on-write gives the
-    /// parser a fresh one.
+    /// unit by then, the buffer is reused in place; otherwise it joins `handedOut` and the next
+    /// NAL unit that spans chunks starts in a buffer the caller has let go of since, if any.
     private var pendingYielded = false
+    /// Buffers of NAL units handed out, kept for reuse (see ``HandedOutBuffers``).
+    private var handedOut = HandedOutBuffers()
     /// The number of zero bytes after the last byte of `pending` (or since the start code, when
     /// `pending` is empty). They are part of the NAL unit only if a byte other than the `01` of a
     /// start code follows them.
@@ -117,7 +134,7 @@ public struct AnnexBStreamParser: Sendable {
     public var needsInput: Bool { position >= chunk.endIndex && !atChunkStart && queuedHead >= queued.count }
 
     /// The number of bytes held for a NAL unit that spans chunks.
-    public var bufferedByteCount: Int { pendingYielded ? 0 : pending.count }
+    public var bufferedByteCount: Int { pendingYielded ? 0 : pendingCount }
 
     /// Hands over the next chunk of the stream. The parser keeps a reference to it (no copy)
     /// until ``next()`` has parsed it.
@@ -136,6 +153,7 @@ public struct AnnexBStreamParser: Sendable {
     }
 
     /// Makes `chunk` the one being parsed.
+    @inline(__always)
     private mutating func start(_ chunk: consuming ArraySlice<UInt8>) {
         chunkStreamOffset = appendedByteCount
         appendedByteCount &+= chunk.count  // total input size: bounded by memory handed over
@@ -229,7 +247,7 @@ public struct AnnexBStreamParser: Sendable {
             try NALUnit.checkHeader(chunk[range.lowerBound], count: range.count)  // range is not empty
             return NALUnit(unchecked: chunk[range])
         case .carried?:
-            return try NALUnit(pending[...])
+            return try NALUnit(pending[..<pendingCount])
         }
     }
 
@@ -238,7 +256,7 @@ public struct AnnexBStreamParser: Sendable {
     enum Found {
         /// `chunk[range]`, not empty: it lies wholly inside the chunk.
         case view(Range<Int>)
-        /// All of `pending`: it spans chunks.
+        /// `pending[..<pendingCount]`: it spans chunks.
         case carried
     }
 
@@ -248,17 +266,21 @@ public struct AnnexBStreamParser: Sendable {
     mutating func nextFound() throws(H264Error) -> Found? {
         if pendingYielded {
             pendingYielded = false
-            pending.removeAll(keepingCapacity: true)
+            pendingCount = 0
+            if !HandedOutBuffers.isUnique(&pending) {
+                handedOut.keep(&pending)  // still held: kept, `pending` left without storage
+            }  // else the caller let go: reused in place
         }
         repeat {
             if atChunkStart {
                 atChunkStart = false
-                if let unit = try matchCarriedZeros() { return unit }
+                // Nothing carried (most chunks): the scan sees everything.
+                if pendingZeros > 0, let unit = try matchCarriedZeros() { return unit }
             }
             while position < chunk.endIndex {
                 if let unit = try scanChunk() { return unit }
             }
-        } while startQueued()
+        } while queuedHead < queued.count && startQueued()
         if finished && !flushed {
             flushed = true
             return try flush()
@@ -268,11 +290,10 @@ public struct AnnexBStreamParser: Sendable {
 
     // MARK: - Chunk start: a start code may span the boundary
 
-    /// Looks at the zero bytes that open the chunk: together with the zeros carried over they
-    /// may form a start code that spans the boundary. Otherwise the carried zeros become part of
-    /// the NAL unit (or of the leading data).
+    /// Looks at the zero bytes that open the chunk: together with the zeros carried over (at
+    /// least one) they may form a start code that spans the boundary. Otherwise the carried
+    /// zeros become part of the NAL unit (or of the leading data).
     private mutating func matchCarriedZeros() throws(H264Error) -> Found? {
-        guard pendingZeros > 0 else { return nil }  // nothing carried: the scan sees everything
         let start = chunk.startIndex
         let end = chunk.endIndex
         var i = start
@@ -303,25 +324,56 @@ public struct AnnexBStreamParser: Sendable {
         defer { pendingZeros = 0 }
         guard pendingZeros > 0, case .nal = phase else { return }
         try reserve(pendingZeros)
-        pending.append(contentsOf: repeatElement(0, count: pendingZeros))
+        let start = pendingCount
+        pendingCount &+= pendingZeros  // <= pending.count: reserved
+        let end = pendingCount
+        pending.withUnsafeMutableBufferPointer { buffer in buffer[start..<end].update(repeating: 0) }
     }
 
     /// Checks that `extra` more bytes keep the current NAL unit within the limit; past it the
     /// NAL unit is dropped and the parser discards bytes up to the next start code.
+    @inline(__always)
     private mutating func reserve(_ extra: Int) throws(H264Error) {
-        let total = pending.count.addingReportingOverflow(extra)
-        if total.overflow || total.partialValue > maximumNALUnitSize {
-            pending.removeAll(keepingCapacity: true)
-            pendingZeros = 0
-            phase = .discarding
-            lastNALUnitOffset = currentNALOffset  // the error is about this NAL unit
-            lastStartCodeLength = currentStartCodeLength
-            throw tooLarge()
-        }
-        if pending.capacity < total.partialValue {
+        let total = pendingCount.addingReportingOverflow(extra)
+        if total.overflow || total.partialValue > maximumNALUnitSize { try dropTooLarge() }
+        if pending.count < total.partialValue { makeRoom(for: total.partialValue) }
+    }
+
+    /// The NAL unit grew past the limit: dropped, the parser discards bytes up to the next
+    /// start code.
+    @inline(never)
+    private mutating func dropTooLarge() throws(H264Error) {
+        pendingCount = 0
+        pendingZeros = 0
+        phase = .discarding
+        lastNALUnitOffset = currentNALOffset  // the error is about this NAL unit
+        lastStartCodeLength = currentStartCodeLength
+        throw tooLarge()
+    }
+
+    /// Makes `pending` at least `size` (<= ``maximumNALUnitSize``) bytes long, its first
+    /// `pendingCount` bytes kept.
+    @inline(never)
+    private mutating func makeRoom(for size: Int) {
+        // First bytes of a NAL unit after one the caller still holds: a buffer the caller has
+        // let go of since, if any.
+        if pending.isEmpty, let free = handedOut.takeFree() { pending = free }
+        if pending.count < size {
             // First bytes of a NAL unit, or it outgrew the hint: grow geometrically (capped).
-            let wanted = Swift.max(total.partialValue, capacityHint, pending.capacity &* 2)  // capacity <= maximum
-            pending.reserveCapacity(Swift.min(wanted, maximumNALUnitSize))
+            let wanted = Swift.max(size, capacityHint, pending.count &* 2)  // count <= maximum
+            grow(to: Swift.min(wanted, maximumNALUnitSize))
+        }
+    }
+
+    /// Replaces `pending` with a buffer of `size` bytes that starts with its first
+    /// `pendingCount` bytes (the rest zero).
+    private mutating func grow(to size: Int) {
+        let old = pending
+        let count = pendingCount
+        pending = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            let kept = old.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0[..<count]) }
+            buffer[kept...].initialize(repeating: 0)
+            initialized = size
         }
     }
 
@@ -373,7 +425,7 @@ public struct AnnexBStreamParser: Sendable {
                 // pendingZeros is 0 here: carried zeros were settled at the chunk start.
                 defer { pendingZeros = trailingZeros }  // also after an error: they may open a start code
                 try reserve(last &- tailStart)
-                Self.append(chunk, tailStart..<last, to: &pending)
+                appendToPending(tailStart..<last)
             } else {
                 // Saturating: a hostile run of zeros cannot overflow the counter.
                 pendingZeros = pendingZeros > Int.max &- trailingZeros ? Int.max : pendingZeros &+ trailingZeros
@@ -399,11 +451,11 @@ public struct AnnexBStreamParser: Sendable {
         phase = .nal
         var partEnd = partEnd
         while partEnd > partStart && chunk[partEnd &- 1] == 0 { partEnd &-= 1 }  // trailing_zero_8bits
-        let carriedCount = pending.count
+        let carriedCount = pendingCount
         pendingZeros = 0
         switch previous {
         case .leading(let nonZero):
-            pending.removeAll(keepingCapacity: true)
+            pendingCount = 0
             if partEnd > partStart { leadingNonZeroEnd = chunkStreamOffset &+ (partEnd &- chunk.startIndex) }
             leadingByteCount = leadingNonZeroEnd
             if leadingData == .reject && (nonZero || partEnd > partStart) {
@@ -411,7 +463,7 @@ public struct AnnexBStreamParser: Sendable {
             }
             return nil
         case .discarding:
-            pending.removeAll(keepingCapacity: true)
+            pendingCount = 0
             return nil
         case .nal:
             break
@@ -428,19 +480,25 @@ public struct AnnexBStreamParser: Sendable {
         pendingYielded = true
         if partCount > 0 {
             if partCount > maximumNALUnitSize &- carriedCount { throw tooLarge() }  // carriedCount <= maximum
-            Self.append(chunk, partStart..<partEnd, to: &pending)
+            if pending.count &- carriedCount < partCount { makeRoom(for: carriedCount &+ partCount) }  // <= maximum
+            appendToPending(partStart..<partEnd)
         }
-        capacityHint = pending.count &+ pending.count / 8  // <= maximum * 9 / 8: no overflow
+        capacityHint = pendingCount &+ pendingCount / 8  // <= maximum * 9 / 8: no overflow
         return .carried
     }
 
-    /// Appends `chunk[range]` to `pending` through the chunk's buffer (a slice of the chunk
-    /// would retain and release it).
+    /// Copies `chunk[range]` after the bytes of `pending`, which has room for them (see
+    /// `reserve`), through the chunk's buffer (a slice of the chunk would retain and release it).
     @inline(__always)
-    private static func append(_ chunk: borrowing ArraySlice<UInt8>, _ range: Range<Int>, to pending: inout [UInt8]) {
-        chunk.withUnsafeBufferPointer { buf in
-            let offset = range.lowerBound &- chunk.startIndex
-            pending.append(contentsOf: UnsafeBufferPointer(rebasing: buf[offset..<(offset &+ range.count)]))
+    private mutating func appendToPending(_ range: Range<Int>) {
+        let start = pendingCount
+        pendingCount &+= range.count  // <= pending.count: reserved
+        let end = pendingCount
+        let offset = range.lowerBound &- chunk.startIndex
+        chunk.withUnsafeBufferPointer { source in
+            pending.withUnsafeMutableBufferPointer { buffer in
+                _ = buffer[start..<end].update(fromContentsOf: source[offset..<(offset &+ range.count)])
+            }
         }
     }
 
@@ -464,7 +522,7 @@ public struct AnnexBStreamParser: Sendable {
         case .discarding:
             return nil
         case .nal:
-            guard !pending.isEmpty else { return nil }
+            guard pendingCount > 0 else { return nil }
             pendingYielded = true
             return .carried
         }
