@@ -5,10 +5,12 @@ extension ParameterSetStore {
     ///
     /// An SPS or PPS with the same payload bytes as the one stored under its id (when nothing
     /// it depends on changed since) is not parsed again: the stored value is the one parsing
-    /// would give.
+    /// would give. Nor is one with the bytes of an earlier version the store kept (for a PPS,
+    /// parsed against the SPS now stored under the id it names): that version is stored again.
     /// - Returns: true when a parameter set was stored.
     /// - Throws: the parsing error of a malformed parameter set (the store is unchanged).
-    /// - Complexity: O(n) in the NAL unit's size; no allocation for a repeated SPS or PPS.
+    /// - Complexity: O(n) in the NAL unit's size; no allocation for a repeated SPS or PPS, nor
+    ///   for one restored from an earlier version (O(288) hash comparisons to find it).
     @discardableResult
     public mutating func ingest(_ nal: NALUnit) throws(H264Error) -> Bool {
         try ingestNoting(nal) != .ignored
@@ -24,6 +26,13 @@ extension ParameterSetStore {
         case repeated
     }
 
+    /// The SPS or PPS that ``ingestNoting(_:)`` just stored from `nal`, when the store keeps it
+    /// as a version: its id and a NAL unit with `nal`'s bytes over storage the store keeps (a
+    /// reader that holds on to the unit needs no copy).
+    func keptUnit(matching nal: NALUnit) -> (id: Int, unit: NALUnit)? {
+        versions.unit(matching: nal)
+    }
+
     /// ``ingest(_:)``, telling a repeated SPS or PPS apart from one that was parsed.
     mutating func ingestNoting(_ nal: NALUnit) throws(H264Error) -> Ingested {
         let type = nal.type
@@ -31,24 +40,41 @@ extension ParameterSetStore {
         case .sps, .pps:
             let slots = type == .sps ? 0..<ParameterSetPayloads.ppsBase : ParameterSetPayloads.ppsBase..<ParameterSetPayloads.slotCount
             if receivedPayloads.contains(nal.payload, in: slots) { return .repeated }
+            let isSPS = type == .sps
+            if let kept = versions.find(payload: nal.payload, isSPS: isSPS, generations: spsGenerations) {
+                // Parsed without warnings before, from these bytes (a PPS: against this SPS).
+                switch kept.parsed {
+                case .sps(let sps):
+                    let slot = Int(sps.id & 31)
+                    insert(sps, generation: kept.spsGeneration)
+                    receivedPayloads.remember(nal.payload, slot: slot)
+                case .pps(let pps):
+                    let slot = ParameterSetPayloads.ppsBase &+ Int(pps.id)  // id <= 255
+                    insert(pps)
+                    receivedPayloads.remember(nal.payload, slot: slot)
+                }
+                return .stored
+            }
             var found: [ParseWarning] = []
-            let slot: Int
-            if type == .sps {
+            if isSPS {
                 let sps = try SequenceParameterSet(rbsp: nal.rbsp, mode: parseMode, warnings: &found)
-                slot = Int(sps.id & 31)
-                insert(sps)
+                let slot = Int(sps.id & 31)
+                let generation = nextSPSGeneration()
+                if found.isEmpty { versions.add(nal, parsed: .sps(sps), spsGeneration: generation) }
+                insert(sps, generation: generation)
+                if found.isEmpty { receivedPayloads.remember(nal.payload, slot: slot) }
             } else {
                 // The SPS table alone as the context (a PPS reads only the SPS it names): one
                 // retain, where the whole store would be copied into the parse's closures.
                 let pps = try PictureParameterSet(rbsp: nal.rbsp, context: spsLookup, mode: parseMode, warnings: &found)
-                slot = ParameterSetPayloads.ppsBase &+ Int(pps.id)  // id <= 255
+                let slot = ParameterSetPayloads.ppsBase &+ Int(pps.id)  // id <= 255
+                if found.isEmpty {
+                    versions.add(nal, parsed: .pps(pps), spsGeneration: spsGeneration(Int(pps.spsID)))
+                }
                 insert(pps)
+                if found.isEmpty { receivedPayloads.remember(nal.payload, slot: slot) }
             }
-            if found.isEmpty {
-                receivedPayloads.remember(nal.payload, slot: slot)
-            } else {
-                record(found)  // not kept: a repeat is parsed again and warns again
-            }
+            record(found)  // a set that warned is not kept: it is parsed, and warns, every time
         case .subsetSPS:
             insert(try SubsetSequenceParameterSet(rbsp: nal.rbsp))
         default:
