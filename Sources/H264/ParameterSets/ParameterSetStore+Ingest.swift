@@ -22,6 +22,8 @@ extension ParameterSetStore {
         case ignored
         /// Parsed and stored.
         case stored
+        /// Stored from an earlier version with the same bytes (not parsed).
+        case restored
         /// The same bytes as the SPS or PPS already stored under its id: nothing changed.
         case repeated
     }
@@ -33,7 +35,7 @@ extension ParameterSetStore {
         versions.unit(matching: nal)
     }
 
-    /// ``ingest(_:)``, telling a repeated SPS or PPS apart from one that was parsed.
+    /// ``ingest(_:)``, telling a repeated or restored SPS or PPS apart from one that was parsed.
     mutating func ingestNoting(_ nal: NALUnit) throws(H264Error) -> Ingested {
         let type = nal.type
         switch type {
@@ -53,7 +55,7 @@ extension ParameterSetStore {
                     insert(pps)
                     receivedPayloads.remember(nal.payload, slot: slot)
                 }
-                return .stored
+                return .restored
             }
             var found: [ParseWarning] = []
             if isSPS {
