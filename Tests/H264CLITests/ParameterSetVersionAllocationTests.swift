@@ -21,7 +21,7 @@ private let isOptimizedBuild: Bool = {
                 "counts allocations of an optimised build only: swift test -c release -Xswiftc -enable-testing"))
 struct ParameterSetVersionAllocationTests {
     /// `fixture`'s stream with a PPS before every picture, alternating between its own PPS and
-    /// `versions - 1` others with the same id (another `chroma_qp_index_offset`: the slices
+    /// `versions - 1` others with the same id (another `pic_init_qs_minus26`: the slices
     /// parse alike under each).
     static func alternatingPPS(_ fixture: Fixture, versions: Int) throws -> [UInt8] {
         let units = try AnnexB.split(fixture.bytes())
@@ -33,7 +33,7 @@ struct ParameterSetVersionAllocationTests {
         var variants = [ppsUnit]
         for i in 1..<versions {
             var other = pps
-            other.chromaQpIndexOffset = Int8((Int(pps.chromaQpIndexOffset) + 12 + i) % 25 - 12)
+            other.picInitQsMinus26 = Int8((Int(pps.picInitQsMinus26) + 26 + i) % 52 - 26)
             variants.append(try other.nalUnit(header: header, context: store))
         }
         var out: [NALUnit] = []

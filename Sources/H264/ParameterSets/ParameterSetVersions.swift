@@ -38,8 +38,14 @@ struct ParameterSetVersions: Sendable {
     }
 
     private var versions: [Version] = []
-    /// The hash of each version's type and payload, in step with `versions` (scanned first).
+    /// The hash of each version's type and payload, in step with `versions`.
     private var hashes: [UInt64] = []
+    /// An open-addressing index of `versions` by hash (linear probing): 0 for an empty entry,
+    /// else a version's index + 1. ``tableSize`` entries once a version is added, at most
+    /// ``capacity`` in use.
+    private var table: [Int16] = []
+    /// The size of `table`: a power of two at least three times ``capacity`` (short probes).
+    static let tableSize = 1024
     /// The bytes of `versions`' NAL units.
     private var byteCount = 0
     /// Counts uses (< 2^64: one per parameter set ingested).
@@ -55,13 +61,19 @@ struct ParameterSetVersions: Sendable {
     /// The version of an SPS (`isSPS`) or PPS with payload `payload`, valid with the SPS
     /// generations `generations` holds by SPS id (nil: 0), marked as used: its parsed set and
     /// ``Version/spsGeneration``; nil when none is kept.
-    /// - Complexity: O(``count``) hash comparisons and O(payload) to hash and compare bytes; no
-    ///   allocation.
+    /// - Complexity: O(payload) to hash and compare bytes, and a probe of a table at most 28%
+    ///   full; no allocation.
     mutating func find(payload: ArraySlice<UInt8>, isSPS: Bool,
                        generations: borrowing ParameterSetSlots<UInt64>) -> (parsed: Parsed, spsGeneration: UInt64)? {
         guard !versions.isEmpty else { return nil }
         let h = Self.hash(payload, isSPS: isSPS)
-        for i in hashes.indices where hashes[i] == h {
+        var p = Self.home(h)
+        while true {
+            let entry = Int(table[p])
+            guard entry != 0 else { return nil }
+            p = (p &+ 1) & (Self.tableSize &- 1)
+            let i = entry &- 1
+            guard hashes[i] == h else { continue }
             guard ParameterSetPayloads.sameBytes(versions[i].unit.dropFirst(), payload) else { continue }
             switch versions[i].parsed {
             case .sps:
@@ -74,13 +86,13 @@ struct ParameterSetVersions: Sendable {
             last = i
             return (versions[i].parsed, versions[i].spsGeneration)
         }
-        return nil
     }
 
     /// Keeps `unit` (an SPS or PPS that parsed to `parsed` without warnings, with `spsGeneration`
     /// as ``Version/spsGeneration``), dropping the least recently used versions to stay within
     /// the bounds; a unit over ``maximumUnitBytes`` is not kept.
-    /// - Complexity: O(``count``) per version dropped, O(n) to copy and hash the unit.
+    /// - Complexity: O(``count``) per version dropped (the least recently used is searched for),
+    ///   O(n) to copy and hash the unit.
     mutating func add(_ unit: NALUnit, parsed: Parsed, spsGeneration: UInt64) {
         let n = unit.count
         last = -1
@@ -94,10 +106,15 @@ struct ParameterSetVersions: Sendable {
         case .sps: isSPS = true
         case .pps: isSPS = false
         }
+        if table.isEmpty { table = Array(repeating: 0, count: Self.tableSize) }
+        let h = Self.hash(unit.payload, isSPS: isSPS)
         versions.append(Version(unit: Array(unit.bytes), parsed: parsed, spsGeneration: spsGeneration, lastUse: clock))
-        hashes.append(Self.hash(unit.payload, isSPS: isSPS))
+        hashes.append(h)
         byteCount &+= n
         last = versions.count &- 1
+        var p = Self.home(h)
+        while table[p] != 0 { p = (p &+ 1) & (Self.tableSize &- 1) }  // at most capacity entries in use
+        table[p] = Int16(versions.count)  // <= capacity
     }
 
     /// The version ``find(payload:isSPS:generations:)`` or ``add(_:parsed:spsGeneration:)``
@@ -119,6 +136,7 @@ struct ParameterSetVersions: Sendable {
     mutating func forgetAll() {
         versions = []
         hashes = []
+        table = []
         byteCount = 0
         last = -1
     }
@@ -128,10 +146,59 @@ struct ParameterSetVersions: Sendable {
         for i in versions.indices where versions[i].lastUse < versions[oldest].lastUse { oldest = i }
         byteCount &-= versions[oldest].unit.count  // counted when added
         let end = versions.count &- 1
-        versions.swapAt(oldest, end)
-        hashes.swapAt(oldest, end)
+        removeFromTable(oldest)
+        if oldest != end {
+            // The last version moves to the freed index.
+            table[position(of: end)] = Int16(oldest &+ 1)  // < capacity
+            versions.swapAt(oldest, end)
+            hashes.swapAt(oldest, end)
+        }
         versions.removeLast()
         hashes.removeLast()
+    }
+
+    /// True when the index finds every version from its hash, holds nothing else, and the byte
+    /// count is the sum of the versions' (what the tests check after every change).
+    var isConsistent: Bool {
+        let mask = Self.tableSize &- 1
+        for i in versions.indices {
+            var p = Self.home(hashes[i])
+            while Int(table[p]) != i &+ 1 {
+                if table[p] == 0 { return false }
+                p = (p &+ 1) & mask
+            }
+        }
+        return table.count { $0 != 0 } == versions.count && versions.reduce(0) { $0 + $1.unit.count } == byteCount
+    }
+
+    /// The first `table` entry a hash probes.
+    private static func home(_ h: UInt64) -> Int { Int(truncatingIfNeeded: h) & (tableSize &- 1) }
+
+    /// The `table` position holding version `i`.
+    private func position(of i: Int) -> Int {
+        var p = Self.home(hashes[i])
+        while Int(table[p]) != i &+ 1 { p = (p &+ 1) & (Self.tableSize &- 1) }  // version i is in the table
+        return p
+    }
+
+    /// Empties version `i`'s `table` entry, moving later entries of its probe run back so that
+    /// every version stays reachable from its home (deletion in linear probing, no tombstones).
+    private mutating func removeFromTable(_ i: Int) {
+        let mask = Self.tableSize &- 1
+        var hole = position(of: i)
+        var q = (hole &+ 1) & mask
+        while table[q] != 0 {
+            let home = Self.home(hashes[Int(table[q]) &- 1])
+            // The entry at q may fill the hole when its home is not in (hole, q], cyclically.
+            let distanceToQ = (q &- home) & mask
+            let distanceToHole = (hole &- home) & mask
+            if distanceToHole < distanceToQ {
+                table[hole] = table[q]
+                hole = q
+            }
+            q = (q &+ 1) & mask
+        }
+        table[hole] = 0
     }
 
     /// FNV-1a over the payload, seeded apart for SPS and PPS.
