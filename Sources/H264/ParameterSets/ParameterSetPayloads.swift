@@ -33,6 +33,18 @@ struct ParameterSetPayloads: Sendable {
         occupied[slot >> 6] &= ~(1 << UInt64(slot & 63))
     }
 
+    /// Calls `body` with each slot that holds a payload, in slot order, and its payload.
+    func forEachPayload(_ body: (Int, ArraySlice<UInt8>) -> Void) {
+        for (word, bits) in occupied.enumerated() {
+            var bits = bits
+            while bits != 0 {
+                let slot = word << 6 | bits.trailingZeroBitCount  // < slotCount
+                bits &= bits &- 1
+                body(slot, payloads[slot][...])
+            }
+        }
+    }
+
     /// Forgets every payload.
     mutating func forgetAll() {
         payloads = []

@@ -62,7 +62,9 @@ extension ParameterSetStore {
                 let sps = try SequenceParameterSet(rbsp: nal.rbsp, mode: parseMode, warnings: &found)
                 let slot = Int(sps.id & 31)
                 let generation = nextSPSGeneration()
-                if found.isEmpty { versions.add(nal, parsed: .sps(sps), spsGeneration: generation) }
+                if found.isEmpty, keepsVersions(replacing: spsStorage(slot) != nil) {
+                    versions.add(header: nal.headerByte, payload: nal.payload, parsed: .sps(sps), spsGeneration: generation)
+                }
                 insert(sps, generation: generation)
                 if found.isEmpty { receivedPayloads.remember(nal.payload, slot: slot) }
             } else {
@@ -70,8 +72,9 @@ extension ParameterSetStore {
                 // retain, where the whole store would be copied into the parse's closures.
                 let pps = try PictureParameterSet(rbsp: nal.rbsp, context: spsLookup, mode: parseMode, warnings: &found)
                 let slot = ParameterSetPayloads.ppsBase &+ Int(pps.id)  // id <= 255
-                if found.isEmpty {
-                    versions.add(nal, parsed: .pps(pps), spsGeneration: spsGeneration(Int(pps.spsID)))
+                if found.isEmpty, keepsVersions(replacing: self.pps(id: Int(pps.id)) != nil) {
+                    versions.add(header: nal.headerByte, payload: nal.payload, parsed: .pps(pps),
+                                 spsGeneration: spsGeneration(Int(pps.spsID)))
                 }
                 insert(pps)
                 if found.isEmpty { receivedPayloads.remember(nal.payload, slot: slot) }
@@ -83,5 +86,29 @@ extension ParameterSetStore {
             return .ignored
         }
         return .stored
+    }
+
+    /// Whether a set just parsed (without warnings) is kept as a version: always once the store
+    /// keeps versions; otherwise only when it `replaces` a set stored under its id (the
+    /// stream's first change), after keeping a version of each set whose bytes the store
+    /// remembers (the sets in force, which a later change may switch back to). A stream that
+    /// never changes its sets keeps no version and pays nothing for them.
+    mutating func keepsVersions(replacing replaces: Bool) -> Bool {
+        guard versions.isEmpty else { return true }
+        guard replaces else { return false }
+        // Remembered bytes are those the stored set was parsed from (a PPS's, against the SPS
+        // now stored under the id it names: they are forgotten when that SPS is replaced).
+        // Their header byte is not kept: nal_ref_idc 3, as streams send parameter sets.
+        let remembered = receivedPayloads
+        remembered.forEachPayload { slot, payload in
+            if slot < ParameterSetPayloads.ppsBase {
+                guard let sps = spsStorage(slot) else { return }
+                versions.add(header: 0x67, payload: payload, parsed: .sps(sps), spsGeneration: spsGeneration(slot))
+            } else {
+                guard let pps = self.pps(id: slot &- ParameterSetPayloads.ppsBase) else { return }
+                versions.add(header: 0x68, payload: payload, parsed: .pps(pps), spsGeneration: spsGeneration(Int(pps.spsID)))
+            }
+        }
+        return true
     }
 }

@@ -13,7 +13,8 @@
 /// ``ingest(_:)`` costs a comparison, and no allocation, in the steady state of such a stream.
 /// An SPS or PPS whose bytes switch back to ones parsed earlier under its id (streams that
 /// alternate between a few versions, or splice the same sources in turn) is restored from the
-/// versions the store keeps, without a parse and without an allocation.
+/// versions the store keeps, without a parse and without an allocation. Versions are kept from
+/// a stream's first change of a set on: a stream that never changes its sets keeps none.
 ///
 /// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax; the
 /// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat; per id,

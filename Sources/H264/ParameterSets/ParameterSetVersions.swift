@@ -55,6 +55,8 @@ struct ParameterSetVersions: Sendable {
 
     /// The number of versions kept.
     var count: Int { versions.count }
+    /// True when no version is kept.
+    var isEmpty: Bool { versions.isEmpty }
     /// The NAL unit bytes kept.
     var bytes: Int { byteCount }
 
@@ -88,13 +90,14 @@ struct ParameterSetVersions: Sendable {
         }
     }
 
-    /// Keeps `unit` (an SPS or PPS that parsed to `parsed` without warnings, with `spsGeneration`
-    /// as ``Version/spsGeneration``), dropping the least recently used versions to stay within
-    /// the bounds; a unit over ``maximumUnitBytes`` is not kept.
+    /// Keeps the NAL unit of header byte `header` and payload `payload` (an SPS or PPS that
+    /// parsed to `parsed` without warnings, with `spsGeneration` as ``Version/spsGeneration``),
+    /// dropping the least recently used versions to stay within the bounds; a unit over
+    /// ``maximumUnitBytes`` is not kept.
     /// - Complexity: O(``count``) per version dropped (the least recently used is searched for),
     ///   O(n) to copy and hash the unit.
-    mutating func add(_ unit: NALUnit, parsed: Parsed, spsGeneration: UInt64) {
-        let n = unit.count
+    mutating func add(header: UInt8, payload: ArraySlice<UInt8>, parsed: Parsed, spsGeneration: UInt64) {
+        let n = payload.count &+ 1  // a payload in memory: no overflow
         last = -1
         guard n > 1, n <= Self.maximumUnitBytes else { return }
         while versions.count >= Self.capacity || byteCount &+ n > Self.byteBudget {  // both bounded: no overflow
@@ -107,8 +110,12 @@ struct ParameterSetVersions: Sendable {
         case .pps: isSPS = false
         }
         if table.isEmpty { table = Array(repeating: 0, count: Self.tableSize) }
-        let h = Self.hash(unit.payload, isSPS: isSPS)
-        versions.append(Version(unit: Array(unit.bytes), parsed: parsed, spsGeneration: spsGeneration, lastUse: clock))
+        let h = Self.hash(payload, isSPS: isSPS)
+        var unit: [UInt8] = []
+        unit.reserveCapacity(n)
+        unit.append(header)
+        unit.append(contentsOf: payload)
+        versions.append(Version(unit: unit, parsed: parsed, spsGeneration: spsGeneration, lastUse: clock))
         hashes.append(h)
         byteCount &+= n
         last = versions.count &- 1
@@ -117,7 +124,7 @@ struct ParameterSetVersions: Sendable {
         table[p] = Int16(versions.count)  // <= capacity
     }
 
-    /// The version ``find(payload:isSPS:generations:)`` or ``add(_:parsed:spsGeneration:)``
+    /// The version ``find(payload:isSPS:generations:)`` or ``add(header:payload:parsed:spsGeneration:)``
     /// last returned or kept, when its bytes are `unit`'s, header byte included: its id and its
     /// NAL unit over the storage kept here (no copy).
     func unit(matching unit: NALUnit) -> (id: Int, unit: NALUnit)? {
