@@ -3,15 +3,6 @@ import Testing
 import H264Fixtures
 @testable import H264CLI
 
-/// True in a build with optimisation (no `DEBUG` condition).
-private let isOptimizedBuild: Bool = {
-    #if DEBUG
-    return false
-    #else
-    return true
-    #endif
-}()
-
 /// Parameter sets that switch back to bytes seen before under the same id are restored from the
 /// versions a `ParameterSetStore` keeps: no parse, and no allocation, in the store and in the
 /// access-unit layer (which keeps the store's bytes of the set instead of a copy). Counted as
