@@ -3,8 +3,8 @@ import Testing
 import H264Fixtures
 @testable import H264CLI
 
-/// True in a build with optimisation (no `DEBUG` condition).
-private let isOptimizedBuild: Bool = {
+/// True in a build with optimisation (no `DEBUG` condition); the allocation suites' condition.
+let isOptimizedBuild: Bool = {
     #if DEBUG
     return false
     #else

@@ -164,15 +164,24 @@ private func bothWays(_ bytes: [UInt8], chunk: Int, timing: TimestampAssigner.Co
         #expect(store.sps(id: 0)?.levelIDC == other[3])
         #expect(try store.ingestNoting(pps) == .stored)
         #expect(try store.ingestNoting(pps) == .repeated)
-        // The first SPS again: a change back, parsed.
-        #expect(try store.ingestNoting(sps) == .stored)
+        // The first SPS again: a change back, restored from the version kept (not parsed), and
+        // so is the PPS parsed against it.
+        #expect(try store.ingestNoting(sps) == .restored)
         #expect(store.sps(id: 0) == parsed.0)
+        #expect(try store.ingestNoting(pps) == .restored)
+        #expect(store.pps(id: 0) == parsed.1)
         // A new parse mode parses everything again.
         store.parseMode = .lenient
         #expect(try store.ingestNoting(sps) == .stored)
         #expect(try store.ingestNoting(pps) == .stored)
-        // Inserting a value directly forgets the bytes of that id.
+        // Inserting a value directly forgets the bytes of that id: they are not a repeat, and
+        // are stored again from the version kept.
         store.insert(try #require(parsed.1))
+        #expect(try store.ingestNoting(pps) == .restored)
+        #expect(try store.ingestNoting(pps) == .repeated)
+        // Inserting an SPS directly gives it a new generation: the PPS version parsed against
+        // the SPS it replaced is not valid with it.
+        store.insert(try #require(parsed.0))
         #expect(try store.ingestNoting(pps) == .stored)
     }
 

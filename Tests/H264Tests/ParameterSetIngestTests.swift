@@ -1,6 +1,6 @@
 import Testing
 import TestSupport
-import H264
+@testable import H264
 import H264Fixtures
 
 /// `ParameterSetStore.ingest` recognises an SPS or PPS received again with the same bytes and
@@ -8,13 +8,19 @@ import H264Fixtures
 /// against a store that parses every parameter set (setting `parseMode` forgets every payload),
 /// after every NAL unit of the fixtures and the corpus, through everything a reader asks of the
 /// store: the sets, the slice-header contexts, activation, warnings, and the SEI and slice
-/// headers parsed with each store as the context.
+/// headers parsed with each store as the context. The same for a set whose bytes switch back to
+/// an earlier version the store kept (restored, not parsed), and for hostile streams that cycle
+/// ids and bytes (the versions kept stay within their bounds).
 @Suite struct ParameterSetIngestTests {
     /// The same NAL units through the store under test and a store that parses every set.
     struct Pair {
         var store: ParameterSetStore
         var reference: ParameterSetStore
         var ppsIDs: Set<Int> = []
+        /// The sets the store under test restored from a version it kept.
+        var restored = 0
+        /// Checks the versions' index after every parameter set (O(versions)).
+        var checksVersionIndex = false
 
         init(mode: ParseMode = .default) {
             store = ParameterSetStore(parseMode: mode)
@@ -27,9 +33,15 @@ import H264Fixtures
             case .sps, .pps, .subsetSPS:
                 let mode = reference.parseMode
                 reference.parseMode = mode  // forgets every payload: a full parse
-                let a = Result { () throws(H264Error) in try store.ingest(unit) }
-                let b = Result { () throws(H264Error) in try reference.ingest(unit) }
-                #expect(Self.same(a, b), "\(label): ingest")
+                let a = Result { () throws(H264Error) in try store.ingestNoting(unit) }
+                let b = Result { () throws(H264Error) in try reference.ingestNoting(unit) }
+                #expect(Self.same(a.map { $0 != .ignored }, b.map { $0 != .ignored }), "\(label): ingest")
+                #expect((try? b.get()) != .restored, "\(label): the reference parses every set")
+                if case .success(.restored) = a { restored += 1 }
+                let versions = store.versions
+                #expect(versions.count <= ParameterSetVersions.capacity && versions.bytes <= ParameterSetVersions.byteBudget,
+                        "\(label): versions within their bounds")
+                if checksVersionIndex { #expect(versions.isConsistent, "\(label): versions' index") }
                 if unit.type == .pps, let id = unit.parameterSetID { ppsIDs.insert(id) }
                 expectSameSets(label)
             case .sei:
@@ -156,6 +168,118 @@ import H264Fixtures
         #expect(store.sliceHeaderContext(ppsID: 0, subset: false)?.bitDepthLumaMinus8 == 2)
         var pair = Pair()
         for (i, unit) in [sps[0], pps, pps, sps[1], pps, pps, sps[0], pps, sps[0], pps].enumerated() { pair.feed(unit, "step \(i)") }
+    }
+
+    /// The NAL unit of `pps`, coded against `sps`.
+    static func unit(_ pps: PictureParameterSet, sps: SequenceParameterSet) throws -> NALUnit {
+        try pps.nalUnit(header: NALUnitHeader(nalRefIdc: 3, nalUnitType: .pps), context: ParameterSetStore(sps: sps))
+    }
+
+    /// The NAL unit of `sps`.
+    static func unit(_ sps: SequenceParameterSet) throws -> NALUnit {
+        try sps.nalUnit(header: NALUnitHeader(nalRefIdc: 3, nalUnitType: .sps), context: .empty)
+    }
+
+    /// Sets that switch back and forth between versions under the same ids, in a seeded random
+    /// order: three versions of SPS 0 (the PPS of ``units(bitDepthMinus8:)`` is valid under two
+    /// of them), two of SPS 1, three of PPS 0 and four of PPS 1 naming SPS 0 or 1, under each
+    /// parse mode. After every one the store equals one that parses every set; most are
+    /// restored from the versions kept (none is parsed twice against the same SPS).
+    @Test func setsSwitchingBackAndForthLeaveTheStateAParseWould() throws {
+        let (spsUnits, dependent) = try Self.units(bitDepthMinus8: [2, 0, 1])
+        var pool = spsUnits + [dependent]
+        var high = SequenceParameterSet()
+        high.profileIDC = 110
+        high.bitDepthLumaMinus8 = 2
+        for level: UInt8 in [30, 31] {
+            var sps = high
+            sps.id = 1
+            sps.levelIDC = level
+            pool.append(try Self.unit(sps))
+        }
+        for (id, spsID, offset) in [(0, 0, 3), (0, 0, -2), (1, 0, 0), (1, 0, 1), (1, 1, 5), (1, 1, 6)] {
+            var pps = PictureParameterSet()
+            pps.id = UInt8(id)
+            pps.spsID = UInt8(spsID)
+            pps.picInitQsMinus26 = Int8(offset)
+            var sps = high
+            sps.id = UInt8(spsID)
+            pool.append(try Self.unit(pps, sps: sps))
+        }
+        for (seed, mode) in [ParseMode.default, .lenient, .strict].enumerated() {
+            var rng = SplitMix64(seed: UInt64(seed) &+ 16)
+            var pair = Pair(mode: mode)
+            for step in 0..<800 {
+                pair.feed(pool[Int(rng.next() % UInt64(pool.count))], "\(mode) step \(step)")
+            }
+            // 13 versions against at most 3 x 2 SPS: at most ~40 parses, the rest restored or repeats.
+            #expect(pair.restored > 400, "\(mode): \(pair.restored) restored")
+        }
+    }
+
+    /// Hostile streams that cycle ids and bytes: 3,000 distinct SPS and PPS over every id (some
+    /// of about 2 KB), 1,500 of them in a seeded random order. The versions kept stay
+    /// within their count and byte bounds after every set (checked in `feed`), the store equals
+    /// one that parses every set, and a NAL unit over the size kept is parsed every time.
+    @Test func cyclingIDsAndBytesStaysWithinTheBounds() throws {
+        var rng = SplitMix64(seed: 1_616)
+        var pool: [NALUnit] = []
+        var spsByID: [SequenceParameterSet] = []
+        for id in 0..<32 {
+            var sps = SequenceParameterSet()
+            sps.id = UInt8(id)
+            spsByID.append(sps)
+        }
+        for i in 0..<3_000 {
+            if i % 5 == 0 {
+                var sps = spsByID[Int(rng.next() % 32)]
+                sps.levelIDC = UInt8(truncatingIfNeeded: rng.next())
+                if i % 3 == 0 {  // about 2 KB: 255 offsets of 62 bits
+                    sps.picOrderCntType = 1
+                    sps.offsetForRefFrame = (0..<255).map { _ in Int32.min + 1 + Int32(truncatingIfNeeded: rng.next() % 1_000) }
+                }
+                pool.append(try Self.unit(sps))
+            } else {
+                var pps = PictureParameterSet()
+                pps.id = UInt8(truncatingIfNeeded: rng.next())
+                pps.spsID = UInt8(rng.next() % 32)
+                pps.picInitQsMinus26 = Int8(rng.next() % 25) - 12
+                pps.picInitQpMinus26 = Int8(rng.next() % 25)
+                pool.append(try Self.unit(pps, sps: spsByID[Int(pps.spsID)]))
+            }
+        }
+        // A PPS of about 5 KB (a slice group map of 40,000 units): over the size kept.
+        var large = PictureParameterSet()
+        large.id = 7
+        large.numSliceGroupsMinus1 = 1
+        large.sliceGroupMapType = 6
+        large.sliceGroupID = (0..<40_000).map { UInt8($0 & 1) }
+        let largeUnit = try Self.unit(large, sps: spsByID[0])
+        #expect(largeUnit.count > ParameterSetVersions.maximumUnitBytes)
+        var pair = Pair()
+        pair.checksVersionIndex = true
+        var fed = 0
+        for step in 0..<1_500 {
+            let unit = step % 400 == 0 ? largeUnit : pool[Int(rng.next() % UInt64(pool.count))]
+            pair.feed(unit, "step \(step)")
+            fed += 1
+        }
+        #expect(fed == 1_500)
+        #expect(pair.restored > 20, "\(pair.restored) restored: sets drawn again after other versions came in between")
+        #expect(pair.store.versions.count == ParameterSetVersions.capacity || pair.store.versions.bytes > ParameterSetVersions.byteBudget - 4_096,
+                "the versions filled one of their bounds")
+        // The large PPS is never kept: parsed every time it changes back.
+        var store = ParameterSetStore()
+        try store.ingest(Self.unit(spsByID[0]))
+        var small = PictureParameterSet()
+        small.id = 7
+        let smallUnit = try Self.unit(small, sps: spsByID[0])
+        let steps: [(NALUnit, ParameterSetStore.Ingested)] = [
+            (largeUnit, .stored), (smallUnit, .stored), (largeUnit, .stored), (smallUnit, .restored),
+            (largeUnit, .stored), (largeUnit, .repeated), (smallUnit, .restored),
+        ]
+        for (i, (unit, expected)) in steps.enumerated() { #expect(try store.ingestNoting(unit) == expected, "step \(i)") }
+        #expect(store.pps(id: 7) == small)
     }
 
     /// The highest ids and the largest sets: a repeat of SPS 31 (255 offsets of 62 bits each,

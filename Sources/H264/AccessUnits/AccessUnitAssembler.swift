@@ -463,7 +463,9 @@ public struct AccessUnitAssembler: Sendable {
             picture.note(error)
             return
         }
-        guard let id = unit.parameterSetID else { return }
+        // The bytes the store keeps for this version, when it keeps them: no id read, no copy.
+        let kept = store.keptUnit(matching: unit)
+        guard let id = kept?.id ?? unit.parameterSetID else { return }
         if type == .sps, id < ParameterSetStore.spsIDCount, let sps = store.sps(id: id) {
             if id >= spsFacts.count { spsFacts.append(contentsOf: repeatElement(nil, count: id &- spsFacts.count &+ 1)) }  // id < 32
             spsFacts[id] = SPSFacts(sps)
@@ -477,7 +479,7 @@ public struct AccessUnitAssembler: Sendable {
         // avcC record (64 KiB) is not followed for format changes.
         guard unit.count <= Int(UInt16.max) else { return }
         if type == .sps && old != nil { formatChanged = true }
-        parameterSets[slot] = NALUnit(unchecked: Array(unit.bytes)[...])
+        parameterSets[slot] = kept?.unit ?? NALUnit(unchecked: Array(unit.bytes)[...])
         if !changedSlots.contains(slot) { changedSlots.append(slot) }  // at most 288 slots
     }
 }

@@ -33,6 +33,18 @@ struct ParameterSetPayloads: Sendable {
         occupied[slot >> 6] &= ~(1 << UInt64(slot & 63))
     }
 
+    /// Calls `body` with each slot that holds a payload, in slot order, and its payload.
+    func forEachPayload(_ body: (Int, ArraySlice<UInt8>) -> Void) {
+        for (word, bits) in occupied.enumerated() {
+            var bits = bits
+            while bits != 0 {
+                let slot = word << 6 | bits.trailingZeroBitCount  // < slotCount
+                bits &= bits &- 1
+                body(slot, payloads[slot][...])
+            }
+        }
+    }
+
     /// Forgets every payload.
     mutating func forgetAll() {
         payloads = []
@@ -51,7 +63,7 @@ struct ParameterSetPayloads: Sendable {
             while bits != 0 {
                 let slot = word << 6 | bits.trailingZeroBitCount  // < slotCount
                 bits &= bits &- 1
-                if slots.contains(slot) && Self.sameBytes(payloads[slot], payload) { return true }
+                if slots.contains(slot) && Self.sameBytes(payloads[slot][...], payload) { return true }
             }
         }
         return false
@@ -59,7 +71,7 @@ struct ParameterSetPayloads: Sendable {
 
     /// True when `a` and `b` hold the same bytes.
     /// - Complexity: O(n), eight bytes at a time.
-    static func sameBytes(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
+    static func sameBytes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         return a.withUnsafeBytes { x in
             b.withUnsafeBytes { y in

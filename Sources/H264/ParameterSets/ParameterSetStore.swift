@@ -11,11 +11,17 @@
 /// A parameter set received again with the same bytes (streams that repeat their SPS and PPS
 /// before every picture) is recognised by comparing bytes and is not parsed again:
 /// ``ingest(_:)`` costs a comparison, and no allocation, in the steady state of such a stream.
+/// An SPS or PPS whose bytes switch back to ones parsed earlier under its id (streams that
+/// alternate between a few versions, or splice the same sources in turn) is restored from the
+/// versions the store keeps, without a parse and without an allocation. Versions are kept from
+/// a stream's first change of a set on: a stream that never changes its sets keeps none.
 ///
-/// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax, and the
+/// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax; the
 /// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat; per id,
-/// room for the largest stored there since ``parseMode`` last changed); a new store allocates
-/// nothing, and its tables grow only up to the highest id stored.
+/// room for the largest stored there since ``parseMode`` last changed); and at most 288 earlier
+/// SPS and PPS versions holding at most 64 KiB of NAL unit bytes (none over 4 KiB), with their
+/// parsed sets, the least recently used dropped first. A new store allocates nothing, and its
+/// tables grow only up to the highest id stored.
 public struct ParameterSetStore: Sendable, SyntaxContext {
     /// The number of SPS ids (0...31).
     public static let spsIDCount = 32
@@ -40,6 +46,15 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     // warnings. A PPS's is forgotten when the SPS it names changes (its parse depends on that
     // SPS), every one when parseMode changes.
     var receivedPayloads = ParameterSetPayloads()
+    // Earlier versions of the SPS and PPS that ingest(_:) parsed without warnings, by their
+    // bytes (all forgotten when parseMode changes).
+    var versions = ParameterSetVersions()
+    // The generation of the SPS stored under each id (nil: none): a new one for each SPS
+    // stored, the one it had for an SPS restored from `versions`. A PPS version is valid only
+    // with the generation of the SPS it was parsed against.
+    var spsGenerations = ParameterSetSlots<UInt64>()
+    // The last generation given (< 2^64: one per SPS stored).
+    var lastSPSGeneration: UInt64 = 0
     @usableFromInline var knownSPS: UInt32 = 0
     @usableFromInline var knownSubsetSPS: UInt32 = 0
     @usableFromInline var activeSPSIDValue: Int?
@@ -52,7 +67,10 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// How ``ingest(_:)`` treats SPS and PPS that depart from the specification (trailing data,
     /// a truncated VUI, missing trailing bits); ``ParseMode/default`` keeps trailing data only.
     public var parseMode: ParseMode = .default {
-        didSet { receivedPayloads.forgetAll() }
+        didSet {
+            receivedPayloads.forgetAll()
+            versions.forgetAll()
+        }
     }
     /// What ``ingest(_:)`` recovered from under ``parseMode``, oldest first: at most
     /// ``maxWarnings`` (later ones are counted in ``droppedWarningCount``).
@@ -129,7 +147,23 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
 
     /// Stores an SPS under its id (replacing any earlier one).
     public mutating func insert(_ sps: consuming SequenceParameterSet) {
+        insert(sps, generation: nextSPSGeneration())
+    }
+
+    /// A generation no SPS had.
+    mutating func nextSPSGeneration() -> UInt64 {
+        lastSPSGeneration &+= 1  // one per SPS stored: cannot reach 2^64
+        return lastSPSGeneration
+    }
+
+    /// The generation of the SPS stored under `id`, 0 when none is.
+    func spsGeneration(_ id: Int) -> UInt64 { spsGenerations[id] ?? 0 }
+
+    /// Stores an SPS under its id with `generation` (a new one, or the one it had when it was
+    /// kept as a version).
+    mutating func insert(_ sps: consuming SequenceParameterSet, generation: UInt64) {
         let spsID = Int(sps.id & 31)
+        spsGenerations[spsID] = generation
         var c = SliceHeaderContext()
         c.setSPS(sps)
         spsTable[spsID] = consume sps
