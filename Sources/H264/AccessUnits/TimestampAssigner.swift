@@ -14,7 +14,9 @@
 /// Batch use (``assign(_:spsLookup:configuration:)``) measures the delay the stream really
 /// needs, and no more.
 ///
-/// Memory is bounded by the reorder depth: access units wait only until their PTS is known.
+/// Memory is bounded by the reorder depth: access units wait only until their PTS is known
+/// (and until taken, when ready); the places of taken ones are reclaimed once they are at least
+/// 32 and as many as the access units held, or when none is held.
 public struct TimestampAssigner: Sendable {
     /// Choices the caller can make.
     public struct Configuration: Sendable, Hashable {
@@ -64,7 +66,12 @@ public struct TimestampAssigner: Sendable {
     public private(set) var reorderDepth: Int?
 
     private var clock: PresentationClock?
+    /// Access units in decoding order from `head` on: first `readyCount` ready ones (PTS known,
+    /// delay added), then those waiting for their PTS. Places before `head` were taken
+    /// (emptied), reclaimed in batches: an access unit is not moved down per access unit taken.
     private var waiting: [AccessUnit] = []
+    private var head = 0
+    private var readyCount = 0
     private var waitingStart = 0  // decode position of waiting[0]
     private var pushed = 0
     private var decodeTime: Int64 = 0
@@ -89,6 +96,13 @@ public struct TimestampAssigner: Sendable {
     /// ``push(_:sps:)`` that appends the access units now timed to `ready`: no allocation per
     /// access unit once the buffers have grown to the reorder depth.
     mutating func push(_ au: consuming AccessUnit, sps: @autoclosure () -> SequenceParameterSet?, into ready: inout [AccessUnit]) {
+        pushInPlace(au, sps: sps())
+        moveReady(into: &ready)
+    }
+
+    /// ``push(_:sps:)`` that leaves the access units now timed in place: take them with
+    /// ``takeReady(into:)`` while ``hasReady``.
+    mutating func pushInPlace(_ au: consuming AccessUnit, sps: @autoclosure () -> SequenceParameterSet?) {
         if clock == nil { start(sps: sps(), measuring: false) }
         let position = pushed
         pushed &+= 1
@@ -97,17 +111,18 @@ public struct TimestampAssigner: Sendable {
         let timeBase = self.timeBase
         var decodeTime = self.decodeTime
         var clock = self.clock.take()!  // moved out, so that its buffers stay uniquely held
+        let live = head  // taken before: no longer held
         waiting.withUnsafeMutableBufferPointer { waiting in
             let last = waiting.baseAddress! + (waiting.count &- 1)  // just appended
             Self.time(&last.pointee, timeBase: timeBase, decodeTime: &decodeTime)
             clock.present(PresentationClock.Entry(last.pointee), at: position) { d in
                 let i = d &- first
-                return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
+                return i >= live && i < waiting.count ? waiting.baseAddress! + i : nil
             }
         }
         self.decodeTime = decodeTime
         self.clock = clock
-        emitReady(into: &ready)
+        markReady()
     }
 
     /// Ends the stream: returns the access units still waiting, with timestamps.
@@ -119,16 +134,53 @@ public struct TimestampAssigner: Sendable {
 
     /// ``finish()`` that appends the access units to `ready`.
     mutating func finish(into ready: inout [AccessUnit]) {
+        finishInPlace()
+        moveReady(into: &ready)
+    }
+
+    /// ``finish()`` that leaves the access units in place for ``takeReady(into:)``.
+    mutating func finishInPlace() {
         guard var clock = self.clock.take() else { return }
         let first = waitingStart
+        let live = head
         waiting.withUnsafeMutableBufferPointer { waiting in
             clock.flush { d in
                 let i = d &- first
-                return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
+                return i >= live && i < waiting.count ? waiting.baseAddress! + i : nil
             }
         }
         self.clock = clock
-        emitReady(into: &ready)
+        markReady()
+    }
+
+    /// Some access unit is ready: ``takeReady(into:)`` may be called.
+    var hasReady: Bool { readyCount > 0 }
+
+    /// Trades the first ready access unit (in decoding order) with `slot`'s value, which takes
+    /// its place until the place is reclaimed: moved, not copied. Some access unit is ready.
+    mutating func takeReady(into slot: inout AccessUnit) {
+        let head = self.head
+        waiting.withUnsafeMutableBufferPointer { w in swap(&slot, &w[head]) }
+        self.head = head &+ 1
+        readyCount &-= 1
+        if self.head == waiting.count {
+            waiting.removeAllKeepingCapacity()  // the emptied access units taken's places
+            waitingStart &+= self.head
+            self.head = 0
+        } else if self.head >= 32 && self.head >= waiting.count &- self.head {
+            waiting.removeFirst(self.head)
+            waitingStart &+= self.head
+            self.head = 0
+        }
+    }
+
+    /// Moves every ready access unit to the end of `ready`.
+    private mutating func moveReady(into ready: inout [AccessUnit]) {
+        while readyCount > 0 {
+            var au = AccessUnit()
+            takeReady(into: &au)
+            ready.append(au)
+        }
     }
 
     /// Assigns timestamps to a whole stream's access units: with the smallest reorder delay
@@ -206,27 +258,21 @@ public struct TimestampAssigner: Sendable {
         decodeTime &+= duration  // two per access unit at most: cannot overflow in practice
     }
 
-    /// Moves the leading access units that have a PTS to `ready`, adding the delay.
-    private mutating func emitReady(into ready: inout [AccessUnit]) {
+    /// Marks ready the access units after the ready ones that have a PTS, adding the delay
+    /// (in place: nothing moves).
+    private mutating func markReady() {
         let delay = self.delay
-        // In place (an element read through the array's subscript is copied whole).
+        let start = head &+ readyCount
+        // Through the buffer (an element read through the array's subscript is copied whole).
         let n = waiting.withUnsafeMutableBufferPointer { waiting in
-            var n = 0
-            while n < waiting.count, let pts = waiting[n].pts {
-                waiting[n].pts = pts &+ delay
-                n &+= 1
+            var i = start
+            while i < waiting.count, let pts = waiting[i].pts {
+                waiting[i].pts = pts &+ delay
+                i &+= 1
             }
-            return n
+            return i &- start
         }
-        guard n > 0 else { return }
-        if n == waiting.count && ready.isEmpty {
-            // All of them, into an empty buffer (the usual case): the arrays trade storage.
-            swap(&ready, &waiting)
-        } else {
-            // Moved, not copied: remove(at:) moves the element out and the rest down (a few).
-            for _ in 0..<n { ready.append(waiting.remove(at: 0)) }
-        }
-        waitingStart &+= n
+        readyCount &+= n
     }
 }
 
