@@ -104,7 +104,12 @@ public struct AccessUnitParser: Sendable {
         while !timing.hasReady {
             if let unit = try splitter.next() {
                 let offset = splitter.lastNALUnitOffset &- splitter.lastStartCodeLength
-                if try assembler.add(consume unit, offset: offset) { enqueue(assembler.takeCompleted()) }
+                if try assembler.add(unit, offset: offset) {
+                    // Traded into the timestamp assigner's next place (which holds an emptied
+                    // access unit, the assembler's to write the next one over): moved, not copied.
+                    assembler.takeCompleted(into: &timing.nextSlot)
+                    timing.pushSlot(sps: assembler.store.activeSPS)  // the SPS is read for the first only
+                }
                 continue
             }
             if finished && !drained {
@@ -263,7 +268,7 @@ public enum AccessUnits {
                 guard let unit = try splitter.next() else { break }
                 var start = unit.bytes.startIndex &- 3  // after a start code: >= startIndex + 3
                 if start > bytes.startIndex && bytes[start &- 1] == 0 { start &-= 1 }
-                if try assembler.add(consume unit, offset: start &- bytes.startIndex) {
+                if try assembler.add(unit, offset: start &- bytes.startIndex) {
                     if units.isEmpty { firstSPS = assembler.store.activeSPS }
                     units.append(assembler.takeCompleted())
                 }

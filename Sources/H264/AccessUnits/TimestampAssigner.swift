@@ -15,8 +15,8 @@
 /// needs, and no more.
 ///
 /// Memory is bounded by the reorder depth: access units wait only until their PTS is known
-/// (and until taken, when ready); the places of taken ones are reclaimed once they are at least
-/// 32 and as many as the access units held, or when none is held.
+/// (and until taken, when ready), in a ring of at most twice as many places as were ever held
+/// at once.
 public struct TimestampAssigner: Sendable {
     /// Choices the caller can make.
     public struct Configuration: Sendable, Hashable {
@@ -66,13 +66,16 @@ public struct TimestampAssigner: Sendable {
     public private(set) var reorderDepth: Int?
 
     private var clock: PresentationClock?
-    /// Access units in decoding order from `head` on: first `readyCount` ready ones (PTS known,
-    /// delay added), then those waiting for their PTS. Places before `head` were taken
-    /// (emptied), reclaimed in batches: an access unit is not moved down per access unit taken.
-    private var waiting: [AccessUnit] = []
-    private var head = 0
+    /// The access units held, in decoding order, in a ring: `count` of them from `ringStart`
+    /// (wrapping), the first `readyCount` ready (PTS known, delay added), then those waiting for
+    /// their PTS. The other places hold emptied access units (those the caller traded for the
+    /// ones taken), which the next access units trade places with: nothing is created, moved
+    /// down or destroyed per access unit.
+    private var ring: [AccessUnit] = []
+    private var ringStart = 0
+    private var count = 0
     private var readyCount = 0
-    private var waitingStart = 0  // decode position of waiting[0]
+    private var firstPosition = 0  // decode position of the access unit at ringStart
     private var pushed = 0
     private var decodeTime: Int64 = 0
     private var delay: Int64 = 0
@@ -103,26 +106,71 @@ public struct TimestampAssigner: Sendable {
     /// ``push(_:sps:)`` that leaves the access units now timed in place: take them with
     /// ``takeReady(into:)`` while ``hasReady``.
     mutating func pushInPlace(_ au: consuming AccessUnit, sps: @autoclosure () -> SequenceParameterSet?) {
+        var au = au
+        swap(&nextSlot, &au)  // `au` leaves with the emptied access unit that was there
+        pushSlot(sps: sps())
+    }
+
+    /// The place of the next access unit, holding an emptied one: write (or trade) the next
+    /// access unit into it, then call ``pushSlot(sps:)``.
+    var nextSlot: AccessUnit {
+        _read { yield ring.isEmpty ? AccessUnit() : ring[slotIndex(count)] }
+        _modify {
+            if count == ring.count { grow() }
+            let i = slotIndex(count)
+            yield &ring[i]
+        }
+    }
+
+    /// Adds the access unit written into ``nextSlot`` as the next in decoding order.
+    mutating func pushSlot(sps: @autoclosure () -> SequenceParameterSet?) {
         if clock == nil { start(sps: sps(), measuring: false) }
+        if count == ring.count { grow() }  // not written through nextSlot: an empty one joins
         let position = pushed
         pushed &+= 1
-        waiting.append(au)  // timed in place below: not copied on the way
-        let first = waitingStart
+        count &+= 1
+        let (ringStart, count, first) = (self.ringStart, self.count, firstPosition)
         let timeBase = self.timeBase
         var decodeTime = self.decodeTime
         var clock = self.clock.take()!  // moved out, so that its buffers stay uniquely held
-        let live = head  // taken before: no longer held
-        waiting.withUnsafeMutableBufferPointer { waiting in
-            let last = waiting.baseAddress! + (waiting.count &- 1)  // just appended
+        ring.withUnsafeMutableBufferPointer { ring in
+            let base = ring.baseAddress!
+            func slot(_ k: Int) -> UnsafeMutablePointer<AccessUnit> {
+                let i = ringStart &+ k
+                return base + (i >= ring.count ? i &- ring.count : i)
+            }
+            let last = slot(count &- 1)  // just pushed
             Self.time(&last.pointee, timeBase: timeBase, decodeTime: &decodeTime)
             clock.present(PresentationClock.Entry(last.pointee), at: position) { d in
-                let i = d &- first
-                return i >= live && i < waiting.count ? waiting.baseAddress! + i : nil
+                let k = d &- first
+                return k >= 0 && k < count ? slot(k) : nil
             }
         }
         self.decodeTime = decodeTime
         self.clock = clock
         markReady()
+    }
+
+    /// The ring index of the `k`-th access unit held (`k` < `ring.count`).
+    @inline(__always)
+    private func slotIndex(_ k: Int) -> Int {
+        let i = ringStart &+ k
+        return i >= ring.count ? i &- ring.count : i
+    }
+
+    /// Doubles the ring (at least 4 places), the access units held first in order.
+    private mutating func grow() {
+        let capacity = Swift.max(4, ring.count &* 2)  // twice the most ever held: bounded by the reorder depth
+        var grown: [AccessUnit] = []
+        grown.reserveCapacity(capacity)
+        for k in 0..<count {
+            var au = AccessUnit()
+            swap(&au, &ring[slotIndex(k)])
+            grown.append(au)
+        }
+        while grown.count < capacity { grown.append(AccessUnit()) }
+        ring = grown
+        ringStart = 0
     }
 
     /// Ends the stream: returns the access units still waiting, with timestamps.
@@ -141,12 +189,14 @@ public struct TimestampAssigner: Sendable {
     /// ``finish()`` that leaves the access units in place for ``takeReady(into:)``.
     mutating func finishInPlace() {
         guard var clock = self.clock.take() else { return }
-        let first = waitingStart
-        let live = head
-        waiting.withUnsafeMutableBufferPointer { waiting in
+        let (ringStart, count, first) = (self.ringStart, self.count, firstPosition)
+        ring.withUnsafeMutableBufferPointer { ring in
+            let base = ring.baseAddress
             clock.flush { d in
-                let i = d &- first
-                return i >= live && i < waiting.count ? waiting.baseAddress! + i : nil
+                let k = d &- first
+                guard k >= 0 && k < count, let base else { return nil }
+                let i = ringStart &+ k
+                return base + (i >= ring.count ? i &- ring.count : i)
             }
         }
         self.clock = clock
@@ -157,21 +207,15 @@ public struct TimestampAssigner: Sendable {
     var hasReady: Bool { readyCount > 0 }
 
     /// Trades the first ready access unit (in decoding order) with `slot`'s value, which takes
-    /// its place until the place is reclaimed: moved, not copied. Some access unit is ready.
+    /// its place in the ring for a later access unit to trade with: moved, not copied. Some
+    /// access unit is ready.
     mutating func takeReady(into slot: inout AccessUnit) {
-        let head = self.head
-        waiting.withUnsafeMutableBufferPointer { w in swap(&slot, &w[head]) }
-        self.head = head &+ 1
+        let i = ringStart
+        ring.withUnsafeMutableBufferPointer { ring in swap(&slot, &ring[i]) }
+        ringStart = i &+ 1 == ring.count ? 0 : i &+ 1
+        count &-= 1
         readyCount &-= 1
-        if self.head == waiting.count {
-            waiting.removeAllKeepingCapacity()  // the emptied access units taken's places
-            waitingStart &+= self.head
-            self.head = 0
-        } else if self.head >= 32 && self.head >= waiting.count &- self.head {
-            waiting.removeFirst(self.head)
-            waitingStart &+= self.head
-            self.head = 0
-        }
+        firstPosition &+= 1  // one per access unit
     }
 
     /// Moves every ready access unit to the end of `ready`.
@@ -262,17 +306,19 @@ public struct TimestampAssigner: Sendable {
     /// (in place: nothing moves).
     private mutating func markReady() {
         let delay = self.delay
-        let start = head &+ readyCount
+        let (ringStart, count) = (self.ringStart, self.count)
+        var k = readyCount
         // Through the buffer (an element read through the array's subscript is copied whole).
-        let n = waiting.withUnsafeMutableBufferPointer { waiting in
-            var i = start
-            while i < waiting.count, let pts = waiting[i].pts {
-                waiting[i].pts = pts &+ delay
-                i &+= 1
+        ring.withUnsafeMutableBufferPointer { ring in
+            while k < count {
+                let i = ringStart &+ k
+                let au = ring.baseAddress! + (i >= ring.count ? i &- ring.count : i)
+                guard let pts = au.pointee.pts else { break }
+                au.pointee.pts = pts &+ delay
+                k &+= 1
             }
-            return i &- start
         }
-        readyCount &+= n
+        readyCount = k
     }
 }
 
