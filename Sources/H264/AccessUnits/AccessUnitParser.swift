@@ -173,7 +173,7 @@ public struct AccessUnitParser: Sendable {
             return false
         }
         // Traded with the emptied access unit, which takes its place in the timestamp
-        // assigner's buffer until the place is reclaimed: moved, not copied.
+        // assigner's ring for a later access unit to trade with: moved, not copied.
         timing.takeReady(into: &accessUnit)
         noteDelay(of: accessUnit)
         return true
