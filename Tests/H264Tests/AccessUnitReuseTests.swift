@@ -54,6 +54,8 @@ private func bothWays(_ bytes: [UInt8], chunk: Int, timing: TimestampAssigner.Co
             let end = min(i + chunk, bytes.count)
             a.append(bytes[i..<end])
             b.append(bytes[i..<end])
+            // A chunk not yet parsed: no input needed (the flag follows every call).
+            #expect(!a.needsInput && !b.needsInput, "needsInput after append at \(i)")
             i = end
         } else {
             a.finish()
@@ -63,6 +65,7 @@ private func bothWays(_ bytes: [UInt8], chunk: Int, timing: TimestampAssigner.Co
         while true {
             do { guard let unit = try a.next() else { break }; copied.append(Summary(unit)) } catch { copiedErrors.append(error.code) }
         }
+        #expect(a.needsInput || finished, "drained: input needed")
         while true {
             do {
                 guard try b.next(into: &au) else {
@@ -74,6 +77,7 @@ private func bothWays(_ bytes: [UInt8], chunk: Int, timing: TimestampAssigner.Co
                 reusedErrors.append(error.code)
             }
         }
+        #expect(b.needsInput || finished, "drained: input needed")
         if finished { break }
     }
     return (copied, reused, copiedErrors, reusedErrors)

@@ -1,5 +1,6 @@
 import Testing
 @testable import H264
+import TestSupport
 
 @Suite struct PictureOrderCountTests {
     @Test func type0WrapsTheLsb() {
@@ -86,6 +87,60 @@ import Testing
         }
         pairs += order.flush()
         #expect(pairs.map(\.decodeIndex) == [0, 2, 1, 3, 4])
+    }
+
+    /// The former implementation (scan for the smallest POC, first pushed among equals,
+    /// `remove(at:)`), kept as the reference for the sorted order with a head index.
+    private struct ScanOrder {
+        var depth: Int
+        var waiting: [(decodeIndex: Int, poc: Int64)] = []
+        var next = 0
+        mutating func push(_ d: Int, _ poc: Int64, _ starts: Bool) -> [(decodeIndex: Int, presentationIndex: Int)] {
+            var out: [(decodeIndex: Int, presentationIndex: Int)] = []
+            if starts { out += flush() }
+            waiting.append((d, poc))
+            while waiting.count > depth { out.append(release()) }
+            return out
+        }
+        mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
+            var out: [(decodeIndex: Int, presentationIndex: Int)] = []
+            while !waiting.isEmpty { out.append(release()) }
+            return out
+        }
+        mutating func release() -> (decodeIndex: Int, presentationIndex: Int) {
+            var best = 0
+            for i in 1..<waiting.count where waiting[i].poc < waiting[best].poc { best = i }
+            let p = waiting.remove(at: best)
+            next += 1
+            return (p.decodeIndex, next - 1)
+        }
+    }
+
+    /// Every depth 0...33 (33 is clamped to 32), seeded random POCs with many ties, periods
+    /// started at random, flushes mid-stream and long runs without a period start (so that
+    /// released places are reclaimed many times): the same pictures released at every push.
+    @Test func sameReleasesAsTheScan() {
+        var rng = SplitMix64(seed: 16)
+        for depth in 0...33 {
+            for trial in 0..<6 {
+                var order = PresentationOrder(reorderDepth: depth)
+                var reference = ScanOrder(depth: Swift.min(depth, 32))
+                let span = UInt64([2, 5, 40, 1_000][trial % 4])  // small spans: many equal POCs
+                let startsEvery = UInt64([0, 3, 50][trial % 3])
+                for d in 0..<400 {
+                    let poc = Int64(rng.next() % span) - (trial == 5 ? Int64(span / 2) : 0)
+                    let starts = startsEvery != 0 && rng.next() % startsEvery == 0
+                    let got = order.push(decodeIndex: d, poc: poc, startsPeriod: starts)
+                    let expected = reference.push(d, poc, starts)
+                    #expect(got.map(\.decodeIndex) == expected.map(\.decodeIndex), "depth \(depth) trial \(trial) picture \(d)")
+                    #expect(got.map(\.presentationIndex) == expected.map(\.presentationIndex))
+                    if rng.next() % 97 == 0 {
+                        #expect(order.flush().map(\.decodeIndex) == reference.flush().map(\.decodeIndex))
+                    }
+                }
+                #expect(order.flush().map(\.decodeIndex) == reference.flush().map(\.decodeIndex))
+            }
+        }
     }
 }
 

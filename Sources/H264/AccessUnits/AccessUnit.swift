@@ -59,22 +59,28 @@ public struct AccessUnit: Sendable {
         self.diagnostics = []
     }
 
-    /// Creates an access unit with every stored value given (the assembler's, in one step).
-    init(nalUnits: [NALUnit], index: Int, byteOffset: Int?, flags: AccessUnitFlags,
-         sliceTypes: [SliceType.Kind], frameNum: Int, structure: PictureStructure, poc: Int64?,
-         formatChange: FormatChange?, startsPOCPeriod: Bool, diagnostics: [H264Error],
-         droppedDiagnosticCount: Int, startOffset: Int?) {
-        self.nalUnits = nalUnits
+    /// Sets every stored value in place (the assembler's, in one step), without timestamps:
+    /// the arrays are traded with the caller's (which get this access unit's former ones), so
+    /// nothing is copied and no reference is counted.
+    mutating func fill(nalUnits: inout [NALUnit], index: Int, byteOffset: Int?, flags: AccessUnitFlags,
+                       sliceTypes: inout [SliceType.Kind], frameNum: Int, structure: PictureStructure, poc: Int64?,
+                       formatChange: FormatChange?, startsPOCPeriod: Bool, diagnostics: inout [H264Error],
+                       droppedDiagnosticCount: Int, startOffset: Int?) {
+        swap(&self.nalUnits, &nalUnits)
         self.index = index
         self.byteOffset = byteOffset
         self.flags = flags
-        self.sliceTypes = sliceTypes
+        swap(&self.sliceTypes, &sliceTypes)
         self.frameNum = frameNum
         self.structure = structure
         self.poc = poc
+        pts = nil
+        dts = nil
+        duration = nil
+        timeBase = nil
         self.formatChange = formatChange
         self.startsPOCPeriod = startsPOCPeriod
-        self.diagnostics = diagnostics
+        swap(&self.diagnostics, &diagnostics)
         self.droppedDiagnosticCount = droppedDiagnosticCount
         self.startOffset = startOffset
     }

@@ -45,8 +45,10 @@ public struct AccessUnitAssembler: Sendable {
     /// The error of the last slice header that could not be parsed, until ``pushSlice(_:)``
     /// files it with its picture (kept out of ``ParsedSlice``, which stays trivially copyable).
     private var sliceError: H264Error?
-    /// The access unit the last NAL unit completed, until ``takeCompleted()`` moves it out.
-    private var completed: AccessUnit?
+    /// The access unit the last NAL unit completed, until ``takeCompleted(into:)`` moves it
+    /// out; written field by field in place by ``close()`` (not an optional: building a new
+    /// value and storing it copied the whole access unit and counted its arrays' references).
+    private var completed = AccessUnit()
     private var currentHasVCL = false
     private var pending: [NALUnit] = []
     private var pendingBytes = 0
@@ -167,41 +169,46 @@ public struct AccessUnitAssembler: Sendable {
     /// ``push(_:offset:)`` without an optional access unit passed back for every NAL unit.
     /// - Returns: true when `unit` completed an access unit: take it with ``takeCompleted()``
     ///   before the next call.
-    mutating func add(_ unit: NALUnit, offset: Int?) throws(H264Error) -> Bool {
+    mutating func add(_ unit: consuming NALUnit, offset: Int?) throws(H264Error) -> Bool {
         incomingOffset = offset
-        var done = false  // a flag: `completed != nil` would copy the access unit to test it
-        do throws(H264Error) {
-            let type = unit.type
-            switch type {
-            case .sei, .accessUnitDelimiter:
-                // SEI and AUD precede the first VCL NAL unit of their picture.
-                if currentHasVCL {
-                    close()
-                    done = true
-                }
-                if !pending.isEmpty { try takePending() }
-                try append(unit)
-                if type == .sei, picture.recoveryFrameCount == nil {
-                    picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit)
-                }
-            case .sps, .pps, .prefix, .subsetSPS, .depthParameterSet, .reserved17, .reserved18:
-                noteParameterSet(unit)
-                if currentHasVCL { try hold(unit) } else { try append(unit) }
-            case _ where type.isVCL:
-                done = try pushSlice(unit)
-            default:
-                if !pending.isEmpty { try hold(unit) } else { try append(unit) }
+        var done = false  // `unit` completed the access unit in `completed`
+        // An access unit completed by a NAL unit that then throws goes with the error: it stays
+        // in `completed` untaken, and the next close writes over it.
+        let type = unit.type
+        switch type {
+        case .sei, .accessUnitDelimiter:
+            // SEI and AUD precede the first VCL NAL unit of their picture.
+            if currentHasVCL {
+                close()
+                done = true
             }
-        } catch {
-            completed = nil  // an access unit completed by this NAL unit goes with the error
-            throw error
+            if !pending.isEmpty { try takePending() }
+            try append(copy unit)  // used below (SEI and AUD only)
+            if type == .sei, picture.recoveryFrameCount == nil {
+                picture.recoveryFrameCount = RecoveryPointLookup.recoveryFrameCount(in: unit)
+            }
+        case .sps, .pps, .prefix, .subsetSPS, .depthParameterSet, .reserved17, .reserved18:
+            noteParameterSet(unit)
+            if currentHasVCL { try hold(consume unit) } else { try append(consume unit) }
+        case _ where type.isVCL:
+            done = try pushSlice(consume unit)  // moved along into the access unit: no reference counted
+        default:
+            if !pending.isEmpty { try hold(consume unit) } else { try append(consume unit) }
         }
         return done
     }
 
     /// The access unit the last ``add(_:offset:)`` completed, moved out.
     mutating func takeCompleted() -> AccessUnit {
-        completed.take()!  // add(_:offset:) returned true
+        var au = AccessUnit()
+        takeCompleted(into: &au)
+        return au
+    }
+
+    /// Trades the access unit the last ``add(_:offset:)`` completed with `slot`'s (moved,
+    /// not copied): the assembler keeps `slot`'s former value to write the next one over.
+    mutating func takeCompleted(into slot: inout AccessUnit) {
+        swap(&slot, &completed)
     }
 
     /// Ends the stream: returns the last access unit, if any.
@@ -214,21 +221,22 @@ public struct AccessUnitAssembler: Sendable {
         pendingBytes = 0
         guard !current.isEmpty else { return nil }
         close()
-        return completed.take()
+        return takeCompleted()
     }
 
     // MARK: - Slices
 
     /// - Returns: true when `unit` completed an access unit (in ``completed``).
-    private mutating func pushSlice(_ unit: NALUnit) throws(H264Error) -> Bool {
-        let parsed = parseSlice(unit)
+    private mutating func pushSlice(_ unit: consuming NALUnit) throws(H264Error) -> Bool {
+        parseSlice(unit)
+        let parsed = slice.parsed
         let newPicture: Bool
         if currentHasVCL {
-            if hasPreviousPrimary, let fields = parsed.fields {
-                newPicture = fields.startsNewPicture(after: previousPrimary)
+            if hasPreviousPrimary && parsed {
+                newPicture = slice.fields.startsNewPicture(after: previousPrimary)
             } else {
                 // Unparseable header: fall back to first_mb_in_slice == 0, as FFmpeg does.
-                newPicture = parsed.firstMbInSlice == 0 && (parsed.fields?.redundantPicCnt ?? 0) == 0
+                newPicture = slice.firstMbInSlice == 0 && (parsed ? slice.fields.redundantPicCnt : 0) == 0
             }
         } else {
             newPicture = false
@@ -238,17 +246,17 @@ public struct AccessUnitAssembler: Sendable {
         }
         if !pending.isEmpty { try takePending() }
         let firstSliceOfPicture = !currentHasVCL
-        try append(unit)
+        try append(consume unit)
         currentHasVCL = true
-        if let fields = parsed.fields, fields.redundantPicCnt == 0 {
-            previousPrimary = fields
+        if parsed && slice.fields.redundantPicCnt == 0 {
+            previousPrimary = slice.fields
             hasPreviousPrimary = true
-            picture.sliceTypes.append(parsed.sliceType)
-            evidence.add(parsed.sliceType)
+            picture.sliceTypes.append(slice.sliceType)
+            evidence.add(slice.sliceType)
             if firstSliceOfPicture {
-                startPicture(fields, hasMMCO5: parsed.hasMMCO5, unit: unit)
+                startPicture(hasMMCO5: slice.hasMMCO5)
             }
-        } else if parsed.fields == nil {
+        } else if !parsed {
             picture.allSlicesParsed = false
             if let error = sliceError.take() { picture.note(error) }
         }
@@ -258,16 +266,23 @@ public struct AccessUnitAssembler: Sendable {
     /// What the assembler keeps of a slice header (not the header: no copies of its arrays).
     /// Trivially copyable: the parse error, if any, waits in ``sliceError``.
     private struct ParsedSlice {
-        var fields: SlicePictureFields?
-        /// `slice_type % 5`, when `fields` is set.
+        /// The header was parsed: `fields`, `sliceType` and `hasMMCO5` are this slice's.
+        var parsed = false
+        var fields = SlicePictureFields(isIDR: false, nalRefIdc: 0, picParameterSetId: 0, frameNum: 0)
+        /// `slice_type % 5`.
         var sliceType: SliceType.Kind = .p
         /// `memory_management_control_operation` 5 is among the slice's operations.
         var hasMMCO5 = false
         var firstMbInSlice: UInt32?
     }
 
-    private mutating func parseSlice(_ unit: NALUnit) -> ParsedSlice {
-        var result = ParsedSlice()
+    /// The last slice, written in place by ``parseSlice(_:)`` (a returned value was copied
+    /// twice per slice).
+    private var slice = ParsedSlice()
+
+    /// Parses `unit`'s slice header into ``slice``.
+    private mutating func parseSlice(_ unit: NALUnit) {
+        slice.parsed = false
         do throws(H264Error) {
             try SliceHeader.parse(unit, context: store, into: &sliceHeader)
             try store.activate(sliceHeader)
@@ -276,32 +291,33 @@ public struct AccessUnitAssembler: Sendable {
                   let pocType = spsFacts[spsID]?.poc.picOrderCntType else {
                 throw H264Error.invalid(.missingParameterSet, "no active SPS")
             }
-            result.sliceType = sliceHeader.sliceKind
-            result.hasMMCO5 = sliceHeader.hasMMCO5
-            result.firstMbInSlice = sliceHeader.firstMbInSlice
-            var fields = SlicePictureFields(isIDR: unit.type == .idrSlice, nalRefIdc: unit.nalRefIdc,
-                                            picParameterSetId: Int(sliceHeader.ppsID), frameNum: Int64(sliceHeader.frameNum))
-            fields.fieldPic = sliceHeader.fieldPicFlag
-            fields.bottomField = sliceHeader.bottomFieldFlag
-            fields.idrPicId = Int64(sliceHeader.idrPicID)
-            fields.picOrderCntType = pocType
-            fields.picOrderCntLsb = Int64(sliceHeader.picOrderCntLsb)
-            fields.deltaPicOrderCntBottom = Int64(sliceHeader.deltaPicOrderCntBottom)
-            fields.deltaPicOrderCnt0 = Int64(sliceHeader.deltaPicOrderCnt0)
-            fields.deltaPicOrderCnt1 = Int64(sliceHeader.deltaPicOrderCnt1)
-            fields.redundantPicCnt = Int(sliceHeader.redundantPicCnt)
-            fields.firstMbInSlice = Int(sliceHeader.firstMbInSlice)
-            result.fields = fields
+            slice.sliceType = sliceHeader.sliceKind
+            slice.hasMMCO5 = sliceHeader.hasMMCO5
+            slice.firstMbInSlice = sliceHeader.firstMbInSlice
+            // Every field set (the initialiser sets the others to their defaults).
+            slice.fields = SlicePictureFields(isIDR: unit.type == .idrSlice, nalRefIdc: unit.nalRefIdc,
+                                              picParameterSetId: Int(sliceHeader.ppsID), frameNum: Int64(sliceHeader.frameNum))
+            slice.fields.fieldPic = sliceHeader.fieldPicFlag
+            slice.fields.bottomField = sliceHeader.bottomFieldFlag
+            slice.fields.idrPicId = Int64(sliceHeader.idrPicID)
+            slice.fields.picOrderCntType = pocType
+            slice.fields.picOrderCntLsb = Int64(sliceHeader.picOrderCntLsb)
+            slice.fields.deltaPicOrderCntBottom = Int64(sliceHeader.deltaPicOrderCntBottom)
+            slice.fields.deltaPicOrderCnt0 = Int64(sliceHeader.deltaPicOrderCnt0)
+            slice.fields.deltaPicOrderCnt1 = Int64(sliceHeader.deltaPicOrderCnt1)
+            slice.fields.redundantPicCnt = Int(sliceHeader.redundantPicCnt)
+            slice.fields.firstMbInSlice = Int(sliceHeader.firstMbInSlice)
+            slice.parsed = true
         } catch {
             sliceError = error
-            result.firstMbInSlice = unit.sliceHeaderLeadingElements().firstMbInSlice
+            slice.firstMbInSlice = unit.sliceHeaderLeadingElements().firstMbInSlice
         }
-        return result
     }
 
     /// The first primary slice of a picture: its frame_num, structure and POC (8.2.1) with the
     /// facts of the SPS in force.
-    private mutating func startPicture(_ fields: SlicePictureFields, hasMMCO5 mmco5: Bool, unit: NALUnit) {
+    private mutating func startPicture(hasMMCO5 mmco5: Bool) {
+        let fields = previousPrimary  // this slice's
         guard let spsID = store.activeSPSID, spsID >= 0, spsID < spsFacts.count, let facts = spsFacts[spsID] else { return }
         picture.frameNum = Int(fields.frameNum)
         picture.maxNumRefFrames = facts.maxNumRefFrames
@@ -316,17 +332,17 @@ public struct AccessUnitAssembler: Sendable {
         // After mmco 5 the picture's own count is taken relative to itself (8.2.1): it opens
         // a new POC period in which it is 0.
         picture.poc = mmco5 ? 0 : count.value
-        picture.startsPOCPeriod = unit.type == .idrSlice || mmco5
+        picture.startsPOCPeriod = fields.isIDR || mmco5  // isIDR: nal_unit_type 5
     }
 
     // MARK: - Building
 
-    private mutating func append(_ unit: NALUnit, offset: Int? = nil) throws(H264Error) {
+    private mutating func append(_ unit: consuming NALUnit, offset: Int? = nil) throws(H264Error) {
         try check(adding: unit, toCount: current.count, bytes: currentBytes)
         if current.isEmpty { currentOffset = offset ?? incomingOffset }
-        current.append(unit)
         evidence.add(unit)
         currentBytes &+= unit.count  // checked against the limit just above
+        current.append(consume unit)
     }
 
     /// Moves the held NAL units (some: callers check) into the access unit being built.
@@ -341,11 +357,11 @@ public struct AccessUnitAssembler: Sendable {
         for (i, u) in held.enumerated() { try append(u, offset: i == 0 ? heldOffset : nil) }
     }
 
-    private mutating func hold(_ unit: NALUnit) throws(H264Error) {
+    private mutating func hold(_ unit: consuming NALUnit) throws(H264Error) {
         try check(adding: unit, toCount: current.count &+ pending.count, bytes: currentBytes &+ pendingBytes)
         if pending.isEmpty { pendingOffset = incomingOffset }
-        pending.append(unit)
         pendingBytes &+= unit.count  // checked against the limit just above
+        pending.append(consume unit)
     }
 
     /// Checks the limits before `unit` joins the access unit. With offsets, the access unit's
@@ -408,13 +424,14 @@ public struct AccessUnitAssembler: Sendable {
         nextIndex &+= 1  // one per access unit
         currentBytes = 0
         currentHasVCL = false
-        // Built in one step from values moved out of the picture, which is reset field by field
-        // (its emptied slice-type array stays): no copy of the access unit or of the picture.
-        completed = AccessUnit(
-            nalUnits: units, index: index, byteOffset: index == 0 ? (currentOffset.map { _ in 0 }) : currentOffset,
-            flags: flags, sliceTypes: types, frameNum: picture.frameNum, structure: picture.structure, poc: picture.poc,
+        // Written in place, every stored property, from values moved out of the picture, which
+        // is reset field by field (its emptied slice-type array stays): no copy of the access
+        // unit or of the picture.
+        completed.fill(
+            nalUnits: &units, index: index, byteOffset: index == 0 ? (currentOffset.map { _ in 0 }) : currentOffset,
+            flags: flags, sliceTypes: &types, frameNum: picture.frameNum, structure: picture.structure, poc: picture.poc,
             formatChange: formatChange, startsPOCPeriod: picture.startsPOCPeriod,
-            diagnostics: picture.diagnostics.takeAll(), droppedDiagnosticCount: picture.droppedDiagnostics,
+            diagnostics: &picture.diagnostics, droppedDiagnosticCount: picture.droppedDiagnostics,
             startOffset: currentOffset)
         picture.reset()
     }

@@ -27,9 +27,11 @@ public struct AccessUnitParser: Sendable {
     private var splitter: AnnexBStreamParser
     private var assembler: AccessUnitAssembler
     private var timing: TimestampAssigner
-    private var ready: [AccessUnit] = []  // usually one; a few at a flush (the reorder depth)
     private var finished = false
     private var drained = false
+    /// ``needsInput``, kept up to date by every mutating method: read as a stored flag, so that
+    /// a caller in another module does not copy the whole parser (~1.3 KB) to call a getter.
+    @usableFromInline internal var inputNeeded = true
 
     /// Creates a parser.
     /// - Parameters:
@@ -43,6 +45,7 @@ public struct AccessUnitParser: Sendable {
         splitter = AnnexBStreamParser(maximumNALUnitSize: maximumNALUnitSize, leadingData: leadingData)
         assembler = AccessUnitAssembler(limits: limits)
         self.timing = TimestampAssigner(configuration: timing)
+        noteInputState()
     }
 
     /// The parameter sets seen so far.
@@ -60,24 +63,37 @@ public struct AccessUnitParser: Sendable {
     public private(set) var requiredPresentationDelay: Int64 = 0
 
     /// True when the current chunk has been consumed and ``append(_:)-(ArraySlice<UInt8>)`` may be called.
-    public var needsInput: Bool { ready.isEmpty && splitter.needsInput }
+    @inlinable public var needsInput: Bool { inputNeeded }
+
+    /// Recomputes ``inputNeeded`` after the splitter or the timestamp assigner changed.
+    private mutating func noteInputState() {
+        inputNeeded = !timing.hasReady && splitter.needsInput
+    }
 
     /// Hands over the next chunk (kept by reference until consumed). It may be called at any
     /// time, after an error too; see ``AnnexBStreamParser/append(_:)-(ArraySlice<UInt8>)``.
-    public mutating func append(_ chunk: ArraySlice<UInt8>) { splitter.append(chunk) }
+    public mutating func append(_ chunk: ArraySlice<UInt8>) {
+        splitter.append(chunk)
+        noteInputState()
+    }
 
     /// Hands over the next chunk held in an array.
-    public mutating func append(_ chunk: [UInt8]) { splitter.append(chunk[...]) }
+    public mutating func append(_ chunk: [UInt8]) {
+        splitter.append(chunk[...])
+        noteInputState()
+    }
 
     /// Marks the end of the input.
     public mutating func finish() {
         splitter.finish()
         finished = true
+        noteInputState()
     }
 
     /// The next access unit with its timestamps, or nil when more input is needed (or the
     /// stream has ended).
     public mutating func next() throws(H264Error) -> AccessUnit? {
+        defer { noteInputState() }
         guard try fillReady() else { return nil }
         return takeReady()
     }
@@ -85,16 +101,21 @@ public struct AccessUnitParser: Sendable {
     /// Runs the layers until an access unit is ready (true) or more input is needed or the
     /// stream has ended (false).
     private mutating func fillReady() throws(H264Error) -> Bool {
-        while ready.isEmpty {
+        while !timing.hasReady {
             if let unit = try splitter.next() {
                 let offset = splitter.lastNALUnitOffset &- splitter.lastStartCodeLength
-                if try assembler.add(unit, offset: offset) { enqueue(assembler.takeCompleted()) }
+                if try assembler.add(unit, offset: offset) {
+                    // Traded into the timestamp assigner's next place (which holds an emptied
+                    // access unit, the assembler's to write the next one over): moved, not copied.
+                    assembler.takeCompleted(into: &timing.nextSlot)
+                    timing.pushSlot(sps: assembler.store.activeSPS)  // the SPS is read for the first only
+                }
                 continue
             }
             if finished && !drained {
                 drained = true
                 if let au = assembler.finish() { enqueue(au) }
-                timing.finish(into: &ready)
+                timing.finishInPlace()
                 continue
             }
             return false
@@ -102,10 +123,10 @@ public struct AccessUnitParser: Sendable {
         return true
     }
 
-    /// The first ready access unit, moved out (no reference counting of its arrays); the rest,
-    /// if any, move down.
+    /// The first ready access unit, moved out (no reference counting of its arrays).
     private mutating func takeReady() -> AccessUnit {
-        let au = ready.count == 1 ? ready.removeLast() : ready.remove(at: 0)  // not empty: fillReady
+        var au = AccessUnit()
+        timing.takeReady(into: &au)  // one is ready: fillReady
         noteDelay(of: au)
         return au
     }
@@ -138,6 +159,7 @@ public struct AccessUnitParser: Sendable {
     /// - Throws: what ``next()`` throws (`accessUnit` is then empty).
     /// - Complexity: O(1) amortised per NAL unit of input consumed (the work of the layers).
     public mutating func next(into accessUnit: inout AccessUnit) throws(H264Error) -> Bool {
+        defer { noteInputState() }
         assembler.recycle(&accessUnit)
         let found: Bool
         do throws(H264Error) {
@@ -150,14 +172,10 @@ public struct AccessUnitParser: Sendable {
             accessUnit = AccessUnit()
             return false
         }
-        if ready.count == 1 {
-            // Traded with the emptied access unit, which the ready list then drops: one move.
-            swap(&accessUnit, &ready[0])
-            ready.removeLast()
-            noteDelay(of: accessUnit)
-        } else {
-            accessUnit = takeReady()
-        }
+        // Traded with the emptied access unit, which takes its place in the timestamp
+        // assigner's ring for a later access unit to trade with: moved, not copied.
+        timing.takeReady(into: &accessUnit)
+        noteDelay(of: accessUnit)
         return true
     }
 
@@ -200,7 +218,7 @@ public struct AccessUnitParser: Sendable {
     }
 
     private mutating func enqueue(_ au: consuming AccessUnit) {
-        timing.push(au, sps: assembler.store.activeSPS, into: &ready)  // the SPS is read for the first only
+        timing.pushInPlace(au, sps: assembler.store.activeSPS)  // the SPS is read for the first only
     }
 }
 

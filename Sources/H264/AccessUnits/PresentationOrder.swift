@@ -6,13 +6,19 @@
 /// or one with `memory_management_control_operation` 5 first releases everything waiting (a new
 /// POC period). Each released picture gets the next presentation index.
 ///
-/// Memory is bounded by `reorderDepth + 1` entries.
+/// Memory is bounded by `2 × (reorderDepth + 1) + 32` entries of two integers: the waiting
+/// pictures, and released ones whose places are reclaimed in batches.
 public struct PresentationOrder: Sendable {
     /// How many pictures may wait before the one with the smallest POC is released:
     /// `max_num_reorder_frames` for a conforming stream.
     public var reorderDepth: Int
 
+    /// The waiting pictures from `head` on, sorted by POC, pictures of equal POC in decoding
+    /// order: the next to release is at `head` (no scan, nothing moved down per release).
     private var waiting: [(decodeIndex: Int, poc: Int64)] = []
+    /// Entries before it were released; reclaimed when they are as many as the waiting ones
+    /// and at least 32, or when nothing waits.
+    private var head = 0
     private var nextPresentationIndex = 0
 
     /// Creates an empty order with a reorder depth (clamped to 0...32).
@@ -37,8 +43,23 @@ public struct PresentationOrder: Sendable {
     mutating func push(decodeIndex: Int, poc: Int64, startsPeriod: Bool,
                        into released: inout [(decodeIndex: Int, presentationIndex: Int)]) {
         if startsPeriod { drain(into: &released) }
-        waiting.append((decodeIndex, poc))
-        while waiting.count > reorderDepth { releaseSmallest(into: &released) }
+        insert((decodeIndex, poc))
+        while waiting.count &- head > reorderDepth { releaseSmallest(into: &released) }
+    }
+
+    /// Inserts a picture after every waiting one of smaller or equal POC (usually at the end,
+    /// or a few places before it).
+    private mutating func insert(_ picture: (decodeIndex: Int, poc: Int64)) {
+        waiting.append(picture)
+        let head = self.head
+        waiting.withUnsafeMutableBufferPointer { w in
+            var j = w.count &- 1
+            while j > head && w[j &- 1].poc > picture.poc {
+                w[j] = w[j &- 1]
+                j &-= 1
+            }
+            w[j] = picture
+        }
     }
 
     /// Releases every waiting picture (end of stream).
@@ -54,15 +75,23 @@ public struct PresentationOrder: Sendable {
     }
 
     private mutating func drain(into released: inout [(decodeIndex: Int, presentationIndex: Int)]) {
-        while !waiting.isEmpty { releaseSmallest(into: &released) }
+        while head < waiting.count { releaseSmallest(into: &released) }
     }
 
+    /// Releases the picture of smallest POC (the first pushed of those with that POC): the
+    /// one at `head`. Some picture waits.
     private mutating func releaseSmallest(into released: inout [(decodeIndex: Int, presentationIndex: Int)]) {
-        var best = 0
-        for i in 1..<waiting.count where waiting[i].poc < waiting[best].poc { best = i }
-        let picture = waiting.remove(at: best)
+        let picture = waiting[head]
+        head &+= 1
         released.append((picture.decodeIndex, nextPresentationIndex))
         nextPresentationIndex &+= 1  // one per picture: bounded by the number of pictures
+        if head == waiting.count {
+            waiting.removeAllKeepingCapacity()
+            head = 0
+        } else if head >= 32 && head >= waiting.count &- head {
+            waiting.removeFirst(head)
+            head = 0
+        }
     }
 }
 

@@ -14,7 +14,9 @@
 /// Batch use (``assign(_:spsLookup:configuration:)``) measures the delay the stream really
 /// needs, and no more.
 ///
-/// Memory is bounded by the reorder depth: access units wait only until their PTS is known.
+/// Memory is bounded by the reorder depth: access units wait only until their PTS is known
+/// (and until taken, when ready), in a ring of at most twice as many places as were ever held
+/// at once.
 public struct TimestampAssigner: Sendable {
     /// Choices the caller can make.
     public struct Configuration: Sendable, Hashable {
@@ -64,8 +66,16 @@ public struct TimestampAssigner: Sendable {
     public private(set) var reorderDepth: Int?
 
     private var clock: PresentationClock?
-    private var waiting: [AccessUnit] = []
-    private var waitingStart = 0  // decode position of waiting[0]
+    /// The access units held, in decoding order, in a ring: `count` of them from `ringStart`
+    /// (wrapping), the first `readyCount` ready (PTS known, delay added), then those waiting for
+    /// their PTS. The other places hold emptied access units (those the caller traded for the
+    /// ones taken), which the next access units trade places with: nothing is created, moved
+    /// down or destroyed per access unit.
+    private var ring: [AccessUnit] = []
+    private var ringStart = 0
+    private var count = 0
+    private var readyCount = 0
+    private var firstPosition = 0  // decode position of the access unit at ringStart
     private var pushed = 0
     private var decodeTime: Int64 = 0
     private var delay: Int64 = 0
@@ -89,25 +99,78 @@ public struct TimestampAssigner: Sendable {
     /// ``push(_:sps:)`` that appends the access units now timed to `ready`: no allocation per
     /// access unit once the buffers have grown to the reorder depth.
     mutating func push(_ au: consuming AccessUnit, sps: @autoclosure () -> SequenceParameterSet?, into ready: inout [AccessUnit]) {
+        pushInPlace(au, sps: sps())
+        moveReady(into: &ready)
+    }
+
+    /// ``push(_:sps:)`` that leaves the access units now timed in place: take them with
+    /// ``takeReady(into:)`` while ``hasReady``.
+    mutating func pushInPlace(_ au: consuming AccessUnit, sps: @autoclosure () -> SequenceParameterSet?) {
+        var au = au
+        swap(&nextSlot, &au)  // `au` leaves with the emptied access unit that was there
+        pushSlot(sps: sps())
+    }
+
+    /// The place of the next access unit, holding an emptied one: write (or trade) the next
+    /// access unit into it, then call ``pushSlot(sps:)``.
+    var nextSlot: AccessUnit {
+        _read { yield ring.isEmpty ? AccessUnit() : ring[slotIndex(count)] }
+        _modify {
+            if count == ring.count { grow() }
+            let i = slotIndex(count)
+            yield &ring[i]
+        }
+    }
+
+    /// Adds the access unit written into ``nextSlot`` as the next in decoding order.
+    mutating func pushSlot(sps: @autoclosure () -> SequenceParameterSet?) {
         if clock == nil { start(sps: sps(), measuring: false) }
+        if count == ring.count { grow() }  // not written through nextSlot: an empty one joins
         let position = pushed
         pushed &+= 1
-        waiting.append(au)  // timed in place below: not copied on the way
-        let first = waitingStart
+        count &+= 1
+        let (ringStart, count, first) = (self.ringStart, self.count, firstPosition)
         let timeBase = self.timeBase
         var decodeTime = self.decodeTime
         var clock = self.clock.take()!  // moved out, so that its buffers stay uniquely held
-        waiting.withUnsafeMutableBufferPointer { waiting in
-            let last = waiting.baseAddress! + (waiting.count &- 1)  // just appended
+        ring.withUnsafeMutableBufferPointer { ring in
+            let base = ring.baseAddress!
+            func slot(_ k: Int) -> UnsafeMutablePointer<AccessUnit> {
+                let i = ringStart &+ k
+                return base + (i >= ring.count ? i &- ring.count : i)
+            }
+            let last = slot(count &- 1)  // just pushed
             Self.time(&last.pointee, timeBase: timeBase, decodeTime: &decodeTime)
             clock.present(PresentationClock.Entry(last.pointee), at: position) { d in
-                let i = d &- first
-                return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
+                let k = d &- first
+                return k >= 0 && k < count ? slot(k) : nil
             }
         }
         self.decodeTime = decodeTime
         self.clock = clock
-        emitReady(into: &ready)
+        markReady()
+    }
+
+    /// The ring index of the `k`-th access unit held (`k` < `ring.count`).
+    @inline(__always)
+    private func slotIndex(_ k: Int) -> Int {
+        let i = ringStart &+ k
+        return i >= ring.count ? i &- ring.count : i
+    }
+
+    /// Doubles the ring (at least 4 places), the access units held first in order.
+    private mutating func grow() {
+        let capacity = Swift.max(4, ring.count &* 2)  // twice the most ever held: bounded by the reorder depth
+        var grown: [AccessUnit] = []
+        grown.reserveCapacity(capacity)
+        for k in 0..<count {
+            var au = AccessUnit()
+            swap(&au, &ring[slotIndex(k)])
+            grown.append(au)
+        }
+        while grown.count < capacity { grown.append(AccessUnit()) }
+        ring = grown
+        ringStart = 0
     }
 
     /// Ends the stream: returns the access units still waiting, with timestamps.
@@ -119,16 +182,49 @@ public struct TimestampAssigner: Sendable {
 
     /// ``finish()`` that appends the access units to `ready`.
     mutating func finish(into ready: inout [AccessUnit]) {
+        finishInPlace()
+        moveReady(into: &ready)
+    }
+
+    /// ``finish()`` that leaves the access units in place for ``takeReady(into:)``.
+    mutating func finishInPlace() {
         guard var clock = self.clock.take() else { return }
-        let first = waitingStart
-        waiting.withUnsafeMutableBufferPointer { waiting in
+        let (ringStart, count, first) = (self.ringStart, self.count, firstPosition)
+        ring.withUnsafeMutableBufferPointer { ring in
+            let base = ring.baseAddress
             clock.flush { d in
-                let i = d &- first
-                return i >= 0 && i < waiting.count ? waiting.baseAddress! + i : nil
+                let k = d &- first
+                guard k >= 0 && k < count, let base else { return nil }
+                let i = ringStart &+ k
+                return base + (i >= ring.count ? i &- ring.count : i)
             }
         }
         self.clock = clock
-        emitReady(into: &ready)
+        markReady()
+    }
+
+    /// Some access unit is ready: ``takeReady(into:)`` may be called.
+    var hasReady: Bool { readyCount > 0 }
+
+    /// Trades the first ready access unit (in decoding order) with `slot`'s value, which takes
+    /// its place in the ring for a later access unit to trade with: moved, not copied. Some
+    /// access unit is ready.
+    mutating func takeReady(into slot: inout AccessUnit) {
+        let i = ringStart
+        ring.withUnsafeMutableBufferPointer { ring in swap(&slot, &ring[i]) }
+        ringStart = i &+ 1 == ring.count ? 0 : i &+ 1
+        count &-= 1
+        readyCount &-= 1
+        firstPosition &+= 1  // one per access unit
+    }
+
+    /// Moves every ready access unit to the end of `ready`.
+    private mutating func moveReady(into ready: inout [AccessUnit]) {
+        while readyCount > 0 {
+            var au = AccessUnit()
+            takeReady(into: &au)
+            ready.append(au)
+        }
     }
 
     /// Assigns timestamps to a whole stream's access units: with the smallest reorder delay
@@ -206,27 +302,23 @@ public struct TimestampAssigner: Sendable {
         decodeTime &+= duration  // two per access unit at most: cannot overflow in practice
     }
 
-    /// Moves the leading access units that have a PTS to `ready`, adding the delay.
-    private mutating func emitReady(into ready: inout [AccessUnit]) {
+    /// Marks ready the access units after the ready ones that have a PTS, adding the delay
+    /// (in place: nothing moves).
+    private mutating func markReady() {
         let delay = self.delay
-        // In place (an element read through the array's subscript is copied whole).
-        let n = waiting.withUnsafeMutableBufferPointer { waiting in
-            var n = 0
-            while n < waiting.count, let pts = waiting[n].pts {
-                waiting[n].pts = pts &+ delay
-                n &+= 1
+        let (ringStart, count) = (self.ringStart, self.count)
+        var k = readyCount
+        // Through the buffer (an element read through the array's subscript is copied whole).
+        ring.withUnsafeMutableBufferPointer { ring in
+            while k < count {
+                let i = ringStart &+ k
+                let au = ring.baseAddress! + (i >= ring.count ? i &- ring.count : i)
+                guard let pts = au.pointee.pts else { break }
+                au.pointee.pts = pts &+ delay
+                k &+= 1
             }
-            return n
         }
-        guard n > 0 else { return }
-        if n == waiting.count && ready.isEmpty {
-            // All of them, into an empty buffer (the usual case): the arrays trade storage.
-            swap(&ready, &waiting)
-        } else {
-            // Moved, not copied: remove(at:) moves the element out and the rest down (a few).
-            for _ in 0..<n { ready.append(waiting.remove(at: 0)) }
-        }
-        waitingStart &+= n
+        readyCount = k
     }
 }
 
