@@ -52,7 +52,7 @@ extension SliceHeader {
     ///   slice needs and no emulation-prevention byte lies within the header.
     @discardableResult
     public static func parse(_ nal: NALUnit, context: ParameterSetStore, into header: inout SliceHeader) throws(H264Error) -> Int {
-        header.resetForReading(nalUnitHeader: NALUnitHeader(nal))
+        header.resetForReading(nalUnitHeader: NALUnitHeader(nal), keepingStorage: true)
         return try parseNALUnit(nal, into: &header, context: context)
     }
 
@@ -63,18 +63,22 @@ extension SliceHeader {
     /// - Complexity: O(header bits); see the variant that takes a ``ParameterSetStore``.
     @discardableResult
     public static func parse(_ nal: NALUnit, context: some SyntaxContext, into header: inout SliceHeader) throws(H264Error) -> Int {
-        header.resetForReading(nalUnitHeader: NALUnitHeader(nal))
+        header.resetForReading(nalUnitHeader: NALUnitHeader(nal), keepingStorage: true)
         return try parseNALUnit(nal, into: &header, context: context)
     }
 
     /// Makes this a fresh header for `nalUnitHeader` (`SliceHeader(nalUnitHeader:)`), keeping
     /// the storage of its lists (emptied) and of its optional tables (absent).
     ///
-    /// Field by field, not `self = SliceHeader(...)`: that assignment would release five
-    /// arrays and retain five others per slice. Every stored property of ``SliceHeader`` must
+    /// `keepingStorage`: a header kept across slices (``parse(_:context:into:)``) gets storage
+    /// for its lists once, if it has none or shares it with a copy, so that every later slice
+    /// codes them in place (no value made and dropped per slice). Otherwise no storage is made.
+    ///
+    /// Field by field, not `self = SliceHeader(...)`: that assignment would drop the lists'
+    /// storage. Every stored property of ``SliceHeader`` must
     /// be reset here (`SliceHeaderReuseTests` checks a header with every field set).
     @inline(__always)
-    mutating func resetForReading(nalUnitHeader: NALUnitHeader) {
+    mutating func resetForReading(nalUnitHeader: NALUnitHeader, keepingStorage: Bool = false) {
         self.nalUnitHeader = nalUnitHeader
         firstMbInSlice = 0
         sliceType = .i
@@ -94,12 +98,10 @@ extension SliceHeader {
         numRefIdxL0ActiveMinus1 = 0
         numRefIdxL1ActiveMinus1 = 0
         refPicListModificationFlagL0 = false
-        if !refPicListModificationL0.operations.isEmpty { refPicListModificationL0.operations.removeAll(keepingCapacity: true) }
         refPicListModificationFlagL1 = false
-        if !refPicListModificationL1.operations.isEmpty { refPicListModificationL1.operations.removeAll(keepingCapacity: true) }
-        // Their content is reset when a slice codes them.
-        storedPredWeightTable.isPresent = false
-        storedDecRefPicMarking.isPresent = false
+        // The lists emptied, the table and marking absent (their content is reset when a slice
+        // codes them).
+        lists.resetForReading(keepingStorage: keepingStorage)
         cabacInitIDC = 0
         sliceQpDelta = 0
         spForSwitchFlag = false
