@@ -146,7 +146,7 @@ import TestSupport
     /// `SliceHeader` changes the count below, so that this test (and the reset) are updated.
     @Test func resetLeavesNothingOfTheOldHeader() {
         var h = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 3, nalUnitType: .idrSlice))
-        #expect(Mirror(reflecting: h).children.count == 29)
+        #expect(Mirror(reflecting: h).children.count == 30)
         h.firstMbInSlice = 7
         h.sliceType = .b
         h.ppsID = 9

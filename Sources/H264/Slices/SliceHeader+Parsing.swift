@@ -102,6 +102,7 @@ extension SliceHeader {
         // The lists emptied, the table and marking absent (their content is reset when a slice
         // codes them).
         lists.resetForReading(keepingStorage: keepingStorage)
+        storedDecRefPicMarking.isPresent = false  // its content is reset when a slice codes it
         cabacInitIDC = 0
         sliceQpDelta = 0
         spForSwitchFlag = false

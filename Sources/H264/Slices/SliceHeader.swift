@@ -77,21 +77,17 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     }
     /// `dec_ref_pic_marking()`, when `nal_ref_idc` is not 0.
     public var decRefPicMarking: DecRefPicMarking? {
-        get { lists.hasDecRefPicMarking ? lists.decRefPicMarkingContent : nil }
-        set {
-            lists.hasDecRefPicMarking = newValue != nil
-            if let newValue { lists.set(\.decRefPicMarking, newValue) }
-        }
-        _modify {
-            var moved = lists.take(\.decRefPicMarking, present: \.hasDecRefPicMarking)
-            defer { decRefPicMarking = moved }
-            yield &moved
-        }
+        get { storedDecRefPicMarking.value }
+        set { storedDecRefPicMarking.value = newValue }
+        _modify { yield &storedDecRefPicMarking.value }
     }
-    /// The lists (modifications, weights, marking operations) behind one reference, nil while
-    /// they are empty; the table and the marking stay in it while absent (for headers parsed
-    /// into again, ``parse(_:context:into:)``).
+    /// The lists that most slices leave empty (modifications, weights) behind one reference,
+    /// nil while they are empty; the table stays in it while absent (for headers parsed into
+    /// again, ``parse(_:context:into:)``).
     var lists = SliceHeaderLists()
+    /// ``decRefPicMarking`` (coded by every reference slice: kept in the header, coded in
+    /// place), whose storage stays while it is absent.
+    var storedDecRefPicMarking = RetainedOptional<DecRefPicMarking>()
     /// `cabac_init_idc` (0...2).
     public var cabacInitIDC: UInt8 = 0
     /// `slice_qp_delta`.
@@ -137,8 +133,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     /// `memory_management_control_operation` 5 is among the marking's operations (read in place:
     /// no copy of the marking).
     var hasMMCO5: Bool {
-        guard lists.hasDecRefPicMarking, let storage = lists.storage else { return false }
-        return storage.decRefPicMarking.operations.contains { $0.operation == 5 }
+        storedDecRefPicMarking.isPresent && storedDecRefPicMarking.storage.operations.contains { $0.operation == 5 }
     }
 
     /// The number of bits of `slice_group_change_cycle`:
@@ -333,21 +328,18 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.infer(&predWeightTable, nil, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            if !lists.hasDecRefPicMarking {
-                try require(\.decRefPicMarking, &c, "dec_ref_pic_marking()")
-                lists.hasDecRefPicMarking = true
+            if !storedDecRefPicMarking.isPresent {
+                if !c.isReading {
+                    guard c is SyntaxInferrer else { throw Self.missing("dec_ref_pic_marking()") }
+                    storedDecRefPicMarking.storage = DecRefPicMarking()
+                }
+                storedDecRefPicMarking.isPresent = true
             }
-            if lists.storage != nil {
-                unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
-                try s.decRefPicMarking.code(&c, idrPicFlag: idrPicFlag)
-            } else {
-                var m = DecRefPicMarking()
-                try m.code(&c, idrPicFlag: idrPicFlag)
-                if !m.isEmpty { lists.uniqueStorage().decRefPicMarking = m }
-            }
+            // Coded in place, into the storage kept from an earlier slice.
+            try storedDecRefPicMarking.storage.code(&c, idrPicFlag: idrPicFlag)
         } else if c.isReading {
-            lists.hasDecRefPicMarking = false
-        } else if lists.hasDecRefPicMarking {
+            storedDecRefPicMarking.isPresent = false
+        } else if storedDecRefPicMarking.isPresent {
             try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
         }
         if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }

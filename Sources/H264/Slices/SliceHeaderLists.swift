@@ -1,15 +1,17 @@
-/// The lists of a ``SliceHeader`` — both reference list modifications, `pred_weight_table()` and
-/// `dec_ref_pic_marking()` — behind one reference that is nil while they are all empty.
+/// The lists of a ``SliceHeader`` that most slices leave empty — both reference list
+/// modifications and `pred_weight_table()` — behind one reference that is nil while they are
+/// all empty.
 ///
-/// Five arrays held by the header itself cost five reference-count operations to copy a header
-/// and five to drop one, empty or not (and most slices have every list empty). Here a header
+/// Four arrays held by the header itself cost four reference-count operations to copy a header
+/// and four to drop one, empty or not. Here a header
 /// whose lists are empty holds one nil reference: making, copying and dropping it costs
 /// almost nothing. The storage is shared between copies of a header and copied when a shared
 /// one is changed (copy on write).
 ///
 /// A header parsed into again (``SliceHeader/parse(_:context:into:)``) keeps its storage and the
-/// capacity of its lists. The weight table and the marking are absent by flag, so that a slice
-/// that does not code them keeps their storage for the next one that does. Equality and hashing
+/// capacity of its lists. The weight table is absent by flag, so that a slice that does not
+/// code it keeps its storage for the next one that does. (`dec_ref_pic_marking()`, coded by
+/// every reference slice, stays in the header itself: it is coded in place there.) Equality and hashing
 /// see the values only: whether there is storage, and what an absent table's storage holds, are
 /// not part of the value.
 struct SliceHeaderLists: Hashable, Sendable {
@@ -24,8 +26,6 @@ struct SliceHeaderLists: Hashable, Sendable {
         @exclusivity(unchecked) var modificationL1 = RefPicListModification()
         /// `pred_weight_table()` while ``SliceHeaderLists/hasPredWeightTable``, storage otherwise.
         @exclusivity(unchecked) var predWeightTable = PredWeightTable()
-        /// `dec_ref_pic_marking()` while ``SliceHeaderLists/hasDecRefPicMarking``, storage otherwise.
-        @exclusivity(unchecked) var decRefPicMarking = DecRefPicMarking()
 
         init() {}
 
@@ -33,19 +33,15 @@ struct SliceHeaderLists: Hashable, Sendable {
             modificationL0 = other.modificationL0
             modificationL1 = other.modificationL1
             predWeightTable = other.predWeightTable
-            decRefPicMarking = other.decRefPicMarking
         }
     }
 
-    /// The storage; nil means every list empty and the table and marking equal to their
-    /// `init()` values.
+    /// The storage; nil means every list empty and the table equal to `PredWeightTable()`.
     var storage: Storage?
     /// Whether `pred_weight_table()` is there.
     var hasPredWeightTable = false
-    /// Whether `dec_ref_pic_marking()` is there.
-    var hasDecRefPicMarking = false
 
-    /// Empty lists, no table, no marking: no storage.
+    /// Empty lists, no table: no storage.
     init() {}
 
     /// The list 0 modifications.
@@ -54,8 +50,6 @@ struct SliceHeaderLists: Hashable, Sendable {
     var modificationL1: RefPicListModification { storage?.modificationL1 ?? RefPicListModification() }
     /// The weight table's content, whether or not it is there.
     var predWeightTableContent: PredWeightTable { storage?.predWeightTable ?? PredWeightTable() }
-    /// The marking's content, whether or not it is there.
-    var decRefPicMarkingContent: DecRefPicMarking { storage?.decRefPicMarking ?? DecRefPicMarking() }
 
     /// The storage, made (or copied, when shared) so that it can be changed.
     @inline(__always)
@@ -77,13 +71,12 @@ struct SliceHeaderLists: Hashable, Sendable {
         }
     }
 
-    /// Empty lists, no table, no marking (``SliceHeader/resetForReading(nalUnitHeader:keepingStorage:)``):
+    /// Empty lists, no table (``SliceHeader/resetForReading(nalUnitHeader:keepingStorage:)``):
     /// a unique storage stays, its lists emptied with their capacity kept; a shared one is let
     /// go. With `keepingStorage`, a header without unique storage gets new (empty) storage.
     @inline(__always)
     mutating func resetForReading(keepingStorage: Bool) {
         hasPredWeightTable = false
-        hasDecRefPicMarking = false
         guard storage != nil, isKnownUniquelyReferenced(&storage) else {
             storage = keepingStorage ? Storage() : nil
             return
@@ -99,7 +92,7 @@ struct SliceHeaderLists: Hashable, Sendable {
         if storage != nil || value != T() { uniqueStorage()[keyPath: field] = value }
     }
 
-    /// The table or marking at `field`, moved out of the storage (no copy of its arrays) when
+    /// The table at `field`, moved out of the storage (no copy of its arrays) when
     /// the flag `present` is set, which it clears; nil when absent.
     mutating func take<T: SyntaxDefaultValue & Equatable>(_ field: ReferenceWritableKeyPath<Storage, T>,
                                                           present: WritableKeyPath<Self, Bool>) -> T? {
@@ -112,18 +105,16 @@ struct SliceHeaderLists: Hashable, Sendable {
     }
 
     static func == (a: Self, b: Self) -> Bool {
-        guard a.hasPredWeightTable == b.hasPredWeightTable, a.hasDecRefPicMarking == b.hasDecRefPicMarking else { return false }
+        guard a.hasPredWeightTable == b.hasPredWeightTable else { return false }
         if a.storage === b.storage { return true }
         return a.modificationL0 == b.modificationL0 && a.modificationL1 == b.modificationL1
             && (!a.hasPredWeightTable || a.predWeightTableContent == b.predWeightTableContent)
-            && (!a.hasDecRefPicMarking || a.decRefPicMarkingContent == b.decRefPicMarkingContent)
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(modificationL0)
         hasher.combine(modificationL1)
         hasher.combine(hasPredWeightTable ? predWeightTableContent : nil)
-        hasher.combine(hasDecRefPicMarking ? decRefPicMarkingContent : nil)
     }
 }
 
@@ -136,9 +127,4 @@ extension PredWeightTable: SyntaxDefaultValue {
     /// Equal to `PredWeightTable()` (checked without making one).
     var isEmpty: Bool { l0.isEmpty && l1.isEmpty && lumaLog2WeightDenom == 0 && chromaLog2WeightDenom == 0 }
 }
-extension DecRefPicMarking: SyntaxDefaultValue {
-    /// Equal to `DecRefPicMarking()` (checked without making one).
-    var isEmpty: Bool {
-        !noOutputOfPriorPicsFlag && !longTermReferenceFlag && !adaptiveRefPicMarkingModeFlag && operations.isEmpty
-    }
-}
+extension DecRefPicMarking: SyntaxDefaultValue {}
