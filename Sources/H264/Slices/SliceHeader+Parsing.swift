@@ -49,7 +49,9 @@ extension SliceHeader {
     /// - Returns: the header's length in bits (as `parse(_:context:)`'s `bitLength`).
     /// - Throws: the errors of `parse(_:context:)`.
     /// - Complexity: O(header bits); no allocation when `header`'s lists have the capacity this
-    ///   slice needs and no emulation-prevention byte lies within the header.
+    ///   slice needs and no emulation-prevention byte lies within the header. (The first parse
+    ///   into a header makes the storage of its lists once; so does a parse into a header whose
+    ///   lists are shared with a copy of it.)
     @discardableResult
     public static func parse(_ nal: NALUnit, context: ParameterSetStore, into header: inout SliceHeader) throws(H264Error) -> Int {
         header.resetForReading(nalUnitHeader: NALUnitHeader(nal), keepingStorage: true)

@@ -14,6 +14,9 @@
 /// every reference slice, stays in the header itself: it is coded in place there.) Equality and hashing
 /// see the values only: whether there is storage, and what an absent table's storage holds, are
 /// not part of the value.
+///
+/// Memory: one storage object per header that has non-empty lists or was parsed into, holding
+/// at most the syntax's caps (64 modifications per list, 32 weight entries per list).
 struct SliceHeaderLists: Hashable, Sendable {
     /// The lists' storage. Changed only through a reference known to be unique (copy on write):
     /// a storage shared between headers, or threads, is never changed.
