@@ -75,13 +75,18 @@ struct SliceHeaderLists: Hashable, Sendable {
     }
 
     /// Empty lists, no table (``SliceHeader/resetForReading(nalUnitHeader:keepingStorage:)``):
-    /// a unique storage stays, its lists emptied with their capacity kept; a shared one is let
-    /// go. With `keepingStorage`, a header without unique storage gets new (empty) storage.
+    /// with `keepingStorage`, a unique storage stays, its lists emptied with their capacity
+    /// kept, and a header without unique storage gets new (empty) storage; otherwise the storage
+    /// is let go (a fresh header has none).
     @inline(__always)
     mutating func resetForReading(keepingStorage: Bool) {
         hasPredWeightTable = false
+        guard keepingStorage else {
+            storage = nil
+            return
+        }
         guard storage != nil, isKnownUniquelyReferenced(&storage) else {
-            storage = keepingStorage ? Storage() : nil
+            storage = Storage()
             return
         }
         unowned(unsafe) let s = storage.unsafelyUnwrapped  // held by `storage`: no retain
