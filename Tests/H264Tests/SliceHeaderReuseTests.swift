@@ -75,6 +75,10 @@ import TestSupport
             }
             // Keep headers with lists (and a few others) for the next slices.
             if let header = expected.header {
+                if header.predWeightTable == nil && header.refPicListModificationL0.operations.isEmpty
+                    && header.refPicListModificationL1.operations.isEmpty {
+                    #expect(header.lists.storage == nil, "\(name): slice \(checked): a fresh header without lists holds no storage")
+                }
                 let rich = header.predWeightTable != nil || !(header.decRefPicMarking?.operations.isEmpty ?? true)
                     || !header.refPicListModificationL0.operations.isEmpty || !header.refPicListModificationL1.operations.isEmpty
                 if rich || checked % 50 == 0 {
@@ -141,12 +145,41 @@ import TestSupport
         #expect(header.decRefPicMarking == nil)  // optional chaining on nil changes nothing
     }
 
+    /// Copies of a header share its lists' storage until one of them changes: changing the
+    /// lists of one, or parsing into it, leaves the others as they were.
+    @Test func copiesKeepTheirLists() {
+        var header = SliceHeader()
+        header.refPicListModificationL0 = RefPicListModification(operations: [.init(idc: 0, value: 1)])
+        var table = PredWeightTable()
+        table.l0 = [PredWeightTable.Entry()]
+        header.predWeightTable = table
+        let copy = header
+        #expect(copy.lists.storage === header.lists.storage)
+        header.refPicListModificationL0.operations.append(.init(idc: 1, value: 2))
+        header.predWeightTable?.l0.append(PredWeightTable.Entry())
+        header.refPicListModificationL1.operations.append(.init(idc: 2, value: 3))
+        #expect(copy.refPicListModificationL0.operations == [.init(idc: 0, value: 1)])
+        #expect(copy.predWeightTable?.l0.count == 1)
+        #expect(copy.refPicListModificationL1.operations.isEmpty)
+        #expect(header.refPicListModificationL0.operations.count == 2)
+        #expect(header.predWeightTable?.l0.count == 2)
+        // Parsing into the header (its reset) leaves a copy whole, and the header ends fresh.
+        let snapshot = header
+        header.resetForReading(nalUnitHeader: NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice), keepingStorage: true)
+        #expect(header == SliceHeader())
+        #expect(snapshot.refPicListModificationL0.operations.count == 2)
+        #expect(snapshot.refPicListModificationL1.operations.count == 1)
+        #expect(snapshot.predWeightTable?.l0.count == 2)
+        #expect(snapshot != header)
+        #expect(copy != snapshot)
+    }
+
     /// The reset before a parse into a header leaves nothing of the old header: with every
     /// stored property changed, it gives the fresh header. A stored property added to
     /// `SliceHeader` changes the count below, so that this test (and the reset) are updated.
     @Test func resetLeavesNothingOfTheOldHeader() {
         var h = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 3, nalUnitType: .idrSlice))
-        #expect(Mirror(reflecting: h).children.count == 32)
+        #expect(Mirror(reflecting: h).children.count == 30)
         h.firstMbInSlice = 7
         h.sliceType = .b
         h.ppsID = 9
@@ -179,7 +212,7 @@ import TestSupport
         h.sliceBetaOffsetDiv2 = -1
         h.sliceGroupChangeCycle = 17
         let nalUnitHeader = NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice)
-        h.resetForReading(nalUnitHeader: nalUnitHeader)
+        h.resetForReading(nalUnitHeader: nalUnitHeader, keepingStorage: true)
         #expect(h == SliceHeader(nalUnitHeader: nalUnitHeader))
         // The lists kept their storage.
         #expect(h.refPicListModificationL0.operations.capacity >= 1)

@@ -1,4 +1,4 @@
-/// An optional sub-structure of a slice header (`pred_weight_table()`, `dec_ref_pic_marking()`)
+/// An optional sub-structure of a slice header (`dec_ref_pic_marking()`)
 /// that keeps its storage while absent.
 ///
 /// A header parsed into again (``SliceHeader/parse(_:context:into:)``) goes from a slice that

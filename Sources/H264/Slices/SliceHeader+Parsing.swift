@@ -49,10 +49,12 @@ extension SliceHeader {
     /// - Returns: the header's length in bits (as `parse(_:context:)`'s `bitLength`).
     /// - Throws: the errors of `parse(_:context:)`.
     /// - Complexity: O(header bits); no allocation when `header`'s lists have the capacity this
-    ///   slice needs and no emulation-prevention byte lies within the header.
+    ///   slice needs and no emulation-prevention byte lies within the header. (The first parse
+    ///   into a header makes the storage of its lists once; so does a parse into a header whose
+    ///   lists are shared with a copy of it.)
     @discardableResult
     public static func parse(_ nal: NALUnit, context: ParameterSetStore, into header: inout SliceHeader) throws(H264Error) -> Int {
-        header.resetForReading(nalUnitHeader: NALUnitHeader(nal))
+        header.resetForReading(nalUnitHeader: NALUnitHeader(nal), keepingStorage: true)
         return try parseNALUnit(nal, into: &header, context: context)
     }
 
@@ -63,18 +65,22 @@ extension SliceHeader {
     /// - Complexity: O(header bits); see the variant that takes a ``ParameterSetStore``.
     @discardableResult
     public static func parse(_ nal: NALUnit, context: some SyntaxContext, into header: inout SliceHeader) throws(H264Error) -> Int {
-        header.resetForReading(nalUnitHeader: NALUnitHeader(nal))
+        header.resetForReading(nalUnitHeader: NALUnitHeader(nal), keepingStorage: true)
         return try parseNALUnit(nal, into: &header, context: context)
     }
 
     /// Makes this a fresh header for `nalUnitHeader` (`SliceHeader(nalUnitHeader:)`), keeping
     /// the storage of its lists (emptied) and of its optional tables (absent).
     ///
-    /// Field by field, not `self = SliceHeader(...)`: that assignment would release five
-    /// arrays and retain five others per slice. Every stored property of ``SliceHeader`` must
+    /// `keepingStorage`: a header kept across slices (``parse(_:context:into:)``) gets storage
+    /// for its lists once, if it has none or shares it with a copy, so that every later slice
+    /// codes them in place (no value made and dropped per slice). Otherwise no storage is made.
+    ///
+    /// Field by field, not `self = SliceHeader(...)`: that assignment would drop the lists'
+    /// storage. Every stored property of ``SliceHeader`` must
     /// be reset here (`SliceHeaderReuseTests` checks a header with every field set).
     @inline(__always)
-    mutating func resetForReading(nalUnitHeader: NALUnitHeader) {
+    mutating func resetForReading(nalUnitHeader: NALUnitHeader, keepingStorage: Bool = false) {
         self.nalUnitHeader = nalUnitHeader
         firstMbInSlice = 0
         sliceType = .i
@@ -94,12 +100,11 @@ extension SliceHeader {
         numRefIdxL0ActiveMinus1 = 0
         numRefIdxL1ActiveMinus1 = 0
         refPicListModificationFlagL0 = false
-        if !refPicListModificationL0.operations.isEmpty { refPicListModificationL0.operations.removeAll(keepingCapacity: true) }
         refPicListModificationFlagL1 = false
-        if !refPicListModificationL1.operations.isEmpty { refPicListModificationL1.operations.removeAll(keepingCapacity: true) }
-        // Their content is reset when a slice codes them.
-        storedPredWeightTable.isPresent = false
-        storedDecRefPicMarking.isPresent = false
+        // The lists emptied, the table and marking absent (their content is reset when a slice
+        // codes them).
+        lists.resetForReading(keepingStorage: keepingStorage)
+        storedDecRefPicMarking.isPresent = false  // its content is reset when a slice codes it
         cabacInitIDC = 0
         sliceQpDelta = 0
         spForSwitchFlag = false

@@ -49,16 +49,31 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     /// `ref_pic_list_modification_flag_l0`.
     public var refPicListModificationFlagL0 = false
     /// The list 0 modifications.
-    public var refPicListModificationL0 = RefPicListModification()
+    public var refPicListModificationL0: RefPicListModification {
+        get { lists.modificationL0 }
+        set { lists.set(\.modificationL0, newValue) }
+        _modify { yield &lists.uniqueStorage().modificationL0 }
+    }
     /// `ref_pic_list_modification_flag_l1`.
     public var refPicListModificationFlagL1 = false
     /// The list 1 modifications.
-    public var refPicListModificationL1 = RefPicListModification()
+    public var refPicListModificationL1: RefPicListModification {
+        get { lists.modificationL1 }
+        set { lists.set(\.modificationL1, newValue) }
+        _modify { yield &lists.uniqueStorage().modificationL1 }
+    }
     /// The weights, when the PPS asks for explicit weighted prediction for this slice type.
     public var predWeightTable: PredWeightTable? {
-        get { storedPredWeightTable.value }
-        set { storedPredWeightTable.value = newValue }
-        _modify { yield &storedPredWeightTable.value }
+        get { lists.hasPredWeightTable ? lists.predWeightTableContent : nil }
+        set {
+            lists.hasPredWeightTable = newValue != nil
+            if let newValue { lists.set(\.predWeightTable, newValue) }
+        }
+        _modify {
+            var moved = lists.take(\.predWeightTable, present: \.hasPredWeightTable)
+            defer { predWeightTable = moved }
+            yield &moved
+        }
     }
     /// `dec_ref_pic_marking()`, when `nal_ref_idc` is not 0.
     public var decRefPicMarking: DecRefPicMarking? {
@@ -66,10 +81,12 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         set { storedDecRefPicMarking.value = newValue }
         _modify { yield &storedDecRefPicMarking.value }
     }
-    /// ``predWeightTable``, whose storage stays while it is absent (for headers parsed into
+    /// The lists that most slices leave empty (modifications, weights) behind one reference,
+    /// nil while they are empty; the table stays in it while absent (for headers parsed into
     /// again, ``parse(_:context:into:)``).
-    var storedPredWeightTable = RetainedOptional<PredWeightTable>()
-    /// ``decRefPicMarking``, whose storage stays while it is absent.
+    var lists = SliceHeaderLists()
+    /// ``decRefPicMarking`` (coded by every reference slice: kept in the header, coded in
+    /// place), whose storage stays while it is absent.
     var storedDecRefPicMarking = RetainedOptional<DecRefPicMarking>()
     /// `cabac_init_idc` (0...2).
     public var cabacInitIDC: UInt8 = 0
@@ -93,6 +110,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     public init() { nalUnitHeader = NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice) }
 
     /// Creates a header with default values for a slice of the NAL unit header `nalUnitHeader`.
+    @inline(__always)
     public init(nalUnitHeader: NALUnitHeader) { self.nalUnitHeader = nalUnitHeader }
 
     /// `IdrPicFlag`: the slice belongs to an IDR picture (type 5, or type 20 with
@@ -185,6 +203,9 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     }
 
     /// The part of 7.3.3 after `pic_parameter_set_id`, given what the SPS and PPS say.
+    /// (Inlined into its one caller: the context is then read where the store keeps it, not
+    /// copied to be passed.)
+    @inline(__always)
     mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext) throws(H264Error) {
         let nalRefIdc = nalUnitHeader.nalRefIdc
         let idrPicFlag = self.idrPicFlag
@@ -194,6 +215,10 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         // copy of the header per call.
         let kind = sliceType.kind
         let isP = kind == .p, isB = kind == .b, isI = kind == .i, isSP = kind == .sp, isSI = kind == .si
+        // The lists are coded in place in their storage, when there is one (a storage shared
+        // with a copy of the header is copied first); otherwise each coded list is read into
+        // an empty value, stored only when not empty (a fresh header's usual case: no storage).
+        lists.makeStorageUnique()
         if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
         try c.u(sps.frameNumBits, &frameNum, "frame_num")
         if !sps.frameMbsOnlyFlag {
@@ -253,31 +278,69 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.flag(&refPicListModificationFlagL0, "ref_pic_list_modification_flag_l0")
         }
         if !isI && !isSI && refPicListModificationFlagL0 {
-            try refPicListModificationL0.code(&c, mvc: mvc)
-        } else if !refPicListModificationL0.operations.isEmpty {
-            try c.infer(&refPicListModificationL0, RefPicListModification(), "modification_of_pic_nums_idc")
+            if lists.storage != nil {
+                unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
+                try s.modificationL0.code(&c, mvc: mvc)
+            } else {
+                var m = RefPicListModification()
+                try m.code(&c, mvc: mvc)
+                if !m.operations.isEmpty { lists.uniqueStorage().modificationL0 = m }
+            }
+        } else if lists.storage != nil, !lists.storage.unsafelyUnwrapped.modificationL0.operations.isEmpty {
+            unowned(unsafe) let s = lists.storage.unsafelyUnwrapped
+            try c.infer(&s.modificationL0, RefPicListModification(), "modification_of_pic_nums_idc")
         }
         if isB {
             try c.flag(&refPicListModificationFlagL1, "ref_pic_list_modification_flag_l1")
         }
         if isB && refPicListModificationFlagL1 {
-            try refPicListModificationL1.code(&c, mvc: mvc)
-        } else if !refPicListModificationL1.operations.isEmpty {
-            try c.infer(&refPicListModificationL1, RefPicListModification(), "modification_of_pic_nums_idc")
+            if lists.storage != nil {
+                unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
+                try s.modificationL1.code(&c, mvc: mvc)
+            } else {
+                var m = RefPicListModification()
+                try m.code(&c, mvc: mvc)
+                if !m.operations.isEmpty { lists.uniqueStorage().modificationL1 = m }
+            }
+        } else if lists.storage != nil, !lists.storage.unsafelyUnwrapped.modificationL1.operations.isEmpty {
+            unowned(unsafe) let s = lists.storage.unsafelyUnwrapped
+            try c.infer(&s.modificationL1, RefPicListModification(), "modification_of_pic_nums_idc")
         }
         if (pps.weightedPredFlag && (isP || isSP)) || (pps.weightedBipredIDC == 1 && isB) {
             // Coded in place, into the storage kept from an earlier slice when there is one.
-            try Self.require(&storedPredWeightTable, &c, "pred_weight_table()")
-            try storedPredWeightTable.storage.code(&c, l0Count: Int(numRefIdxL0ActiveMinus1) &+ 1,
-                                                   l1Count: isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0, chroma: sps.chromaArrayType != 0)
-        } else {
-            try Self.inferAbsent(&storedPredWeightTable, &c, "pred_weight_table()")
+            if !lists.hasPredWeightTable {
+                try require(\.predWeightTable, &c, "pred_weight_table()")
+                lists.hasPredWeightTable = true
+            }
+            let l0Count = Int(numRefIdxL0ActiveMinus1) &+ 1, l1Count = isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0
+            let chroma = sps.chromaArrayType != 0
+            if lists.storage != nil {
+                unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
+                try s.predWeightTable.code(&c, l0Count: l0Count, l1Count: l1Count, chroma: chroma)
+            } else {
+                var t = PredWeightTable()
+                try t.code(&c, l0Count: l0Count, l1Count: l1Count, chroma: chroma)
+                if !t.isEmpty { lists.uniqueStorage().predWeightTable = t }
+            }
+        } else if c.isReading {
+            lists.hasPredWeightTable = false
+        } else if lists.hasPredWeightTable {
+            try c.infer(&predWeightTable, nil, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            try Self.require(&storedDecRefPicMarking, &c, "dec_ref_pic_marking()")
+            if !storedDecRefPicMarking.isPresent {
+                if !c.isReading {
+                    guard c is SyntaxInferrer else { throw Self.missing("dec_ref_pic_marking()") }
+                    storedDecRefPicMarking.storage = DecRefPicMarking()
+                }
+                storedDecRefPicMarking.isPresent = true
+            }
+            // Coded in place, into the storage kept from an earlier slice.
             try storedDecRefPicMarking.storage.code(&c, idrPicFlag: idrPicFlag)
-        } else {
-            try Self.inferAbsent(&storedDecRefPicMarking, &c, "dec_ref_pic_marking()")
+        } else if c.isReading {
+            storedDecRefPicMarking.isPresent = false
+        } else if storedDecRefPicMarking.isPresent {
+            try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
         }
         if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }
         let qpRange = 51 &+ 6 &* Int8(sps.bitDepthLumaMinus8)  // bit depth <= 6: <= 87
@@ -312,31 +375,17 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         try c.infer(&sliceBetaOffsetDiv2, 0, "slice_beta_offset_div2")
     }
 
-    /// A sub-structure the syntax codes here: makes `value` present. Reading codes into its
-    /// storage (which its reading resets, keeping the arrays' capacity); writing needs it
-    /// present; setting inferred values starts an absent one empty.
-    /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing without it.
+    /// A sub-structure the syntax codes here is absent: a reader codes it (whatever its storage
+    /// held: reading sets every field), the coder that sets inferred values starts it empty, a
+    /// writer cannot write it.
+    /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing.
     @inline(__always)
-    static func require<T, C: SyntaxCoder>(_ value: inout RetainedOptional<T>, _ c: inout C, _ name: StaticString) throws(H264Error) {
-        if !c.isReading && !value.isPresent {
-            guard c is SyntaxInferrer else { throw missing(name) }
-            value.storage = T()
-        }
-        value.isPresent = true
-    }
-
-    /// A sub-structure the syntax does not code here: absent (a reader keeps its storage; a
-    /// writer checks it is absent).
-    /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing a structure that is present.
-    @inline(__always)
-    static func inferAbsent<T, C: SyntaxCoder>(_ value: inout RetainedOptional<T>, _ c: inout C, _ name: StaticString) throws(H264Error) {
-        if c.isReading {
-            value.isPresent = false
-        } else {
-            var optional = value.value
-            try c.infer(&optional, nil, SyntaxName(name))
-            value.value = optional
-        }
+    mutating func require<T: SyntaxDefaultValue & Equatable, C: SyntaxCoder>(
+        _ field: ReferenceWritableKeyPath<SliceHeaderLists.Storage, T>, _ c: inout C, _ name: StaticString
+    ) throws(H264Error) {
+        guard !c.isReading else { return }
+        guard c is SyntaxInferrer else { throw Self.missing(name) }
+        lists.set(field, T())
     }
 
     @inline(never)
@@ -344,8 +393,3 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         H264Error.invalid(.valueOutOfRange, "\(name) is coded here but missing (nil)")
     }
 }
-
-/// A sub-structure with an empty value to read into.
-protocol SyntaxDefaultValue { init() }
-extension PredWeightTable: SyntaxDefaultValue {}
-extension DecRefPicMarking: SyntaxDefaultValue {}
