@@ -15,8 +15,13 @@ extension SyntaxCoder {
             throw H264Error.invalid(.limitExceeded, "\(name): \(count) elements (at most \(limit))")
         }
         if isReading {
-            if !array.isEmpty { array.removeAll(keepingCapacity: true) }
-            array.append(contentsOf: repeatElement(fill, count: count))
+            if array.count == count {
+                // As long as the list read before (a kept header's): filled in place.
+                for i in 0..<count { array[i] = fill }
+            } else {
+                if !array.isEmpty { array.removeAll(keepingCapacity: true) }
+                array.append(contentsOf: repeatElement(fill, count: count))
+            }
         } else if array.count != count {
             throw .outOfRange("\(name) element count", Int64(array.count))
         }
