@@ -114,7 +114,7 @@ public struct TimestampAssigner: Sendable {
     /// The place of the next access unit, holding an emptied one: write (or trade) the next
     /// access unit into it, then call ``pushSlot(sps:)``.
     var nextSlot: AccessUnit {
-        _read { yield ring.isEmpty ? AccessUnit() : ring[slotIndex(count)] }
+        _read { yield count < ring.count ? ring[slotIndex(count)] : AccessUnit() }  // a full ring grows at the write
         _modify {
             if count == ring.count { grow() }
             let i = slotIndex(count)
@@ -135,10 +135,7 @@ public struct TimestampAssigner: Sendable {
         var clock = self.clock.take()!  // moved out, so that its buffers stay uniquely held
         ring.withUnsafeMutableBufferPointer { ring in
             let base = ring.baseAddress!
-            func slot(_ k: Int) -> UnsafeMutablePointer<AccessUnit> {
-                let i = ringStart &+ k
-                return base + (i >= ring.count ? i &- ring.count : i)
-            }
+            func slot(_ k: Int) -> UnsafeMutablePointer<AccessUnit> { base + Self.ringIndex(k, from: ringStart, in: ring.count) }
             let last = slot(count &- 1)  // just pushed
             Self.time(&last.pointee, timeBase: timeBase, decodeTime: &decodeTime)
             clock.present(PresentationClock.Entry(last.pointee), at: position) { d in
@@ -153,9 +150,14 @@ public struct TimestampAssigner: Sendable {
 
     /// The ring index of the `k`-th access unit held (`k` < `ring.count`).
     @inline(__always)
-    private func slotIndex(_ k: Int) -> Int {
-        let i = ringStart &+ k
-        return i >= ring.count ? i &- ring.count : i
+    private func slotIndex(_ k: Int) -> Int { Self.ringIndex(k, from: ringStart, in: ring.count) }
+
+    /// The index of the `k`-th place from `start` in a ring of `capacity` places (`start` and
+    /// `k` < `capacity`): usable inside the ring's buffer access, where `self` is not.
+    @inline(__always)
+    private static func ringIndex(_ k: Int, from start: Int, in capacity: Int) -> Int {
+        let i = start &+ k
+        return i >= capacity ? i &- capacity : i
     }
 
     /// Doubles the ring (at least 4 places), the access units held first in order.
@@ -195,8 +197,7 @@ public struct TimestampAssigner: Sendable {
             clock.flush { d in
                 let k = d &- first
                 guard k >= 0 && k < count, let base else { return nil }
-                let i = ringStart &+ k
-                return base + (i >= ring.count ? i &- ring.count : i)
+                return base + Self.ringIndex(k, from: ringStart, in: ring.count)
             }
         }
         self.clock = clock
@@ -311,8 +312,7 @@ public struct TimestampAssigner: Sendable {
         // Through the buffer (an element read through the array's subscript is copied whole).
         ring.withUnsafeMutableBufferPointer { ring in
             while k < count {
-                let i = ringStart &+ k
-                let au = ring.baseAddress! + (i >= ring.count ? i &- ring.count : i)
+                let au = ring.baseAddress! + Self.ringIndex(k, from: ringStart, in: ring.count)
                 guard let pts = au.pointee.pts else { break }
                 au.pointee.pts = pts &+ delay
                 k &+= 1
