@@ -57,7 +57,7 @@ import TestSupport
     }
 
     @Test func benchJSONHasTheKeys() throws {
-        #expect(BenchCommand.measurements.map(\.key) == ["memcpy_gbps", "split_batch_gbps", "split_streaming_gbps",
+        #expect(BenchCommand.measurements.map(\.key) == ["memcpy_gbps", "memcpy_1500_gbps", "split_batch_gbps", "split_streaming_gbps",
                                                         "split_streaming_whole_gbps", "split_streaming_1440_gbps",
                                                         "split_streaming_184_gbps", "annexb_to_avcc_gbps", "rbsp_gbps", "access_units_gbps",
                                                         "access_units_streaming_gbps", "parse_headers_gbps", "check_webrtc_gbps", "edit_for_hls_gbps",
@@ -65,6 +65,11 @@ import TestSupport
                                                         "rtp_depacketize_gbps", "bgra_to_i420_mpps"])
         let stream = SyntheticStream.make(bytes: 1 << 20)
         #expect(try AnnexB.split(stream).count > 3)
+        // The piecewise memcpy copies every byte, the last piece short.
+        let part = stream.prefix(3 * 1500 + 11)
+        var copied = [UInt8](repeating: 1, count: part.count + 100)
+        BenchCommand.copy(part, into: &copied, piece: 1500)
+        #expect(copied.prefix(part.count) == part && copied.dropFirst(part.count).allSatisfy { $0 == 1 })
         // Every measurement sees the same NAL payloads.
         for chunk in [1500, 1440, 184, stream.count] {
             #expect(try BenchCommand.splitBatch(stream[...]) == (try BenchCommand.splitStreaming(stream[...], chunk: chunk)))
