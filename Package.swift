@@ -21,7 +21,10 @@ let package = Package(
         // Frames and pixels over the core's frame types: Y4M and raw-frame readers, a test
         // pattern, RGB <-> YCbCr conversion, frame sources as async sequences. Standard library,
         // and the C library's threads for the last (the core cannot start a thread).
-        .target(name: "H264Video", dependencies: ["H264"]),
+        .target(name: "H264Video", dependencies: ["H264", "ThreadLock"]),
+        // A POSIX mutex with a condition variable, shared by H264Video's frame sources and RTMP's
+        // publisher (package access: not part of any product's API).
+        .target(name: "ThreadLock"),
         // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
         // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means
         // nothing on Linux (why the warning stays: Docs/Encoding.md).
@@ -36,7 +39,7 @@ let package = Package(
         // FLV files and AMF0: the H264 core only, no Foundation.
         .target(name: "FLV", dependencies: ["H264"]),
         // RTMP publishing over Glibc sockets: FLV and the core, no Foundation.
-        .target(name: "RTMP", dependencies: ["FLV", "H264"]),
+        .target(name: "RTMP", dependencies: ["FLV", "H264", "ThreadLock"]),
         // MP4 and fragmented MP4 (CMAF) files and HLS playlists: the H264 core only, no Foundation.
         .target(name: "MP4", dependencies: ["H264"]),
         // Delivery profiles (WebRTC, RTMP, HLS, RTSP, the strict spec): rules with their clauses,
@@ -63,7 +66,7 @@ let package = Package(
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "H264Video", "RTP", "FLV", "RTMP"]),
-        .testTarget(name: "H264VideoTests", dependencies: ["H264Video", "H264"]),
+        .testTarget(name: "H264VideoTests", dependencies: ["H264Video", "H264", "ThreadLock"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264Video", "H264", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),

@@ -1,4 +1,5 @@
 import H264
+import ThreadLock
 
 /// What a ``FrameSourceSequence`` shares between its source's threads and the task that takes
 /// the frames: the waiting frames, the consumer's suspended `next()`, and where the frames are
@@ -33,12 +34,12 @@ final class FrameChannel: Sendable {
 
     let source: any FrameSource
     let overflow: FrameBuffering.Overflow
-    private let lock: ConditionLock<State>
+    private let lock: ThreadLock<State>
 
     init(source: any FrameSource, buffering: FrameBuffering) {
         self.source = source
         self.overflow = buffering.overflow
-        self.lock = ConditionLock(State(frames: FrameQueue(capacity: buffering.capacity)))
+        self.lock = ThreadLock(State(frames: FrameQueue(capacity: buffering.capacity)))
     }
 
     var droppedFrameCount: Int { lock.withLock { s, _ in s.dropped } }

@@ -1,4 +1,5 @@
 import Dispatch
+import ThreadLock
 
 /// Runs a blocking call on a Dispatch queue (never a thread of Swift concurrency's
 /// cooperative pool) and awaits its result; a cancelled task stops waiting at once.
@@ -36,7 +37,7 @@ enum BlockingCall {
             var early: Result<T, RTMPError>?
             var resumed = false
         }
-        private let state = Locked(State())
+        private let state = ThreadLock(State())
 
         func install(_ continuation: CheckedContinuation<Result<T, RTMPError>, Never>) {
             let early = state.withLock { s -> Result<T, RTMPError>? in

@@ -1,6 +1,7 @@
 import Dispatch
 import FLV
 import H264
+import ThreadLock
 
 /// Publishes H.264 video to an RTMP server from its own queue, so that the encoder's thread
 /// never waits on the network longer than it allows.
@@ -96,7 +97,7 @@ public final class RTMPPublisher: @unchecked Sendable {
     /// The settings.
     public let options: Options
     private let connection: RTMPConnection
-    private let state = Locked(State())
+    private let state = ThreadLock(State())
     private let slots: DispatchSemaphore
     private let ready = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)

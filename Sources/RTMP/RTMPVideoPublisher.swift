@@ -5,6 +5,7 @@ import Darwin
 #endif
 import FLV
 import H264
+import ThreadLock
 
 /// Publishes H.264 video to an RTMP server: access units or encoded frames in (any
 /// `AccessUnitSample`), FLV video messages out, through an ``RTMPPublisher`` (its own queue,
@@ -30,7 +31,7 @@ import H264
 public final class RTMPVideoPublisher: Sendable {
     /// The publisher (statistics, error, ``RTMPPublisher/cancel()``).
     public let publisher: RTMPPublisher
-    private let state: Locked<(builder: FLVSampleBuilder, lastDTS: Int64)>
+    private let state: ThreadLock<(builder: FLVSampleBuilder, lastDTS: Int64)>
 
     /// Connects, publishes, and queues the metadata.
     /// - Parameters:
@@ -49,7 +50,7 @@ public final class RTMPVideoPublisher: Sendable {
     /// Connects as the public initialiser does, every wait watching `interrupt`.
     init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit], options: RTMPPublisher.Options,
          interrupt: SocketInterrupt) throws(RTMPError) {
-        state = Locked((FLVSampleBuilder(parameterSets: parameterSets), 0))
+        state = ThreadLock((FLVSampleBuilder(parameterSets: parameterSets), 0))
         publisher = try RTMPPublisher(url: url, options: options, interrupt: interrupt)
         publisher.send(metadata: metadata)
     }

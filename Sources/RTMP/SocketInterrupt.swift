@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ThreadLock
 
 /// A one-way switch that wakes every wait of a socket at once, from any thread: the way an
 /// ``RTMPPublisher`` is cancelled whatever the server does.
@@ -16,7 +17,7 @@ final class SocketInterrupt: Sendable {
     /// checked, between waits).
     let readEnd: Int32
     private let writeEnd: Int32
-    private let fired = Locked(false)
+    private let fired = ThreadLock(false)
 
     init() {
         var ends: [Int32] = [-1, -1]
