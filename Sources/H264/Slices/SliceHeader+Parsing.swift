@@ -139,6 +139,8 @@ extension SliceHeader {
     @inline(__always)
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, into header: inout SliceHeader, context: Context) throws(H264Error) -> Int {
         let payload = nal.payload
+        // A header kept across slices (with storage for its lists) keeps it through a second pass.
+        let keepingStorage = header.lists.storage != nil
         // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
         // byte lies within the bytes the header used (checked afterwards, on those bytes only).
         var bitLength = 0
@@ -164,13 +166,13 @@ extension SliceHeader {
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {
-                header.resetForReading(nalUnitHeader: nalUnitHeader)
+                header.resetForReading(nalUnitHeader: nalUnitHeader, keepingStorage: keepingStorage)
                 return try parse(rbsp: EmulationPrevention.rbsp(from: prefix), into: &header, context: context)
             } catch where error.code == .truncated {
                 // The header is longer than the prefix: fall through to the whole payload.
             }
         }
-        header.resetForReading(nalUnitHeader: nalUnitHeader)
+        header.resetForReading(nalUnitHeader: nalUnitHeader, keepingStorage: keepingStorage)
         return try parse(rbsp: EmulationPrevention.rbsp(from: payload), into: &header, context: context)
     }
 
