@@ -36,6 +36,9 @@ public struct AccessUnitAssembler: Sendable {
     public private(set) var store = ParameterSetStore()
     /// The limits in force.
     public let limits: Limits
+    /// The NAL-unit count from which an access unit is large (its arrays may outgrow the small
+    /// ones kept for reuse) or at its limit: each NAL unit added then takes the slower check.
+    private let largeCount: Int
 
     private var current: [NALUnit] = []
     private var currentBytes = 0
@@ -145,11 +148,13 @@ public struct AccessUnitAssembler: Sendable {
     /// - Parameter limits: bounds on one access unit.
     public init(limits: Limits = Limits()) {
         self.limits = limits
+        largeCount = Swift.min(limits.maxNALUnitsPerAccessUnit, SpareArrays<NALUnit>.smallCapacityLimit)
     }
 
     /// Creates an assembler whose parameter sets come from out of band (an avcC record).
     public init(parameterSets: [NALUnit], limits: Limits = Limits()) {
         self.limits = limits
+        largeCount = Swift.min(limits.maxNALUnitsPerAccessUnit, SpareArrays<NALUnit>.smallCapacityLimit)
         for unit in parameterSets { noteParameterSet(unit) }
         formatChanged = false
     }
@@ -252,7 +257,6 @@ public struct AccessUnitAssembler: Sendable {
         if parsed && slice.fields.redundantPicCnt == 0 {
             previousPrimary = slice.fields
             hasPreviousPrimary = true
-            if picture.sliceTypes.count == picture.sliceTypes.capacity { spareSliceTypes.makeRoom(in: &picture.sliceTypes) }
             picture.sliceTypes.append(slice.sliceType)
             evidence.add(slice.sliceType)
             if firstSliceOfPicture {
@@ -344,7 +348,6 @@ public struct AccessUnitAssembler: Sendable {
         if current.isEmpty { currentOffset = offset ?? incomingOffset }
         evidence.add(unit)
         currentBytes &+= unit.count  // checked against the limit just above
-        if current.count == current.capacity { spareNALUnits.makeRoom(in: &current) }
         current.append(consume unit)
     }
 
@@ -377,10 +380,22 @@ public struct AccessUnitAssembler: Sendable {
         if let end = incomingOffset, let start = current.isEmpty ? (pending.isEmpty ? end : pendingOffset) : currentOffset {
             span = end &- start &+ unit.count  // offsets within the input, below Int.max / 2
         }
+        if count >= largeCount || unit.count > limits.maxAccessUnitBytes &- bytes || span > limits.maxAccessUnitBytes {
+            try checkLarge(adding: unit, toCount: count, bytes: bytes, span: span)
+        }
+    }
+
+    /// ``check(adding:toCount:bytes:)`` for an access unit past ``largeCount`` NAL units or
+    /// near a limit: the limits, then room for one more NAL unit and slice type taken from
+    /// the larger arrays kept (the stream had access units this large) before an array grows.
+    @inline(never)
+    private mutating func checkLarge(adding unit: NALUnit, toCount count: Int, bytes: Int, span: Int) throws(H264Error) {
         if count >= limits.maxNALUnitsPerAccessUnit || unit.count > limits.maxAccessUnitBytes &- bytes
             || span > limits.maxAccessUnitBytes {
             throw dropForLimit(count: count)
         }
+        if current.count == current.capacity { spareNALUnits.makeRoom(in: &current) }
+        if picture.sliceTypes.count == picture.sliceTypes.capacity { spareSliceTypes.makeRoom(in: &picture.sliceTypes) }
     }
 
     /// Drops the access unit being built, which passed a limit: the error to throw.

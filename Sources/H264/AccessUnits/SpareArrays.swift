@@ -41,7 +41,9 @@ struct SpareArrays<Element>: Sendable where Element: Sendable {
         array = []
     }
 
-    /// Called when `array` is full: trades it for the roomiest larger array kept, if that has
+    /// Called when `array` is full in an access unit past ``smallCapacityLimit`` NAL units (a
+    /// small array grows up to that in place and is kept with its room): trades it for the
+    /// roomiest larger array kept, if that has
     /// more room (the elements move over; `array`'s former storage is kept, emptied), so that
     /// an access unit as large as earlier ones grows without new storage.
     @inline(never)
