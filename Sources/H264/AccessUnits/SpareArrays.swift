@@ -1,15 +1,18 @@
-/// Emptied arrays of access units handed back, kept for the next access units: those of at most
-/// ``smallCapacityLimit`` elements for any access unit, and a few larger ones (the stream had
-/// access units that large) that an access unit growing past its array's room takes over.
+/// Emptied arrays of access units handed back, kept for the next access units: those of fewer
+/// than twice ``smallCapacityLimit`` elements for any access unit, and a few larger ones (the
+/// stream had access units that large) that an access unit growing past its array's room takes
+/// over.
 ///
-/// Memory: at most ``smallLimit`` arrays of at most ``smallCapacityLimit`` elements and
+/// Memory: at most ``smallLimit`` arrays of fewer than twice ``smallCapacityLimit`` elements and
 /// ``largeLimit`` larger ones (as large as the stream's largest access units needed: at most
 /// twice ``AccessUnitAssembler/Limits/maxNALUnitsPerAccessUnit``).
 struct SpareArrays<Element>: Sendable where Element: Sendable {
     /// The most emptied arrays kept for reuse: as many as access units can be in flight between
     /// the assembler and the caller (the timestamp assigner holds up to 33).
     static var smallLimit: Int { 34 }
-    /// The largest capacity of an emptied array kept among the small ones.
+    /// The size of an access unit from which its arrays may take over the larger ones kept; an
+    /// array of less than twice as many elements is kept among the small ones (an array grown
+    /// to this many may hold a few more: the allocator rounds up).
     static var smallCapacityLimit: Int { 256 }
     /// The most larger arrays kept: the access unit being built, and the one before it coming
     /// back while the next is built.
@@ -27,7 +30,7 @@ struct SpareArrays<Element>: Sendable where Element: Sendable {
     mutating func keep(_ array: inout [Element]) {
         let capacity = array.capacity
         guard capacity > 0 else { return }
-        if capacity <= Self.smallCapacityLimit {
+        if capacity < 2 &* Self.smallCapacityLimit {  // the allocator may round 256 up a little
             if small.count < Self.smallLimit {
                 array.removeAllKeepingCapacity()
                 small.append(array.takeAll())
