@@ -36,6 +36,9 @@ public struct AccessUnitAssembler: Sendable {
     public private(set) var store = ParameterSetStore()
     /// The limits in force.
     public let limits: Limits
+    /// The NAL-unit count from which an access unit is large (its arrays may outgrow the small
+    /// ones kept for reuse) or at its limit: each NAL unit added then takes the slower check.
+    private let largeCount: Int
 
     private var current: [NALUnit] = []
     private var currentBytes = 0
@@ -64,8 +67,8 @@ public struct AccessUnitAssembler: Sendable {
     private var parameterSets = ParameterSetSlots<NALUnit>()
     /// Slots whose content changed since the last format change (each once).
     private var changedSlots: [Int] = []
-    /// The storage the format changes share.
-    private var history: ParameterSetHistory?
+    /// Makes the format changes (their storage shared, and reused once handed back).
+    private var formatChanges = FormatChangeRecorder()
     private var formatChanged = false
     /// What pictures need of each SPS id seen, refreshed when an SPS arrives: no copy of the
     /// SPS per slice or per picture. Grown to the highest SPS id seen (a new assembler
@@ -83,16 +86,17 @@ public struct AccessUnitAssembler: Sendable {
             poc = sps.pocParameters
             maxNumRefFrames = Int(sps.maxNumRefFrames)
         }
+
+        /// This SPS id's new values, written in place (the offsets' storage reused).
+        mutating func refresh(_ sps: SequenceParameterSet) {
+            sps.writePOCParameters(into: &poc)
+            maxNumRefFrames = Int(sps.maxNumRefFrames)
+        }
     }
     /// Emptied arrays of access units handed back (``recycle(_:)``), reused by the next access
-    /// units: at most ``spareLimit`` of each, of at most ``spareCapacityLimit`` elements.
-    private var spareNALUnits: [[NALUnit]] = []
-    private var spareSliceTypes: [[SliceType.Kind]] = []
-    /// The most emptied arrays of each kind kept for reuse: as many as access units can be in
-    /// flight between the assembler and the caller (the timestamp assigner holds up to 33).
-    static let spareLimit = 34
-    /// The largest capacity of an emptied array kept for reuse (a larger one is freed).
-    static let spareCapacityLimit = 256
+    /// units.
+    private var spareNALUnits = SpareArrays<NALUnit>()
+    private var spareSliceTypes = SpareArrays<SliceType.Kind>()
     private var incomingOffset: Int?
     private var currentOffset: Int?
     private var pendingOffset: Int?
@@ -144,11 +148,13 @@ public struct AccessUnitAssembler: Sendable {
     /// - Parameter limits: bounds on one access unit.
     public init(limits: Limits = Limits()) {
         self.limits = limits
+        largeCount = Swift.min(limits.maxNALUnitsPerAccessUnit, SpareArrays<NALUnit>.smallCapacityLimit)
     }
 
     /// Creates an assembler whose parameter sets come from out of band (an avcC record).
     public init(parameterSets: [NALUnit], limits: Limits = Limits()) {
         self.limits = limits
+        largeCount = Swift.min(limits.maxNALUnitsPerAccessUnit, SpareArrays<NALUnit>.smallCapacityLimit)
         for unit in parameterSets { noteParameterSet(unit) }
         formatChanged = false
     }
@@ -374,10 +380,22 @@ public struct AccessUnitAssembler: Sendable {
         if let end = incomingOffset, let start = current.isEmpty ? (pending.isEmpty ? end : pendingOffset) : currentOffset {
             span = end &- start &+ unit.count  // offsets within the input, below Int.max / 2
         }
+        if count >= largeCount || unit.count > limits.maxAccessUnitBytes &- bytes || span > limits.maxAccessUnitBytes {
+            try checkLarge(adding: unit, toCount: count, bytes: bytes, span: span)
+        }
+    }
+
+    /// ``check(adding:toCount:bytes:)`` for an access unit past ``largeCount`` NAL units or
+    /// near a limit: the limits, then room for one more NAL unit and slice type taken from
+    /// the larger arrays kept (the stream had access units this large) before an array grows.
+    @inline(never)
+    private mutating func checkLarge(adding unit: NALUnit, toCount count: Int, bytes: Int, span: Int) throws(H264Error) {
         if count >= limits.maxNALUnitsPerAccessUnit || unit.count > limits.maxAccessUnitBytes &- bytes
             || span > limits.maxAccessUnitBytes {
             throw dropForLimit(count: count)
         }
+        if current.count == current.capacity { spareNALUnits.makeRoom(in: &current) }
+        if picture.sliceTypes.count == picture.sliceTypes.capacity { spareSliceTypes.makeRoom(in: &picture.sliceTypes) }
     }
 
     /// Drops the access unit being built, which passed a limit: the error to throw.
@@ -400,9 +418,9 @@ public struct AccessUnitAssembler: Sendable {
     private mutating func close() {
         // The arrays move into the access unit; recycled ones (or new ones sized as these were)
         // take their place: no copy, and no allocation once access units are handed back.
-        var units = spareNALUnits.popLast() ?? Self.emptyArray(capacity: current.count)
+        var units = spareNALUnits.take() ?? Self.emptyArray(capacity: current.count)
         swap(&units, &current)
-        var types = spareSliceTypes.popLast() ?? Self.emptyArray(capacity: picture.sliceTypes.count)
+        var types = spareSliceTypes.take() ?? Self.emptyArray(capacity: picture.sliceTypes.count)
         swap(&types, &picture.sliceTypes)
         let flags = AccessUnitFlags(evidence, allSlicesParsed: picture.allSlicesParsed,
                                     recoveryFrameCount: picture.recoveryFrameCount,
@@ -411,12 +429,7 @@ public struct AccessUnitAssembler: Sendable {
         var formatChange: FormatChange? = nil
         if formatChanged && units.contains(where: { $0.type == .sps }) {
             changedSlots.sort()
-            let changed = changedSlots.compactMap { slot in parameterSets[slot].map { (slot: slot, unit: $0) } }
-            let link = ParameterSetHistory.next(after: history, changed: changed) {
-                (0..<ParameterSetHistory.slotCount).map { parameterSets[$0] }
-            }
-            history = link
-            formatChange = FormatChange(node: link)
+            formatChange = formatChanges.record(changedSlots: changedSlots, in: parameterSets)
             changedSlots.removeAll(keepingCapacity: true)
             formatChanged = false
         }
@@ -445,24 +458,12 @@ public struct AccessUnitAssembler: Sendable {
 
     /// Takes back the storage of an access unit the caller is done with: its NAL-unit and
     /// slice-type arrays, emptied, hold the next access units' (when uniquely held, without
-    /// allocating). `au` is left without NAL units and slice types.
+    /// allocating), and its format change's storage the next format change's. `au` is left
+    /// without NAL units, slice types and format change.
     mutating func recycle(_ au: inout AccessUnit) {
-        Self.keep(&au.nalUnits, in: &spareNALUnits)
-        Self.keep(&au.sliceTypes, in: &spareSliceTypes)
-    }
-
-    /// Empties `array` in place and moves it into `spares`, or frees it when it is too large
-    /// or `spares` is full: `array` is left without storage either way.
-    @inline(__always)
-    private static func keep<Element>(_ array: inout [Element], in spares: inout [[Element]]) {
-        let capacity = array.capacity
-        guard capacity > 0 else { return }
-        if spares.count < spareLimit && capacity <= spareCapacityLimit {
-            array.removeAllKeepingCapacity()
-            spares.append(array.takeAll())
-        } else {
-            array = []
-        }
+        spareNALUnits.keep(&au.nalUnits)
+        spareSliceTypes.keep(&au.sliceTypes)
+        if au.formatChange != nil { formatChanges.takeBack(&au.formatChange) }
     }
 
     // MARK: - Parameter sets
@@ -485,11 +486,11 @@ public struct AccessUnitAssembler: Sendable {
         guard let id = kept?.id ?? unit.parameterSetID else { return }
         if type == .sps, id < ParameterSetStore.spsIDCount, let sps = store.sps(id: id) {
             if id >= spsFacts.count { spsFacts.append(contentsOf: repeatElement(nil, count: id &- spsFacts.count &+ 1)) }  // id < 32
-            spsFacts[id] = SPSFacts(sps)
+            if spsFacts[id] == nil { spsFacts[id] = SPSFacts(sps) } else { spsFacts[id]!.refresh(sps) }
         }
-        guard type == .pps || id < ParameterSetHistory.ppsBase else { return }
-        let slot = type == .sps ? id : ParameterSetHistory.ppsBase &+ id  // id < 256: parameterSetID checks
-        guard slot < ParameterSetHistory.slotCount else { return }
+        guard type == .pps || id < FormatChangeRecord.ppsBase else { return }
+        let slot = type == .sps ? id : FormatChangeRecord.ppsBase &+ id  // id < 256: parameterSetID checks
+        guard slot < FormatChangeRecord.slotCount else { return }
         let old = parameterSets[slot]
         guard old?.payload != unit.payload else { return }
         // A copy: a view would keep a streaming parser's whole chunk. A set too large for an

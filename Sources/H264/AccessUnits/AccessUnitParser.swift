@@ -152,7 +152,10 @@ public struct AccessUnitParser: Sendable {
     /// other copy of them, without allocating; a copy the caller keeps stays intact).
     ///
     /// Memory: that of ``next()``, plus at most 34 emptied arrays of each kind (NAL units,
-    /// slice types) of at most 256 elements: about 280 KiB.
+    /// slice types) of fewer than 512 elements (about 560 KiB) and 2 larger ones of each kind (as
+    /// large as the stream's largest access units needed, at most twice
+    /// ``AccessUnitAssembler/Limits/maxNALUnitsPerAccessUnit`` elements), and the storage of at
+    /// most 4 format changes handed back (emptied) and of one former table of 288 views.
     /// - Parameter accessUnit: the access unit handed out by the previous call (or any).
     /// - Returns: true when `accessUnit` holds the next access unit; false, with `accessUnit`
     ///   empty, when more input is needed (or the stream has ended).

@@ -1,84 +1,136 @@
 /// A change of parameter sets mid-stream (a new resolution or profile): the parameter sets that
 /// changed, and the ones in force after the change.
 ///
-/// Format changes share their storage: each holds the parameter sets that changed since the one
-/// before, over a chain that ends in a full table at most ``FormatChange/maximumChainLength``
-/// changes back. A stream that changes its SPS before every picture costs a few NAL unit views
-/// per access unit, never a copy of all its parameter sets.
+/// Format changes share their storage: each holds a table of the parameter sets in force that
+/// it shares with the other format changes made on it (at most ``maximumChainLength``), and the
+/// few sets changed since that table was made. A stream that changes its SPS before every
+/// picture costs a few NAL unit views per access unit, never a copy of all its parameter sets;
+/// an ``AccessUnitParser`` read with ``AccessUnitParser/next(into:)`` reuses the storage of the
+/// format changes handed back to it that nothing else holds any more.
+///
+/// Memory: one table of at most 288 NAL-unit views shared with other format changes, plus at
+/// most 16 views of its own (the parameter sets are the stream's, copied once each).
 public struct FormatChange: Sendable {
-    /// How many format changes a chain holds before the next one starts a new full table.
+    /// How many format changes share one table of the parameter sets in force, at most, before
+    /// the next one makes a new table.
     public static let maximumChainLength = 64
 
-    let node: ParameterSetHistory
+    var record: FormatChangeRecord
 
-    init(node: ParameterSetHistory) { self.node = node }
+    init(record: FormatChangeRecord) { self.record = record }
 
     /// The SPS and PPS NAL units that are new or whose content changed since the previous format
     /// change (or the start of the stream), in id order, SPS first.
-    public var changedParameterSets: [NALUnit] { node.changed.map(\.unit) }
+    /// - Complexity: O(288 + 16).
+    public var changedParameterSets: [NALUnit] {
+        var units: [NALUnit] = []
+        record.changed.forEach { slot in
+            if let unit = record.unit(at: slot) { units.append(unit) }
+        }
+        return units
+    }
 
     /// The SPS NAL units in force after the change (one per id, in id order).
-    /// - Complexity: O(``maximumChainLength`` + 288): the chain is read back to its table.
-    public var sequenceParameterSets: [NALUnit] { node.table()[0..<ParameterSetHistory.ppsBase].compactMap { $0 } }
+    /// - Complexity: O(288 + 16).
+    public var sequenceParameterSets: [NALUnit] {
+        record.inForce()[0..<FormatChangeRecord.ppsBase].compactMap { $0 }
+    }
 
     /// The PPS NAL units in force after the change (one per id, in id order).
     /// - Complexity: as ``sequenceParameterSets``.
-    public var pictureParameterSets: [NALUnit] { node.table()[ParameterSetHistory.ppsBase...].compactMap { $0 } }
+    public var pictureParameterSets: [NALUnit] {
+        record.inForce()[FormatChangeRecord.ppsBase...].compactMap { $0 }
+    }
 
     /// The new decoder configuration record (avcC) with 4-byte NAL lengths, or nil when the
     /// parameter sets cannot make one.
     public var decoderConfiguration: AVCDecoderConfigurationRecord? {
-        let table = node.table()
-        return try? AVCDecoderConfigurationRecord(parameterSets: table.compactMap { $0 })
+        try? AVCDecoderConfigurationRecord(parameterSets: record.inForce().compactMap { $0 })
     }
 }
 
-/// One link of the chain behind ``FormatChange``: the parameter sets that changed, over the
-/// link before, or a full table (slots: SPS 0...31, then PPS 0...255).
-final class ParameterSetHistory: Sendable {
+/// The storage behind one ``FormatChange`` (slots: SPS 0...31, then PPS 0...255): a table of the
+/// sets in force shared with other records, the sets changed since that table was made, and the
+/// slots this change changed.
+///
+/// Its properties change only while ``FormatChangeRecorder`` holds the one reference to it
+/// (tested with `isKnownUniquelyReferenced`, so no other thread can see it): a record handed
+/// out is never written while anything else holds it.
+final class FormatChangeRecord: @unchecked Sendable {
     static let ppsBase = 32
     static let slotCount = 288
+    /// The most sets a record holds besides its table: one more starts a new table.
+    static let overrideLimit = 16
 
-    /// The slots that changed, in slot order, with their new NAL units.
-    let changed: [(slot: Int, unit: NALUnit)]
-    /// The link before (nil for a full table).
-    let previous: ParameterSetHistory?
-    /// The full table, for a link that starts a chain.
-    let full: [NALUnit?]?
-    /// Links back to the full table (0 for a full table).
-    let depth: Int
-
-    private init(changed: [(slot: Int, unit: NALUnit)], previous: ParameterSetHistory?, full: [NALUnit?]?, depth: Int) {
-        self.changed = changed
-        self.previous = previous
-        self.full = full
-        self.depth = depth
+    /// One slot changed since the table was made, with its NAL unit in force.
+    struct Override: Sendable {
+        var slot: Int
+        var unit: NALUnit
     }
 
-    /// The link after `previous` for the changes in `changed` (slot order); `current` makes
-    /// the whole table now in force (``slotCount`` slots), called only when the chain is long
-    /// enough to start again.
-    static func next(after previous: ParameterSetHistory?, changed: [(slot: Int, unit: NALUnit)],
-                     current: () -> [NALUnit?]) -> ParameterSetHistory {
-        if let previous, previous.depth < FormatChange.maximumChainLength {
-            return ParameterSetHistory(changed: changed, previous: previous, full: nil, depth: previous.depth &+ 1)  // < 64
-        }
-        return ParameterSetHistory(changed: changed, previous: nil, full: current(), depth: 0)
+    /// The sets in force when the table was made, by slot (up to the highest slot then used).
+    var table: [NALUnit?] = []
+    /// The slots changed since, in slot order (at most ``overrideLimit``).
+    var overrides: [Override] = []
+    /// The slots this format change changed.
+    var changed = SlotSet()
+
+    /// The NAL unit in force in `slot`, if any.
+    func unit(at slot: Int) -> NALUnit? {
+        for o in overrides where o.slot == slot { return o.unit }
+        return slot < table.count ? table[slot] : nil
     }
 
-    /// The whole table in force at this link.
-    func table() -> [NALUnit?] {
-        var links: [ParameterSetHistory] = []
-        var node: ParameterSetHistory? = self
-        while let n = node {
-            links.append(n)
-            if n.full != nil { break }
-            node = n.previous
+    /// The whole table in force (``slotCount`` slots).
+    func inForce() -> [NALUnit?] {
+        var all = table
+        if all.count < Self.slotCount {
+            all.append(contentsOf: repeatElement(nil, count: Self.slotCount &- all.count))  // table.count <= 288
         }
-        var table = links.last?.full ?? Array(repeating: nil, count: Self.slotCount)
-        for link in links.reversed() where link.full == nil {
-            for (slot, unit) in link.changed { table[slot] = unit }
+        for o in overrides { all[o.slot] = o.unit }  // slot < 288: the recorder's
+        return all
+    }
+}
+
+/// A set of the 288 parameter-set slots, held inline (no storage of its own).
+struct SlotSet: Sendable {
+    private var w0: UInt64 = 0
+    private var w1: UInt64 = 0
+    private var w2: UInt64 = 0
+    private var w3: UInt64 = 0
+    private var w4: UInt64 = 0
+
+    /// Adds `slot` (0..<320; others are ignored).
+    mutating func insert(_ slot: Int) {
+        let bit = UInt64(1) << UInt64(slot & 63)
+        switch slot >> 6 {
+        case 0: w0 |= bit
+        case 1: w1 |= bit
+        case 2: w2 |= bit
+        case 3: w3 |= bit
+        case 4: w4 |= bit
+        default: break
         }
-        return table
+    }
+
+    /// Calls `body` with each slot in the set, in increasing order.
+    func forEach(_ body: (Int) -> Void) {
+        for i in 0..<5 {
+            var w = word(i)
+            while w != 0 {
+                body(i &<< 6 | w.trailingZeroBitCount)
+                w &= w &- 1
+            }
+        }
+    }
+
+    private func word(_ i: Int) -> UInt64 {
+        switch i {
+        case 0: w0
+        case 1: w1
+        case 2: w2
+        case 3: w3
+        default: w4
+        }
     }
 }

@@ -65,12 +65,12 @@ struct HandedOutBuffers: Sendable {
     /// Elsewhere (bridged arrays) the answer is false: the parser then allocates, as it would
     /// without this type.
     @inline(__always)
-    static func isUnique(_ buffer: inout [UInt8]) -> Bool {
+    static func isUnique<Element>(_ buffer: inout [Element]) -> Bool {
         guard buffer.capacity > 0 else { return false }  // the shared empty storage
         #if _runtime(_ObjC)
         return false
         #else
-        guard MemoryLayout<[UInt8]>.size == MemoryLayout<AnyObject?>.size else { return false }
+        guard MemoryLayout<[Element]>.size == MemoryLayout<AnyObject?>.size else { return false }
         // As an optional reference: tested as a plain `AnyObject`, an unoptimised Swift 6 build
         // answers false whatever the count (a copy of the existential, measured with 6.3).
         return withUnsafeMutablePointer(to: &buffer) { pointer in

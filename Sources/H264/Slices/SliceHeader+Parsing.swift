@@ -55,7 +55,7 @@ extension SliceHeader {
     @discardableResult
     public static func parse(_ nal: NALUnit, context: ParameterSetStore, into header: inout SliceHeader) throws(H264Error) -> Int {
         header.resetForReading(nalUnitHeader: NALUnitHeader(nal), keepingStorage: true)
-        return try parseNALUnit(nal, into: &header, context: context)
+        return try parseNALUnit(nal, into: &header, context: context, keepingStorage: true)
     }
 
     /// Parses the slice header of `nal` into `header`, reusing its lists' storage, like the
@@ -66,7 +66,7 @@ extension SliceHeader {
     @discardableResult
     public static func parse(_ nal: NALUnit, context: some SyntaxContext, into header: inout SliceHeader) throws(H264Error) -> Int {
         header.resetForReading(nalUnitHeader: NALUnitHeader(nal), keepingStorage: true)
-        return try parseNALUnit(nal, into: &header, context: context)
+        return try parseNALUnit(nal, into: &header, context: context, keepingStorage: true)
     }
 
     /// Makes this a fresh header for `nalUnitHeader` (`SliceHeader(nalUnitHeader:)`), keeping
@@ -119,7 +119,7 @@ extension SliceHeader {
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, context: Context) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
         // Built in place, in the value returned: no copy (with its lists' retains) per pass.
         var result = (header: SliceHeader(nalUnitHeader: NALUnitHeader(nal)), bitLength: 0)
-        result.bitLength = try parseNALUnit(nal, into: &result.header, context: context)
+        result.bitLength = try parseNALUnit(nal, into: &result.header, context: context, keepingStorage: false)
         return result
     }
 
@@ -137,7 +137,10 @@ extension SliceHeader {
     /// unit header (`SliceHeader(nalUnitHeader:)`, or one reset by ``resetForReading(nalUnitHeader:)``).
     /// - Returns: the header's length in bits.
     @inline(__always)
-    static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, into header: inout SliceHeader, context: Context) throws(H264Error) -> Int {
+    /// `keepingStorage`: the header is kept across slices (``parse(_:context:into:)``): its
+    /// lists' storage stays through a second pass over the RBSP.
+    static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, into header: inout SliceHeader, context: Context,
+                                                     keepingStorage: Bool) throws(H264Error) -> Int {
         let payload = nal.payload
         // Optimistic pass straight over the escaped bytes: valid when no emulation-prevention
         // byte lies within the bytes the header used (checked afterwards, on those bytes only).
@@ -164,13 +167,13 @@ extension SliceHeader {
         if payload.count > headerPrefixBytes {
             let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {
-                header.resetForReading(nalUnitHeader: nalUnitHeader)
+                header.resetForReading(nalUnitHeader: nalUnitHeader, keepingStorage: keepingStorage)
                 return try parse(rbsp: EmulationPrevention.rbsp(from: prefix), into: &header, context: context)
             } catch where error.code == .truncated {
                 // The header is longer than the prefix: fall through to the whole payload.
             }
         }
-        header.resetForReading(nalUnitHeader: nalUnitHeader)
+        header.resetForReading(nalUnitHeader: nalUnitHeader, keepingStorage: keepingStorage)
         return try parse(rbsp: EmulationPrevention.rbsp(from: payload), into: &header, context: context)
     }
 
