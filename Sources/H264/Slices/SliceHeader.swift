@@ -6,48 +6,134 @@
 /// its NAL unit header (``nalUnitHeader``), as in FFmpeg's coded bitstream layer. For CABAC
 /// slices the `cabac_alignment_one_bit`s that precede `slice_data()` are coded too (as FFmpeg
 /// traces them), so the header always ends where the slice data starts.
-public struct SliceHeader: SyntaxStructure, Hashable {
-    // A stored property added here must also be reset in `resetForReading(nalUnitHeader:)`.
+///
+/// The scalar values are kept packed, each at the full width of its property's type (any value
+/// a property can hold reads back exactly): copying or dropping a header moves a few machine
+/// words and at most three references, whichever module does it.
+public struct SliceHeader: SyntaxStructure {
+    // A stored property added here must also be reset in `resetForReading(nalUnitHeader:)` and
+    // compared in `==`.
+    /// Every scalar value, packed (lanes in ``SliceHeaderFields``).
+    @usableFromInline var fields = SliceHeaderFields()
+    /// The lists that most slices leave empty (modifications, weights) behind one reference,
+    /// nil while they are empty; the table stays in it while absent (for headers parsed into
+    /// again, ``parse(_:context:into:)``).
+    var lists = SliceHeaderLists()
+    /// The operations of ``decRefPicMarking`` (coded by every reference slice: kept in the header,
+    /// coded in place); kept, with their storage, while the marking is absent.
+    var markingOperations: [DecRefPicMarking.Operation] = []
+
     /// The NAL unit header the slice comes with. The syntax depends on it (`IdrPicFlag`, the MVC
     /// form of type 20, `dec_ref_pic_marking()` when `nal_ref_idc` is not 0); it precedes the
     /// RBSP and is not coded by ``code(_:context:)``. Its type must be 1, 5 or 20 (MVC).
-    public var nalUnitHeader: NALUnitHeader
+    @inlinable public var nalUnitHeader: NALUnitHeader {
+        @inline(__always) get {
+            var h = NALUnitHeader()
+            h.forbiddenZeroBit = fields[byte: 36]
+            h.nalRefIdc = fields[byte: 37]
+            h.nalUnitType = NALUnitType(rawValue: fields[byte: 38])
+            h.extensionFlag = fields[flag: 39]
+            h.extensionBits = fields[word: 8]
+            return h
+        }
+        @inline(__always) set {
+            fields[byte: 36] = newValue.forbiddenZeroBit
+            fields[byte: 37] = newValue.nalRefIdc
+            fields[byte: 38] = newValue.nalUnitType.rawValue
+            fields[flag: 39] = newValue.extensionFlag
+            fields[word: 8] = newValue.extensionBits
+        }
+    }
     /// `first_mb_in_slice`.
-    public var firstMbInSlice: UInt32 = 0
+    @inlinable public var firstMbInSlice: UInt32 {
+        @inline(__always) get { fields[word: 0] }
+        @inline(__always) set { fields[word: 0] = newValue }
+    }
     /// `slice_type` (0...9; 5...9 mean every slice of the picture has the same type).
-    public var sliceType: SliceType = .i
+    @inlinable public var sliceType: SliceType {
+        @inline(__always) get { SliceType(uncheckedRawValue: fields[byte: 40]) }
+        @inline(__always) set { fields[byte: 40] = newValue.rawValue }
+    }
     /// `pic_parameter_set_id` (0...255).
-    public var ppsID: UInt8 = 0
+    @inlinable public var ppsID: UInt8 {
+        @inline(__always) get { fields[byte: 41] }
+        @inline(__always) set { fields[byte: 41] = newValue }
+    }
     /// `colour_plane_id` (0...2, with `separate_colour_plane_flag`).
-    public var colourPlaneID: UInt8 = 0
+    @inlinable public var colourPlaneID: UInt8 {
+        @inline(__always) get { fields[byte: 42] }
+        @inline(__always) set { fields[byte: 42] = newValue }
+    }
     /// `frame_num` (`log2_max_frame_num_minus4 + 4` bits).
-    public var frameNum: UInt32 = 0
+    @inlinable public var frameNum: UInt32 {
+        @inline(__always) get { fields[word: 1] }
+        @inline(__always) set { fields[word: 1] = newValue }
+    }
     /// `field_pic_flag`.
-    public var fieldPicFlag = false
+    @inlinable public var fieldPicFlag: Bool {
+        @inline(__always) get { fields[flag: 52] }
+        @inline(__always) set { fields[flag: 52] = newValue }
+    }
     /// `bottom_field_flag`.
-    public var bottomFieldFlag = false
+    @inlinable public var bottomFieldFlag: Bool {
+        @inline(__always) get { fields[flag: 53] }
+        @inline(__always) set { fields[flag: 53] = newValue }
+    }
     /// `idr_pic_id` (0...65535, IDR pictures).
-    public var idrPicID: UInt32 = 0
+    @inlinable public var idrPicID: UInt32 {
+        @inline(__always) get { fields[word: 2] }
+        @inline(__always) set { fields[word: 2] = newValue }
+    }
     /// `pic_order_cnt_lsb` (POC type 0).
-    public var picOrderCntLsb: UInt32 = 0
+    @inlinable public var picOrderCntLsb: UInt32 {
+        @inline(__always) get { fields[word: 3] }
+        @inline(__always) set { fields[word: 3] = newValue }
+    }
     /// `delta_pic_order_cnt_bottom` (POC type 0).
-    public var deltaPicOrderCntBottom: Int32 = 0
+    @inlinable public var deltaPicOrderCntBottom: Int32 {
+        @inline(__always) get { Int32(bitPattern: fields[word: 4]) }
+        @inline(__always) set { fields[word: 4] = UInt32(bitPattern: newValue) }
+    }
     /// `delta_pic_order_cnt[0]` (POC type 1).
-    public var deltaPicOrderCnt0: Int32 = 0
+    @inlinable public var deltaPicOrderCnt0: Int32 {
+        @inline(__always) get { Int32(bitPattern: fields[word: 5]) }
+        @inline(__always) set { fields[word: 5] = UInt32(bitPattern: newValue) }
+    }
     /// `delta_pic_order_cnt[1]` (POC type 1).
-    public var deltaPicOrderCnt1: Int32 = 0
+    @inlinable public var deltaPicOrderCnt1: Int32 {
+        @inline(__always) get { Int32(bitPattern: fields[word: 6]) }
+        @inline(__always) set { fields[word: 6] = UInt32(bitPattern: newValue) }
+    }
     /// `redundant_pic_cnt` (0...127).
-    public var redundantPicCnt: UInt8 = 0
+    @inlinable public var redundantPicCnt: UInt8 {
+        @inline(__always) get { fields[byte: 43] }
+        @inline(__always) set { fields[byte: 43] = newValue }
+    }
     /// `direct_spatial_mv_pred_flag` (B slices).
-    public var directSpatialMvPredFlag = false
+    @inlinable public var directSpatialMvPredFlag: Bool {
+        @inline(__always) get { fields[flag: 54] }
+        @inline(__always) set { fields[flag: 54] = newValue }
+    }
     /// `num_ref_idx_active_override_flag`.
-    public var numRefIdxActiveOverrideFlag = false
+    @inlinable public var numRefIdxActiveOverrideFlag: Bool {
+        @inline(__always) get { fields[flag: 55] }
+        @inline(__always) set { fields[flag: 55] = newValue }
+    }
     /// `num_ref_idx_l0_active_minus1` (coded or the PPS default).
-    public var numRefIdxL0ActiveMinus1: UInt8 = 0
+    @inlinable public var numRefIdxL0ActiveMinus1: UInt8 {
+        @inline(__always) get { fields[byte: 44] }
+        @inline(__always) set { fields[byte: 44] = newValue }
+    }
     /// `num_ref_idx_l1_active_minus1` (coded or the PPS default).
-    public var numRefIdxL1ActiveMinus1: UInt8 = 0
+    @inlinable public var numRefIdxL1ActiveMinus1: UInt8 {
+        @inline(__always) get { fields[byte: 45] }
+        @inline(__always) set { fields[byte: 45] = newValue }
+    }
     /// `ref_pic_list_modification_flag_l0`.
-    public var refPicListModificationFlagL0 = false
+    @inlinable public var refPicListModificationFlagL0: Bool {
+        @inline(__always) get { fields[flag: 56] }
+        @inline(__always) set { fields[flag: 56] = newValue }
+    }
     /// The list 0 modifications.
     public var refPicListModificationL0: RefPicListModification {
         get { lists.modificationL0 }
@@ -55,7 +141,10 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         _modify { yield &lists.uniqueStorage().modificationL0 }
     }
     /// `ref_pic_list_modification_flag_l1`.
-    public var refPicListModificationFlagL1 = false
+    @inlinable public var refPicListModificationFlagL1: Bool {
+        @inline(__always) get { fields[flag: 57] }
+        @inline(__always) set { fields[flag: 57] = newValue }
+    }
     /// The list 1 modifications.
     public var refPicListModificationL1: RefPicListModification {
         get { lists.modificationL1 }
@@ -77,41 +166,97 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     }
     /// `dec_ref_pic_marking()`, when `nal_ref_idc` is not 0.
     public var decRefPicMarking: DecRefPicMarking? {
-        get { storedDecRefPicMarking.value }
-        set { storedDecRefPicMarking.value = newValue }
-        _modify { yield &storedDecRefPicMarking.value }
+        get {
+            guard hasDecRefPicMarking else { return nil }
+            var m = DecRefPicMarking()
+            m.noOutputOfPriorPicsFlag = fields[flag: 60]
+            m.longTermReferenceFlag = fields[flag: 61]
+            m.adaptiveRefPicMarkingModeFlag = fields[flag: 62]
+            m.operations = markingOperations
+            return m
+        }
+        set {
+            guard let newValue else {
+                fields[word: 15] = 0  // absent: its flags 0 (`==` relies on it); the operations' storage stays
+                return
+            }
+            fields[flag: 60] = newValue.noOutputOfPriorPicsFlag
+            fields[flag: 61] = newValue.longTermReferenceFlag
+            fields[flag: 62] = newValue.adaptiveRefPicMarkingModeFlag
+            fields[flag: 63] = true
+            markingOperations = newValue.operations
+        }
+        _modify {
+            // Moved out and back: the operations are not copied.
+            var moved: DecRefPicMarking?
+            if hasDecRefPicMarking {
+                var m = DecRefPicMarking()
+                m.noOutputOfPriorPicsFlag = fields[flag: 60]
+                m.longTermReferenceFlag = fields[flag: 61]
+                m.adaptiveRefPicMarkingModeFlag = fields[flag: 62]
+                swap(&m.operations, &markingOperations)
+                moved = m
+            }
+            defer { decRefPicMarking = moved }
+            yield &moved
+        }
     }
-    /// The lists that most slices leave empty (modifications, weights) behind one reference,
-    /// nil while they are empty; the table stays in it while absent (for headers parsed into
-    /// again, ``parse(_:context:into:)``).
-    var lists = SliceHeaderLists()
-    /// ``decRefPicMarking`` (coded by every reference slice: kept in the header, coded in
-    /// place), whose storage stays while it is absent.
-    var storedDecRefPicMarking = RetainedOptional<DecRefPicMarking>()
+    /// Whether ``decRefPicMarking`` is there.
+    var hasDecRefPicMarking: Bool {
+        @inline(__always) get { fields[flag: 63] }
+        @inline(__always) set { fields[flag: 63] = newValue }
+    }
     /// `cabac_init_idc` (0...2).
-    public var cabacInitIDC: UInt8 = 0
+    @inlinable public var cabacInitIDC: UInt8 {
+        @inline(__always) get { fields[byte: 46] }
+        @inline(__always) set { fields[byte: 46] = newValue }
+    }
     /// `slice_qp_delta`.
-    public var sliceQpDelta: Int8 = 0
+    @inlinable public var sliceQpDelta: Int8 {
+        @inline(__always) get { Int8(bitPattern: fields[byte: 47]) }
+        @inline(__always) set { fields[byte: 47] = UInt8(bitPattern: newValue) }
+    }
     /// `sp_for_switch_flag` (SP slices).
-    public var spForSwitchFlag = false
+    @inlinable public var spForSwitchFlag: Bool {
+        @inline(__always) get { fields[flag: 58] }
+        @inline(__always) set { fields[flag: 58] = newValue }
+    }
     /// `slice_qs_delta` (SP and SI slices).
-    public var sliceQsDelta: Int8 = 0
+    @inlinable public var sliceQsDelta: Int8 {
+        @inline(__always) get { Int8(bitPattern: fields[byte: 48]) }
+        @inline(__always) set { fields[byte: 48] = UInt8(bitPattern: newValue) }
+    }
     /// `disable_deblocking_filter_idc` (0...2).
-    public var disableDeblockingFilterIDC: UInt8 = 0
+    @inlinable public var disableDeblockingFilterIDC: UInt8 {
+        @inline(__always) get { fields[byte: 49] }
+        @inline(__always) set { fields[byte: 49] = newValue }
+    }
     /// `slice_alpha_c0_offset_div2` (-6...6).
-    public var sliceAlphaC0OffsetDiv2: Int8 = 0
+    @inlinable public var sliceAlphaC0OffsetDiv2: Int8 {
+        @inline(__always) get { Int8(bitPattern: fields[byte: 50]) }
+        @inline(__always) set { fields[byte: 50] = UInt8(bitPattern: newValue) }
+    }
     /// `slice_beta_offset_div2` (-6...6).
-    public var sliceBetaOffsetDiv2: Int8 = 0
+    @inlinable public var sliceBetaOffsetDiv2: Int8 {
+        @inline(__always) get { Int8(bitPattern: fields[byte: 51]) }
+        @inline(__always) set { fields[byte: 51] = UInt8(bitPattern: newValue) }
+    }
     /// `slice_group_change_cycle` (slice group map types 3-5).
-    public var sliceGroupChangeCycle: UInt32 = 0
+    @inlinable public var sliceGroupChangeCycle: UInt32 {
+        @inline(__always) get { fields[word: 7] }
+        @inline(__always) set { fields[word: 7] = newValue }
+    }
 
     /// Creates the header of an I slice of a non-reference, non-IDR picture (`nal_unit_type`
     /// 1, `nal_ref_idc` 0) with default values.
-    public init() { nalUnitHeader = NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice) }
+    public init() { self.init(nalUnitHeader: NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice)) }
 
     /// Creates a header with default values for a slice of the NAL unit header `nalUnitHeader`.
     @inline(__always)
-    public init(nalUnitHeader: NALUnitHeader) { self.nalUnitHeader = nalUnitHeader }
+    public init(nalUnitHeader: NALUnitHeader) {
+        self.nalUnitHeader = nalUnitHeader
+        sliceType = .i
+    }
 
     /// `IdrPicFlag`: the slice belongs to an IDR picture (type 5, or type 20 with
     /// `non_idr_flag` 0).
@@ -133,7 +278,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     /// `memory_management_control_operation` 5 is among the marking's operations (read in place:
     /// no copy of the marking).
     var hasMMCO5: Bool {
-        storedDecRefPicMarking.isPresent && storedDecRefPicMarking.storage.operations.contains { $0.operation == 5 }
+        hasDecRefPicMarking && markingOperations.contains { $0.operation == 5 }
     }
 
     /// The number of bits of `slice_group_change_cycle`:
@@ -328,18 +473,25 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.infer(&predWeightTable, nil, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            if !storedDecRefPicMarking.isPresent {
+            if !hasDecRefPicMarking {
                 if !c.isReading {
                     guard c is SyntaxInferrer else { throw Self.missing("dec_ref_pic_marking()") }
-                    storedDecRefPicMarking.storage = DecRefPicMarking()
+                    // Starts empty: the flags of an absent marking are 0 already.
+                    if !markingOperations.isEmpty { markingOperations.removeAll(keepingCapacity: true) }
                 }
-                storedDecRefPicMarking.isPresent = true
+                hasDecRefPicMarking = true
             }
-            // Coded in place, into the storage kept from an earlier slice.
-            try storedDecRefPicMarking.storage.code(&c, idrPicFlag: idrPicFlag)
+            // Coded in place, into the operations' storage kept from an earlier slice.
+            var noOutputOfPriorPics = fields[flag: 60], longTermReference = fields[flag: 61], adaptive = fields[flag: 62]
+            try DecRefPicMarking.code(&c, idrPicFlag: idrPicFlag, noOutputOfPriorPicsFlag: &noOutputOfPriorPics,
+                                      longTermReferenceFlag: &longTermReference, adaptiveRefPicMarkingModeFlag: &adaptive,
+                                      operations: &markingOperations)
+            fields[flag: 60] = noOutputOfPriorPics
+            fields[flag: 61] = longTermReference
+            fields[flag: 62] = adaptive
         } else if c.isReading {
-            storedDecRefPicMarking.isPresent = false
-        } else if storedDecRefPicMarking.isPresent {
+            fields[word: 15] = 0  // absent, its flags 0 (`==` relies on it)
+        } else if hasDecRefPicMarking {
             try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
         }
         if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }
@@ -391,5 +543,20 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     @inline(never)
     static func missing(_ name: StaticString) -> H264Error {
         H264Error.invalid(.valueOutOfRange, "\(name) is coded here but missing (nil)")
+    }
+}
+
+extension SliceHeader: Hashable {
+    /// Equal values: what the lists' and the marking's storage hold while they are absent (kept
+    /// for reuse) is not part of the value.
+    public static func == (a: SliceHeader, b: SliceHeader) -> Bool {
+        // An absent marking's flags are 0 (every path that makes it absent clears them).
+        a.fields == b.fields && a.lists == b.lists && (!a.hasDecRefPicMarking || a.markingOperations == b.markingOperations)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
+        hasher.combine(lists)
+        if hasDecRefPicMarking { hasher.combine(markingOperations) }
     }
 }

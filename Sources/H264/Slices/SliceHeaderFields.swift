@@ -1,0 +1,56 @@
+/// The scalar values of a ``SliceHeader`` in one 64-byte vector: nine 32-bit lanes and 28 byte
+/// lanes, each value at the full width of its public type (nothing is narrowed, so every value
+/// a property can hold reads back exactly).
+///
+/// Why one vector: a struct of many stored scalars is copied and destroyed field by field, and
+/// across modules through its value witnesses (a tuple holding it through the runtime's generic
+/// tuple witnesses); a vector is one value, moved like a few machine words. A lane is read
+/// with lane arithmetic (one load of its width, once compiled) and written with one store of
+/// its width at its place in memory (lane arithmetic there made the compiler keep the header
+/// in vector registers and store all 64 bytes back after every element coded).
+///
+/// Lanes of ``SliceHeader`` (byte offsets: a byte lane `b` is bits `8 * (b % 4)` and up of the
+/// 32-bit lane `b / 4`):
+///
+/// | bytes | values |
+/// |---|---|
+/// | 0...35, 32-bit | `first_mb_in_slice`, `frame_num`, `idr_pic_id`, `pic_order_cnt_lsb`, `delta_pic_order_cnt_bottom`, `delta_pic_order_cnt[0]`, `delta_pic_order_cnt[1]`, `slice_group_change_cycle`, the NAL unit header's extension bits |
+/// | 36...39 | NAL unit header: `forbidden_zero_bit`, `nal_ref_idc`, `nal_unit_type`, extension flag |
+/// | 40...51 | `slice_type`, `pic_parameter_set_id`, `colour_plane_id`, `redundant_pic_cnt`, `num_ref_idx_l0/l1_active_minus1`, `cabac_init_idc`, `slice_qp_delta`, `slice_qs_delta`, `disable_deblocking_filter_idc`, `slice_alpha_c0_offset_div2`, `slice_beta_offset_div2` |
+/// | 52...58 | flags: `field_pic_flag`, `bottom_field_flag`, `direct_spatial_mv_pred_flag`, `num_ref_idx_active_override_flag`, `ref_pic_list_modification_flag_l0/l1`, `sp_for_switch_flag` (59 unused, 0) |
+/// | 60...63 (32-bit lane 15) | `dec_ref_pic_marking()`: its three flags and whether it is there; all 0 while it is absent |
+@usableFromInline
+struct SliceHeaderFields: Hashable, Sendable {
+    @usableFromInline var lanes: SIMD16<UInt32>
+
+    /// Every lane 0.
+    @inlinable init() { lanes = SIMD16() }
+
+    /// The 32-bit lane `lane` (0...15).
+    @inlinable subscript(word lane: Int) -> UInt32 {
+        @inline(__always) get { lanes[lane] }
+        @inline(__always) set { withUnsafeMutableBytes(of: &lanes) { $0.storeBytes(of: newValue, toByteOffset: lane &<< 2, as: UInt32.self) } }
+    }
+
+    /// The byte lane at byte offset `offset` (0...63): bits `8 * (offset % 4)` and up of the
+    /// 32-bit lane `offset / 4`.
+    @inlinable subscript(byte offset: Int) -> UInt8 {
+        @inline(__always) get { UInt8(truncatingIfNeeded: lanes[offset &>> 2] &>> UInt32((offset & 3) &* 8)) }
+        @inline(__always) set { withUnsafeMutableBytes(of: &lanes) { $0[Self.memoryOffset(byte: offset)] = newValue } }
+    }
+
+    /// Where the byte lane `offset` is in memory.
+    @inlinable @inline(__always) static func memoryOffset(byte offset: Int) -> Int {
+        #if _endian(little)
+        offset
+        #else
+        offset ^ 3
+        #endif
+    }
+
+    /// A flag held in the byte lane at `offset` (0 or 1).
+    @inlinable subscript(flag offset: Int) -> Bool {
+        @inline(__always) get { self[byte: offset] != 0 }
+        @inline(__always) set { self[byte: offset] = newValue ? 1 : 0 }
+    }
+}
