@@ -320,16 +320,20 @@ public struct SliceHeader: SyntaxStructure {
     /// - Throws: ``H264Error/Code/unsupported`` for a NAL unit type without this slice header.
     @inline(__always)
     mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) {
-        let type = nalUnitHeader.nalUnitType
-        guard type == .slice || type == .idrSlice || (type == .sliceExtension && !nalUnitHeader.extensionFlag) else {
-            throw Self.unsupported(nalUnitHeader)
+        let nal = nalUnitHeader
+        let type = nal.nalUnitType
+        guard type == .slice || type == .idrSlice || (type == .sliceExtension && !nal.extensionFlag) else {
+            throw Self.unsupported(nal)
         }
         try c.ue(&firstMbInSlice, "first_mb_in_slice", 0...(1 << 24))
         progress = 1
-        try c.ue(&sliceType, "slice_type", 0...9)
+        // Values coded into locals and stored: reading a lane back costs more than keeping it.
+        var coded = sliceType
+        try c.ue(&coded, "slice_type", 0...9)
+        sliceType = coded
         progress = 2
-        if !sliceType.isIntra && idrPicFlag {  // the kind first: idrPicFlag is a call
-            throw H264Error.invalid(.invalidBitstream, "slice_type \(sliceType) in an IDR picture")
+        if !coded.isIntra && nal.idrPicFlag {  // the kind first: idrPicFlag is a call
+            throw H264Error.invalid(.invalidBitstream, "slice_type \(coded) in an IDR picture")
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
         progress = 3
@@ -352,9 +356,10 @@ public struct SliceHeader: SyntaxStructure {
     /// copied to be passed.)
     @inline(__always)
     mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext) throws(H264Error) {
-        let nalRefIdc = nalUnitHeader.nalRefIdc
-        let idrPicFlag = self.idrPicFlag
-        let mvc = nalUnitHeader.nalUnitType == .sliceExtension
+        let nal = nalUnitHeader
+        let nalRefIdc = nal.nalRefIdc
+        let idrPicFlag = nal.idrPicFlag
+        let mvc = nal.nalUnitType == .sliceExtension
         let sps = context, pps = context
         // The kind once, as locals: a getter on `self` inside this mutating function can cost a
         // copy of the header per call.
@@ -366,19 +371,22 @@ public struct SliceHeader: SyntaxStructure {
         lists.makeStorageUnique()
         if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
         try c.u(sps.frameNumBits, &frameNum, "frame_num")
+        var fieldPic = fieldPicFlag
         if !sps.frameMbsOnlyFlag {
-            try c.flag(&fieldPicFlag, "field_pic_flag")
-            if fieldPicFlag {
+            try c.flag(&fieldPic, "field_pic_flag")
+            fieldPicFlag = fieldPic
+            if fieldPic {
                 try c.flag(&bottomFieldFlag, "bottom_field_flag")
             } else {
                 try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
             }
         } else {
-            try c.infer(&fieldPicFlag, false, "field_pic_flag")
+            try c.infer(&fieldPic, false, "field_pic_flag")
+            fieldPicFlag = fieldPic
             try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
         }
         if idrPicFlag { try c.ue(&idrPicID, "idr_pic_id", 0...65535) }
-        let bottomPOC = pps.bottomFieldPicOrderInFramePresentFlag && !fieldPicFlag
+        let bottomPOC = pps.bottomFieldPicOrderInFramePresentFlag && !fieldPic
         let anyInt: ClosedRange<Int32> = (Int32.min &+ 1)...Int32.max
         // 7.4.3: delta_pic_order_cnt_bottom and delta_pic_order_cnt[0..1] are inferred 0 when absent.
         let pocType0 = sps.picOrderCntType == 0, pocDeltas = sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag
@@ -406,23 +414,34 @@ public struct SliceHeader: SyntaxStructure {
             try c.infer(&redundantPicCnt, 0, "redundant_pic_cnt")
         }
         if isB { try c.flag(&directSpatialMvPredFlag, "direct_spatial_mv_pred_flag") }
+        var override = numRefIdxActiveOverrideFlag
+        var l0ActiveMinus1 = numRefIdxL0ActiveMinus1, l1ActiveMinus1 = numRefIdxL1ActiveMinus1
         if isP || isSP || isB {
-            try c.flag(&numRefIdxActiveOverrideFlag, "num_ref_idx_active_override_flag")
-            if numRefIdxActiveOverrideFlag {
-                try c.ue(&numRefIdxL0ActiveMinus1, "num_ref_idx_l0_active_minus1", 0...31)
-                if isB { try c.ue(&numRefIdxL1ActiveMinus1, "num_ref_idx_l1_active_minus1", 0...31) }
+            try c.flag(&override, "num_ref_idx_active_override_flag")
+            numRefIdxActiveOverrideFlag = override
+            if override {
+                try c.ue(&l0ActiveMinus1, "num_ref_idx_l0_active_minus1", 0...31)
+                numRefIdxL0ActiveMinus1 = l0ActiveMinus1
+                if isB {
+                    try c.ue(&l1ActiveMinus1, "num_ref_idx_l1_active_minus1", 0...31)
+                    numRefIdxL1ActiveMinus1 = l1ActiveMinus1
+                }
             }
         }
-        if !numRefIdxActiveOverrideFlag {
-            try c.infer(&numRefIdxL0ActiveMinus1, pps.numRefIdxL0DefaultActiveMinus1, "num_ref_idx_l0_active_minus1")
-            try c.infer(&numRefIdxL1ActiveMinus1, pps.numRefIdxL1DefaultActiveMinus1, "num_ref_idx_l1_active_minus1")
+        if !override {
+            try c.infer(&l0ActiveMinus1, pps.numRefIdxL0DefaultActiveMinus1, "num_ref_idx_l0_active_minus1")
+            numRefIdxL0ActiveMinus1 = l0ActiveMinus1
+            try c.infer(&l1ActiveMinus1, pps.numRefIdxL1DefaultActiveMinus1, "num_ref_idx_l1_active_minus1")
+            numRefIdxL1ActiveMinus1 = l1ActiveMinus1
         }
         // The lists of modifications that are not coded are empty (an empty list needs
         // neither setting nor checking: the test keeps the read path free of the assignment).
+        var modifyL0 = refPicListModificationFlagL0
         if !isI && !isSI {
-            try c.flag(&refPicListModificationFlagL0, "ref_pic_list_modification_flag_l0")
+            try c.flag(&modifyL0, "ref_pic_list_modification_flag_l0")
+            refPicListModificationFlagL0 = modifyL0
         }
-        if !isI && !isSI && refPicListModificationFlagL0 {
+        if !isI && !isSI && modifyL0 {
             if lists.storage != nil {
                 unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
                 try s.modificationL0.code(&c, mvc: mvc)
@@ -435,10 +454,12 @@ public struct SliceHeader: SyntaxStructure {
             unowned(unsafe) let s = lists.storage.unsafelyUnwrapped
             try c.infer(&s.modificationL0, RefPicListModification(), "modification_of_pic_nums_idc")
         }
+        var modifyL1 = refPicListModificationFlagL1
         if isB {
-            try c.flag(&refPicListModificationFlagL1, "ref_pic_list_modification_flag_l1")
+            try c.flag(&modifyL1, "ref_pic_list_modification_flag_l1")
+            refPicListModificationFlagL1 = modifyL1
         }
-        if isB && refPicListModificationFlagL1 {
+        if isB && modifyL1 {
             if lists.storage != nil {
                 unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
                 try s.modificationL1.code(&c, mvc: mvc)
@@ -457,7 +478,7 @@ public struct SliceHeader: SyntaxStructure {
                 try require(\.predWeightTable, &c, "pred_weight_table()")
                 lists.hasPredWeightTable = true
             }
-            let l0Count = Int(numRefIdxL0ActiveMinus1) &+ 1, l1Count = isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0
+            let l0Count = Int(l0ActiveMinus1) &+ 1, l1Count = isB ? Int(l1ActiveMinus1) &+ 1 : 0
             let chroma = sps.chromaArrayType != 0
             if lists.storage != nil {
                 unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
@@ -502,8 +523,10 @@ public struct SliceHeader: SyntaxStructure {
             try c.se(&sliceQsDelta, "slice_qs_delta", -51...51)
         }
         if pps.deblockingFilterControlPresentFlag {
-            try c.ue(&disableDeblockingFilterIDC, "disable_deblocking_filter_idc", 0...2)
-            if disableDeblockingFilterIDC != 1 {
+            var disable = disableDeblockingFilterIDC
+            try c.ue(&disable, "disable_deblocking_filter_idc", 0...2)
+            disableDeblockingFilterIDC = disable
+            if disable != 1 {
                 try c.se(&sliceAlphaC0OffsetDiv2, "slice_alpha_c0_offset_div2", -6...6)
                 try c.se(&sliceBetaOffsetDiv2, "slice_beta_offset_div2", -6...6)
             } else {
