@@ -21,31 +21,52 @@
 /// | 60...63 (32-bit lane 15) | `dec_ref_pic_marking()`: its three flags and whether it is there; all 0 while it is absent |
 @usableFromInline
 struct SliceHeaderFields: Hashable, Sendable {
-    @usableFromInline var lanes: SIMD16<UInt32>
+    // Four 128-bit words: bytes 0...15, 16...31, 32...47, 48...63.
+    @usableFromInline var w0: UInt128
+    @usableFromInline var w1: UInt128
+    @usableFromInline var w2: UInt128
+    @usableFromInline var w3: UInt128
 
     /// Every lane 0.
-    @inlinable init() { lanes = SIMD16() }
+    @inlinable init() { w0 = 0; w1 = 0; w2 = 0; w3 = 0 }
 
-    /// The 32-bit lane `lane` (0...15).
-    @inlinable subscript(word lane: Int) -> UInt32 {
-        @inline(__always) get { lanes[lane] }
-        @inline(__always) set { withUnsafeMutableBytes(of: &lanes) { $0.storeBytes(of: newValue, toByteOffset: lane &<< 2, as: UInt32.self) } }
+    /// The 128-bit word holding byte `offset` (0...63).
+    @inlinable @inline(__always) func word128(_ offset: Int) -> UInt128 {
+        switch offset &>> 4 {
+        case 0: return w0
+        case 1: return w1
+        case 2: return w2
+        default: return w3
+        }
     }
 
-    /// The byte lane at byte offset `offset` (0...63): bits `8 * (offset % 4)` and up of the
-    /// 32-bit lane `offset / 4`.
-    @inlinable subscript(byte offset: Int) -> UInt8 {
-        @inline(__always) get { UInt8(truncatingIfNeeded: lanes[offset &>> 2] &>> UInt32((offset & 3) &* 8)) }
-        @inline(__always) set { withUnsafeMutableBytes(of: &lanes) { $0[Self.memoryOffset(byte: offset)] = newValue } }
-    }
-
-    /// Where the byte lane `offset` is in memory.
-    @inlinable @inline(__always) static func memoryOffset(byte offset: Int) -> Int {
+    /// Stores `value` at byte `offset` of the 128-bit word that holds it (`offset % 16` plus
+    /// the value's size is at most 16).
+    @inlinable @inline(__always) mutating func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         #if _endian(little)
-        offset
+        let at = offset & 15
         #else
-        offset ^ 3
+        let at = 16 &- (offset & 15) &- MemoryLayout<T>.size
         #endif
+        switch offset &>> 4 {
+        case 0: withUnsafeMutableBytes(of: &w0) { $0.storeBytes(of: value, toByteOffset: at, as: T.self) }
+        case 1: withUnsafeMutableBytes(of: &w1) { $0.storeBytes(of: value, toByteOffset: at, as: T.self) }
+        case 2: withUnsafeMutableBytes(of: &w2) { $0.storeBytes(of: value, toByteOffset: at, as: T.self) }
+        default: withUnsafeMutableBytes(of: &w3) { $0.storeBytes(of: value, toByteOffset: at, as: T.self) }
+        }
+    }
+
+    /// The 32-bit lane `lane` (0...15): bits `32 * (lane % 4)` and up of a 128-bit word.
+    @inlinable subscript(word lane: Int) -> UInt32 {
+        @inline(__always) get { UInt32(truncatingIfNeeded: word128(lane &<< 2) &>> ((lane & 3) &* 32)) }
+        @inline(__always) set { store(newValue, at: lane &<< 2) }
+    }
+
+    /// The byte lane at byte offset `offset` (0...63): bits `8 * (offset % 16)` and up of a
+    /// 128-bit word.
+    @inlinable subscript(byte offset: Int) -> UInt8 {
+        @inline(__always) get { UInt8(truncatingIfNeeded: word128(offset) &>> ((offset & 15) &* 8)) }
+        @inline(__always) set { store(newValue, at: offset) }
     }
 
     /// A flag held in the byte lane at `offset` (0 or 1).
