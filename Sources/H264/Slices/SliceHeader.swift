@@ -260,7 +260,12 @@ public struct SliceHeader: SyntaxStructure {
 
     /// `IdrPicFlag`: the slice belongs to an IDR picture (type 5, or type 20 with
     /// `non_idr_flag` 0).
-    @inlinable public var idrPicFlag: Bool { nalUnitHeader.idrPicFlag }
+    @inlinable public var idrPicFlag: Bool {
+        // NALUnitHeader.idrPicFlag, on the packed lanes (no header built, no call).
+        let type = fields[byte: 38]
+        return type == NALUnitType.idrSlice.rawValue
+            || (type == NALUnitType.sliceExtension.rawValue && !fields[flag: 39] && fields[word: 8] >> 22 == 0)
+    }
 
     /// `slice_type % 5`: P, B, I, SP or SI.
     @inlinable public var sliceKind: SliceType.Kind { sliceType.kind }
@@ -320,10 +325,9 @@ public struct SliceHeader: SyntaxStructure {
     /// - Throws: ``H264Error/Code/unsupported`` for a NAL unit type without this slice header.
     @inline(__always)
     mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) {
-        let nal = nalUnitHeader
-        let type = nal.nalUnitType
-        guard type == .slice || type == .idrSlice || (type == .sliceExtension && !nal.extensionFlag) else {
-            throw Self.unsupported(nal)
+        let type = NALUnitType(rawValue: fields[byte: 38])
+        guard type == .slice || type == .idrSlice || (type == .sliceExtension && !fields[flag: 39]) else {
+            throw Self.unsupported(nalUnitHeader)
         }
         try c.ue(&firstMbInSlice, "first_mb_in_slice", 0...(1 << 24))
         progress = 1
@@ -332,7 +336,7 @@ public struct SliceHeader: SyntaxStructure {
         try c.ue(&coded, "slice_type", 0...9)
         sliceType = coded
         progress = 2
-        if !coded.isIntra && nal.idrPicFlag {  // the kind first: idrPicFlag is a call
+        if !coded.isIntra && idrPicFlag {
             throw H264Error.invalid(.invalidBitstream, "slice_type \(coded) in an IDR picture")
         }
         try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
@@ -356,10 +360,9 @@ public struct SliceHeader: SyntaxStructure {
     /// copied to be passed.)
     @inline(__always)
     mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext) throws(H264Error) {
-        let nal = nalUnitHeader
-        let nalRefIdc = nal.nalRefIdc
-        let idrPicFlag = nal.idrPicFlag
-        let mvc = nal.nalUnitType == .sliceExtension
+        let nalRefIdc = fields[byte: 37]
+        let idrPicFlag = self.idrPicFlag
+        let mvc = NALUnitType(rawValue: fields[byte: 38]) == .sliceExtension
         let sps = context, pps = context
         // The kind once, as locals: a getter on `self` inside this mutating function can cost a
         // copy of the header per call.
