@@ -83,9 +83,7 @@ extension SliceHeader {
     mutating func resetForReading(nalUnitHeader: NALUnitHeader, keepingStorage: Bool = false) {
         // Every scalar (the marking's flags and presence among them) at its default: the
         // packed lanes set whole.
-        fields = SliceHeaderFields()
-        self.nalUnitHeader = nalUnitHeader
-        sliceType = .i
+        fields = SliceHeaderFields(nalUnitHeader: nalUnitHeader, sliceType: .i)
         // The lists emptied, the table absent (its content is reset when a slice codes it); the
         // marking's operations are reset when a slice codes them.
         lists.resetForReading(keepingStorage: keepingStorage)

@@ -254,8 +254,7 @@ public struct SliceHeader: SyntaxStructure {
     /// Creates a header with default values for a slice of the NAL unit header `nalUnitHeader`.
     @inline(__always)
     public init(nalUnitHeader: NALUnitHeader) {
-        self.nalUnitHeader = nalUnitHeader
-        sliceType = .i
+        fields = SliceHeaderFields(nalUnitHeader: nalUnitHeader, sliceType: .i)
     }
 
     /// `IdrPicFlag`: the slice belongs to an IDR picture (type 5, or type 20 with

@@ -30,6 +30,21 @@ struct SliceHeaderFields: Hashable, Sendable {
     /// Every lane 0.
     @inlinable init() { w0 = 0; w1 = 0; w2 = 0; w3 = 0 }
 
+    /// The lanes of a fresh header for `nalUnitHeader` (``SliceHeader/init(nalUnitHeader:)``):
+    /// every value 0 but the NAL unit header's and `slice_type` (I, 2), made in registers and
+    /// stored whole, so that the wide loads that read them back are served by the stores
+    /// (bytes stored one by one and read back by a wider load stall the processor).
+    @inlinable @inline(__always) init(nalUnitHeader h: NALUnitHeader, sliceType: SliceType) {
+        w0 = 0; w1 = 0; w3 = 0
+        // Bytes 32...35: the extension bits; 36...39: the header's bytes; 40: slice_type.
+        var low = UInt64(h.extensionBits)
+        low |= UInt64(h.forbiddenZeroBit) &<< 32
+        low |= UInt64(h.nalRefIdc) &<< 40
+        low |= UInt64(h.nalUnitType.rawValue) &<< 48
+        low |= UInt64(h.extensionFlag ? 1 : 0) &<< 56
+        w2 = UInt128(low) | UInt128(sliceType.rawValue) &<< 64
+    }
+
     /// The 128-bit word holding byte `offset` (0...63).
     @inlinable @inline(__always) func word128(_ offset: Int) -> UInt128 {
         switch offset &>> 4 {
