@@ -303,27 +303,37 @@ public struct SliceHeader: SyntaxStructure {
     ///   ``H264Error/Code/invalidBitstream`` for a P, B or SP slice in an IDR picture.
     public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         var progress = 0
-        try codeLeadingElements(&c, progress: &progress)
-        try code(remainderOf: &c, context: context)
+        let (sliceType, ppsID) = try codeLeadingElements(&c, progress: &progress)
+        try code(remainderOf: &c, context: context, sliceType: sliceType, ppsID: ppsID)
     }
 
     /// What follows ``codeLeadingElements(_:progress:)``: the parameter sets looked up, then the
     /// rest of the header.
     @inline(__always)
     mutating func code<C: SyntaxCoder, Context: SyntaxContext>(remainderOf c: inout C, context: Context) throws(H264Error) {
-        let subset = nalUnitHeader.nalUnitType == .sliceExtension
+        try code(remainderOf: &c, context: context, sliceType: sliceType, ppsID: ppsID)
+    }
+
+    /// ``code(remainderOf:context:)`` given the header's `slice_type` and `pic_parameter_set_id`
+    /// as coded (not read back from the lanes just written: a byte stored and read back by a
+    /// wider load stalls the processor).
+    @inline(__always)
+    mutating func code<C: SyntaxCoder, Context: SyntaxContext>(remainderOf c: inout C, context: Context,
+                                                                sliceType: SliceType, ppsID: UInt8) throws(H264Error) {
+        let subset = NALUnitType(rawValue: fields[byte: 38]) == .sliceExtension
         guard let parameterSets = context.sliceHeaderContext(ppsID: Int(ppsID), subset: subset) else {
             throw Self.missingParameterSet(ppsID: Int(ppsID), subset: subset, context: context)
         }
-        try codeBody(&c, context: parameterSets)
+        try codeBody(&c, context: parameterSets, sliceType: sliceType)
     }
 
     /// The elements before anything depends on a parameter set: `first_mb_in_slice`,
     /// `slice_type` and `pic_parameter_set_id`. `progress` counts those coded (0...3), so that a
     /// partial reader knows which fields it got.
+    /// - Returns: `slice_type` and `pic_parameter_set_id` as coded.
     /// - Throws: ``H264Error/Code/unsupported`` for a NAL unit type without this slice header.
-    @inline(__always)
-    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) {
+    @inline(__always) @discardableResult
+    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) -> (SliceType, UInt8) {
         let type = NALUnitType(rawValue: fields[byte: 38])
         guard type == .slice || type == .idrSlice || (type == .sliceExtension && !fields[flag: 39]) else {
             throw Self.unsupported(nalUnitHeader)
@@ -338,8 +348,11 @@ public struct SliceHeader: SyntaxStructure {
         if !coded.isIntra && idrPicFlag {
             throw H264Error.invalid(.invalidBitstream, "slice_type \(coded) in an IDR picture")
         }
-        try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
+        var id = ppsID
+        try c.ue(&id, "pic_parameter_set_id", 0...255)
+        ppsID = id
         progress = 3
+        return (coded, id)
     }
 
     @inline(never)
@@ -358,14 +371,14 @@ public struct SliceHeader: SyntaxStructure {
     /// (Inlined into its one caller: the context is then read where the store keeps it, not
     /// copied to be passed.)
     @inline(__always)
-    mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext) throws(H264Error) {
+    mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext, sliceType: SliceType) throws(H264Error) {
         let nalRefIdc = fields[byte: 37]
         let idrPicFlag = self.idrPicFlag
         let mvc = NALUnitType(rawValue: fields[byte: 38]) == .sliceExtension
         let sps = context, pps = context
         // The kind once, as locals: a getter on `self` inside this mutating function can cost a
         // copy of the header per call.
-        let kind = sliceType.kind
+        let kind = sliceType.kind  // as coded, not read back
         let isP = kind == .p, isB = kind == .b, isI = kind == .i, isSP = kind == .sp, isSI = kind == .si
         // The lists are coded in place in their storage, when there is one (a storage shared
         // with a copy of the header is copied first); otherwise each coded list is read into
@@ -496,16 +509,16 @@ public struct SliceHeader: SyntaxStructure {
             try c.infer(&predWeightTable, nil, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            if !hasDecRefPicMarking {
-                if !c.isReading {
-                    guard c is SyntaxInferrer else { throw Self.missing("dec_ref_pic_marking()") }
-                    // Starts empty: the flags of an absent marking are 0 already.
-                    if !markingOperations.isEmpty { markingOperations.removeAll(keepingCapacity: true) }
-                }
-                hasDecRefPicMarking = true
+            // (A reader sets every part: the lanes are not read back.)
+            if !c.isReading && !hasDecRefPicMarking {
+                guard c is SyntaxInferrer else { throw Self.missing("dec_ref_pic_marking()") }
+                // Starts empty: the flags of an absent marking are 0 already.
+                if !markingOperations.isEmpty { markingOperations.removeAll(keepingCapacity: true) }
             }
+            hasDecRefPicMarking = true
             // Coded in place, into the operations' storage kept from an earlier slice.
-            var noOutputOfPriorPics = fields[flag: 60], longTermReference = fields[flag: 61], adaptive = fields[flag: 62]
+            var noOutputOfPriorPics = !c.isReading && fields[flag: 60], longTermReference = !c.isReading && fields[flag: 61]
+            var adaptive = !c.isReading && fields[flag: 62]
             try DecRefPicMarking.code(&c, idrPicFlag: idrPicFlag, noOutputOfPriorPicsFlag: &noOutputOfPriorPics,
                                       longTermReferenceFlag: &longTermReference, adaptiveRefPicMarkingModeFlag: &adaptive,
                                       operations: &markingOperations)
