@@ -259,12 +259,7 @@ public struct SliceHeader: SyntaxStructure {
 
     /// `IdrPicFlag`: the slice belongs to an IDR picture (type 5, or type 20 with
     /// `non_idr_flag` 0).
-    @inlinable public var idrPicFlag: Bool {
-        // NALUnitHeader.idrPicFlag, on the packed lanes (no header built, no call).
-        let type = fields[byte: 38]
-        return type == NALUnitType.idrSlice.rawValue
-            || (type == NALUnitType.sliceExtension.rawValue && !fields[flag: 39] && fields[word: 8] >> 22 == 0)
-    }
+    @inlinable public var idrPicFlag: Bool { fields.idrPicFlag }
 
     /// `slice_type % 5`: P, B, I, SP or SI.
     @inlinable public var sliceKind: SliceType.Kind { sliceType.kind }
@@ -345,7 +340,7 @@ public struct SliceHeader: SyntaxStructure {
         try c.ue(&coded, "slice_type", 0...9)
         sliceType = coded
         progress = 2
-        if !coded.isIntra && idrPicFlag {
+        if !coded.isIntra && fields.idrPicFlag {  // not self.idrPicFlag: a getter on self copies the header
             throw H264Error.invalid(.invalidBitstream, "slice_type \(coded) in an IDR picture")
         }
         var id = ppsID
@@ -373,7 +368,7 @@ public struct SliceHeader: SyntaxStructure {
     @inline(__always)
     mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext, sliceType: SliceType) throws(H264Error) {
         let nalRefIdc = fields[byte: 37]
-        let idrPicFlag = self.idrPicFlag
+        let idrPicFlag = fields.idrPicFlag  // not self.idrPicFlag: a getter on self copies the header
         let mvc = NALUnitType(rawValue: fields[byte: 38]) == .sliceExtension
         let sps = context, pps = context
         // The kind once, as locals: a getter on `self` inside this mutating function can cost a

@@ -84,6 +84,16 @@ struct SliceHeaderFields: Hashable, Sendable {
         @inline(__always) set { store(newValue, at: offset) }
     }
 
+    /// `IdrPicFlag` of the NAL unit header in lanes 36...39 and 8 (``NALUnitHeader/idrPicFlag``,
+    /// without building the header).
+    @inlinable var idrPicFlag: Bool {
+        @inline(__always) get {
+            let type = self[byte: 38]
+            return type == NALUnitType.idrSlice.rawValue
+                || (type == NALUnitType.sliceExtension.rawValue && !self[flag: 39] && self[word: 8] >> 22 == 0)
+        }
+    }
+
     /// A flag held in the byte lane at `offset` (0 or 1).
     @inlinable subscript(flag offset: Int) -> Bool {
         @inline(__always) get { self[byte: offset] != 0 }
