@@ -55,9 +55,7 @@ import Testing
               [RefPicListModification(), RefPicListModification(operations: [.init(idc: 0, value: 7)])]),
         field("pred_weight_table", \.predWeightTable, [nil, PredWeightTable(), {
             var t = PredWeightTable(); t.lumaLog2WeightDenom = 7; t.l0 = [PredWeightTable.Entry()]; return t }()]),
-        field("dec_ref_pic_marking", \.decRefPicMarking, [nil, DecRefPicMarking(), {
-            var m = DecRefPicMarking(); m.noOutputOfPriorPicsFlag = true; m.longTermReferenceFlag = true
-            m.adaptiveRefPicMarkingModeFlag = true; m.operations = [.init(operation: 5)]; return m }()]),
+        field("dec_ref_pic_marking", \.decRefPicMarking, [nil, DecRefPicMarking(), everyMarkingPart(operation: 5)]),
         field("cabac_init_idc", \.cabacInitIDC, u8),
         field("slice_qp_delta", \.sliceQpDelta, i8),
         field("sp_for_switch_flag", \.spForSwitchFlag, flags),
@@ -69,6 +67,16 @@ import Testing
     ] }
 
     static func snapshot(_ h: SliceHeader) -> [String] { fields.map { $0.read(h) } }
+
+    /// A marking with every flag set and one operation.
+    static func everyMarkingPart(operation: UInt8) -> DecRefPicMarking {
+        var m = DecRefPicMarking()
+        m.noOutputOfPriorPicsFlag = true
+        m.longTermReferenceFlag = true
+        m.adaptiveRefPicMarkingModeFlag = true
+        m.operations = [.init(operation: operation)]
+        return m
+    }
 
     /// Headers whose every property holds its first edge value, its last, and a mix: a value
     /// written into one lane must leave its neighbours whatever they hold (all bits 0 or 1).
@@ -112,11 +120,7 @@ import Testing
     @Test func absentMarkingIsNotPartOfTheValue() {
         var h = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 2, nalUnitType: .idrSlice))
         let plain = h
-        var m = DecRefPicMarking()
-        m.noOutputOfPriorPicsFlag = true
-        m.longTermReferenceFlag = true
-        m.adaptiveRefPicMarkingModeFlag = true
-        m.operations = [.init(operation: 1)]
+        let m = Self.everyMarkingPart(operation: 1)
         h.decRefPicMarking = m
         #expect(h != plain)
         #expect(h.decRefPicMarking == m)

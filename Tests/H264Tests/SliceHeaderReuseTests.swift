@@ -203,12 +203,7 @@ import TestSupport
         h.refPicListModificationFlagL1 = true
         h.refPicListModificationL1 = RefPicListModification(operations: [.init(idc: 1, value: 2)])
         h.predWeightTable = PredWeightTable()
-        var marking = DecRefPicMarking()
-        marking.noOutputOfPriorPicsFlag = true
-        marking.longTermReferenceFlag = true
-        marking.adaptiveRefPicMarkingModeFlag = true
-        marking.operations = [.init(operation: 5)]
-        h.decRefPicMarking = marking
+        h.decRefPicMarking = SliceHeaderFieldsTests.everyMarkingPart(operation: 5)  // every flag set
         h.cabacInitIDC = 2
         h.sliceQpDelta = -4
         h.spForSwitchFlag = true
