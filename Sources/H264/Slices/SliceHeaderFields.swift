@@ -1,16 +1,20 @@
-/// The scalar values of a ``SliceHeader`` in one 64-byte vector: nine 32-bit lanes and 28 byte
-/// lanes, each value at the full width of its public type (nothing is narrowed, so every value
-/// a property can hold reads back exactly).
+/// The scalar values of a ``SliceHeader`` in four 128-bit words: nine 32-bit lanes and 28
+/// byte lanes, each value at the full width of its public type (nothing is narrowed, so every
+/// value a property can hold reads back exactly).
 ///
-/// Why one vector: a struct of many stored scalars is copied and destroyed field by field, and
-/// across modules through its value witnesses (a tuple holding it through the runtime's generic
-/// tuple witnesses); a vector is one value, moved like a few machine words. A lane is read
-/// with lane arithmetic (one load of its width, once compiled) and written with one store of
-/// its width at its place in memory (lane arithmetic there made the compiler keep the header
-/// in vector registers and store all 64 bytes back after every element coded).
+/// Why a few words: a struct of many stored scalars is copied and destroyed field by field,
+/// and across modules through its value witnesses (a tuple holding it through the runtime's
+/// generic tuple witnesses: measured, more than about seven stored leaves); four words are
+/// moved like any small struct. A lane is read by shifting its word (a load the compiler
+/// narrows) and written with one store of its width at its place in memory. (A `SIMD16<UInt32>`
+/// also copies as one value, but lane arithmetic on it made the compiler keep the header in
+/// vector registers and store all 64 bytes back after every element coded.)
 ///
-/// Lanes of ``SliceHeader`` (byte offsets: a byte lane `b` is bits `8 * (b % 4)` and up of the
-/// 32-bit lane `b / 4`):
+/// The coding functions do not read back a lane they have just written (they keep the value
+/// in a local): a byte stored and then read by a wider load stalls the processor.
+///
+/// Lanes of ``SliceHeader`` (byte offsets: byte `b` is bits `8 * (b % 16)` and up of word
+/// `b / 16`; a 32-bit lane `k` is bytes `4k..<4k+4`):
 ///
 /// | bytes | values |
 /// |---|---|
