@@ -335,15 +335,16 @@ public struct SliceHeader: SyntaxStructure {
         }
         try c.ue(&firstMbInSlice, "first_mb_in_slice", 0...(1 << 24))
         progress = 1
-        // Values coded into locals and stored: reading a lane back costs more than keeping it.
-        var coded = sliceType
+        // Values coded into locals and stored: reading a lane back costs more than keeping it
+        // (see codeBody).
+        var coded = c.isReading ? .i : sliceType
         try c.ue(&coded, "slice_type", 0...9)
         sliceType = coded
         progress = 2
         if !coded.isIntra && fields.idrPicFlag {  // not self.idrPicFlag: a getter on self copies the header
             throw H264Error.invalid(.invalidBitstream, "slice_type \(coded) in an IDR picture")
         }
-        var id = ppsID
+        var id = c.isReading ? 0 : ppsID
         try c.ue(&id, "pic_parameter_set_id", 0...255)
         ppsID = id
         progress = 3
@@ -379,14 +380,23 @@ public struct SliceHeader: SyntaxStructure {
         // with a copy of the header is copied first); otherwise each coded list is read into
         // an empty value, stored only when not empty (a fresh header's usual case: no storage).
         lists.makeStorageUnique()
-        if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
+        // A byte lane coded by a reader is not read first (`c.isReading ? 0 : ...`): loading it
+        // (for the value a failed read leaves) right after a neighbouring byte was stored
+        // stalls the processor. (32-bit lanes are loaded at their width: no stall.)
+        if sps.separateColourPlaneFlag {
+            var plane = c.isReading ? 0 : colourPlaneID
+            try c.u(2, &plane, "colour_plane_id", 0...2)
+            colourPlaneID = plane
+        }
         try c.u(sps.frameNumBits, &frameNum, "frame_num")
-        var fieldPic = fieldPicFlag
+        var fieldPic = !c.isReading && fieldPicFlag
         if !sps.frameMbsOnlyFlag {
             try c.flag(&fieldPic, "field_pic_flag")
             fieldPicFlag = fieldPic
             if fieldPic {
-                try c.flag(&bottomFieldFlag, "bottom_field_flag")
+                var bottom = !c.isReading && bottomFieldFlag
+                try c.flag(&bottom, "bottom_field_flag")
+                bottomFieldFlag = bottom
             } else {
                 try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
             }
@@ -419,13 +429,19 @@ public struct SliceHeader: SyntaxStructure {
             try c.infer(&deltaPicOrderCnt1, 0, SyntaxName("delta_pic_order_cnt", 1))
         }
         if pps.redundantPicCntPresentFlag {
-            try c.ue(&redundantPicCnt, "redundant_pic_cnt", 0...127)
+            var count = c.isReading ? 0 : redundantPicCnt
+            try c.ue(&count, "redundant_pic_cnt", 0...127)
+            redundantPicCnt = count
         } else {
             try c.infer(&redundantPicCnt, 0, "redundant_pic_cnt")
         }
-        if isB { try c.flag(&directSpatialMvPredFlag, "direct_spatial_mv_pred_flag") }
-        var override = numRefIdxActiveOverrideFlag
-        var l0ActiveMinus1 = numRefIdxL0ActiveMinus1, l1ActiveMinus1 = numRefIdxL1ActiveMinus1
+        if isB {
+            var direct = !c.isReading && directSpatialMvPredFlag
+            try c.flag(&direct, "direct_spatial_mv_pred_flag")
+            directSpatialMvPredFlag = direct
+        }
+        var override = !c.isReading && numRefIdxActiveOverrideFlag
+        var l0ActiveMinus1 = c.isReading ? 0 : numRefIdxL0ActiveMinus1, l1ActiveMinus1 = c.isReading ? 0 : numRefIdxL1ActiveMinus1
         if isP || isSP || isB {
             try c.flag(&override, "num_ref_idx_active_override_flag")
             numRefIdxActiveOverrideFlag = override
@@ -446,7 +462,7 @@ public struct SliceHeader: SyntaxStructure {
         }
         // The lists of modifications that are not coded are empty (an empty list needs
         // neither setting nor checking: the test keeps the read path free of the assignment).
-        var modifyL0 = refPicListModificationFlagL0
+        var modifyL0 = !c.isReading && refPicListModificationFlagL0
         if !isI && !isSI {
             try c.flag(&modifyL0, "ref_pic_list_modification_flag_l0")
             refPicListModificationFlagL0 = modifyL0
@@ -464,7 +480,7 @@ public struct SliceHeader: SyntaxStructure {
             unowned(unsafe) let s = lists.storage.unsafelyUnwrapped
             try c.infer(&s.modificationL0, RefPicListModification(), "modification_of_pic_nums_idc")
         }
-        var modifyL1 = refPicListModificationFlagL1
+        var modifyL1 = !c.isReading && refPicListModificationFlagL1
         if isB {
             try c.flag(&modifyL1, "ref_pic_list_modification_flag_l1")
             refPicListModificationFlagL1 = modifyL1
@@ -525,20 +541,35 @@ public struct SliceHeader: SyntaxStructure {
         } else if hasDecRefPicMarking {
             try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
         }
-        if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }
+        if pps.entropyCodingModeFlag && !isI && !isSI {
+            var idc = c.isReading ? 0 : cabacInitIDC
+            try c.ue(&idc, "cabac_init_idc", 0...2)
+            cabacInitIDC = idc
+        }
         let qpRange = 51 &+ 6 &* Int8(sps.bitDepthLumaMinus8)  // bit depth <= 6: <= 87
-        try c.se(&sliceQpDelta, "slice_qp_delta", (0 &- qpRange)...qpRange)
+        var qp = c.isReading ? 0 : sliceQpDelta
+        try c.se(&qp, "slice_qp_delta", (0 &- qpRange)...qpRange)
+        sliceQpDelta = qp
         if isSP || isSI {
-            if isSP { try c.flag(&spForSwitchFlag, "sp_for_switch_flag") }
-            try c.se(&sliceQsDelta, "slice_qs_delta", -51...51)
+            if isSP {
+                var forSwitch = !c.isReading && spForSwitchFlag
+                try c.flag(&forSwitch, "sp_for_switch_flag")
+                spForSwitchFlag = forSwitch
+            }
+            var qs = c.isReading ? 0 : sliceQsDelta
+            try c.se(&qs, "slice_qs_delta", -51...51)
+            sliceQsDelta = qs
         }
         if pps.deblockingFilterControlPresentFlag {
-            var disable = disableDeblockingFilterIDC
+            var disable = c.isReading ? 0 : disableDeblockingFilterIDC
             try c.ue(&disable, "disable_deblocking_filter_idc", 0...2)
             disableDeblockingFilterIDC = disable
             if disable != 1 {
-                try c.se(&sliceAlphaC0OffsetDiv2, "slice_alpha_c0_offset_div2", -6...6)
-                try c.se(&sliceBetaOffsetDiv2, "slice_beta_offset_div2", -6...6)
+                var alpha = c.isReading ? 0 : sliceAlphaC0OffsetDiv2, beta = c.isReading ? 0 : sliceBetaOffsetDiv2
+                try c.se(&alpha, "slice_alpha_c0_offset_div2", -6...6)
+                sliceAlphaC0OffsetDiv2 = alpha
+                try c.se(&beta, "slice_beta_offset_div2", -6...6)
+                sliceBetaOffsetDiv2 = beta
             } else {
                 try inferDeblockingOffsets(&c)
             }
