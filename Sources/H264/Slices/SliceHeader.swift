@@ -9,7 +9,7 @@
 ///
 /// The scalar values are kept packed, each at the full width of its property's type (any value
 /// a property can hold reads back exactly): copying or dropping a header moves a few machine
-/// words and at most three references, whichever module does it.
+/// words and two references, whichever module does it.
 public struct SliceHeader: SyntaxStructure {
     // A stored property added here must also be reset in `resetForReading(nalUnitHeader:)` and
     // compared in `==`.
