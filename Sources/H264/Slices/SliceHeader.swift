@@ -476,7 +476,7 @@ public struct SliceHeader: SyntaxStructure {
                 try m.code(&c, mvc: mvc)
                 if !m.operations.isEmpty { lists.uniqueStorage().modificationL0 = m }
             }
-        } else if lists.storage != nil, !lists.storage.unsafelyUnwrapped.modificationL0.operations.isEmpty {
+        } else if lists.storage != nil, lists.storage.unsafelyUnwrapped.modificationL0.operations.count != 0 {
             unowned(unsafe) let s = lists.storage.unsafelyUnwrapped
             try c.infer(&s.modificationL0, RefPicListModification(), "modification_of_pic_nums_idc")
         }
@@ -494,7 +494,7 @@ public struct SliceHeader: SyntaxStructure {
                 try m.code(&c, mvc: mvc)
                 if !m.operations.isEmpty { lists.uniqueStorage().modificationL1 = m }
             }
-        } else if lists.storage != nil, !lists.storage.unsafelyUnwrapped.modificationL1.operations.isEmpty {
+        } else if lists.storage != nil, lists.storage.unsafelyUnwrapped.modificationL1.operations.count != 0 {
             unowned(unsafe) let s = lists.storage.unsafelyUnwrapped
             try c.infer(&s.modificationL1, RefPicListModification(), "modification_of_pic_nums_idc")
         }
