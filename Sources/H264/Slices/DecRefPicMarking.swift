@@ -38,6 +38,16 @@ public struct DecRefPicMarking: Sendable, Hashable {
     /// room allocates nothing.
     /// - Complexity: O(operations), at most ``maxOperations``.
     public mutating func code<C: SyntaxCoder>(_ c: inout C, idrPicFlag: Bool) throws(H264Error) {
+        try Self.code(&c, idrPicFlag: idrPicFlag, noOutputOfPriorPicsFlag: &noOutputOfPriorPicsFlag,
+                      longTermReferenceFlag: &longTermReferenceFlag, adaptiveRefPicMarkingModeFlag: &adaptiveRefPicMarkingModeFlag,
+                      operations: &operations)
+    }
+
+    /// ``code(_:idrPicFlag:)`` over the marking's parts, wherever they are kept (a
+    /// ``SliceHeader`` keeps them packed: it codes its marking in place through this).
+    static func code<C: SyntaxCoder>(_ c: inout C, idrPicFlag: Bool, noOutputOfPriorPicsFlag: inout Bool,
+                                     longTermReferenceFlag: inout Bool, adaptiveRefPicMarkingModeFlag: inout Bool,
+                                     operations: inout [Operation]) throws(H264Error) {
         if c.isReading {
             noOutputOfPriorPicsFlag = false
             longTermReferenceFlag = false

@@ -76,43 +76,17 @@ extension SliceHeader {
     /// for its lists once, if it has none or shares it with a copy, so that every later slice
     /// codes them in place (no value made and dropped per slice). Otherwise no storage is made.
     ///
-    /// Field by field, not `self = SliceHeader(...)`: that assignment would drop the lists'
-    /// storage. Every stored property of ``SliceHeader`` must
-    /// be reset here (`SliceHeaderReuseTests` checks a header with every field set).
+    /// Not `self = SliceHeader(...)`: that assignment would drop the lists' storage. Every
+    /// stored property of ``SliceHeader`` must be reset here (`SliceHeaderReuseTests` checks a
+    /// header with every field set).
     @inline(__always)
     mutating func resetForReading(nalUnitHeader: NALUnitHeader, keepingStorage: Bool = false) {
-        self.nalUnitHeader = nalUnitHeader
-        firstMbInSlice = 0
-        sliceType = .i
-        ppsID = 0
-        colourPlaneID = 0
-        frameNum = 0
-        fieldPicFlag = false
-        bottomFieldFlag = false
-        idrPicID = 0
-        picOrderCntLsb = 0
-        deltaPicOrderCntBottom = 0
-        deltaPicOrderCnt0 = 0
-        deltaPicOrderCnt1 = 0
-        redundantPicCnt = 0
-        directSpatialMvPredFlag = false
-        numRefIdxActiveOverrideFlag = false
-        numRefIdxL0ActiveMinus1 = 0
-        numRefIdxL1ActiveMinus1 = 0
-        refPicListModificationFlagL0 = false
-        refPicListModificationFlagL1 = false
-        // The lists emptied, the table and marking absent (their content is reset when a slice
-        // codes them).
+        // Every scalar (the marking's flags and presence among them) at its default: the
+        // packed lanes set whole.
+        fields = SliceHeaderFields(nalUnitHeader: nalUnitHeader, sliceType: .i)
+        // The lists emptied, the table absent (its content is reset when a slice codes it); the
+        // marking's operations are reset when a slice codes them.
         lists.resetForReading(keepingStorage: keepingStorage)
-        storedDecRefPicMarking.isPresent = false  // its content is reset when a slice codes it
-        cabacInitIDC = 0
-        sliceQpDelta = 0
-        spForSwitchFlag = false
-        sliceQsDelta = 0
-        disableDeblockingFilterIDC = 0
-        sliceAlphaC0OffsetDiv2 = 0
-        sliceBetaOffsetDiv2 = 0
-        sliceGroupChangeCycle = 0
     }
 
     @inline(__always)

@@ -6,48 +6,134 @@
 /// its NAL unit header (``nalUnitHeader``), as in FFmpeg's coded bitstream layer. For CABAC
 /// slices the `cabac_alignment_one_bit`s that precede `slice_data()` are coded too (as FFmpeg
 /// traces them), so the header always ends where the slice data starts.
-public struct SliceHeader: SyntaxStructure, Hashable {
-    // A stored property added here must also be reset in `resetForReading(nalUnitHeader:)`.
+///
+/// The scalar values are kept packed, each at the full width of its property's type (any value
+/// a property can hold reads back exactly): copying or dropping a header moves a few machine
+/// words and two references, whichever module does it.
+public struct SliceHeader: SyntaxStructure {
+    // A stored property added here must also be reset in `resetForReading(nalUnitHeader:)` and
+    // compared in `==`.
+    /// Every scalar value, packed (lanes in ``SliceHeaderFields``).
+    @usableFromInline var fields = SliceHeaderFields()
+    /// The lists that most slices leave empty (modifications, weights) behind one reference,
+    /// nil while they are empty; the table stays in it while absent (for headers parsed into
+    /// again, ``parse(_:context:into:)``).
+    var lists = SliceHeaderLists()
+    /// The operations of ``decRefPicMarking`` (coded by every reference slice: kept in the header,
+    /// coded in place); kept, with their storage, while the marking is absent.
+    var markingOperations: [DecRefPicMarking.Operation] = []
+
     /// The NAL unit header the slice comes with. The syntax depends on it (`IdrPicFlag`, the MVC
     /// form of type 20, `dec_ref_pic_marking()` when `nal_ref_idc` is not 0); it precedes the
     /// RBSP and is not coded by ``code(_:context:)``. Its type must be 1, 5 or 20 (MVC).
-    public var nalUnitHeader: NALUnitHeader
+    @inlinable public var nalUnitHeader: NALUnitHeader {
+        @inline(__always) get {
+            var h = NALUnitHeader()
+            h.forbiddenZeroBit = fields[byte: 36]
+            h.nalRefIdc = fields[byte: 37]
+            h.nalUnitType = NALUnitType(rawValue: fields[byte: 38])
+            h.extensionFlag = fields[flag: 39]
+            h.extensionBits = fields[word: 8]
+            return h
+        }
+        @inline(__always) set {
+            fields[byte: 36] = newValue.forbiddenZeroBit
+            fields[byte: 37] = newValue.nalRefIdc
+            fields[byte: 38] = newValue.nalUnitType.rawValue
+            fields[flag: 39] = newValue.extensionFlag
+            fields[word: 8] = newValue.extensionBits
+        }
+    }
     /// `first_mb_in_slice`.
-    public var firstMbInSlice: UInt32 = 0
+    @inlinable public var firstMbInSlice: UInt32 {
+        @inline(__always) get { fields[word: 0] }
+        @inline(__always) set { fields[word: 0] = newValue }
+    }
     /// `slice_type` (0...9; 5...9 mean every slice of the picture has the same type).
-    public var sliceType: SliceType = .i
+    @inlinable public var sliceType: SliceType {
+        @inline(__always) get { SliceType(uncheckedRawValue: fields[byte: 40]) }
+        @inline(__always) set { fields[byte: 40] = newValue.rawValue }
+    }
     /// `pic_parameter_set_id` (0...255).
-    public var ppsID: UInt8 = 0
+    @inlinable public var ppsID: UInt8 {
+        @inline(__always) get { fields[byte: 41] }
+        @inline(__always) set { fields[byte: 41] = newValue }
+    }
     /// `colour_plane_id` (0...2, with `separate_colour_plane_flag`).
-    public var colourPlaneID: UInt8 = 0
+    @inlinable public var colourPlaneID: UInt8 {
+        @inline(__always) get { fields[byte: 42] }
+        @inline(__always) set { fields[byte: 42] = newValue }
+    }
     /// `frame_num` (`log2_max_frame_num_minus4 + 4` bits).
-    public var frameNum: UInt32 = 0
+    @inlinable public var frameNum: UInt32 {
+        @inline(__always) get { fields[word: 1] }
+        @inline(__always) set { fields[word: 1] = newValue }
+    }
     /// `field_pic_flag`.
-    public var fieldPicFlag = false
+    @inlinable public var fieldPicFlag: Bool {
+        @inline(__always) get { fields[flag: 52] }
+        @inline(__always) set { fields[flag: 52] = newValue }
+    }
     /// `bottom_field_flag`.
-    public var bottomFieldFlag = false
+    @inlinable public var bottomFieldFlag: Bool {
+        @inline(__always) get { fields[flag: 53] }
+        @inline(__always) set { fields[flag: 53] = newValue }
+    }
     /// `idr_pic_id` (0...65535, IDR pictures).
-    public var idrPicID: UInt32 = 0
+    @inlinable public var idrPicID: UInt32 {
+        @inline(__always) get { fields[word: 2] }
+        @inline(__always) set { fields[word: 2] = newValue }
+    }
     /// `pic_order_cnt_lsb` (POC type 0).
-    public var picOrderCntLsb: UInt32 = 0
+    @inlinable public var picOrderCntLsb: UInt32 {
+        @inline(__always) get { fields[word: 3] }
+        @inline(__always) set { fields[word: 3] = newValue }
+    }
     /// `delta_pic_order_cnt_bottom` (POC type 0).
-    public var deltaPicOrderCntBottom: Int32 = 0
+    @inlinable public var deltaPicOrderCntBottom: Int32 {
+        @inline(__always) get { Int32(bitPattern: fields[word: 4]) }
+        @inline(__always) set { fields[word: 4] = UInt32(bitPattern: newValue) }
+    }
     /// `delta_pic_order_cnt[0]` (POC type 1).
-    public var deltaPicOrderCnt0: Int32 = 0
+    @inlinable public var deltaPicOrderCnt0: Int32 {
+        @inline(__always) get { Int32(bitPattern: fields[word: 5]) }
+        @inline(__always) set { fields[word: 5] = UInt32(bitPattern: newValue) }
+    }
     /// `delta_pic_order_cnt[1]` (POC type 1).
-    public var deltaPicOrderCnt1: Int32 = 0
+    @inlinable public var deltaPicOrderCnt1: Int32 {
+        @inline(__always) get { Int32(bitPattern: fields[word: 6]) }
+        @inline(__always) set { fields[word: 6] = UInt32(bitPattern: newValue) }
+    }
     /// `redundant_pic_cnt` (0...127).
-    public var redundantPicCnt: UInt8 = 0
+    @inlinable public var redundantPicCnt: UInt8 {
+        @inline(__always) get { fields[byte: 43] }
+        @inline(__always) set { fields[byte: 43] = newValue }
+    }
     /// `direct_spatial_mv_pred_flag` (B slices).
-    public var directSpatialMvPredFlag = false
+    @inlinable public var directSpatialMvPredFlag: Bool {
+        @inline(__always) get { fields[flag: 54] }
+        @inline(__always) set { fields[flag: 54] = newValue }
+    }
     /// `num_ref_idx_active_override_flag`.
-    public var numRefIdxActiveOverrideFlag = false
+    @inlinable public var numRefIdxActiveOverrideFlag: Bool {
+        @inline(__always) get { fields[flag: 55] }
+        @inline(__always) set { fields[flag: 55] = newValue }
+    }
     /// `num_ref_idx_l0_active_minus1` (coded or the PPS default).
-    public var numRefIdxL0ActiveMinus1: UInt8 = 0
+    @inlinable public var numRefIdxL0ActiveMinus1: UInt8 {
+        @inline(__always) get { fields[byte: 44] }
+        @inline(__always) set { fields[byte: 44] = newValue }
+    }
     /// `num_ref_idx_l1_active_minus1` (coded or the PPS default).
-    public var numRefIdxL1ActiveMinus1: UInt8 = 0
+    @inlinable public var numRefIdxL1ActiveMinus1: UInt8 {
+        @inline(__always) get { fields[byte: 45] }
+        @inline(__always) set { fields[byte: 45] = newValue }
+    }
     /// `ref_pic_list_modification_flag_l0`.
-    public var refPicListModificationFlagL0 = false
+    @inlinable public var refPicListModificationFlagL0: Bool {
+        @inline(__always) get { fields[flag: 56] }
+        @inline(__always) set { fields[flag: 56] = newValue }
+    }
     /// The list 0 modifications.
     public var refPicListModificationL0: RefPicListModification {
         get { lists.modificationL0 }
@@ -55,7 +141,10 @@ public struct SliceHeader: SyntaxStructure, Hashable {
         _modify { yield &lists.uniqueStorage().modificationL0 }
     }
     /// `ref_pic_list_modification_flag_l1`.
-    public var refPicListModificationFlagL1 = false
+    @inlinable public var refPicListModificationFlagL1: Bool {
+        @inline(__always) get { fields[flag: 57] }
+        @inline(__always) set { fields[flag: 57] = newValue }
+    }
     /// The list 1 modifications.
     public var refPicListModificationL1: RefPicListModification {
         get { lists.modificationL1 }
@@ -77,45 +166,100 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     }
     /// `dec_ref_pic_marking()`, when `nal_ref_idc` is not 0.
     public var decRefPicMarking: DecRefPicMarking? {
-        get { storedDecRefPicMarking.value }
-        set { storedDecRefPicMarking.value = newValue }
-        _modify { yield &storedDecRefPicMarking.value }
+        get {
+            guard hasDecRefPicMarking else { return nil }
+            var m = DecRefPicMarking()
+            m.noOutputOfPriorPicsFlag = fields[flag: 60]
+            m.longTermReferenceFlag = fields[flag: 61]
+            m.adaptiveRefPicMarkingModeFlag = fields[flag: 62]
+            m.operations = markingOperations
+            return m
+        }
+        set {
+            guard let newValue else {
+                fields[word: 15] = 0  // absent: its flags 0 (`==` relies on it); the operations' storage stays
+                return
+            }
+            fields[flag: 60] = newValue.noOutputOfPriorPicsFlag
+            fields[flag: 61] = newValue.longTermReferenceFlag
+            fields[flag: 62] = newValue.adaptiveRefPicMarkingModeFlag
+            fields[flag: 63] = true
+            markingOperations = newValue.operations
+        }
+        _modify {
+            // Moved out and back: the operations are not copied.
+            var moved: DecRefPicMarking?
+            if hasDecRefPicMarking {
+                var m = DecRefPicMarking()
+                m.noOutputOfPriorPicsFlag = fields[flag: 60]
+                m.longTermReferenceFlag = fields[flag: 61]
+                m.adaptiveRefPicMarkingModeFlag = fields[flag: 62]
+                swap(&m.operations, &markingOperations)
+                moved = m
+            }
+            defer { decRefPicMarking = moved }
+            yield &moved
+        }
     }
-    /// The lists that most slices leave empty (modifications, weights) behind one reference,
-    /// nil while they are empty; the table stays in it while absent (for headers parsed into
-    /// again, ``parse(_:context:into:)``).
-    var lists = SliceHeaderLists()
-    /// ``decRefPicMarking`` (coded by every reference slice: kept in the header, coded in
-    /// place), whose storage stays while it is absent.
-    var storedDecRefPicMarking = RetainedOptional<DecRefPicMarking>()
+    /// Whether ``decRefPicMarking`` is there.
+    var hasDecRefPicMarking: Bool {
+        @inline(__always) get { fields[flag: 63] }
+        @inline(__always) set { fields[flag: 63] = newValue }
+    }
     /// `cabac_init_idc` (0...2).
-    public var cabacInitIDC: UInt8 = 0
+    @inlinable public var cabacInitIDC: UInt8 {
+        @inline(__always) get { fields[byte: 46] }
+        @inline(__always) set { fields[byte: 46] = newValue }
+    }
     /// `slice_qp_delta`.
-    public var sliceQpDelta: Int8 = 0
+    @inlinable public var sliceQpDelta: Int8 {
+        @inline(__always) get { Int8(bitPattern: fields[byte: 47]) }
+        @inline(__always) set { fields[byte: 47] = UInt8(bitPattern: newValue) }
+    }
     /// `sp_for_switch_flag` (SP slices).
-    public var spForSwitchFlag = false
+    @inlinable public var spForSwitchFlag: Bool {
+        @inline(__always) get { fields[flag: 58] }
+        @inline(__always) set { fields[flag: 58] = newValue }
+    }
     /// `slice_qs_delta` (SP and SI slices).
-    public var sliceQsDelta: Int8 = 0
+    @inlinable public var sliceQsDelta: Int8 {
+        @inline(__always) get { Int8(bitPattern: fields[byte: 48]) }
+        @inline(__always) set { fields[byte: 48] = UInt8(bitPattern: newValue) }
+    }
     /// `disable_deblocking_filter_idc` (0...2).
-    public var disableDeblockingFilterIDC: UInt8 = 0
+    @inlinable public var disableDeblockingFilterIDC: UInt8 {
+        @inline(__always) get { fields[byte: 49] }
+        @inline(__always) set { fields[byte: 49] = newValue }
+    }
     /// `slice_alpha_c0_offset_div2` (-6...6).
-    public var sliceAlphaC0OffsetDiv2: Int8 = 0
+    @inlinable public var sliceAlphaC0OffsetDiv2: Int8 {
+        @inline(__always) get { Int8(bitPattern: fields[byte: 50]) }
+        @inline(__always) set { fields[byte: 50] = UInt8(bitPattern: newValue) }
+    }
     /// `slice_beta_offset_div2` (-6...6).
-    public var sliceBetaOffsetDiv2: Int8 = 0
+    @inlinable public var sliceBetaOffsetDiv2: Int8 {
+        @inline(__always) get { Int8(bitPattern: fields[byte: 51]) }
+        @inline(__always) set { fields[byte: 51] = UInt8(bitPattern: newValue) }
+    }
     /// `slice_group_change_cycle` (slice group map types 3-5).
-    public var sliceGroupChangeCycle: UInt32 = 0
+    @inlinable public var sliceGroupChangeCycle: UInt32 {
+        @inline(__always) get { fields[word: 7] }
+        @inline(__always) set { fields[word: 7] = newValue }
+    }
 
     /// Creates the header of an I slice of a non-reference, non-IDR picture (`nal_unit_type`
     /// 1, `nal_ref_idc` 0) with default values.
-    public init() { nalUnitHeader = NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice) }
+    public init() { self.init(nalUnitHeader: NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice)) }
 
     /// Creates a header with default values for a slice of the NAL unit header `nalUnitHeader`.
     @inline(__always)
-    public init(nalUnitHeader: NALUnitHeader) { self.nalUnitHeader = nalUnitHeader }
+    public init(nalUnitHeader: NALUnitHeader) {
+        fields = SliceHeaderFields(nalUnitHeader: nalUnitHeader, sliceType: .i)
+    }
 
     /// `IdrPicFlag`: the slice belongs to an IDR picture (type 5, or type 20 with
     /// `non_idr_flag` 0).
-    @inlinable public var idrPicFlag: Bool { nalUnitHeader.idrPicFlag }
+    @inlinable public var idrPicFlag: Bool { fields.idrPicFlag }
 
     /// `slice_type % 5`: P, B, I, SP or SI.
     @inlinable public var sliceKind: SliceType.Kind { sliceType.kind }
@@ -133,7 +277,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     /// `memory_management_control_operation` 5 is among the marking's operations (read in place:
     /// no copy of the marking).
     var hasMMCO5: Bool {
-        storedDecRefPicMarking.isPresent && storedDecRefPicMarking.storage.operations.contains { $0.operation == 5 }
+        hasDecRefPicMarking && markingOperations.contains { $0.operation == 5 }
     }
 
     /// The number of bits of `slice_group_change_cycle`:
@@ -154,40 +298,57 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     ///   ``H264Error/Code/invalidBitstream`` for a P, B or SP slice in an IDR picture.
     public mutating func code<C: SyntaxCoder, Context: SyntaxContext>(_ c: inout C, context: Context) throws(H264Error) {
         var progress = 0
-        try codeLeadingElements(&c, progress: &progress)
-        try code(remainderOf: &c, context: context)
+        let (sliceType, ppsID) = try codeLeadingElements(&c, progress: &progress)
+        try code(remainderOf: &c, context: context, sliceType: sliceType, ppsID: ppsID)
     }
 
     /// What follows ``codeLeadingElements(_:progress:)``: the parameter sets looked up, then the
     /// rest of the header.
     @inline(__always)
     mutating func code<C: SyntaxCoder, Context: SyntaxContext>(remainderOf c: inout C, context: Context) throws(H264Error) {
-        let subset = nalUnitHeader.nalUnitType == .sliceExtension
+        try code(remainderOf: &c, context: context, sliceType: sliceType, ppsID: ppsID)
+    }
+
+    /// ``code(remainderOf:context:)`` given the header's `slice_type` and `pic_parameter_set_id`
+    /// as coded (not read back from the lanes just written: a byte stored and read back by a
+    /// wider load stalls the processor).
+    @inline(__always)
+    mutating func code<C: SyntaxCoder, Context: SyntaxContext>(remainderOf c: inout C, context: Context,
+                                                                sliceType: SliceType, ppsID: UInt8) throws(H264Error) {
+        let subset = NALUnitType(rawValue: fields[byte: 38]) == .sliceExtension
         guard let parameterSets = context.sliceHeaderContext(ppsID: Int(ppsID), subset: subset) else {
             throw Self.missingParameterSet(ppsID: Int(ppsID), subset: subset, context: context)
         }
-        try codeBody(&c, context: parameterSets)
+        try codeBody(&c, context: parameterSets, sliceType: sliceType)
     }
 
     /// The elements before anything depends on a parameter set: `first_mb_in_slice`,
     /// `slice_type` and `pic_parameter_set_id`. `progress` counts those coded (0...3), so that a
     /// partial reader knows which fields it got.
+    /// - Returns: `slice_type` and `pic_parameter_set_id` as coded.
     /// - Throws: ``H264Error/Code/unsupported`` for a NAL unit type without this slice header.
-    @inline(__always)
-    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) {
-        let type = nalUnitHeader.nalUnitType
-        guard type == .slice || type == .idrSlice || (type == .sliceExtension && !nalUnitHeader.extensionFlag) else {
+    @inline(__always) @discardableResult
+    mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) -> (SliceType, UInt8) {
+        let type = NALUnitType(rawValue: fields[byte: 38])
+        guard type == .slice || type == .idrSlice || (type == .sliceExtension && !fields[flag: 39]) else {
             throw Self.unsupported(nalUnitHeader)
         }
         try c.ue(&firstMbInSlice, "first_mb_in_slice", 0...(1 << 24))
         progress = 1
-        try c.ue(&sliceType, "slice_type", 0...9)
+        // Values coded into locals and stored: reading a lane back costs more than keeping it
+        // (see codeBody).
+        var coded = c.isReading ? .i : sliceType
+        try c.ue(&coded, "slice_type", 0...9)
+        sliceType = coded
         progress = 2
-        if !sliceType.isIntra && idrPicFlag {  // the kind first: idrPicFlag is a call
-            throw H264Error.invalid(.invalidBitstream, "slice_type \(sliceType) in an IDR picture")
+        if !coded.isIntra && fields.idrPicFlag {  // not self.idrPicFlag: a getter on self copies the header
+            throw H264Error.invalid(.invalidBitstream, "slice_type \(coded) in an IDR picture")
         }
-        try c.ue(&ppsID, "pic_parameter_set_id", 0...255)
+        var id = c.isReading ? 0 : ppsID
+        try c.ue(&id, "pic_parameter_set_id", 0...255)
+        ppsID = id
         progress = 3
+        return (coded, id)
     }
 
     @inline(never)
@@ -206,34 +367,46 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     /// (Inlined into its one caller: the context is then read where the store keeps it, not
     /// copied to be passed.)
     @inline(__always)
-    mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext) throws(H264Error) {
-        let nalRefIdc = nalUnitHeader.nalRefIdc
-        let idrPicFlag = self.idrPicFlag
-        let mvc = nalUnitHeader.nalUnitType == .sliceExtension
+    mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext, sliceType: SliceType) throws(H264Error) {
+        let nalRefIdc = fields[byte: 37]
+        let idrPicFlag = fields.idrPicFlag  // not self.idrPicFlag: a getter on self copies the header
+        let mvc = NALUnitType(rawValue: fields[byte: 38]) == .sliceExtension
         let sps = context, pps = context
         // The kind once, as locals: a getter on `self` inside this mutating function can cost a
         // copy of the header per call.
-        let kind = sliceType.kind
+        let kind = sliceType.kind  // as coded, not read back
         let isP = kind == .p, isB = kind == .b, isI = kind == .i, isSP = kind == .sp, isSI = kind == .si
         // The lists are coded in place in their storage, when there is one (a storage shared
         // with a copy of the header is copied first); otherwise each coded list is read into
         // an empty value, stored only when not empty (a fresh header's usual case: no storage).
         lists.makeStorageUnique()
-        if sps.separateColourPlaneFlag { try c.u(2, &colourPlaneID, "colour_plane_id", 0...2) }
+        // A byte lane coded by a reader is not read first (`c.isReading ? 0 : ...`): loading it
+        // (for the value a failed read leaves) right after a neighbouring byte was stored
+        // stalls the processor. (32-bit lanes are loaded at their width: no stall.)
+        if sps.separateColourPlaneFlag {
+            var plane = c.isReading ? 0 : colourPlaneID
+            try c.u(2, &plane, "colour_plane_id", 0...2)
+            colourPlaneID = plane
+        }
         try c.u(sps.frameNumBits, &frameNum, "frame_num")
+        var fieldPic = !c.isReading && fieldPicFlag
         if !sps.frameMbsOnlyFlag {
-            try c.flag(&fieldPicFlag, "field_pic_flag")
-            if fieldPicFlag {
-                try c.flag(&bottomFieldFlag, "bottom_field_flag")
+            try c.flag(&fieldPic, "field_pic_flag")
+            fieldPicFlag = fieldPic
+            if fieldPic {
+                var bottom = !c.isReading && bottomFieldFlag
+                try c.flag(&bottom, "bottom_field_flag")
+                bottomFieldFlag = bottom
             } else {
                 try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
             }
         } else {
-            try c.infer(&fieldPicFlag, false, "field_pic_flag")
+            try c.infer(&fieldPic, false, "field_pic_flag")
+            fieldPicFlag = fieldPic
             try c.infer(&bottomFieldFlag, false, "bottom_field_flag")
         }
         if idrPicFlag { try c.ue(&idrPicID, "idr_pic_id", 0...65535) }
-        let bottomPOC = pps.bottomFieldPicOrderInFramePresentFlag && !fieldPicFlag
+        let bottomPOC = pps.bottomFieldPicOrderInFramePresentFlag && !fieldPic
         let anyInt: ClosedRange<Int32> = (Int32.min &+ 1)...Int32.max
         // 7.4.3: delta_pic_order_cnt_bottom and delta_pic_order_cnt[0..1] are inferred 0 when absent.
         let pocType0 = sps.picOrderCntType == 0, pocDeltas = sps.picOrderCntType == 1 && !sps.deltaPicOrderAlwaysZeroFlag
@@ -256,28 +429,45 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.infer(&deltaPicOrderCnt1, 0, SyntaxName("delta_pic_order_cnt", 1))
         }
         if pps.redundantPicCntPresentFlag {
-            try c.ue(&redundantPicCnt, "redundant_pic_cnt", 0...127)
+            var count = c.isReading ? 0 : redundantPicCnt
+            try c.ue(&count, "redundant_pic_cnt", 0...127)
+            redundantPicCnt = count
         } else {
             try c.infer(&redundantPicCnt, 0, "redundant_pic_cnt")
         }
-        if isB { try c.flag(&directSpatialMvPredFlag, "direct_spatial_mv_pred_flag") }
+        if isB {
+            var direct = !c.isReading && directSpatialMvPredFlag
+            try c.flag(&direct, "direct_spatial_mv_pred_flag")
+            directSpatialMvPredFlag = direct
+        }
+        var override = !c.isReading && numRefIdxActiveOverrideFlag
+        var l0ActiveMinus1 = c.isReading ? 0 : numRefIdxL0ActiveMinus1, l1ActiveMinus1 = c.isReading ? 0 : numRefIdxL1ActiveMinus1
         if isP || isSP || isB {
-            try c.flag(&numRefIdxActiveOverrideFlag, "num_ref_idx_active_override_flag")
-            if numRefIdxActiveOverrideFlag {
-                try c.ue(&numRefIdxL0ActiveMinus1, "num_ref_idx_l0_active_minus1", 0...31)
-                if isB { try c.ue(&numRefIdxL1ActiveMinus1, "num_ref_idx_l1_active_minus1", 0...31) }
+            try c.flag(&override, "num_ref_idx_active_override_flag")
+            numRefIdxActiveOverrideFlag = override
+            if override {
+                try c.ue(&l0ActiveMinus1, "num_ref_idx_l0_active_minus1", 0...31)
+                numRefIdxL0ActiveMinus1 = l0ActiveMinus1
+                if isB {
+                    try c.ue(&l1ActiveMinus1, "num_ref_idx_l1_active_minus1", 0...31)
+                    numRefIdxL1ActiveMinus1 = l1ActiveMinus1
+                }
             }
         }
-        if !numRefIdxActiveOverrideFlag {
-            try c.infer(&numRefIdxL0ActiveMinus1, pps.numRefIdxL0DefaultActiveMinus1, "num_ref_idx_l0_active_minus1")
-            try c.infer(&numRefIdxL1ActiveMinus1, pps.numRefIdxL1DefaultActiveMinus1, "num_ref_idx_l1_active_minus1")
+        if !override {
+            try c.infer(&l0ActiveMinus1, pps.numRefIdxL0DefaultActiveMinus1, "num_ref_idx_l0_active_minus1")
+            numRefIdxL0ActiveMinus1 = l0ActiveMinus1
+            try c.infer(&l1ActiveMinus1, pps.numRefIdxL1DefaultActiveMinus1, "num_ref_idx_l1_active_minus1")
+            numRefIdxL1ActiveMinus1 = l1ActiveMinus1
         }
         // The lists of modifications that are not coded are empty (an empty list needs
         // neither setting nor checking: the test keeps the read path free of the assignment).
+        var modifyL0 = !c.isReading && refPicListModificationFlagL0
         if !isI && !isSI {
-            try c.flag(&refPicListModificationFlagL0, "ref_pic_list_modification_flag_l0")
+            try c.flag(&modifyL0, "ref_pic_list_modification_flag_l0")
+            refPicListModificationFlagL0 = modifyL0
         }
-        if !isI && !isSI && refPicListModificationFlagL0 {
+        if !isI && !isSI && modifyL0 {
             if lists.storage != nil {
                 unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
                 try s.modificationL0.code(&c, mvc: mvc)
@@ -286,14 +476,16 @@ public struct SliceHeader: SyntaxStructure, Hashable {
                 try m.code(&c, mvc: mvc)
                 if !m.operations.isEmpty { lists.uniqueStorage().modificationL0 = m }
             }
-        } else if lists.storage != nil, !lists.storage.unsafelyUnwrapped.modificationL0.operations.isEmpty {
+        } else if lists.storage != nil, lists.storage.unsafelyUnwrapped.modificationL0.operations.count != 0 {
             unowned(unsafe) let s = lists.storage.unsafelyUnwrapped
             try c.infer(&s.modificationL0, RefPicListModification(), "modification_of_pic_nums_idc")
         }
+        var modifyL1 = !c.isReading && refPicListModificationFlagL1
         if isB {
-            try c.flag(&refPicListModificationFlagL1, "ref_pic_list_modification_flag_l1")
+            try c.flag(&modifyL1, "ref_pic_list_modification_flag_l1")
+            refPicListModificationFlagL1 = modifyL1
         }
-        if isB && refPicListModificationFlagL1 {
+        if isB && modifyL1 {
             if lists.storage != nil {
                 unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
                 try s.modificationL1.code(&c, mvc: mvc)
@@ -302,7 +494,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
                 try m.code(&c, mvc: mvc)
                 if !m.operations.isEmpty { lists.uniqueStorage().modificationL1 = m }
             }
-        } else if lists.storage != nil, !lists.storage.unsafelyUnwrapped.modificationL1.operations.isEmpty {
+        } else if lists.storage != nil, lists.storage.unsafelyUnwrapped.modificationL1.operations.count != 0 {
             unowned(unsafe) let s = lists.storage.unsafelyUnwrapped
             try c.infer(&s.modificationL1, RefPicListModification(), "modification_of_pic_nums_idc")
         }
@@ -312,7 +504,7 @@ public struct SliceHeader: SyntaxStructure, Hashable {
                 try require(\.predWeightTable, &c, "pred_weight_table()")
                 lists.hasPredWeightTable = true
             }
-            let l0Count = Int(numRefIdxL0ActiveMinus1) &+ 1, l1Count = isB ? Int(numRefIdxL1ActiveMinus1) &+ 1 : 0
+            let l0Count = Int(l0ActiveMinus1) &+ 1, l1Count = isB ? Int(l1ActiveMinus1) &+ 1 : 0
             let chroma = sps.chromaArrayType != 0
             if lists.storage != nil {
                 unowned(unsafe) let s = lists.storage.unsafelyUnwrapped  // held by the header: no retain
@@ -328,32 +520,56 @@ public struct SliceHeader: SyntaxStructure, Hashable {
             try c.infer(&predWeightTable, nil, "pred_weight_table()")
         }
         if nalRefIdc != 0 {
-            if !storedDecRefPicMarking.isPresent {
-                if !c.isReading {
-                    guard c is SyntaxInferrer else { throw Self.missing("dec_ref_pic_marking()") }
-                    storedDecRefPicMarking.storage = DecRefPicMarking()
-                }
-                storedDecRefPicMarking.isPresent = true
+            // (A reader sets every part: the lanes are not read back.)
+            if !c.isReading && !hasDecRefPicMarking {
+                guard c is SyntaxInferrer else { throw Self.missing("dec_ref_pic_marking()") }
+                // Starts empty: the flags of an absent marking are 0 already.
+                if !markingOperations.isEmpty { markingOperations.removeAll(keepingCapacity: true) }
             }
-            // Coded in place, into the storage kept from an earlier slice.
-            try storedDecRefPicMarking.storage.code(&c, idrPicFlag: idrPicFlag)
+            hasDecRefPicMarking = true
+            // Coded in place, into the operations' storage kept from an earlier slice.
+            var noOutputOfPriorPics = !c.isReading && fields[flag: 60], longTermReference = !c.isReading && fields[flag: 61]
+            var adaptive = !c.isReading && fields[flag: 62]
+            try DecRefPicMarking.code(&c, idrPicFlag: idrPicFlag, noOutputOfPriorPicsFlag: &noOutputOfPriorPics,
+                                      longTermReferenceFlag: &longTermReference, adaptiveRefPicMarkingModeFlag: &adaptive,
+                                      operations: &markingOperations)
+            fields[flag: 60] = noOutputOfPriorPics
+            fields[flag: 61] = longTermReference
+            fields[flag: 62] = adaptive
         } else if c.isReading {
-            storedDecRefPicMarking.isPresent = false
-        } else if storedDecRefPicMarking.isPresent {
+            fields[word: 15] = 0  // absent, its flags 0 (`==` relies on it)
+        } else if hasDecRefPicMarking {
             try c.infer(&decRefPicMarking, nil, "dec_ref_pic_marking()")
         }
-        if pps.entropyCodingModeFlag && !isI && !isSI { try c.ue(&cabacInitIDC, "cabac_init_idc", 0...2) }
+        if pps.entropyCodingModeFlag && !isI && !isSI {
+            var idc = c.isReading ? 0 : cabacInitIDC
+            try c.ue(&idc, "cabac_init_idc", 0...2)
+            cabacInitIDC = idc
+        }
         let qpRange = 51 &+ 6 &* Int8(sps.bitDepthLumaMinus8)  // bit depth <= 6: <= 87
-        try c.se(&sliceQpDelta, "slice_qp_delta", (0 &- qpRange)...qpRange)
+        var qp = c.isReading ? 0 : sliceQpDelta
+        try c.se(&qp, "slice_qp_delta", (0 &- qpRange)...qpRange)
+        sliceQpDelta = qp
         if isSP || isSI {
-            if isSP { try c.flag(&spForSwitchFlag, "sp_for_switch_flag") }
-            try c.se(&sliceQsDelta, "slice_qs_delta", -51...51)
+            if isSP {
+                var forSwitch = !c.isReading && spForSwitchFlag
+                try c.flag(&forSwitch, "sp_for_switch_flag")
+                spForSwitchFlag = forSwitch
+            }
+            var qs = c.isReading ? 0 : sliceQsDelta
+            try c.se(&qs, "slice_qs_delta", -51...51)
+            sliceQsDelta = qs
         }
         if pps.deblockingFilterControlPresentFlag {
-            try c.ue(&disableDeblockingFilterIDC, "disable_deblocking_filter_idc", 0...2)
-            if disableDeblockingFilterIDC != 1 {
-                try c.se(&sliceAlphaC0OffsetDiv2, "slice_alpha_c0_offset_div2", -6...6)
-                try c.se(&sliceBetaOffsetDiv2, "slice_beta_offset_div2", -6...6)
+            var disable = c.isReading ? 0 : disableDeblockingFilterIDC
+            try c.ue(&disable, "disable_deblocking_filter_idc", 0...2)
+            disableDeblockingFilterIDC = disable
+            if disable != 1 {
+                var alpha = c.isReading ? 0 : sliceAlphaC0OffsetDiv2, beta = c.isReading ? 0 : sliceBetaOffsetDiv2
+                try c.se(&alpha, "slice_alpha_c0_offset_div2", -6...6)
+                sliceAlphaC0OffsetDiv2 = alpha
+                try c.se(&beta, "slice_beta_offset_div2", -6...6)
+                sliceBetaOffsetDiv2 = beta
             } else {
                 try inferDeblockingOffsets(&c)
             }
@@ -391,5 +607,20 @@ public struct SliceHeader: SyntaxStructure, Hashable {
     @inline(never)
     static func missing(_ name: StaticString) -> H264Error {
         H264Error.invalid(.valueOutOfRange, "\(name) is coded here but missing (nil)")
+    }
+}
+
+extension SliceHeader: Hashable {
+    /// Equal values: what the lists' and the marking's storage hold while they are absent (kept
+    /// for reuse) is not part of the value.
+    public static func == (a: SliceHeader, b: SliceHeader) -> Bool {
+        // An absent marking's flags are 0 (every path that makes it absent clears them).
+        a.fields == b.fields && a.lists == b.lists && (!a.hasDecRefPicMarking || a.markingOperations == b.markingOperations)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
+        hasher.combine(lists)
+        if hasDecRefPicMarking { hasher.combine(markingOperations) }
     }
 }

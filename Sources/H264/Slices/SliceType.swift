@@ -27,6 +27,13 @@ public struct SliceType: RawRepresentable, Hashable, Sendable, CustomStringConve
         self.rawValue = rawValue
     }
 
+    /// The slice type coded as `rawValue`, known to be 0...9 (read back from where a slice type
+    /// was stored).
+    @inlinable @inline(__always) init(uncheckedRawValue rawValue: UInt8) {
+        assert(rawValue <= 9)
+        self.rawValue = rawValue
+    }
+
     /// The slice type of `kind`, plus 5 when every slice of the picture has that kind.
     @inlinable public init(_ kind: Kind, allSlicesSame: Bool = false) {
         rawValue = kind.rawValue &+ (allSlicesSame ? 5 : 0)  // <= 9
