@@ -170,6 +170,51 @@ import H264Fixtures
         for (i, unit) in [sps[0], pps, pps, sps[1], pps, pps, sps[0], pps, sps[0], pps].enumerated() { pair.feed(unit, "step \(i)") }
     }
 
+    /// A subset SPS (MVC streams repeat theirs) is recognised by its bytes too: a repeat is not
+    /// parsed, another subset SPS under the same id replaces it (and its bytes are no longer a
+    /// repeat), and a plain SPS with the same id is another table. After every step the store
+    /// equals one that parses every set.
+    @Test func aRepeatedSubsetSPSIsRecognisedAndAReplacementIsNot() throws {
+        func subset(id: Int, variant: UInt64, extensionByte: UInt8) throws -> NALUnit {
+            var s = SubsetSequenceParameterSet()
+            s.sps = ParameterSetStoreTests.sps(id: id, variant: variant)
+            s.sps.profileIDC = 118  // Multiview High
+            s.extensionBytes = [extensionByte, 0x80]
+            // The raw extension starts at the byte boundary after the SPS part: the head bits
+            // are as many as the SPS part leaves to it (the writer refuses any other count).
+            for head in 0...7 {
+                s.extensionHeadBitCount = head
+                if let unit = try? s.nalUnit(header: NALUnitHeader(nalRefIdc: 3, nalUnitType: .subsetSPS), context: .empty) {
+                    return unit
+                }
+            }
+            throw H264Error.invalid(.unsupported, "no head bit count fits")
+        }
+        let a = try subset(id: 3, variant: 5, extensionByte: 0x11)
+        let b = try subset(id: 3, variant: 5, extensionByte: 0x22)  // same SPS part, other extension
+        let c = try subset(id: 7, variant: 9, extensionByte: 0x11)
+        let plain = try Self.unit(ParameterSetStoreTests.sps(id: 3, variant: 5))
+        var store = ParameterSetStore()
+        #expect(try store.ingestNoting(a) == .stored)
+        #expect(try store.ingestNoting(a) == .repeated)
+        #expect(try store.ingest(a), "a repeat still reports a parameter set")
+        #expect(try store.ingestNoting(b) == .stored)
+        #expect(store.subsetSPS(id: 3)?.extensionBytes == [0x22, 0x80])
+        #expect(try store.ingestNoting(a) == .stored, "replaced: a's bytes are not a repeat any more")
+        #expect(store.subsetSPS(id: 3)?.extensionBytes == [0x11, 0x80])
+        #expect(try store.ingestNoting(c) == .stored)
+        #expect(try store.ingestNoting(a) == .repeated, "another id's subset SPS leaves id 3's")
+        #expect(try store.ingestNoting(plain) == .stored, "an SPS is not a subset SPS")
+        #expect(try store.ingestNoting(a) == .repeated)
+        var other = SubsetSequenceParameterSet()
+        other.sps = ParameterSetStoreTests.sps(id: 3, variant: 6)
+        store.insert(other)
+        #expect(try store.ingestNoting(a) == .stored, "a subset SPS inserted directly replaces the remembered bytes")
+        #expect(store.subsetSPS(id: 3)?.extensionBytes == [0x11, 0x80])
+        var pair = Pair()
+        for (i, unit) in [a, a, b, a, c, a, plain, a, b, b].enumerated() { pair.feed(unit, "step \(i)") }
+    }
+
     /// The NAL unit of `pps`, coded against `sps`.
     static func unit(_ pps: PictureParameterSet, sps: SequenceParameterSet) throws -> NALUnit {
         try pps.nalUnit(header: NALUnitHeader(nalRefIdc: 3, nalUnitType: .pps), context: ParameterSetStore(sps: sps))

@@ -3,13 +3,13 @@ extension ParameterSetStore {
     /// NAL unit types are ignored. SPS and PPS are parsed with ``parseMode``; what a lenient
     /// mode recovered from is added to ``warnings``.
     ///
-    /// An SPS or PPS with the same payload bytes as the one stored under its id (when nothing
-    /// it depends on changed since) is not parsed again: the stored value is the one parsing
-    /// would give. Nor is one with the bytes of an earlier version the store kept (for a PPS,
+    /// An SPS, PPS or subset SPS with the same payload bytes as the one stored under its id
+    /// (when nothing it depends on changed since) is not parsed again: the stored value is the
+    /// one parsing would give. Nor is one with the bytes of an earlier version the store kept (for a PPS,
     /// parsed against the SPS now stored under the id it names): that version is stored again.
     /// - Returns: true when a parameter set was stored.
     /// - Throws: the parsing error of a malformed parameter set (the store is unchanged).
-    /// - Complexity: O(n) in the NAL unit's size; no allocation for a repeated SPS or PPS, nor
+    /// - Complexity: O(n) in the NAL unit's size; no allocation for a repeated SPS, PPS or subset SPS, nor
     ///   for one restored from an earlier version (O(288) hash comparisons to find it).
     @discardableResult
     public mutating func ingest(_ nal: NALUnit) throws(H264Error) -> Bool {
@@ -81,7 +81,12 @@ extension ParameterSetStore {
             }
             record(found)  // a set that warned is not kept: it is parsed, and warns, every time
         case .subsetSPS:
-            insert(try SubsetSequenceParameterSet(rbsp: nal.rbsp))
+            // A subset SPS repeats as SPS do (an MVC stream sends it before every IDR picture).
+            if receivedSubsetPayloads.contains(nal.payload, in: 0..<ParameterSetPayloads.ppsBase) { return .repeated }
+            let subset = try SubsetSequenceParameterSet(rbsp: nal.rbsp)
+            let slot = Int(subset.sps.id & 31)
+            insert(subset)
+            receivedSubsetPayloads.remember(nal.payload, slot: slot)
         default:
             return .ignored
         }

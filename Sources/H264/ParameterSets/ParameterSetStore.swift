@@ -17,7 +17,7 @@
 /// a stream's first change of a set on: a stream that never changes its sets keeps none.
 ///
 /// Memory: at most 32 + 32 SPS and 256 PPS, each bounded by the caps of its syntax; the
-/// payload bytes of each SPS and PPS that ``ingest(_:)`` stored (to recognise a repeat; per id,
+/// payload bytes of each SPS, PPS and subset SPS that ``ingest(_:)`` stored (to recognise a repeat; per id,
 /// room for the largest stored there since ``parseMode`` last changed); and at most 288 earlier
 /// SPS and PPS versions holding at most 64 KiB of NAL unit bytes (none over 4 KiB), with their
 /// parsed sets, the least recently used dropped first. A new store allocates nothing, and its
@@ -46,6 +46,9 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     // warnings. A PPS's is forgotten when the SPS it names changes (its parse depends on that
     // SPS), every one when parseMode changes.
     var receivedPayloads = ParameterSetPayloads()
+    // The payload bytes of each subset SPS that ingest(_:) stored (slots 0...31, by id): its
+    // parse depends on nothing else. Forgotten when another subset SPS is stored under the id.
+    var receivedSubsetPayloads = ParameterSetPayloads()
     // Earlier versions of the SPS and PPS that ingest(_:) parsed without warnings, by their
     // bytes (all forgotten when parseMode changes).
     var versions = ParameterSetVersions()
@@ -69,6 +72,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     public var parseMode: ParseMode = .default {
         didSet {
             receivedPayloads.forgetAll()
+            receivedSubsetPayloads.forgetAll()
             versions.forgetAll()
         }
     }
@@ -183,6 +187,7 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
         subsetSPSTable[spsID] = consume subset
         subsetSPSContexts[spsID] = c
         knownSubsetSPS |= 1 << UInt32(spsID)
+        receivedSubsetPayloads.forget(slot: spsID)
     }
     /// Stores a PPS under its id.
     public mutating func insert(_ pps: consuming PictureParameterSet) {
