@@ -139,16 +139,48 @@ extension SliceHeader {
         }
         let nalUnitHeader = header.nalUnitHeader
         if payload.count > headerPrefixBytes {
-            let prefix = payload[payload.startIndex..<(payload.startIndex &+ headerPrefixBytes)]
             do throws(H264Error) {
                 header.resetForReading(nalUnitHeader: nalUnitHeader, keepingStorage: keepingStorage)
-                return try parse(rbsp: EmulationPrevention.rbsp(from: prefix), into: &header, context: context)
+                return try parseUnescapedPrefix(of: payload, into: &header, context: context)
             } catch where error.code == .truncated {
                 // The header is longer than the prefix: fall through to the whole payload.
             }
         }
         header.resetForReading(nalUnitHeader: nalUnitHeader, keepingStorage: keepingStorage)
         return try parse(rbsp: EmulationPrevention.rbsp(from: payload), into: &header, context: context)
+    }
+
+    /// Parses the header from the first ``headerPrefixBytes`` bytes of `payload` with their
+    /// emulation-prevention bytes removed, in a buffer on the stack (no allocation).
+    /// - Returns: the header's length in bits; ``H264Error/Code/truncated`` when the header runs
+    ///   past the prefix.
+    @inline(never)
+    private static func parseUnescapedPrefix<Context: SyntaxContext>(of payload: ArraySlice<UInt8>, into header: inout SliceHeader,
+                                                                     context: Context) throws(H264Error) -> Int {
+        // 40 bytes: the prefix (at most 32 bytes once unescaped), then at least 8 zero bytes for
+        // the reader's 8-byte loads.
+        var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        let result: Result<Int, H264Error> = Swift.withUnsafeMutableBytes(of: &buffer) { out in
+            var count = 0
+            var zeros = 0
+            for byte in payload.prefix(headerPrefixBytes) {
+                if zeros >= 2 && byte == 3 {  // emulation_prevention_three_byte, as EmulationPrevention.rbsp(from:) removes it
+                    zeros = 0
+                    continue
+                }
+                out[count] = byte  // count < headerPrefixBytes = 32 < 40
+                count &+= 1
+                zeros = byte == 0 ? zeros &+ 1 : 0
+            }
+            var r = UnsafeSyntaxReader(UnsafeRawBufferPointer(rebasing: out[0..<count]), padding: out.count &- count)
+            do throws(H264Error) {
+                try header.code(&r, context: context)
+                return .success(r.position)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// The pass straight over the escaped bytes `raw` (`padding` zero bytes follow them).

@@ -1,0 +1,116 @@
+import Testing
+@testable import H264
+@testable import H264CLI
+
+/// Slice headers with an emulation-prevention byte among their bytes: read straight from the
+/// escaped payload first, then (an emulation-prevention byte found within the header) from the
+/// first 32 payload bytes unescaped on the stack, and from the whole RBSP only for a header
+/// longer than that. Every path must give what parsing the RBSP gives.
+enum EscapedSliceHeaders {
+    /// 16-bit frame_num and pic_order_cnt_lsb (zero values make `00 00` runs), weighted
+    /// prediction for long headers.
+    static func store() -> ParameterSetStore {
+        var sps = SequenceParameterSet()
+        sps.log2MaxFrameNumMinus4 = 12
+        sps.log2MaxPicOrderCntLsbMinus4 = 12
+        sps.maxNumRefFrames = 4
+        var pps = PictureParameterSet()
+        pps.weightedPredFlag = true
+        return ParameterSetStore(sps: sps, pps: pps)
+    }
+
+    /// The NAL unit of `header` followed by 48 bytes of slice data.
+    static func unit(_ header: SliceHeader, _ store: ParameterSetStore) throws -> NALUnit {
+        var h = header
+        try h.setInferredValues(context: store)
+        var bits = try h.write(context: store)
+        bits.writeTrailingBits()
+        let rbsp = bits.bytes + (0..<48).map { UInt8(truncatingIfNeeded: $0 &* 37 | 1) }
+        let n = header.nalUnitHeader
+        return try NALUnit([n.nalRefIdc << 5 | n.nalUnitType.rawValue] + EmulationPrevention.ebsp(from: rbsp))
+    }
+
+    /// P slices whose fields put zero runs in their first bytes, some with a weight table
+    /// long enough (32 entries of 17-bit values) to pass the 32-byte prefix.
+    static func headers() -> [SliceHeader] {
+        var out: [SliceHeader] = []
+        for first: UInt32 in [0, 1, 5] {
+            for frameNum: UInt32 in [0, 1, 2, 3, 0x100, 0x8000] {
+                for lsb: UInt32 in [0, 1, 2, 3, 0x200] {
+                    for long in [false, true] {
+                        var h = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 2, nalUnitType: .slice))
+                        h.firstMbInSlice = first
+                        h.sliceType = .p
+                        h.frameNum = frameNum
+                        h.picOrderCntLsb = lsb
+                        var table = PredWeightTable()
+                        if long {
+                            h.numRefIdxActiveOverrideFlag = true
+                            h.numRefIdxL0ActiveMinus1 = 31
+                            var e = PredWeightTable.Entry()
+                            e.lumaWeightFlag = true
+                            e.lumaWeight = -128
+                            e.lumaOffset = -128
+                            table.l0 = Array(repeating: e, count: 32)
+                        } else {
+                            table.l0 = [PredWeightTable.Entry()]
+                        }
+                        h.predWeightTable = table
+                        out.append(h)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// True when an emulation-prevention byte lies in the first `count` payload bytes of `unit`.
+    static func escaped(_ unit: NALUnit, within count: Int) -> Bool {
+        EmulationPrevention.firstEmulationPreventionByte(in: unit.payload.prefix(count)) != nil
+    }
+}
+
+@Suite struct SliceHeaderEscapedPrefixTests {
+    @Test func everyPathGivesTheHeaderTheRBSPGives() throws {
+        let store = EscapedSliceHeaders.store()
+        var prefixPath = 0
+        var wholePath = 0
+        var kept = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 2, nalUnitType: .slice))
+        for header in EscapedSliceHeaders.headers() {
+            let unit = try EscapedSliceHeaders.unit(header, store)
+            let expected = try SliceHeader.parse(rbsp: unit.rbsp, nalUnitHeader: NALUnitHeader(unit), context: store)
+            let fresh = try SliceHeader.parse(unit, context: store)
+            #expect(fresh.header == expected.header && fresh.bitLength == expected.bitLength)
+            let bits = try SliceHeader.parse(unit, context: store, into: &kept)
+            #expect(kept == expected.header && bits == expected.bitLength)
+            if EscapedSliceHeaders.escaped(unit, within: (expected.bitLength + 7) / 8) {
+                if expected.bitLength <= 8 * SliceHeader.headerPrefixBytes - 8 { prefixPath += 1 } else { wholePath += 1 }
+            }
+        }
+        #expect(prefixPath >= 20, "headers with an emulation-prevention byte read from the prefix: \(prefixPath)")
+        #expect(wholePath >= 5, "headers with an emulation-prevention byte longer than the prefix: \(wholePath)")
+    }
+
+    /// A header read from the unescaped prefix costs no allocation (into a kept header, whose
+    /// lists' storage is already grown). Optimised builds only, as the other allocation counts.
+    @Test(.enabled(if: isOptimizedBuild && AllocationBench.isAvailable,
+                   "counts allocations of an optimised build only: swift test -c release -Xswiftc -enable-testing"))
+    func theUnescapedPrefixAllocatesNothing() throws {
+        let store = EscapedSliceHeaders.store()
+        let units = try EscapedSliceHeaders.headers().map { try EscapedSliceHeaders.unit($0, store) }.filter { unit in
+            guard let bits = try? SliceHeader.parse(rbsp: unit.rbsp, nalUnitHeader: NALUnitHeader(unit), context: store).bitLength else {
+                return false
+            }
+            return bits <= 8 * SliceHeader.headerPrefixBytes - 8 && EscapedSliceHeaders.escaped(unit, within: (bits + 7) / 8)
+        }
+        #expect(units.count >= 20)
+        var kept = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 2, nalUnitType: .slice))
+        for unit in units { _ = try SliceHeader.parse(unit, context: store, into: &kept) }  // grows the lists' storage
+        var sum = 0
+        let allocations = AllocationBench.count {
+            for unit in units { sum &+= (try? SliceHeader.parse(unit, context: store, into: &kept)) ?? 0 }
+        }
+        #expect(sum > 0)
+        #expect(allocations == 0, "\(allocations) allocations for \(units.count) headers")
+    }
+}
