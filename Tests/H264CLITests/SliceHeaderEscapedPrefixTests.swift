@@ -105,12 +105,46 @@ enum EscapedSliceHeaders {
         }
         #expect(units.count >= 20)
         var kept = SliceHeader(nalUnitHeader: NALUnitHeader(nalRefIdc: 2, nalUnitType: .slice))
-        for unit in units { _ = try SliceHeader.parse(unit, context: store, into: &kept) }  // grows the lists' storage
-        var sum = 0
-        let allocations = AllocationBench.count {
-            for unit in units { sum &+= (try? SliceHeader.parse(unit, context: store, into: &kept)) ?? 0 }
+        func readAll() throws -> Int {
+            var sum = 0
+            for unit in units {
+                kept.resetForReading(nalUnitHeader: NALUnitHeader(unit), keepingStorage: true)
+                sum &+= try SliceHeader.parseUnescapedPrefix(of: unit.payload, into: &kept, context: store)
+            }
+            return sum
         }
-        #expect(sum > 0)
+        let expected = try readAll()  // grows the lists' storage
+        var sum = 0
+        let allocations = try AllocationBench.count { sum = try readAll() }
+        #expect(sum == expected && sum > 0)
         #expect(allocations == 0, "\(allocations) allocations for \(units.count) headers")
+    }
+
+    /// A reader whose errors are discarded (the pass over the escaped bytes) throws one shared
+    /// error for every failure, its own and the syntax's limits, and builds no message; the same
+    /// reads without the flag throw the errors with their messages.
+    @Test func aReaderThatDiscardsErrorsThrowsTheSharedOne() throws {
+        let bytes: [UInt8] = [0x00, 0x01, 0xFF, 0xFF, 0xFF, 0xFF]  // 15 zero bits, a one, 15 ones: ue(v) = 2^16 - 2
+        for discards in [true, false] {
+            var results: [H264Error] = []
+            bytes.withUnsafeBytes { raw in
+                func attempt(_ body: (inout UnsafeSyntaxReader) throws(H264Error) -> Void) {
+                    var r = UnsafeSyntaxReader(raw)
+                    r.discardsErrors = discards
+                    do throws(H264Error) { try body(&r) } catch { results.append(error) }
+                }
+                attempt { r throws(H264Error) in var v: UInt32 = 0; try r.ue(&v, "num_ref_idx_l0_active_minus1", 0...31) }
+                attempt { r throws(H264Error) in var v: UInt64 = 0; v = try r.readBits(64); _ = v }
+                attempt { r throws(H264Error) in var a: [UInt8] = []; try r.prepare(&a, count: 33, limit: 32, fill: 0, "luma_weight_l0") }
+                attempt { r throws(H264Error) in var m = RefPicListModification(); try m.code(&r, mvc: false) }
+            }
+            #expect(results.count == 4)
+            for e in results {
+                #expect(e.isIdentical(to: UnsafeSyntaxReader.discarded) == discards, "\(e)")
+            }
+            if !discards {
+                #expect(results.map(\.code) == [.valueOutOfRange, .truncated, .limitExceeded, .valueOutOfRange])
+            }
+        }
     }
 }

@@ -97,6 +97,9 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "H264Error.\(code): \(reason)" }
 
+    /// True when `other` is this very error value (not only the same code).
+    func isIdentical(to other: H264Error) -> Bool { detail === other.detail }
+
     public static func == (lhs: H264Error, rhs: H264Error) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -77,7 +77,7 @@ public struct DecRefPicMarking: Sendable, Hashable {
             try c.ue(&op.operation, "memory_management_control_operation", 0...6)
             if op.operation == 0 { break }
             guard i < Self.maxOperations else {
-                throw H264Error.invalid(.limitExceeded, "more than \(Self.maxOperations) memory management operations")
+                throw c.failure { H264Error.invalid(.limitExceeded, "more than \(Self.maxOperations) memory management operations") }
             }
             let m = op.operation
             if m == 1 || m == 3 { try c.ue(&op.differenceOfPicNumsMinus1, "difference_of_pic_nums_minus1", any) }

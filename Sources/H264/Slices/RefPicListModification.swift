@@ -39,7 +39,7 @@ public struct RefPicListModification: Sendable, Hashable {
             try c.ue(&idc, "modification_of_pic_nums_idc", 0...(mvc ? 5 : 3))
             if idc == 3 { break }
             guard i < Self.maxOperations else {
-                throw H264Error.invalid(.limitExceeded, "more than \(Self.maxOperations) reference list modifications")
+                throw c.failure { H264Error.invalid(.limitExceeded, "more than \(Self.maxOperations) reference list modifications") }
             }
             var value: UInt32 = c.isReading ? 0 : operations[i].value
             switch idc {

@@ -155,7 +155,7 @@ extension SliceHeader {
     /// - Returns: the header's length in bits; ``H264Error/Code/truncated`` when the header runs
     ///   past the prefix.
     @inline(never)
-    private static func parseUnescapedPrefix<Context: SyntaxContext>(of payload: ArraySlice<UInt8>, into header: inout SliceHeader,
+    static func parseUnescapedPrefix<Context: SyntaxContext>(of payload: ArraySlice<UInt8>, into header: inout SliceHeader,
                                                                      context: Context) throws(H264Error) -> Int {
         // 40 bytes: the prefix (at most 32 bytes once unescaped), then at least 8 zero bytes for
         // the reader's 8-byte loads.
@@ -188,14 +188,20 @@ extension SliceHeader {
     private static func escapedPass<Context: SyntaxContext>(_ raw: UnsafeRawBufferPointer, padding: Int, into header: inout SliceHeader,
                                                             bitLength: inout Int, context: Context) -> EscapedPass {
         var r = UnsafeSyntaxReader(raw, padding: padding)
+        // A read that fails here may have failed on an emulation-prevention byte: its error is
+        // not built (no message, no allocation) and the RBSP is read instead, which gives the
+        // real error when there is one.
+        r.discardsErrors = true
         do throws(H264Error) {
             try header.code(&r, context: context)
             bitLength = r.position
             let used = (r.position &+ 7) &>> 3  // <= raw.count
             return Self.hasEmulationPrevention(raw, count: used) ? .escaped : .parsed
         } catch {
-            // The error is the real one when no emulation-prevention byte lies before the
-            // failing element's end (an element is at most 64 bits: 9 bytes from its start).
+            if error.isIdentical(to: UnsafeSyntaxReader.discarded) { return .escaped }
+            // An error of the header's own checks (an unknown PPS) is the real one when no
+            // emulation-prevention byte lies before the failing element's end (an element is at
+            // most 64 bits: 9 bytes from its start).
             let end = Swift.min(raw.count, (r.position &>> 3) &+ 9)
             return Self.hasEmulationPrevention(raw, count: end) ? .escaped : .failed(error)
         }

@@ -12,7 +12,7 @@ extension SyntaxCoder {
     @inlinable
     public mutating func prepare<T>(_ array: inout [T], count: Int, limit: Int, fill: T, _ name: SyntaxName) throws(H264Error) {
         guard count >= 0, count <= limit else {
-            throw H264Error.invalid(.limitExceeded, "\(name): \(count) elements (at most \(limit))")
+            throw failure { H264Error.invalid(.limitExceeded, "\(name): \(count) elements (at most \(limit))") }
         }
         if isReading {
             if array.count == count {
@@ -60,5 +60,16 @@ extension SyntaxCoder {
         } else if !data.isEmpty {
             try bytes(&data, count: data.count, "trailing_data")
         }
+    }
+}
+
+extension SyntaxCoder {
+    /// The error to throw for a failed element: `make()`'s, or, from a reader whose errors are
+    /// discarded (``UnsafeSyntaxReader/discardsErrors``), the one shared error it throws
+    /// instead (no message built). Resolved when the caller is specialised for its coder.
+    @usableFromInline
+    func failure(_ make: () -> H264Error) -> H264Error {
+        if let reader = self as? UnsafeSyntaxReader { return reader.failure(make) }
+        return make()
     }
 }

@@ -19,6 +19,10 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     @usableFromInline let loadableCount: Int
     /// The position of the next bit, counted from `base`'s first bit.
     @usableFromInline var position = 0
+    /// When set, every failure throws ``discarded`` instead of an error with its message: for a
+    /// read whose failure the caller does not report (the slice header's pass over the escaped
+    /// bytes reads again from the RBSP to report one), so that it builds no message.
+    @usableFromInline var discardsErrors = false
 
     /// A reader of `bytes`; `padding` zero bytes follow them in memory (loads may read them).
     @inlinable init(_ bytes: UnsafeRawBufferPointer, padding: Int = 0) {
@@ -70,7 +74,7 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     /// `u(n)` for `count` in 0...64.
     @inlinable @inline(__always)
     mutating func readBits(_ count: Int) throws(H264Error) -> UInt64 {
-        guard count <= bitsRemaining else { throw Self.truncated(count, at: position, left: bitsRemaining) }
+        guard count <= bitsRemaining else { throw failure { Self.truncated(count, at: position, left: bitsRemaining) } }
         let v = peek(count)
         position &+= count  // count <= bitsRemaining
         return v
@@ -98,16 +102,25 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     mutating func readUESlowly() throws(H264Error) -> UInt32 {
         let window = peekSlowly(32)
         guard window != 0 else {
-            if bitsRemaining < 32 { throw H264Error.truncated("ue(v) at bit \(position) runs past the end") }
-            throw H264Error.invalid(.invalidExpGolomb, "ue(v) at bit \(position) has more than 31 leading zero bits")
+            if bitsRemaining < 32 { throw failure { H264Error.truncated("ue(v) at bit \(position) runs past the end") } }
+            throw failure { H264Error.invalid(.invalidExpGolomb, "ue(v) at bit \(position) has more than 31 leading zero bits") }
         }
         let zeros = window.leadingZeroBitCount &- 32  // 0...31
         let length = zeros &* 2 &+ 1
-        guard length <= bitsRemaining else { throw H264Error.truncated("ue(v) at bit \(position) runs past the end") }
+        guard length <= bitsRemaining else { throw failure { H264Error.truncated("ue(v) at bit \(position) runs past the end") } }
         let v = peekSlowly(length)
         position &+= length
         return UInt32(truncatingIfNeeded: v &- 1)  // 1 <= v < 2^32
     }
+
+    /// The error a failed read throws: `make()`'s, or ``discarded`` when ``discardsErrors``.
+    @usableFromInline @inline(never)
+    func failure(_ make: () -> H264Error) -> H264Error {
+        discardsErrors ? Self.discarded : make()
+    }
+
+    /// What every failure throws while ``discardsErrors`` is set (made once).
+    static let discarded = H264Error.invalid(.invalidBitstream, "a read whose error is not reported failed")
 
     @usableFromInline @inline(never)
     static func truncated(_ count: Int, at position: Int, left: Int) -> H264Error {
@@ -120,7 +133,7 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
         let count = (8 &- (position & 7)) & 7
         guard count != 0 else { return }
         let bits = try readBits(count)
-        guard bits == (1 &<< UInt64(count)) &- 1 else { throw Self.notOne(name) }  // count <= 7
+        guard bits == (1 &<< UInt64(count)) &- 1 else { throw failure { Self.notOne(name) } }  // count <= 7
     }
 
     @usableFromInline @inline(never)
@@ -141,14 +154,14 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     @inlinable @inline(__always)
     mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
         let raw = try readBits(bits)
-        guard let v = T(exactly: raw), range.contains(v) else { throw Self.outOfRange(name, Int64(truncatingIfNeeded: raw)) }
+        guard let v = T(exactly: raw), range.contains(v) else { throw failure { Self.outOfRange(name, Int64(truncatingIfNeeded: raw)) } }
         value = v
     }
 
     @inlinable @inline(__always)
     mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
         let raw = try readUE()
-        guard let v = T(exactly: raw), range.contains(v) else { throw Self.outOfRange(name, Int64(raw)) }
+        guard let v = T(exactly: raw), range.contains(v) else { throw failure { Self.outOfRange(name, Int64(raw)) } }
         value = v
     }
 
@@ -158,13 +171,13 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
         // k <= 2^32 - 2, so (k + 1) / 2 <= 2^31 - 1 fits Int32.
         let magnitude = Int32(truncatingIfNeeded: (UInt64(k) &+ 1) &>> 1)
         let raw = k & 1 == 1 ? magnitude : 0 &- magnitude
-        guard let v = T(exactly: raw), range.contains(v) else { throw Self.outOfRange(name, Int64(raw)) }
+        guard let v = T(exactly: raw), range.contains(v) else { throw failure { Self.outOfRange(name, Int64(raw)) } }
         value = v
     }
 
     @inlinable @inline(__always)
     mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error) {
-        guard position < bitCount else { throw H264Error.truncated("needed 1 bit at bit \(position)") }
+        guard position < bitCount else { throw failure { H264Error.truncated("needed 1 bit at bit \(position)") } }
         let byte = base.unsafelyUnwrapped.load(fromByteOffset: position &>> 3, as: UInt8.self)
         value = (byte &>> UInt8(7 &- (position & 7))) & 1 == 1
         position &+= 1  // < bitCount
@@ -193,18 +206,18 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
         var one = false
         try flag(&one, "rbsp_stop_one_bit")
         guard one else {
-            throw H264Error.invalid(.invalidTrailingBits, "rbsp_stop_one_bit is 0 at bit \(position &- 1)")
+            throw failure { H264Error.invalid(.invalidTrailingBits, "rbsp_stop_one_bit is 0 at bit \(position &- 1)") }
         }
         while position & 7 != 0 {
             var zero = false
             try flag(&zero, "rbsp_alignment_zero_bit")
-            if zero { throw H264Error.invalid(.invalidTrailingBits, "rbsp_alignment_zero_bit is 1 at bit \(position &- 1)") }
+            if zero { throw failure { H264Error.invalid(.invalidTrailingBits, "rbsp_alignment_zero_bit is 1 at bit \(position &- 1)") } }
         }
     }
 
     @usableFromInline
     mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
-        guard count >= 0, count <= bitsRemaining / 8 else { throw .truncated("\(name): \(count) bytes wanted") }
+        guard count >= 0, count <= bitsRemaining / 8 else { throw failure { .truncated("\(name): \(count) bytes wanted") } }
         if position & 7 == 0 {
             let start = position &>> 3
             bytes = Array(UnsafeRawBufferPointer(start: base.unsafelyUnwrapped + start, count: count))  // start + count <= byteCount
@@ -226,8 +239,8 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
 
     @usableFromInline
     func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
-        guard (0...32).contains(count) else { throw .outOfRange("look-ahead bit count", Int64(count)) }
-        guard skip >= 0, skip <= bitsRemaining else { throw .truncated("cannot skip \(skip) bits at bit \(position)") }
+        guard (0...32).contains(count) else { throw failure { .outOfRange("look-ahead bit count", Int64(count)) } }
+        guard skip >= 0, skip <= bitsRemaining else { throw failure { .truncated("cannot skip \(skip) bits at bit \(position)") } }
         var r = self
         r.position &+= skip  // skip <= bitsRemaining
         return UInt32(truncatingIfNeeded: try r.readBits(count))
