@@ -79,6 +79,9 @@ enum EscapedSliceHeaders {
         for header in EscapedSliceHeaders.headers() {
             let unit = try EscapedSliceHeaders.unit(header, store)
             let expected = try SliceHeader.parse(rbsp: unit.rbsp, nalUnitHeader: NALUnitHeader(unit), context: store)
+            var written = header
+            try written.setInferredValues(context: store)
+            #expect(expected.header == written, "the RBSP gives back the header written")
             let fresh = try SliceHeader.parse(unit, context: store)
             #expect(fresh.header == expected.header && fresh.bitLength == expected.bitLength)
             let bits = try SliceHeader.parse(unit, context: store, into: &kept)

@@ -12,24 +12,38 @@ public enum EmulationPrevention {
     @inlinable
     public static func rbsp(from ebsp: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         guard let first = firstEmulationPreventionByte(in: ebsp) else { return ebsp }
-        var out = [UInt8]()
-        out.reserveCapacity(ebsp.count)
-        let count = ebsp.count
-        ebsp.withUnsafeBufferPointer { buf in
-            guard let base = buf.baseAddress else { return }
-            // Copy the runs between emulation-prevention bytes; each next one is found by the
-            // same SIMD scan as start codes, looking for `00 00 03` after the previous `03`.
-            var runStart = 0
-            var ep = first &- ebsp.startIndex
-            while true {
-                out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: ep &- runStart))
-                runStart = ep &+ 1  // <= count: ep is an index in the buffer
-                guard let next = StartCodeScanner.find(base, from: runStart, count: count, third: 3) else { break }
-                ep = next &+ 2  // the scanner saw base[next + 2]
+        let out = [UInt8](unsafeUninitializedCapacity: ebsp.count) { buffer, written in
+            // buffer holds ebsp.count >= 3 bytes (an emulation-prevention byte was found).
+            written = ebsp.withUnsafeBufferPointer { src in
+                writeRBSP(of: src, firstEmulationPrevention: first &- ebsp.startIndex, to: UnsafeMutableRawPointer(buffer.baseAddress!))
             }
-            out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count &- runStart))
         }
         return out[...]
+    }
+
+    /// Writes the RBSP of `ebsp` to `out` (room for `ebsp.count` bytes): the runs between
+    /// emulation-prevention bytes, each next one found by the same SIMD scan as start codes,
+    /// looking for `00 00 03` after the previous `03`.
+    /// - Parameter first: the index in `ebsp` of its first emulation-prevention byte, when the
+    ///   caller has found it (else found here).
+    /// - Returns: the number of bytes written.
+    /// - Complexity: O(n).
+    @inlinable
+    static func writeRBSP(of ebsp: UnsafeBufferPointer<UInt8>, firstEmulationPrevention first: Int? = nil,
+                          to out: UnsafeMutableRawPointer) -> Int {
+        let count = ebsp.count
+        guard let base = ebsp.baseAddress else { return 0 }
+        var written = 0
+        var runStart = 0
+        var ep = first ?? StartCodeScanner.find(base, from: 0, count: count, third: 3).map { $0 &+ 2 }
+        while let e = ep {
+            (out + written).copyMemory(from: base + runStart, byteCount: e &- runStart)
+            written &+= e &- runStart
+            runStart = e &+ 1  // <= count: e is an index in the buffer
+            ep = StartCodeScanner.find(base, from: runStart, count: count, third: 3).map { $0 &+ 2 }  // the scanner saw base[next + 2]
+        }
+        (out + written).copyMemory(from: base + runStart, byteCount: count &- runStart)
+        return written &+ count &- runStart
     }
 
     /// The index of the first emulation-prevention byte (`03` after `00 00`), if any.

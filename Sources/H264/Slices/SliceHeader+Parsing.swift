@@ -161,16 +161,9 @@ extension SliceHeader {
         // the reader's 8-byte loads.
         var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
         let result: Result<Int, H264Error> = Swift.withUnsafeMutableBytes(of: &buffer) { out in
-            var count = 0
-            var zeros = 0
-            for byte in payload.prefix(headerPrefixBytes) {
-                if zeros >= 2 && byte == 3 {  // emulation_prevention_three_byte, as EmulationPrevention.rbsp(from:) removes it
-                    zeros = 0
-                    continue
-                }
-                out[count] = byte  // count < headerPrefixBytes = 32 < 40
-                count &+= 1
-                zeros = byte == 0 ? zeros &+ 1 : 0
+            // At most headerPrefixBytes = 32 bytes written into the 40.
+            let count = payload.prefix(headerPrefixBytes).withUnsafeBufferPointer { src in
+                EmulationPrevention.writeRBSP(of: src, to: out.baseAddress!)
             }
             var r = UnsafeSyntaxReader(UnsafeRawBufferPointer(rebasing: out[0..<count]), padding: out.count &- count)
             do throws(H264Error) {
