@@ -128,6 +128,15 @@ struct Arguments {
         return v
     }
 
+    /// A number of seconds (a decimal) that must lie in `range`.
+    mutating func secondsOption(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let s = try option(name) else { return nil }
+        guard let v = Double(s), range.contains(v) else {
+            throw CLIError("\(name): '\(s)' is not a number of seconds in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return v
+    }
+
     /// A rate option `N` or `N/D` (`--fps 30000/1001`): both terms whole numbers in
     /// 1...`limit` (a decimal `N` is taken as `N`/1 when it is whole).
     mutating func rateOption(_ name: String, limit: Int64 = 1_000_000) throws -> (numerator: Int64, denominator: Int64)? {

@@ -27,7 +27,10 @@ enum MP4Conversion {
         case .fastStart: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .fastStart))
         case .mediaFirst: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .mediaFirst))
         case .fragmented:
-            var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: timescale)
+            // A fragment per second at any access unit (a recording keeps all but the last
+            // second when cut short); an edit list gives the progressive layouts' start time.
+            var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: timescale, cutting: .anySample,
+                                                    compositionTimes: .editList)
             options.writesSegmentType = false
             return try MP4FragmentedFileWriter(file: file, options: options)
         }

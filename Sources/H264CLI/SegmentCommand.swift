@@ -7,65 +7,130 @@ enum SegmentCommand: CLICommand {
     static let name = "segment"
     static let summary = "cut a stream into CMAF segments with an HLS playlist"
     static let usage = """
-    usage: h264 segment IN -o DIR [--duration S] [--fps R] [--sidx] [--cut-anywhere] [--edit-list]
+    usage: h264 segment IN -o DIR [--duration S] [--fps R] [--start-at idr|random-access|any]
+                       [--max-segment-duration S] [--parameter-sets auto|new-init|in-band]
+                       [--window N] [--sidx] [--edit-list]
 
     IN is an Annex-B stream (a file or -) or an MP4 file (recognised by its first bytes). DIR
     (created when missing) gets init.mp4 (ftyp + moov, no samples), segment-00001.m4s, ...
-    (styp + moof + mdat, each starting with a sync sample) and index.m3u8 (HLS version 7 with
-    EXT-X-MAP, EXTINF, EXT-X-TARGETDURATION, EXT-X-ENDLIST). A change of parameter sets writes
-    init-2.mp4 and an EXT-X-DISCONTINUITY before the segment that needs it.
+    (styp + moof + mdat) and index.m3u8 (HLS version 7 with EXT-X-MAP, EXTINF,
+    EXT-X-TARGETDURATION, EXT-X-ENDLIST). Where decoding can start is read from each access
+    unit's NAL units, not from an MP4's sync flags. Access units before the first start point
+    cannot be decoded and are skipped (the count is printed); a stream with none is an error.
 
       --duration S        target segment duration in seconds (default 2): a segment ends at
-                          the first sync sample at or after it
+                          the first start point at or after it (less half a frame duration)
       --fps R             frame rate for Annex-B streams without VUI timing
-      --sidx              a segment index (sidx) in each segment
-      --cut-anywhere      end segments at the target duration even between sync samples
+      --start-at WHERE    where segments may start: idr (default; each segment decodes alone
+                          and the playlist says EXT-X-INDEPENDENT-SEGMENTS), random-access
+                          (also recovery points: open GOP, intra refresh; the playlist then
+                          does not claim independence), any (any access unit; --cut-anywhere)
+      --max-segment-duration S
+                          cut a segment that reaches S seconds without a start point (default:
+                          10 times --duration, at least 30); the playlist then drops
+                          EXT-X-INDEPENDENT-SEGMENTS
+      --parameter-sets M  parameter sets that change mid-stream: auto (default: in band under
+                          an avc3 sample entry while the picture size stays, a new init segment
+                          and EXT-X-DISCONTINUITY when it changes), new-init (a new init segment
+                          for every change), in-band (never a new init segment)
+      --window N          a live playlist rewritten after each segment, listing the last N
+                          segments (older segment files are deleted)
+      --sidx              a segment index (sidx) before each fragment
       --edit-list         an edit list in the init segment starts the presentation at 0
                           (the default shifts the composition offsets instead: trun version 1)
     """
 
     static func run(_ args: inout Arguments) throws {
         guard let dir = try args.option("-o") ?? args.option("--output") else { throw CLIError("segment needs -o DIR") }
-        let durationText = try args.option("--duration") ?? "2"
+        let seconds = try args.secondsOption("--duration", in: 0.001...86_400) ?? 2
+        let maximum = try args.secondsOption("--max-segment-duration", in: 0.001...864_000)
         let fps = try args.rateOption("--fps", limit: 1000)
         let sidx = args.flag("--sidx")
         let anywhere = args.flag("--cut-anywhere")
         let editList = args.flag("--edit-list")
-        let input = try args.positionals(min: 1, max: 1)[0]
-        guard let seconds = Double(durationText), seconds > 0, seconds < 86_400 else {
-            throw CLIError("--duration: '\(durationText)' is not a number of seconds")
+        let window = try args.intOption("--window", in: 3...1_000_000)
+        let cutting: MP4FragmentWriter.Options.Cutting
+        switch try args.option("--start-at") ?? (anywhere ? "any" : "idr") {
+        case "idr": cutting = .atSyncSamples
+        case "random-access": cutting = .atRandomAccessPoints
+        case "any": cutting = .anySample
+        case let other: throw CLIError("--start-at must be idr, random-access or any, not '\(other)'")
         }
+        let changes: MP4FragmentWriter.Options.ParameterSetChanges
+        switch try args.option("--parameter-sets") ?? "auto" {
+        case "auto": changes = .inBandWherePossible
+        case "new-init": changes = .newInitializationSegment
+        case "in-band": changes = .inBand
+        case let other: throw CLIError("--parameter-sets must be auto, new-init or in-band, not '\(other)'")
+        }
+        let input = try args.positionals(min: 1, max: 1)[0]
         func options(_ timescale: Int64) -> MP4FragmentWriter.Options {
-            var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: max(1, Int64((seconds * Double(timescale)).rounded())))
+            func ticks(_ s: Double) -> Int64 { max(1, Int64((s * Double(timescale)).rounded())) }
+            var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: ticks(seconds), cutting: cutting,
+                                              parameterSetChanges: changes)
+            o.maximumSegmentDuration = maximum.map(ticks)
             o.writesSegmentIndex = sidx
-            if anywhere { o.cutting = .anySample }
             if editList { o.compositionTimes = .editList }
             return o
+        }
+        func makeWriter(_ timescale: Int64) throws(MP4Error) -> HLSSegmentWriter {
+            try HLSSegmentWriter(directory: dir, options: options(timescale), playlistType: window == nil ? .event : nil,
+                                 updatesPlaylistAfterEachSegment: window != nil, window: window)
         }
         var writer: HLSSegmentWriter?
         if MP4Conversion.isMP4(path: input) {
             let (reader, track) = try MP4Conversion.open(input)
-            let hls = try HLSSegmentWriter(directory: dir, options: options(Int64(track.timescale)),
-                                           updatesPlaylistAfterEachSegment: false)
+            let hls = try makeWriter(Int64(track.timescale))
+            writer = hls
             var samples = reader.samples(of: track)
             while let info = try samples.next() {
                 try hls.append(try reader.sample(info), description: track.descriptions[info.descriptionIndex])
             }
             try hls.finish()
-            writer = hls
         } else {
             var timing = TimestampAssigner.Configuration()
             if let fps { timing.frameRate = fps }
             try MP4Conversion.mux(try ChunkedInput(input), timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
-                let hls = try HLSSegmentWriter(directory: dir, options: options(timescale), updatesPlaylistAfterEachSegment: false)
+                let hls = try makeWriter(timescale)
                 writer = hls
                 return hls
             }
         }
-        if let playlist = writer?.playlist, let playlistName = writer?.naming.playlist {
-            let segments = playlist.entries.filter { if case .segment = $0 { true } else { false } }.count
-            let maps = playlist.entries.filter { if case .map = $0 { true } else { false } }.count
-            Output.note("wrote \(segments) segments, \(maps) init segment\(maps == 1 ? "" : "s") and \(playlistName) in \(dir)")
+        guard let writer else { throw CLIError("no access unit to segment in '\(input)'") }
+        try report(writer, dir: dir, startAt: cutting)
+    }
+
+    /// Prints what was written and what the stream made the segmenter do; throws when no
+    /// segment could be written.
+    private static func report(_ writer: HLSSegmentWriter, dir: String, startAt cutting: MP4FragmentWriter.Options.Cutting) throws {
+        let fragments = writer.fragmentWriter
+        let skipped = fragments.droppedLeadingSampleCount
+        guard fragments.segmentCount > 0 else {
+            let hint = cutting == .atSyncSamples ? "; --start-at random-access starts segments at recovery points too" : ""
+            throw CLIError("no segment written: none of the \(skipped) access units is a point where decoding can start "
+                           + "(\(cutting == .atSyncSamples ? "an IDR picture" : "an IDR picture or a recovery point"))\(hint)")
         }
+        if skipped > 0 {
+            Output.error("warning: skipped \(skipped) access unit\(skipped == 1 ? "" : "s") before the first point where decoding can start")
+        }
+        if fragments.segmentsCutWithoutStartPoint > 0 {
+            Output.error("warning: \(fragments.segmentsCutWithoutStartPoint) segment\(fragments.segmentsCutWithoutStartPoint == 1 ? "" : "s") "
+                         + "cut at the maximum duration without a start point (they do not decode alone; "
+                         + "the playlist does not claim EXT-X-INDEPENDENT-SEGMENTS)")
+        }
+        if fragments.formatChangesCarriedInBand > 0 {
+            Output.error("warning: \(fragments.formatChangesCarriedInBand) format changes carried in band: "
+                         + "new init segments would have outgrown the media")
+        }
+        var maps = 0
+        var discontinuities = 0
+        for entry in writer.playlist.entries {
+            if case .map = entry { maps += 1 }
+            if case .discontinuity = entry { discontinuities += 1 }
+        }
+        let segments = fragments.segmentCount
+        Output.note("wrote \(segments) segment\(segments == 1 ? "" : "s"), \(fragments.initializationCount) init segment"
+                    + "\(fragments.initializationCount == 1 ? "" : "s")\(discontinuities > 0 ? " (\(discontinuities) discontinuities)" : "")"
+                    + " and \(writer.naming.playlist) in \(dir)")
     }
 }

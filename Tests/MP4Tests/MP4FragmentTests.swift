@@ -15,6 +15,7 @@ import TestSupport
         let samples = try S.samples(fixture.bytes())
         let timescale = try #require(S.timescale(fixture.bytes()))
         var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target)
+        o.maximumFragmentDuration = Int64.max  // one fragment per segment unless a test asks
         options(&o)
         var w = try MP4FragmentWriter(options: o)
         var out: [MP4Segment] = []
@@ -28,7 +29,7 @@ import TestSupport
         let media = segments.filter { $0.kind == .media }
         #expect(segments.first?.kind == .initialization)
         #expect(media.count == Fixture.baselineCAVLC.facts.idrCount)
-        #expect(media.allSatisfy { $0.startsWithSyncSample })
+        #expect(media.allSatisfy { $0.startsWithSyncSample && $0.isIndependent })
         #expect(media.map(\.sequenceNumber) == Array(1...UInt32(media.count)))
         // Back to back they make a file whose samples are the stream's, each segment's first sync.
         let file = segments.flatMap(\.bytes)
@@ -125,32 +126,39 @@ import TestSupport
         #expect(segments[second - 1].initializationNumber == 1)
     }
 
-    /// A format change needs the samples since the last init segment to hold as many bytes as
-    /// the new one: a stream that changes format every few bytes is refused, not written as
-    /// an init segment and a media segment per sample (many times its input).
-    @Test func formatChangesTooCloseTogetherAreRefused() throws {
+    /// The init segments after the first may add at most the samples' bytes to the output: a
+    /// stream that changes format every few bytes gets its changes in band, not an init segment
+    /// and a media segment per sample (many times its input). The credit is the whole stream's,
+    /// not the bytes since the last init segment.
+    @Test func formatChangesTooCloseTogetherGoInBand() throws {
         let samples = try S.samples(Fixture.resolutionChange.bytes())
         let (a, b) = (samples[0].0, try #require(samples.first { $0.0 != samples[0].0 }).0)
         let tiny = { (i: Int64) in MP4Sample(data: [0, 0, 0, 2, 0x65, 0x88], decodeTime: i * 3000, presentationTime: i * 3000,
                                              flags: MP4SampleFlags(isSync: true)) }
-        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 1 << 40))  // no cut by duration
+        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 1 << 40,  // no cut by duration
+                                                     parameterSetChanges: .newInitializationSegment,
+                                                     maximumSegmentDuration: 1 << 40, maximumFragmentDuration: 1 << 40))
         var out = try w.append(tiny(0), description: a)
         #expect(out.map(\.kind) == [.initialization])
         let initSize = out[0].bytes.count
-        #expect(throws: MP4Error(.limitExceeded, "")) { _ = try w.append(tiny(1), description: b) }
-        // The writer goes on with the current description, and takes the change once the
-        // samples since the first init segment hold as many bytes as the new one.
-        var t: Int64 = 1
-        var written = 6
-        while written < initSize {
-            out = try w.append(tiny(t), description: a)
-            #expect(out.isEmpty)
+        out = try w.append(tiny(1), description: b)
+        #expect(out.isEmpty)
+        #expect(w.formatChangesCarriedInBand == 1)
+        #expect(w.initializationCount == 1)
+        // The writer takes the next change with an init segment once the stream's samples hold
+        // as many bytes as it: about initSize / 6 tiny samples, not one per change.
+        var t: Int64 = 2
+        while true {
+            out = try w.append(tiny(t), description: t % 2 == 0 ? a : b)
             t += 1
-            written += 6
+            if !out.isEmpty { break }
+            #expect(t < Int64(initSize))
         }
-        out = try w.append(tiny(t), description: b)
         #expect(out.map(\.kind) == [.media, .initialization])
+        #expect(out[1].isDiscontinuity)
+        #expect(t > 4)
         #expect(w.initializationCount == 2)
+        #expect(w.formatChangesCarriedInBand == t - 2)  // samples 1...t-2 changed in band
     }
 
     @Test func playlistText() throws {

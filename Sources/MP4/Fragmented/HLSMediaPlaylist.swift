@@ -26,6 +26,9 @@ public struct HLSMediaPlaylist: Hashable, Sendable {
     public var timescale: Int64
     /// `EXT-X-MEDIA-SEQUENCE`.
     public var mediaSequence: Int
+    /// `EXT-X-DISCONTINUITY-SEQUENCE` (written when not 0): the discontinuities a live
+    /// playlist has removed.
+    public var discontinuitySequence: Int
     /// `EXT-X-PLAYLIST-TYPE`, if any.
     public var playlistType: PlaylistType?
     /// Write `EXT-X-INDEPENDENT-SEGMENTS` (every segment starts with a sync sample).
@@ -39,6 +42,7 @@ public struct HLSMediaPlaylist: Hashable, Sendable {
     public init(timescale: Int64, mediaSequence: Int = 0, playlistType: PlaylistType? = nil, independentSegments: Bool = true) {
         self.timescale = max(1, timescale)
         self.mediaSequence = mediaSequence
+        discontinuitySequence = 0
         self.playlistType = playlistType
         self.independentSegments = independentSegments
         entries = []
@@ -70,6 +74,7 @@ public struct HLSMediaPlaylist: Hashable, Sendable {
     /// The lines before the entries.
     func header(targetDuration: Int) -> String {
         var s = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:\(targetDuration)\n#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)\n"
+        if discontinuitySequence != 0 { s += "#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuitySequence)\n" }
         if let playlistType { s += "#EXT-X-PLAYLIST-TYPE:\(playlistType.rawValue)\n" }
         if independentSegments { s += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
         return s

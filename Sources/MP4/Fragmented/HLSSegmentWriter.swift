@@ -8,15 +8,34 @@ import Darwin
 /// (`init.mp4`, then `init-2.mp4`... after a format change), media segments
 /// (`segment-00001.m4s`, ...) and the media playlist (`index.m3u8`), rewritten after each
 /// segment for live players (through a temporary file and a rename, so a reader never sees
-/// half a playlist) or only at the end, and ended with `EXT-X-ENDLIST` by ``finish()``. The
-/// playlist's lines are rendered once each.
+/// half a playlist) or only at the end, and ended with `EXT-X-ENDLIST` by ``finish()``.
 ///
-/// A rewrite costs the playlist's size, which grows with the segments: a live rewrite waits
-/// until the segments written since the last one hold at least a quarter of the playlist's
-/// bytes, so that rewriting never writes more than four times the media. Real segments (tens of
-/// kilobytes and more, against about 60 bytes per playlist entry) meet that after every
-/// segment for tens of thousands of segments; a stream of tiny segments gets its playlist
-/// less often.
+/// Each segment's fragments go to its file as the ``MP4FragmentWriter`` makes them, and the
+/// playlist names a segment only once its file is whole: a process that stops part-way leaves
+/// a playlist that lists only complete segments. `EXT-X-INDEPENDENT-SEGMENTS` is written while
+/// every segment listed starts with an IDR access unit (``MP4Segment/isIndependent``), and
+/// dropped from the playlist from the first one that does not (a recovery point, with
+/// ``MP4FragmentWriter/Options/Cutting-swift.enum/atRandomAccessPoints``, or a cut forced by
+/// ``MP4FragmentWriter/Options/maximumSegmentDuration``). `EXT-X-DISCONTINUITY` goes before an
+/// init segment that changes the decoder's configuration (``MP4Segment/isDiscontinuity``),
+/// not before one that only moves parameter sets in band.
+///
+/// With a ``window`` the playlist is a live sliding window: it lists the last `window`
+/// segments (`EXT-X-MEDIA-SEQUENCE` and `EXT-X-DISCONTINUITY-SEQUENCE` count those removed,
+/// the `EXT-X-MAP` in force is kept at the top), and a segment file is deleted once `window`
+/// more segments have left the playlist after it (RFC 8216 6.2.2 keeps a removed segment
+/// available for about a playlist's duration), with the init segments nothing refers to any
+/// more. Without one every segment stays listed.
+///
+/// A rewrite costs the playlist's size. Without a window the playlist grows with the segments,
+/// and a live rewrite waits until the segments written since the last one hold at least a
+/// quarter of the playlist's bytes, so that rewriting never writes more than four times the
+/// media; real segments (tens of kilobytes and more, against about 60 bytes per playlist
+/// entry) meet that after every segment for tens of thousands of segments.
+///
+/// Memory: the ``MP4FragmentWriter``'s (one fragment), one fragment's output while it is
+/// written, and the playlist: one entry per segment, or with a window at most `window` entries
+/// and their maps, and `window` names of removed segments waiting for deletion.
 ///
 /// ```swift
 /// let hls = try HLSSegmentWriter(directory: "out", options: .init(timescale: 90_000, targetDuration: 180_000))
@@ -68,30 +87,59 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     public private(set) var playlist: HLSMediaPlaylist
     /// The playlist is rewritten after each segment (else only by ``finish()``).
     public let updatesPlaylistAfterEachSegment: Bool
+    /// The live sliding window: the number of segments the playlist lists, nil for all.
+    public let window: Int?
     private var fragments: MP4FragmentWriter
-    /// The entries' lines, rendered as they come, and the longest segment so far.
+    /// Without a window, the entries' lines, rendered as they come.
     private var body = ""
+    /// The longest segment so far.
     private var longest: Int64 = 0
     /// The bytes of the segments written since the playlist was.
     private var bytesSincePlaylist = 0
+    /// The media segment being written: its file and what its playlist entry needs.
+    private var current: (file: MP4File, name: String, duration: Int64, isIndependent: Bool)?
+    /// With a window: segments removed from the playlist, deleted once `window` more have been.
+    private var removed: [String] = []
+    private var removedStart = 0
+    /// With a window: how many playlist entries refer to each init segment.
+    private var mapUses: [String: Int] = [:]
 
     /// Creates the directory when it does not exist; nothing else is written before the first
     /// sample.
-    /// - Throws: ``MP4Error/Code/io`` when the directory cannot be made, and the options'
-    ///   errors (see ``MP4FragmentWriter/init(options:)``).
+    /// - Parameters:
+    ///   - directory: where the files go.
+    ///   - options: how segments are cut (see ``MP4FragmentWriter``).
+    ///   - naming: the files' names.
+    ///   - playlistType: `EXT-X-PLAYLIST-TYPE` (`EVENT` becomes `VOD` at the end); none with a
+    ///     window.
+    ///   - updatesPlaylistAfterEachSegment: rewrite the playlist as segments come (live), or
+    ///     only at the end.
+    ///   - window: list only the last `window` segments (at least 3, as RFC 8216 6.2.2 asks of
+    ///     a live playlist) and delete older ones; nil keeps every segment.
+    /// - Throws: ``MP4Error/Code/io`` when the directory cannot be made,
+    ///   ``MP4Error/Code/invalidArgument`` for a window below 3, and the options' errors (see
+    ///   ``MP4FragmentWriter/init(options:)``).
     public init(directory: String, options: MP4FragmentWriter.Options, naming: Naming = Naming(),
                 playlistType: HLSMediaPlaylist.PlaylistType? = .event,
-                updatesPlaylistAfterEachSegment: Bool = true) throws(MP4Error) {
+                updatesPlaylistAfterEachSegment: Bool = true, window: Int? = nil) throws(MP4Error) {
+        if let window, window < 3 {
+            throw MP4Error.invalid(.invalidArgument, "a live playlist window of \(window) segments is below 3")
+        }
         self.updatesPlaylistAfterEachSegment = updatesPlaylistAfterEachSegment
+        self.window = window
         fragments = try MP4FragmentWriter(options: options)
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             throw MP4Error.invalid(.io, "cannot create directory '\(directory)': \(String(cString: strerror(errno)))")
         }
         self.directory = directory
         self.naming = naming
-        playlist = HLSMediaPlaylist(timescale: options.timescale, playlistType: playlistType,
-                                    independentSegments: options.cutting == .atSyncSamples)
+        playlist = HLSMediaPlaylist(timescale: options.timescale, playlistType: window == nil ? playlistType : nil,
+                                    independentSegments: options.cutting != .anySample)
     }
+
+    /// The fragment writer's state: its counts of dropped leading samples, forced cuts and
+    /// format changes carried in band.
+    public var fragmentWriter: MP4FragmentWriter { fragments }
 
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
         try store(try fragments.append(sample, description: description))
@@ -99,46 +147,128 @@ public final class HLSSegmentWriter: MP4SampleWriting {
 
     /// Writes the last segment and the playlist with `EXT-X-ENDLIST` (type VOD if it was EVENT).
     public func finish() throws(MP4Error) {
-        let last = try fragments.finish()
+        try store(try fragments.finish())
+        try closeSegment()
         playlist.hasEnded = true
         if playlist.playlistType == .event { playlist.playlistType = .vod }
-        try store(last, force: true)
+        try writePlaylist()
     }
 
-    private func store(_ segments: [MP4Segment], force: Bool = false) throws(MP4Error) {
-        for segment in segments {
-            switch segment.kind {
+    private func store(_ pieces: [MP4Segment]) throws(MP4Error) {
+        var closed = false
+        for piece in pieces {
+            switch piece.kind {
             case .initialization:
-                let name = naming.initialization(segment.sequenceNumber)
-                try Self.write(segment.bytes, to: directory + "/" + name)
-                if segment.sequenceNumber > 1 { add(.discontinuity) }
+                closed = try closeSegment() || closed
+                let name = naming.initialization(piece.sequenceNumber)
+                try Self.write(piece.bytes, to: directory + "/" + name)
+                if piece.isDiscontinuity { add(.discontinuity) }
                 add(.map(uri: name))
             case .media:
-                let name = naming.segment(segment.sequenceNumber)
-                try Self.write(segment.bytes, to: directory + "/" + name)
-                bytesSincePlaylist &+= segment.bytes.count  // each in memory: no overflow
-                add(.segment(uri: name, duration: segment.duration))
-                longest = max(longest, segment.duration)
+                closed = try closeSegment() || closed
+                let name = naming.segment(piece.sequenceNumber)
+                let file = try MP4File(creatingAtPath: directory + "/" + name)
+                current = (file, name, 0, piece.isIndependent)
+                try append(piece)
+            case .fragment:
+                guard current != nil else { throw MP4Error.invalid(.invalidArgument, "a fragment without its segment") }
+                try append(piece)
             }
         }
-        let due = updatesPlaylistAfterEachSegment && segments.contains { $0.kind == .media }
-            && bytesSincePlaylist >= body.utf8.count / 4
-        if force || due {
-            let path = directory + "/" + naming.playlist
-            var text = playlist.header(targetDuration: HLSMediaPlaylist.targetDuration(longest: longest, timescale: playlist.timescale))
-            text += body
-            bytesSincePlaylist = 0
-            if playlist.hasEnded { text += HLSMediaPlaylist.endList }
-            try Self.write(Array(text.utf8), to: path + ".tmp")
-            guard rename(path + ".tmp", path) == 0 else {
-                throw MP4Error.invalid(.io, "cannot rename to '\(path)': \(String(cString: strerror(errno)))")
-            }
+        if closed && updatesPlaylistAfterEachSegment && (window != nil || bytesSincePlaylist >= body.utf8.count / 4) {
+            try writePlaylist()
         }
+    }
+
+    /// Appends a fragment to the segment being written.
+    private func append(_ piece: MP4Segment) throws(MP4Error) {
+        guard let file = current?.file else { return }
+        try file.append(piece.bytes[...])
+        current?.duration &+= piece.duration  // each below 2^32, far fewer than 2^31 fragments
+        bytesSincePlaylist &+= piece.bytes.count  // each in memory: no overflow
+    }
+
+    /// Closes the segment being written and lists it; false when there was none.
+    @discardableResult
+    private func closeSegment() throws(MP4Error) -> Bool {
+        guard let segment = current else { return false }
+        current = nil
+        segment.file.close()
+        add(.segment(uri: segment.name, duration: segment.duration))
+        longest = max(longest, segment.duration)
+        if !segment.isIndependent { playlist.independentSegments = false }
+        if let window { try slide(to: window) }
+        return true
     }
 
     private func add(_ entry: HLSMediaPlaylist.Entry) {
         playlist.entries.append(entry)
-        body += HLSMediaPlaylist.text(of: entry, timescale: playlist.timescale)
+        if window == nil {
+            body += HLSMediaPlaylist.text(of: entry, timescale: playlist.timescale)
+        } else if case .map(let uri) = entry {
+            mapUses[uri, default: 0] &+= 1
+        }
+    }
+
+    /// Removes the oldest segments past the window, keeps the map in force at the top, and
+    /// deletes the files that have been out of the playlist long enough.
+    private func slide(to window: Int) throws(MP4Error) {
+        var segments = 0
+        for entry in playlist.entries { if case .segment = entry { segments &+= 1 } }
+        guard segments > window else { return }
+        var lastMap: String?
+        var cut = 0
+        var excess = segments &- window
+        while excess > 0 {
+            switch playlist.entries[cut] {
+            case .map(let uri):
+                lastMap = uri
+                mapUses[uri, default: 1] &-= 1
+            case .discontinuity:
+                playlist.discontinuitySequence &+= 1
+            case .segment(let uri, _):
+                excess &-= 1
+                playlist.mediaSequence &+= 1
+                removed.append(uri)
+            }
+            cut &+= 1
+        }
+        playlist.entries.removeFirst(cut)
+        var mapped = false
+        for entry in playlist.entries {
+            if case .map = entry { mapped = true }
+            if case .segment = entry { break }
+        }
+        if let lastMap, !mapped {
+            playlist.entries.insert(.map(uri: lastMap), at: 0)
+            mapUses[lastMap, default: 0] &+= 1
+        }
+        // Delete what left the playlist more than `window` segments ago, and unused init segments.
+        while removed.count &- removedStart > window {
+            unlink(directory + "/" + removed[removedStart])
+            removedStart &+= 1
+        }
+        if removedStart > window { removed.removeFirst(removedStart); removedStart = 0 }
+        for (uri, uses) in mapUses where uses <= 0 {
+            unlink(directory + "/" + uri)
+            mapUses[uri] = nil
+        }
+    }
+
+    private func writePlaylist() throws(MP4Error) {
+        let path = directory + "/" + naming.playlist
+        var text = playlist.header(targetDuration: HLSMediaPlaylist.targetDuration(longest: longest, timescale: playlist.timescale))
+        if window == nil {
+            text += body
+        } else {
+            for entry in playlist.entries { text += HLSMediaPlaylist.text(of: entry, timescale: playlist.timescale) }
+        }
+        if playlist.hasEnded { text += HLSMediaPlaylist.endList }
+        bytesSincePlaylist = 0
+        try Self.write(Array(text.utf8), to: path + ".tmp")
+        guard rename(path + ".tmp", path) == 0 else {
+            throw MP4Error.invalid(.io, "cannot rename to '\(path)': \(String(cString: strerror(errno)))")
+        }
     }
 
     private static func write(_ bytes: [UInt8], to path: String) throws(MP4Error) {

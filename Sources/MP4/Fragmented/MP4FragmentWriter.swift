@@ -3,43 +3,86 @@ import H264
 /// Writes fragmented MP4 (CMAF): an init segment and media segments of one H.264 video track,
 /// for HLS, DASH and Media Source Extensions, or back to back as one fragmented file.
 ///
-/// Samples go in with ``append(_:description:)``; finished segments come out. A media
-/// segment is `styp`, an optional `sidx`, and one fragment: `moof` (`mfhd`, `traf` with
-/// `tfhd` default-base-is-moof, `tfdt` version 1, `trun` with each sample's duration, size,
-/// flags and composition offset, and a `data_offset` that counts a 16-byte `mdat` header past
-/// 4 GiB) and `mdat`. Segments are cut at the first sync sample at or after
-/// ``Options/targetDuration`` (or at any sample with ``Options/Cutting-swift.enum/anySample``,
-/// for recordings that must lose little when cut short), so each starts with a sync sample
-/// when the stream starts with one.
+/// Samples go in with ``append(_:description:)``; finished pieces come out as ``MP4Segment``s:
+/// init segments, the first fragment of each media segment (``MP4Segment/Kind-swift.enum/media``:
+/// `styp`, an optional `sidx`, `moof` + `mdat`) and the further fragments of the same segment
+/// (``MP4Segment/Kind-swift.enum/fragment``: an optional `sidx`, `moof` + `mdat`), which
+/// belong after it in the same file. A `moof` has `mfhd` (numbered per fragment), a `traf`
+/// with `tfhd` default-base-is-moof, `tfdt` version 1 and `trun` with each sample's duration,
+/// size, flags and composition offset, and a `data_offset` that counts a 16-byte `mdat` header
+/// past 4 GiB.
 ///
-/// The init segment (`ftyp` brands `iso6` with `iso5`, `cmfc`, `dash`, `avc1`, `mp41`;
-/// `moov` with zero durations, empty sample tables, `mvex`/`trex`) goes out before the first
-/// media segment. A different ``MP4SampleDescription`` (new parameter sets) ends the segment
-/// and sends a new init segment, as Chrome and Firefox need for a configuration change.
+/// ## Where segments start
 ///
-/// Composition times: with ``Options/CompositionTimes-swift.enum/negativeOffsets`` (the
-/// default, as CMAF packagers, FFmpeg's `cmaf` mode and GStreamer's `cmafmux` write them) each
-/// offset is written minus the first sample's, so the first sample is presented at its
-/// decoding time, 0, with `trun` version 1 when an offset is then negative and version 0
-/// otherwise; no edit list is needed. With ``Options/CompositionTimes-swift.enum/editList``
-/// offsets stay as they are (`trun` version 0) and the init segment's edit list (one edit,
-/// `segment_duration` 0, `media_time` the first sample's composition offset) starts the
-/// presentation at 0, the form ExoPlayer and Chromium honour; FFmpeg 5.1 plays such segments
-/// through HLS but reports non-monotonic timestamps when the reorder delay is large.
+/// Where decoding can start is judged from each sample's NAL units
+/// (``MP4Sample/randomAccess(lengthSize:recoveryPoints:)``), not from the flags it arrives
+/// with, and the sync flag written is that judgement: with
+/// ``Options/Cutting-swift.enum/atSyncSamples`` (the default) a segment starts only at an IDR
+/// access unit, so that every segment decodes alone with its init segment (what HLS's
+/// `EXT-X-INDEPENDENT-SEGMENTS` promises); ``Options/Cutting-swift.enum/atRandomAccessPoints``
+/// also starts segments at recovery points (open GOP, intra refresh), which do not decode alone
+/// (``MP4Segment/isIndependent`` false); ``Options/Cutting-swift.enum/anySample`` cuts
+/// anywhere (recordings). A segment ends at the first start point whose decoding time reaches
+/// ``Options/targetDuration`` less half a frame duration (encoders' timestamp jitter does not
+/// double segments), or, when no start point comes, at ``Options/maximumSegmentDuration``
+/// (the next segment is then not independent: counted in ``segmentsCutWithoutStartPoint``).
+/// Samples before the first start point cannot be decoded by anyone and are dropped
+/// (counted in ``droppedLeadingSampleCount``), except with `anySample`.
 ///
-/// Memory: the samples of one segment. Output: the samples' bytes, plus 16 bytes per sample and
-/// about 100 per media segment, plus the init segments; each init segment after the first
-/// needs the samples since the one before to hold at least as many bytes as itself (else
-/// ``MP4Error/Code/limitExceeded``), so that a stream whose format changes every few bytes
-/// cannot make the output many times its input.
+/// ## Parameter sets that change
+///
+/// With ``Options/ParameterSetChanges-swift.enum/inBandWherePossible`` (the default) a change
+/// that keeps the picture size, profile, chroma format and bit depth is carried in band: the
+/// sample entry becomes `avc3` (one new init segment, the first time, which is not a
+/// discontinuity), the sample that brings the change and the first sample of every later
+/// segment carry the parameter sets in force, and no segment is cut for it. A change a decoder
+/// must be reconfigured for (a new picture size) ends the segment and sends a new init segment
+/// (``MP4Segment/isDiscontinuity``), as Chrome and Firefox need for a configuration change. The
+/// init segments after the first may add at most the samples' bytes to the output; a change
+/// that would need more is carried in band instead (``formatChangesCarriedInBand``).
+///
+/// ## Composition times
+///
+/// With ``Options/CompositionTimes-swift.enum/negativeOffsets`` (the default, as CMAF
+/// packagers, FFmpeg's `cmaf` mode and GStreamer's `cmafmux` write them) each offset is written
+/// minus the first sample's, so the first sample is presented at its decoding time, 0, with
+/// `trun` version 1 when an offset is then negative and version 0 otherwise; no edit list is
+/// needed. With ``Options/CompositionTimes-swift.enum/editList`` offsets stay as they are
+/// (`trun` version 0) and the init segment's edit list (one edit, `segment_duration` 0,
+/// `media_time` the first sample's composition offset) starts the presentation at 0, the form
+/// ExoPlayer and Chromium honour and the one that gives a fragmented file the same start time
+/// as a progressive one in FFmpeg.
+///
+/// ## Memory and output
+///
+/// Memory: the samples of one fragment, copied into one buffer with 48 bytes of bookkeeping
+/// each: at most ``Options/maximumFragmentBytes`` counting the bookkeeping (or one sample larger
+/// than that), and the fragment's output while it is returned. A fragment ends with its segment,
+/// once its samples span ``Options/maximumFragmentDuration``, or before that bound would be
+/// passed, so a segment of any length (a stream with few sync samples) is written in bounded
+/// pieces. Output: the samples' bytes, plus 16 bytes per sample and about 100 per fragment, plus
+/// the parameter sets carried in band (at most one copy per format change and per segment) and
+/// the init segments (bounded as above).
+///
+/// ```swift
+/// var writer = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 180_000))
+/// var file: [UInt8] = []
+/// for (description, sample) in samples {
+///     for piece in try writer.append(sample, description: description) { file += piece.bytes }
+/// }
+/// for piece in try writer.finish() { file += piece.bytes }
+/// ```
 public struct MP4FragmentWriter: Sendable {
     /// How segments are made.
     public struct Options: Sendable, Hashable {
-        /// Where a segment may end.
+        /// Where a segment may start.
         public enum Cutting: Sendable, Hashable {
-            /// Only before a sync sample: every segment starts with one (CMAF, HLS).
+            /// Only at an IDR access unit: every segment decodes alone (CMAF, HLS).
             case atSyncSamples
-            /// Before any sample once the target is reached.
+            /// At an IDR access unit or a recovery point (open GOP, intra refresh): segments
+            /// that start at a recovery point are not independent.
+            case atRandomAccessPoints
+            /// Before any sample once the target is reached (recordings).
             case anySample
         }
 
@@ -51,16 +94,41 @@ public struct MP4FragmentWriter: Sendable {
             case negativeOffsets
         }
 
+        /// What a change of parameter sets (a new ``MP4SampleDescription``) makes.
+        public enum ParameterSetChanges: Sendable, Hashable {
+            /// A new init segment for every change (the sample entry stays as given, `avc1`
+            /// normally), which also ends the segment.
+            case newInitializationSegment
+            /// In band under an `avc3` sample entry when the picture size, profile, chroma
+            /// format and bit depth stay; a new init segment when they change.
+            case inBandWherePossible
+            /// Always in band, under the first init segment's sample entry (one `moov`: a
+            /// fragmented file). Players that decode in-band parameter sets (FFmpeg, GStreamer,
+            /// browsers for `avc3`) follow every change, a new picture size included.
+            case inBand
+        }
+
         /// The track's timescale.
         public var timescale: Int64
         /// The target segment duration in timescale units: a segment ends at the first
-        /// possible cut at or after it.
+        /// possible cut at or after it (less half a frame duration).
         public var targetDuration: Int64
-        /// Where segments may end.
+        /// Where segments may start.
         public var cutting: Cutting
         /// How composition offsets are written.
         public var compositionTimes: CompositionTimes
-        /// Write a `sidx` box in each media segment.
+        /// What a change of parameter sets makes.
+        public var parameterSetChanges: ParameterSetChanges
+        /// The longest segment, in timescale units, when no start point comes (nil: ten times
+        /// the target, at least 30 seconds): the segment is then cut at the next sample, and the
+        /// one that follows is not independent.
+        public var maximumSegmentDuration: Int64?
+        /// A fragment of a segment ends once its samples span this, in timescale units (nil:
+        /// the target duration), so a long segment is written in pieces.
+        public var maximumFragmentDuration: Int64?
+        /// The most a fragment holds in memory: its samples' bytes and 48 bytes per sample.
+        public var maximumFragmentBytes: Int
+        /// Write a `sidx` box before each fragment.
         public var writesSegmentIndex: Bool
         /// Write `styp` at the start of each media segment.
         public var writesSegmentType: Bool
@@ -76,10 +144,16 @@ public struct MP4FragmentWriter: Sendable {
         /// The media segments' `styp` compatible brands.
         public var segmentCompatibleBrands: [MP4FourCC]
 
-        /// Creates options: segments at sync samples, negative composition offsets, no `sidx`,
-        /// `styp`.
+        /// 16 MiB: ``maximumFragmentBytes`` unless given.
+        public static let defaultMaximumFragmentBytes = 16 << 20
+
+        /// Creates options: segments at IDR access units, negative composition offsets,
+        /// parameter sets in band where possible, no `sidx`, `styp`.
         public init(timescale: Int64, targetDuration: Int64, cutting: Cutting = .atSyncSamples,
-                    compositionTimes: CompositionTimes = .negativeOffsets, writesSegmentIndex: Bool = false,
+                    compositionTimes: CompositionTimes = .negativeOffsets,
+                    parameterSetChanges: ParameterSetChanges = .inBandWherePossible,
+                    maximumSegmentDuration: Int64? = nil, maximumFragmentDuration: Int64? = nil,
+                    maximumFragmentBytes: Int = defaultMaximumFragmentBytes, writesSegmentIndex: Bool = false,
                     writesSegmentType: Bool = true, repeatsParameterSetsAfterFormatChange: Bool = true,
                     majorBrand: MP4FourCC = "iso6",
                     compatibleBrands: [MP4FourCC] = ["iso6", "iso5", "cmfc", "dash", "avc1", "mp41"],
@@ -89,6 +163,10 @@ public struct MP4FragmentWriter: Sendable {
             self.targetDuration = targetDuration
             self.cutting = cutting
             self.compositionTimes = compositionTimes
+            self.parameterSetChanges = parameterSetChanges
+            self.maximumSegmentDuration = maximumSegmentDuration
+            self.maximumFragmentDuration = maximumFragmentDuration
+            self.maximumFragmentBytes = maximumFragmentBytes
             self.writesSegmentIndex = writesSegmentIndex
             self.writesSegmentType = writesSegmentType
             self.repeatsParameterSetsAfterFormatChange = repeatsParameterSetsAfterFormatChange
@@ -97,38 +175,80 @@ public struct MP4FragmentWriter: Sendable {
             self.segmentMajorBrand = segmentMajorBrand
             self.segmentCompatibleBrands = segmentCompatibleBrands
         }
+
+        /// ``maximumSegmentDuration`` as used.
+        var segmentLimit: Int64 {
+            if let maximumSegmentDuration { return max(maximumSegmentDuration, targetDuration) }
+            let tenTargets = targetDuration.multipliedReportingOverflow(by: 10)
+            return max(tenTargets.overflow ? Int64.max : tenTargets.partialValue, timescale &* 30)  // timescale < 2^32
+        }
+
+        /// ``maximumFragmentDuration`` as used.
+        var fragmentLimit: Int64 { max(1, maximumFragmentDuration ?? targetDuration) }
     }
 
-    private struct PendingSample: Sendable {
-        var sample: MP4Sample
+    /// One sample waiting in the fragment: its times and `trun` fields (the bytes are in
+    /// `media`).
+    private struct Entry: Sendable {
         var dts: Int64
         var pts: Int64
         var duration: Int64?
+        var size: UInt32
+        var flags: MP4SampleFlags
     }
+
+    /// What a sample costs the fragment besides its bytes: its entry and the array's share.
+    static let bookkeepingPerSample = 48
 
     /// The options in force.
     public let options: Options
-    /// The description of the current init segment, nil before the first sample.
+    /// The description of the last sample (the parameter sets in force), nil before the first.
     public private(set) var description: MP4SampleDescription?
-    /// The number of media segments written.
+    /// The sample entry of the current init segment (`avc3` once changes go in band).
+    public private(set) var sampleEntry: MP4SampleDescription?
+    /// The number of media segments begun.
     public private(set) var segmentCount: UInt32 = 0
+    /// The number of fragments written (`mfhd` sequence numbers).
+    public private(set) var fragmentCount: UInt32 = 0
     /// The number of init segments written.
     public private(set) var initializationCount: UInt32 = 0
+    /// Samples dropped before the first one a segment could start at.
+    public private(set) var droppedLeadingSampleCount = 0
+    /// Segments begun at a sample where decoding cannot start, because
+    /// ``Options/maximumSegmentDuration`` passed without a start point.
+    public private(set) var segmentsCutWithoutStartPoint = 0
+    /// Format changes carried in band because a new init segment would have added more than the
+    /// samples' bytes to the output.
+    public private(set) var formatChangesCarriedInBand = 0
     /// True once ``finish()`` has run.
     public private(set) var isFinished = false
 
     private let timescale: UInt32
-    private var pending: [PendingSample] = []
+    private var entries: [Entry] = []
+    private var media: [UInt8] = []
     private var clock = SampleClock()
     private var lastDelta: Int64?
     /// The edit list's media time: the first sample's composition offset.
     private var firstOffset: Int64 = 0
-    /// The bytes of the samples since the last init segment: the credit a new one needs.
-    private var bytesSinceInitialization = 0
+    /// The first decoding time of the open segment and of the open fragment.
+    private var segmentStart: Int64 = 0
+    private var fragmentStart: Int64 = 0
+    /// The waiting samples are the first of their segment; whether that segment's first sample
+    /// is an IDR access unit.
+    private var fragmentStartsSegment = false
+    private var segmentIsIndependent = false
+    /// The waiting samples' first is an IDR access unit.
+    private var fragmentStartsAtIDR = false
+    /// Parameter sets changed in band since the init segment: a new segment's first sample
+    /// carries those in force.
+    private var changedInBand = false
+    /// The bytes of the samples so far less the init segments after the first: what another
+    /// init segment may add.
+    private var initializationCredit = 0
 
     /// Creates a writer.
-    /// - Throws: ``MP4Error/Code/invalidArgument`` for a timescale outside 1...2^32-1 or a
-    ///   target duration below 1.
+    /// - Throws: ``MP4Error/Code/invalidArgument`` for a timescale outside 1...2^32-1, a
+    ///   target duration below 1, or a maximum fragment size below 1.
     public init(options: Options) throws(MP4Error) {
         guard options.timescale > 0, let ts = UInt32(exactly: options.timescale) else {
             throw MP4Error.invalid(.invalidArgument, "timescale \(options.timescale) is outside 1...\(UInt32.max)")
@@ -136,72 +256,160 @@ public struct MP4FragmentWriter: Sendable {
         guard options.targetDuration > 0 else {
             throw MP4Error.invalid(.invalidArgument, "target duration \(options.targetDuration) is not positive")
         }
+        guard options.maximumFragmentBytes > 0 else {
+            throw MP4Error.invalid(.invalidArgument, "maximum fragment size \(options.maximumFragmentBytes) is not positive")
+        }
         self.options = options
         timescale = ts
     }
 
+    /// The bytes the waiting samples hold, with their bookkeeping.
+    public var heldBytes: Int { media.count &+ entries.count &* Self.bookkeepingPerSample }
+
     /// Adds a sample.
-    /// - Returns: the segments this sample completed (the previous media segment, and a new
-    ///   init segment before a description change), in order; often none.
+    /// - Returns: the pieces this sample completed, in order: the last fragment of the
+    ///   previous segment or of the open one, and a new init segment before a format change
+    ///   that needs one; often none.
     /// - Throws: ``MP4Error/Code/invalidArgument`` after ``finish()``, for a decoding time
     ///   that goes back or jumps more than 2^32-1, a composition offset that does not fit
-    ///   32 bits, or a sample of 4 GiB or more; ``MP4Error/Code/limitExceeded`` for a
-    ///   description change before the samples since the last one hold as many bytes as the
-    ///   new init segment (nothing is written for this sample: the writer may go on with
-    ///   samples of the current description).
+    ///   32 bits, or a sample of 4 GiB or more (nothing is written for that sample: the
+    ///   writer may go on with the next).
     public mutating func append(_ sample: MP4Sample, description newDescription: MP4SampleDescription) throws(MP4Error) -> [MP4Segment] {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "sample after finish()") }
-        let changed = description != newDescription
-        var initialization: [UInt8] = []
-        if changed && description != nil {  // the first init segment is made below, once the clock knows the first offset
-            initialization = initializationSegment(newDescription)
-            guard bytesSinceInitialization >= initialization.count else {
-                throw MP4Error.invalid(.limitExceeded, "the format changes after \(bytesSinceInitialization) bytes of samples, "
-                                       + "fewer than its init segment's \(initialization.count)")
+        let lengthSize = newDescription.decoderConfiguration?.nalUnitLengthSize ?? .four
+        let access = sample.randomAccess(lengthSize: lengthSize, recoveryPoints: options.cutting == .atRandomAccessPoints)
+        let isStartPoint = access == .idr || (access == .recoveryPoint && options.cutting == .atRandomAccessPoints)
+        let canCut = isStartPoint || options.cutting == .anySample
+        guard sampleEntry != nil || canCut else {
+            droppedLeadingSampleCount &+= 1
+            return []
+        }
+
+        // What the description change makes: nothing, a new init segment, or sets in band.
+        var newEntry: MP4SampleDescription?
+        var discontinuity = false
+        var inBand = false
+        if let entry = sampleEntry, let current = description, current != newDescription {
+            switch options.parameterSetChanges {
+            case .newInitializationSegment:
+                newEntry = newDescription
+                discontinuity = true
+            case .inBandWherePossible:
+                if Self.needsReconfiguration(from: entry, to: newDescription) {
+                    newEntry = newDescription
+                    discontinuity = true
+                } else if entry.format != "avc3" {
+                    newEntry = newDescription
+                    newEntry?.format = "avc3"
+                } else {
+                    inBand = true
+                }
+            case .inBand:
+                inBand = true
             }
         }
+        var initialization: [UInt8] = []
+        if let made = newEntry {
+            initialization = initializationSegment(made)
+            if initialization.count > initializationCredit {
+                newEntry = nil
+                discontinuity = false
+                inBand = true
+                formatChangesCarriedInBand &+= 1
+            }
+        }
+
         // trun offsets are shifted by the first one: keep them within 32 signed bits.
         let (dts, pts, offset, step) = try clock.place(sample, maximumOffset: Int64(Int32.max))
         var out: [MP4Segment] = []
         if let step {
-            if !pending.isEmpty { pending[pending.count &- 1].duration = step }
+            if !entries.isEmpty { entries[entries.count &- 1].duration = step }
             lastDelta = step
         } else {
             firstOffset = max(0, offset)
         }
-        if let first = pending.first {
-            let reached = dts &- first.dts >= options.targetDuration
-            let canCut = options.cutting == .anySample || sample.flags.isSync
-            if changed || (reached && canCut) { out.append(try closeSegment()) }
+
+        // Where this sample goes: a new segment, a new fragment, or the open fragment.
+        var startsSegment = false
+        if sampleEntry == nil || newEntry != nil {
+            startsSegment = true
+        } else {
+            let elapsed = dts &- segmentStart  // both on the clock's timeline, >= 0, < 2^62
+            let tolerance = (lastDelta ?? 0) / 2
+            if canCut && elapsed >= options.targetDuration &- tolerance {
+                startsSegment = true
+            } else if elapsed >= options.segmentLimit {
+                startsSegment = true
+                segmentsCutWithoutStartPoint &+= 1
+            }
         }
-        if changed {
-            if description == nil { initialization = initializationSegment(newDescription) }
-            description = newDescription
+        let cost = sample.data.count &+ Self.bookkeepingPerSample  // a sample is < 4 GiB (the clock checked)
+        if !entries.isEmpty && (startsSegment || dts &- fragmentStart >= options.fragmentLimit
+                                || heldBytes > options.maximumFragmentBytes &- cost) {
+            out.append(closeFragment())
+        }
+
+        if let made = newEntry ?? (sampleEntry == nil ? newDescription : nil) {
+            // The first init segment is made once the clock knows the first composition offset.
+            if sampleEntry == nil { initialization = initializationSegment(made) } else {
+                initializationCredit &-= initialization.count  // checked above: stays >= 0
+            }
             initializationCount &+= 1
-            out.append(MP4Segment(kind: .initialization, bytes: initialization,
-                                  sequenceNumber: initializationCount, initializationNumber: initializationCount))
-            bytesSinceInitialization = 0
+            out.append(MP4Segment(kind: .initialization, bytes: initialization, sequenceNumber: initializationCount,
+                                  initializationNumber: initializationCount, isDiscontinuity: discontinuity))
+            sampleEntry = made
+            changedInBand = false
         }
-        bytesSinceInitialization = bytesSinceInitialization > Int.max &- sample.data.count ? Int.max : bytesSinceInitialization &+ sample.data.count
+        if inBand { changedInBand = true }
+        description = newDescription
+
         var stored = sample
-        if changed && initializationCount > 1 && options.repeatsParameterSetsAfterFormatChange,
-           let record = newDescription.decoderConfiguration {
-            stored = try sample.carryingParameterSets(of: record)
+        if let record = newDescription.decoderConfiguration {
+            let repeats = newEntry != nil && options.repeatsParameterSetsAfterFormatChange
+            if inBand || repeats || (startsSegment && changedInBand) {
+                stored = try sample.carryingParameterSets(of: record)
+            }
         }
-        pending.append(PendingSample(sample: stored, dts: dts, pts: pts, duration: sample.duration))
+        stored.flags.isSync = isStartPoint
+        if stored.flags.isSync && stored.flags.dependsOn == .yes { stored.flags.dependsOn = .no }
+        if startsSegment {
+            segmentStart = dts
+            segmentIsIndependent = access == .idr
+        }
+        if entries.isEmpty {
+            fragmentStart = dts
+            fragmentStartsSegment = startsSegment
+            fragmentStartsAtIDR = access == .idr
+        }
+        let size = stored.data.count
+        guard let size32 = UInt32(exactly: size) else {
+            throw MP4Error.invalid(.invalidArgument, "a sample of \(size) bytes does not fit 32 bits")
+        }
+        entries.append(Entry(dts: dts, pts: pts, duration: sample.duration, size: size32, flags: stored.flags))
+        media.append(contentsOf: stored.data)
+        initializationCredit = initializationCredit > Int.max &- size ? Int.max : initializationCredit &+ size
         return out
     }
 
-    /// Ends the stream: the last media segment (its last sample's duration is its own, else
-    /// the one before).
+    /// Ends the stream: the last fragment (its last sample's duration is its own, else the one
+    /// before).
     public mutating func finish() throws(MP4Error) -> [MP4Segment] {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "finish() called twice") }
         isFinished = true
-        guard !pending.isEmpty else { return [] }
-        if pending[pending.count &- 1].duration == nil {
-            pending[pending.count &- 1].duration = pending[pending.count &- 1].sample.duration ?? lastDelta ?? 0
-        }
-        return [try closeSegment()]
+        guard !entries.isEmpty else { return [] }
+        if entries[entries.count &- 1].duration == nil { entries[entries.count &- 1].duration = lastDelta ?? 0 }
+        return [closeFragment()]
+    }
+
+    /// True when a decoder must be set up again for `new`: another picture size, profile,
+    /// chroma format or bit depth than the sample entry's.
+    static func needsReconfiguration(from entry: MP4SampleDescription, to new: MP4SampleDescription) -> Bool {
+        guard let a = entry.decoderConfiguration, let b = new.decoderConfiguration else { return true }
+        return entry.width != new.width || entry.height != new.height || a.profileIndication != b.profileIndication
+            || a.highProfileExtension?.chromaFormat != b.highProfileExtension?.chromaFormat
+            || a.highProfileExtension?.bitDepthLumaMinus8 != b.highProfileExtension?.bitDepthLumaMinus8
+            || a.highProfileExtension?.bitDepthChromaMinus8 != b.highProfileExtension?.bitDepthChromaMinus8
+            || a.nalUnitLengthSize != b.nalUnitLengthSize
     }
 
     /// The init segment for `description`.
@@ -227,50 +435,47 @@ public struct MP4FragmentWriter: Sendable {
         return w.bytes
     }
 
-    /// Writes the pending samples as one media segment and empties them.
-    private mutating func closeSegment() throws(MP4Error) -> MP4Segment {
-        let samples = pending
-        pending.removeAll(keepingCapacity: true)
-        segmentCount &+= 1
+    /// Writes the waiting samples as one fragment (the first of a media segment when they
+    /// begin one) and empties them; the buffers' storage is kept for the next fragment.
+    private mutating func closeFragment() -> MP4Segment {
+        if fragmentStartsSegment { segmentCount &+= 1 }
+        fragmentCount &+= 1
         let shift = options.compositionTimes == .negativeOffsets ? firstOffset : 0
-        var durations: [UInt32] = []
-        var offsets: [Int64] = []
-        var mediaBytes: UInt64 = 0
         var total: Int64 = 0
         var earliest = Int64.max
-        for s in samples {
-            let d = max(0, s.duration ?? 0)
-            guard d <= Int64(UInt32.max) else { throw MP4Error.invalid(.invalidArgument, "sample duration \(d) does not fit trun") }
-            durations.append(UInt32(d))
-            offsets.append(s.pts &- s.dts &- shift)  // all fit 32 bits, checked when added
-            mediaBytes &+= UInt64(s.sample.data.count)
-            total &+= d
-            earliest = min(earliest, s.pts)
+        var anyNegative = false
+        var anyOffset = false
+        for e in entries {
+            total &+= max(0, e.duration ?? 0)  // each < 2^32 (checked below), far fewer than 2^31 samples
+            earliest = min(earliest, e.pts)
+            let offset = e.pts &- e.dts &- shift  // fits 32 bits, checked when placed
+            anyNegative = anyNegative || offset < 0
+            anyOffset = anyOffset || offset != 0
         }
-        let anyNegative = offsets.contains { $0 < 0 }
-        let anyOffset = offsets.contains { $0 != 0 }
-        let first = samples[0]
+        let mediaBytes = UInt64(media.count)
+        let first = entries[0]
         var trunFlags: UInt32 = FragmentRun.dataOffsetPresent | FragmentRun.durationPresent | FragmentRun.sizePresent
             | FragmentRun.flagsPresent
         if anyOffset { trunFlags |= FragmentRun.compositionOffsetPresent }
         let largeData = mediaBytes &+ 8 > UInt64(UInt32.max)
         // The moof, with data_offset patched once its size is known.
-        var moof = BoxWriter(reservingCapacity: 128 &+ samples.count &* 16)
+        var moof = BoxWriter(reservingCapacity: 128 &+ entries.count &* 16)
         var dataOffsetPosition = 0
         moof.box(.moof) { w in
-            w.fullBox(.mfhd, version: 0, flags: 0) { w in w.u32(segmentCount) }
+            w.fullBox(.mfhd, version: 0, flags: 0) { w in w.u32(fragmentCount) }
             w.box(.traf) { w in
                 w.fullBox(.tfhd, version: 0, flags: 0x2_0000) { w in w.u32(1) }  // default-base-is-moof
                 w.fullBox(.tfdt, version: 1, flags: 0) { w in w.u64(UInt64(first.dts)) }  // dts >= 0 from the origin
                 w.fullBox(.trun, version: anyNegative ? 1 : 0, flags: trunFlags) { w in
-                    w.u32(UInt32(truncatingIfNeeded: samples.count))
+                    w.u32(UInt32(truncatingIfNeeded: entries.count))
                     dataOffsetPosition = w.bytes.count
                     w.u32(0)
-                    for (k, s) in samples.enumerated() {
-                        w.u32(durations[k])
-                        w.u32(UInt32(truncatingIfNeeded: s.sample.data.count))  // checked when added
-                        w.u32(s.sample.flags.rawValue)
-                        if anyOffset { w.u32(UInt32(truncatingIfNeeded: offsets[k])) }
+                    for e in entries {
+                        // A step is < 2^32 (the clock checks it); a given duration is clamped.
+                        w.u32(UInt32(clamping: max(0, e.duration ?? 0)))
+                        w.u32(e.size)
+                        w.u32(e.flags.rawValue)
+                        if anyOffset { w.u32(UInt32(truncatingIfNeeded: e.pts &- e.dts &- shift)) }
                     }
                 }
             }
@@ -282,8 +487,8 @@ public struct MP4FragmentWriter: Sendable {
         moof.bytes[dataOffsetPosition &+ 2] = UInt8(truncatingIfNeeded: d >> 8)
         moof.bytes[dataOffsetPosition &+ 3] = UInt8(truncatingIfNeeded: d)
 
-        var out = BoxWriter(reservingCapacity: moof.bytes.count &+ Int(truncatingIfNeeded: mediaBytes) &+ 96)
-        if options.writesSegmentType {
+        var out = BoxWriter(reservingCapacity: moof.bytes.count &+ media.count &+ 160)
+        if options.writesSegmentType && fragmentStartsSegment {
             MovieBoxes.fileType(.styp, major: options.segmentMajorBrand, minor: 0,
                                 compatible: options.segmentCompatibleBrands, into: &out)
         }
@@ -299,8 +504,8 @@ public struct MP4FragmentWriter: Sendable {
                 w.u16(1)  // reference_count
                 w.u32(UInt32(truncatingIfNeeded: min(referenced, 0x7FFF_FFFF)))  // reference_type 0 (media)
                 w.u32(UInt32(truncatingIfNeeded: min(total, Int64(UInt32.max))))
-                // starts_with_SAP, SAP_type 1 (IDR) when the first sample is sync, delta 0
-                w.u32(first.sample.flags.isSync ? 0x9000_0000 : 0)
+                // starts_with_SAP and SAP_type: 1 for an IDR start, 3 for a recovery point
+                w.u32(!first.flags.isSync ? 0 : fragmentStartsAtIDR ? 0x9000_0000 : 0xB000_0000)
             }
         }
         out.append(moof.bytes)
@@ -309,9 +514,15 @@ public struct MP4FragmentWriter: Sendable {
         } else {
             out.u32(UInt32(mediaBytes &+ 8)); out.fourCC(.mdat)
         }
-        for s in samples { out.append(s.sample.data) }
-        return MP4Segment(kind: .media, bytes: out.bytes, sequenceNumber: segmentCount, initializationNumber: initializationCount,
-                          decodeTime: first.dts, presentationTime: presented, duration: total, sampleCount: samples.count,
-                          startsWithSyncSample: first.sample.flags.isSync)
+        out.append(media)
+        let segment = MP4Segment(kind: fragmentStartsSegment ? .media : .fragment, bytes: out.bytes, sequenceNumber: segmentCount,
+                                 initializationNumber: initializationCount, fragmentNumber: fragmentCount,
+                                 decodeTime: first.dts, presentationTime: presented, duration: total, sampleCount: entries.count,
+                                 startsWithSyncSample: first.flags.isSync,
+                                 isIndependent: fragmentStartsSegment && segmentIsIndependent)
+        entries.removeAll(keepingCapacity: true)
+        media.removeAll(keepingCapacity: true)
+        fragmentStartsSegment = false
+        return segment
     }
 }

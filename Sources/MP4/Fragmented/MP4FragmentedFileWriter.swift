@@ -8,9 +8,16 @@
 /// ``MP4FragmentWriter/Options/targetDuration`` whatever the keyframe interval, which bounds
 /// what a crash loses.
 ///
-/// A file has one `moov`, so its sample description cannot change: a sample with another
-/// description (new parameter sets) is ``MP4Error/Code/unsupported`` (write segments with
-/// ``HLSSegmentWriter``, or a progressive file, for streams that change).
+/// A file has one `moov`, so its sample entry cannot change: parameter sets that change
+/// mid-stream (a new ``MP4SampleDescription``) are carried in band in the samples that use them
+/// and in the first sample of each later fragment
+/// (``MP4FragmentWriter/Options/ParameterSetChanges-swift.enum/inBand``, whatever the options
+/// say), which FFmpeg, GStreamer and browsers decode. HLS segments (``HLSSegmentWriter``) or a
+/// progressive file (``MP4Writer``) also describe a new picture size in the container.
+///
+/// Use ``MP4FragmentWriter/Options/CompositionTimes-swift.enum/editList`` for a file that
+/// starts at the same presentation time as a progressive one (FFmpeg reports a fragmented file
+/// with negative composition offsets as starting one reordered frame late).
 public final class MP4FragmentedFileWriter: MP4SampleWriting {
     /// The file.
     public let file: any MP4WritableFile
@@ -27,17 +34,19 @@ public final class MP4FragmentedFileWriter: MP4SampleWriting {
     ///     only a process crash) keeps them.
     public init(file: any MP4WritableFile, options: MP4FragmentWriter.Options, synchronizesFragments: Bool = false) throws(MP4Error) {
         self.file = file
+        var options = options
+        options.parameterSetChanges = .inBand
         fragments = try MP4FragmentWriter(options: options)
         self.synchronizesFragments = synchronizesFragments
     }
 
     /// The number of fragments written.
-    public var fragmentCount: UInt32 { fragments.segmentCount }
+    public var fragmentCount: UInt32 { fragments.fragmentCount }
+
+    /// The fragment writer's counts: samples dropped before the first start point, and so on.
+    public var fragmentWriter: MP4FragmentWriter { fragments }
 
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
-        if let current = fragments.description, current != description {
-            throw MP4Error.invalid(.unsupported, "the sample description changed; a fragmented file has one moov")
-        }
         try write(try fragments.append(sample, description: description))
     }
 

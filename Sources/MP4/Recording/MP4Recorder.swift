@@ -70,7 +70,8 @@ public final class MP4Recorder {
                 writer = try MP4Writer(file: file, options: .init(timescale: timescale, layout: layout))
             case .fragmented(let seconds, let synchronizes):
                 let target = max(1, Int64((seconds * Double(timescale)).rounded()))
-                var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target, cutting: .anySample)
+                var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target, cutting: .anySample,
+                                                        compositionTimes: .editList)
                 options.writesSegmentType = false
                 writer = try MP4FragmentedFileWriter(file: file, options: options, synchronizesFragments: synchronizes)
             }
