@@ -298,10 +298,8 @@ public struct MP4FragmentWriter: Sendable {
                 if Self.needsReconfiguration(from: entry, to: newDescription) {
                     newEntry = newDescription
                     discontinuity = true
-                } else if entry.format != "avc3" {
-                    newEntry = newDescription
-                    newEntry?.format = "avc3"
                 } else {
+                    // In band; an `avc1` entry becomes `avc3` at the next segment (below).
                     inBand = true
                 }
             case .inBand:
@@ -341,6 +339,19 @@ public struct MP4FragmentWriter: Sendable {
             } else if elapsed >= options.segmentLimit {
                 startsSegment = true
                 segmentsCutWithoutStartPoint &+= 1
+            }
+        }
+        // Parameter sets changed in band under an `avc1` entry: the segment that starts here
+        // gets an `avc3` init segment with the sets in force (not a discontinuity).
+        if startsSegment, newEntry == nil, options.parameterSetChanges == .inBandWherePossible,
+           changedInBand || inBand, let entry = sampleEntry, entry.format != "avc3" {
+            var made = newDescription
+            made.format = "avc3"
+            let bytes = initializationSegment(made)
+            if bytes.count <= initializationCredit {
+                newEntry = made
+                initialization = bytes
+                inBand = false
             }
         }
         let cost = sample.data.count &+ Self.bookkeepingPerSample  // a sample is < 4 GiB (the clock checked)

@@ -1,0 +1,293 @@
+import Foundation
+import H264
+import H264Fixtures
+import MP4
+import Testing
+import TestSupport
+
+/// Where segments start, how long they get, and what a packager holds, whatever the stream:
+/// segments a player can start from (RFC 8216's EXT-X-INDEPENDENT-SEGMENTS, CMAF), cut within
+/// jitter of the target, bounded when no start point comes, parameter-set changes in band.
+@Suite struct SegmentStartTests {
+    typealias S = MP4TestSupport
+
+    /// The samples of a built stream (`script` as `h264 build-stream` takes it), at 25 fps
+    /// (timescale 10,000: 400 ticks per picture).
+    static func samples(_ script: String, _ configure: (inout StreamBuilder.SequenceOptions) -> Void = { _ in })
+    throws -> [(MP4SampleDescription, MP4Sample)] {
+        var options = StreamBuilder.SequenceOptions(width: 64, height: 48)
+        options.frameRate = (25, 1)
+        configure(&options)
+        var builder = try StreamBuilder(options)
+        try builder.append(script: script)
+        return try S.samples(builder.annexB())
+    }
+
+    /// Every piece a writer makes of `samples`.
+    static func pieces(_ samples: [(MP4SampleDescription, MP4Sample)], _ options: MP4FragmentWriter.Options) throws
+    -> (pieces: [MP4Segment], writer: MP4FragmentWriter) {
+        var w = try MP4FragmentWriter(options: options)
+        var out: [MP4Segment] = []
+        for (d, s) in samples { out += try w.append(s, description: d) }
+        out += try w.finish()
+        return (out, w)
+    }
+
+    static func script(_ groups: Int, _ group: String) -> String {
+        Array(repeating: group, count: groups).joined(separator: " ")
+    }
+
+    /// Keyframes two ticks early every two seconds (1.99998 s, as a real FFmpeg-made MP4 has):
+    /// segments of about 2 s, not 4 s, and a target duration of 2.
+    @Test func timestampJitterDoesNotDoubleSegments() throws {
+        let gop = "I! " + Array(repeating: "P", count: 49).joined(separator: " ")  // 50 pictures, 2 s at 25 fps
+        var samples = try Self.samples(Self.script(10, gop))
+        try #require(samples.count == 500)
+        for k in samples.indices {
+            let early: Int64 = k % 50 == 0 && k > 0 ? 2 : 0
+            samples[k].1.decodeTime = Int64(k) * 400 - early
+            samples[k].1.presentationTime = samples[k].1.decodeTime
+            samples[k].1.duration = nil
+        }
+        let (pieces, _) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 20_000))
+        let media = pieces.filter { $0.kind == .media }
+        #expect(media.count == 10)
+        #expect(media.allSatisfy { $0.isIndependent })
+        // Without the tolerance each segment would wait for the next keyframe (4 s).
+        let durations = Dictionary(grouping: pieces.filter { $0.kind != .initialization }, by: \.sequenceNumber)
+            .mapValues { $0.reduce(0) { $0 + $1.duration } }
+        #expect(durations.values.allSatisfy { abs($0 - 20_000) <= 4 })
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 20_000))
+        for (d, s) in samples { try hls.append(s, description: d) }
+        try hls.finish()
+        #expect(hls.playlist.targetDuration == 2)
+    }
+
+    /// A stream without an IDR access unit: nothing a player could start from, so nothing is
+    /// written and every sample is counted as dropped; `anySample` writes it, not independent.
+    @Test func noStartPointWritesNothingAndSaysSo() throws {
+        let samples = try Self.samples("I " + Array(repeating: "P", count: 39).joined(separator: " "))
+        let (pieces, writer) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 400))
+        #expect(pieces.isEmpty)
+        #expect(writer.droppedLeadingSampleCount == 40)
+        #expect(writer.segmentCount == 0)
+        let (anywhere, w2) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 4_000, cutting: .anySample))
+        #expect(w2.droppedLeadingSampleCount == 0)
+        #expect(anywhere.filter { $0.kind == .media }.count == 4)
+        #expect(anywhere.allSatisfy { !$0.isIndependent && !$0.startsWithSyncSample })
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 4_000, cutting: .anySample))
+        for (d, s) in samples { try hls.append(s, description: d) }
+        try hls.finish()
+        #expect(!hls.playlist.text.contains("#EXT-X-INDEPENDENT-SEGMENTS"))
+    }
+
+    /// Samples before the first IDR cannot be decoded: they are dropped, and the first segment
+    /// starts at the IDR.
+    @Test func leadingSamplesBeforeTheFirstIDRAreDropped() throws {
+        let samples = try Self.samples("I P P P I! P P P P P")
+        let (pieces, writer) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 1_000_000))
+        #expect(writer.droppedLeadingSampleCount == 4)
+        let media = pieces.filter { $0.kind == .media }
+        #expect(media.count == 1 && media[0].isIndependent && media[0].sampleCount == 6)
+    }
+
+    /// Recovery points (open GOP, intra refresh) start segments only when asked, and a segment
+    /// that starts at one is not independent; their samples are not flagged sync otherwise.
+    @Test func recoveryPointsStartSegmentsOnlyWhenAsked() throws {
+        let gop = "I~ P P P P P P P P P"
+        let samples = try Self.samples("I! P P P P P P P P P " + Self.script(3, gop))
+        let strict = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 400))
+        #expect(strict.pieces.filter { $0.kind == .media }.count == 1)  // one IDR: one segment
+        let file = strict.pieces.flatMap(\.bytes)
+        let reader = try MP4Reader(file)
+        let infos = try reader.sampleInfos(of: try #require(reader.videoTrack))
+        #expect(infos.count == 40)
+        #expect(infos.enumerated().filter { $0.element.flags.isSync }.map(\.offset) == [0])
+
+        let relaxed = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 400, cutting: .atRandomAccessPoints))
+        let media = relaxed.pieces.filter { $0.kind == .media }
+        #expect(media.count == 4)
+        #expect(media.map(\.isIndependent) == [true, false, false, false])
+        #expect(media.allSatisfy { $0.startsWithSyncSample })
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 400, cutting: .atRandomAccessPoints))
+        for (d, s) in samples { try hls.append(s, description: d) }
+        try hls.finish()
+        #expect(!hls.playlist.text.contains("#EXT-X-INDEPENDENT-SEGMENTS"))
+    }
+
+    /// x264's open GOP and intra refresh fixtures: every segment starts at an IDR access unit.
+    @Test(arguments: [Fixture.openGOP, .intraRefresh, .paffFields, .paffPB])
+    func fixtureSegmentsStartAtIDRPictures(_ fixture: Fixture) throws {
+        let samples = try S.samples(fixture.bytes())
+        let timescale = try #require(S.timescale(fixture.bytes()))
+        let lengthSize = samples[0].0.decoderConfiguration?.nalUnitLengthSize ?? .four
+        let (pieces, _) = try Self.pieces(samples, .init(timescale: timescale, targetDuration: 1))
+        let media = pieces.filter { $0.kind == .media }
+        #expect(!media.isEmpty)
+        #expect(media.allSatisfy { $0.isIndependent })
+        let idrs = samples.filter { $0.1.randomAccess(lengthSize: lengthSize, recoveryPoints: false) == .idr }.count
+        #expect(media.count == idrs)
+    }
+
+    /// One IDR then only P pictures: segments end at the maximum duration (not one segment for
+    /// the whole stream), those after the first are not independent, and every piece spans at
+    /// most the fragment duration.
+    @Test func segmentsWithoutStartPointsEndAtTheMaximum() throws {
+        let samples = try Self.samples("I! " + Array(repeating: "P", count: 499).joined(separator: " "))  // 20 s
+        var options = MP4FragmentWriter.Options(timescale: 10_000, targetDuration: 20_000, maximumSegmentDuration: 40_000,
+                                                maximumFragmentDuration: 10_000)
+        options.writesSegmentIndex = true
+        let (pieces, writer) = try Self.pieces(samples, options)
+        let media = pieces.filter { $0.kind == .media }
+        #expect(media.count == 5)
+        #expect(media.map(\.isIndependent) == [true, false, false, false, false])
+        #expect(writer.segmentsCutWithoutStartPoint == 4)
+        let fragments = pieces.filter { $0.kind != .initialization }
+        #expect(fragments.count == 20)
+        #expect(fragments.allSatisfy { $0.duration <= 10_000 })
+        #expect(fragments.map(\.fragmentNumber) == Array(1...20))
+        // Back to back the pieces make one file with every sample, once.
+        let reader = try MP4Reader(pieces.flatMap(\.bytes))
+        #expect(try reader.sampleInfos(of: try #require(reader.videoTrack)).count == 500)
+    }
+
+    /// 1-byte NAL units with no sync sample after the first: what the writer holds never passes
+    /// its byte bound, bookkeeping counted, and the samples go out in bounded fragments.
+    @Test func heldBytesStayWithinTheFragmentBound() throws {
+        let description = try #require(try S.samples(Fixture.baselineCAVLC.bytes()).first?.0)
+        let bound = 64 << 10
+        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 1 << 40, maximumSegmentDuration: 1 << 40,
+                                                     maximumFragmentDuration: 1 << 40, maximumFragmentBytes: bound))
+        var most = 0
+        var outputs = 0
+        var written = 0
+        for k in 0..<100_000 {
+            let sample = MP4Sample(data: [0, 0, 0, 1, k == 0 ? 0x65 : 0x41], decodeTime: Int64(k), presentationTime: Int64(k),
+                                   flags: .nonSync)
+            for piece in try w.append(sample, description: description) where piece.kind != .initialization {
+                outputs += 1
+                written += piece.sampleCount
+            }
+            most = max(most, w.heldBytes)
+        }
+        #expect(most <= bound)
+        #expect(most > bound - 60)  // the bound, not a smaller one, decides
+        written += try w.finish().reduce(0) { $0 + $1.sampleCount }
+        #expect(written == 100_000)
+        #expect(outputs >= 100_000 * 53 / bound)
+    }
+
+    /// Two streams with the same SPS and a different PPS one after the other: the change goes
+    /// in band (an `avc3` init segment, not a discontinuity, and the segment's first sample
+    /// carries the sets), where a new picture size makes a discontinuity.
+    @Test func compatibleParameterSetChangesGoInBand() throws {
+        let a = try Self.samples("I! P P P P")
+        var b = try Self.samples("I! P P P P I P P P P") { $0.cabac = true; $0.profileIDC = 77 }
+        for k in b.indices {
+            b[k].1.decodeTime += 2_000
+            b[k].1.presentationTime += 2_000
+        }
+        let samples = a + b
+        #expect(a[0].0 != b[0].0)
+        let (pieces, writer) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 1_000))
+        let inits = pieces.filter { $0.kind == .initialization }
+        #expect(inits.count == 2)
+        #expect(inits.allSatisfy { !$0.isDiscontinuity })
+        #expect(writer.sampleEntry?.format == "avc3")
+        #expect(writer.formatChangesCarriedInBand == 0)
+        let second = try #require(pieces.firstIndex { $0.kind == .initialization && $0.sequenceNumber == 2 })
+        let reader = try MP4Reader(pieces[second].bytes + pieces[(second + 1)...].flatMap(\.bytes))
+        let track = try #require(reader.videoTrack)
+        #expect(track.descriptions.first?.format == "avc3")
+        let first = try reader.sample(try #require(try reader.sampleInfos(of: track).first))
+        let units = try AVCC.split(first.data)
+        #expect(units.contains { $0.type == .sps } && units.contains { $0.type == .pps })
+
+        let reconfigured = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 1_000,
+                                                          parameterSetChanges: .newInitializationSegment))
+        #expect(reconfigured.pieces.filter { $0.kind == .initialization }.map(\.isDiscontinuity) == [false, true])
+        let resized = try Self.pieces(try S.samples(Fixture.resolutionChange.bytes()),
+                                      .init(timescale: try #require(S.timescale(Fixture.resolutionChange.bytes())), targetDuration: 1))
+        #expect(resized.pieces.filter { $0.kind == .initialization }.map(\.isDiscontinuity) == [false, true])
+    }
+
+    /// A PPS that changes in the middle of a segment (at a picture that is not a start point)
+    /// does not cut the segment: the picture carries its sets in band.
+    @Test func parameterSetChangeMidSegmentStaysInTheSegment() throws {
+        let a = try Self.samples("I! P P P P")
+        var b = try Self.samples("I P P P P") { $0.cabac = true }
+        for k in b.indices {
+            b[k].1.decodeTime += 2_000
+            b[k].1.presentationTime += 2_000
+        }
+        let (pieces, writer) = try Self.pieces(a + b, .init(timescale: 10_000, targetDuration: 100_000))
+        #expect(pieces.map(\.kind) == [.initialization, .media])
+        #expect(writer.sampleEntry?.format == "avc1")  // the entry changes at the next segment
+        let reader = try MP4Reader(pieces.flatMap(\.bytes))
+        let track = try #require(reader.videoTrack)
+        let infos = try reader.sampleInfos(of: track)
+        #expect(infos.count == 10)
+        let changed = try AVCC.split(try reader.sample(infos[5]).data)
+        #expect(changed.contains { $0.type == .pps })
+        let unchanged = try AVCC.split(try reader.sample(infos[6]).data)
+        #expect(!unchanged.contains { $0.type == .pps })
+    }
+
+    /// A live sliding window: the playlist lists the last segments, counts those removed, keeps
+    /// the init segment in force, and deletes segment files once they have been out of the
+    /// playlist for a window.
+    @Test func liveWindowSlides() throws {
+        let gop = "I! P P P P"
+        let samples = try Self.samples(Self.script(12, gop))
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 2_000), window: 3)
+        var listedMost = 0
+        for (d, s) in samples {
+            try hls.append(s, description: d)
+            let text = (try? String(contentsOfFile: dir + "/index.m3u8", encoding: .utf8)) ?? ""
+            listedMost = max(listedMost, text.components(separatedBy: "#EXTINF").count - 1)
+            // Every segment the playlist names is on disk, whole.
+            for line in text.split(separator: "\n") where line.hasSuffix(".m4s") {
+                #expect(FileManager.default.fileExists(atPath: dir + "/" + line))
+            }
+        }
+        try hls.finish()
+        #expect(listedMost == 3)
+        let text = try String(contentsOfFile: dir + "/index.m3u8", encoding: .utf8)
+        #expect(text.contains("#EXT-X-MEDIA-SEQUENCE:9\n"))
+        #expect(!text.contains("#EXT-X-PLAYLIST-TYPE"))
+        #expect(text.contains("#EXT-X-MAP:URI=\"init.mp4\""))
+        #expect(text.hasSuffix("#EXT-X-ENDLIST\n"))
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
+        #expect(names.contains("init.mp4"))
+        #expect(!names.contains("segment-00006.m4s"))  // out of the playlist for more than a window
+        #expect((7...12).allSatisfy { names.contains(String(format: "segment-%05d.m4s", $0)) })
+        #expect(throws: MP4Error(.invalidArgument, "")) {
+            _ = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 2_000), window: 2)
+        }
+    }
+
+    /// The playlist written while segments come lists only whole segments.
+    @Test func livePlaylistListsOnlyWholeSegments() throws {
+        let samples = try Self.samples(Self.script(3, "I! P P P P P P P P P"))
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 4_000,
+                                                                      maximumFragmentDuration: 1_000))
+        for (d, s) in samples.prefix(25) { try hls.append(s, description: d) }
+        let text = try String(contentsOfFile: dir + "/index.m3u8", encoding: .utf8)
+        #expect(text.components(separatedBy: "#EXTINF").count - 1 == 2)
+        #expect(!text.contains("segment-00003.m4s"))
+        #expect(!text.contains("#EXT-X-ENDLIST"))
+        // The third segment is being written, a fragment at a time.
+        let size = (try FileManager.default.attributesOfItem(atPath: dir + "/segment-00003.m4s")[.size] as? Int) ?? 0
+        #expect(size > 0)
+    }
+}
