@@ -120,6 +120,11 @@ extension ParameterSetInserterTests {
         let made = records.configurationChange(for: [Self.sps, Self.pps0, Self.sps31, Self.extension31, Self.pps255, Self.idrOn255])
         #expect(try #require(made) == [Self.sps31, Self.extension31, Self.pps255, Self.sps, Self.pps0])
         #expect(records.configurationChange(for: [Self.pOn0]) == nil)
+        // An IDR picture on the other SPS activates it: a record made for it, its sets first
+        // (the container describes the record's first SPS).
+        #expect(records.configurationChange(for: [Self.idrOn0]) == [Self.sps, Self.pps0, Self.sps31, Self.extension31, Self.pps255])
+        #expect(records.configurationChange(for: [Self.idrOn0]) == nil)
+        #expect(records.configurationChange(for: [Self.idrOn255]) == [Self.sps31, Self.extension31, Self.pps255, Self.sps, Self.pps0])
         // An inserter that knows nothing makes no record and inserts nothing.
         var empty = ParameterSetInserter()
         #expect(empty.configurationChange(for: [Self.idrOn255]) == nil)

@@ -105,6 +105,23 @@ public enum FFmpeg {
         return frameMD5s(output: r.output)
     }
 
+    /// The decoded frames of a file as (presentation time in the stream's time base, MD5):
+    /// timestamps as the file has them (`-copyts`), every frame at its own size (no scaling
+    /// after a resolution change), every frame kept.
+    /// - Returns: the frames, and what FFmpeg printed on stderr (empty for a clean decode).
+    /// - Throws: when FFmpeg cannot be run.
+    public static func timedFrameMD5s(file path: String) throws -> (frames: [(pts: Int64, md5: Substring)], errors: String) {
+        let r = try ffmpeg(["-loglevel", "error", "-i", path, "-copyts", "-autoscale", "0", "-enc_time_base", "-1",
+                            "-fps_mode", "passthrough", "-f", "framemd5", "-"])
+        var frames: [(pts: Int64, md5: Substring)] = []
+        for line in r.output.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count >= 6, let pts = Int64(fields[2]) else { continue }
+            frames.append((pts, fields[5][...]))
+        }
+        return (frames, r.succeeded ? r.stderr : r.stderr + " (exit \(r.status))")
+    }
+
     /// The MD5 column of FFmpeg's framemd5 output.
     public static func frameMD5s(output: String) -> [Substring] {
         output.split(separator: "\n").filter { !$0.hasPrefix("#") }

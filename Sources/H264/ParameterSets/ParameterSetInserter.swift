@@ -55,6 +55,8 @@ public struct ParameterSetInserter: Sendable {
     /// The sets of the last configuration record (``configurationChange(for:)``).
     private var record = ParameterSetSlots<NALUnit>()
     private var recordMade = false
+    /// The SPS slot the last record was made for (its first set), -1 when not known.
+    private var recordSPS = -1
 
     /// Creates an inserter that knows `parameterSets` from out of band.
     /// - Parameters:
@@ -140,14 +142,17 @@ public struct ParameterSetInserter: Sendable {
     /// For writers that carry the parameter sets in a decoder configuration record sent again
     /// when it changes (FLV sequence headers, RTMP, MP4 sample descriptions): the parameter sets
     /// of a new record when `nalUnits` (one access unit) refers to a parameter set whose content
-    /// the last record did not carry; nil while the last record holds.
+    /// the last record did not carry, or is an IDR picture on another SPS than the one the last
+    /// record was made for (its first: the picture size, profile and level the container
+    /// describes); nil while the last record holds.
     ///
     /// The record holds the SPS (with its extension) and PPS the picture refers to, first; then,
     /// as far as they fit (in bytes, below; in what an avcC record holds: 31 SPS, 255 PPS, 64 KiB
     /// each), the sets of the last record that have not changed, then the other sets known. So
     /// the parameter sets of an ordinary stream travel together in one record (a stream that
     /// switches between PPS ids it defined gets no record per switch), a new record is made only
-    /// when a picture uses a set that is new or changed, and a record's size is bounded whatever
+    /// when a picture uses a set that is new or changed or an IDR picture activates another SPS,
+    /// and a record's size is bounded whatever
     /// the stream defines. Before the first record, when the picture's references cannot be read,
     /// the record is every set known. In-band parameter sets of the access unit become the ones
     /// in force (the writer moves them out of band). Records are paid from the same bounds as
@@ -158,7 +163,11 @@ public struct ParameterSetInserter: Sendable {
     public mutating func configurationChange(for nalUnits: [NALUnit]) -> [NALUnit]? {
         let slots = referencedSlots(of: nalUnits) { _ in }
         let firstRecordOfUnknownReferences = slots.isEmpty && !recordMade
-        guard firstRecordOfUnknownReferences || slots.contains(where: { oversized[$0] == true || (known[$0] != nil && record[$0] != known[$0]) }) else {
+        let activeSPS = slots.first { $0 < Self.ppsBase }
+        // Another SPS becomes active only at an IDR picture (7.4.1.2.1).
+        let otherSPS = recordMade && activeSPS != nil && activeSPS != recordSPS && nalUnits.contains { $0.type == .idrSlice }
+        guard firstRecordOfUnknownReferences || otherSPS
+                || slots.contains(where: { oversized[$0] == true || (known[$0] != nil && record[$0] != known[$0]) }) else {
             return nil
         }
         if slots.contains(where: { oversized[$0] == true }) {  // a record without the picture's own set is no use
@@ -200,6 +209,7 @@ public struct ParameterSetInserter: Sendable {
         record = ParameterSetSlots()
         for (slot, isChosen) in chosen.enumerated() where isChosen { record[slot] = known[slot] }
         recordMade = true
+        if let activeSPS { recordSPS = activeSPS }
         return units
     }
 

@@ -1,0 +1,139 @@
+import Foundation
+import H264
+import MP4
+import Testing
+import TestSupport
+
+/// Every Annex-B stream of the public corpus cut into HLS segments: each segment the playlist
+/// declares independent decodes alone in FFmpeg (its init segment + it) to exactly the frames the
+/// whole presentation decodes to at those times, EXTINF never passes EXT-X-TARGETDURATION, and
+/// there are no more discontinuities than picture-size changes.
+@Suite(.enabled(if: Corpus.isPresent && FFmpeg.isPresent, "needs ../shared/corpus and ffmpeg"))
+struct HLSCorpusTests {
+    /// What a segmenting run wrote: the directory, the playlist and the files in playlist order.
+    struct Segmented {
+        var directory: String
+        var playlist: HLSMediaPlaylist
+        /// (init segment, media segment) per media segment, in order.
+        var segments: [(map: String, uri: String)]
+        /// Every file in playlist order: init segments where they change, media segments.
+        var files: [String]
+        /// Segments cut at the maximum duration without a start point.
+        var forcedCuts: Int
+    }
+
+    /// Segments an Annex-B stream with the library, as `h264 segment` does; nil when the stream
+    /// has no picture the core can write (an MVC stream's base view missing).
+    static func segment(_ bytes: [UInt8], seconds: Double = 1, into dir: String) throws -> Segmented? {
+        var writer: HLSSegmentWriter?
+        var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+            let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: timescale,
+                                                                          targetDuration: Int64(seconds * Double(timescale))),
+                                           updatesPlaylistAfterEachSegment: false)
+            writer = hls
+            return hls
+        }
+        try converter.append(bytes)
+        do { _ = try converter.finish() } catch {
+            let (units, _) = AccessUnits.assemble(annexB: bytes[...], leadingData: .skip)
+            #expect(units.allSatisfy { $0.flags.hasNoPicture }, "\(error)")
+            return nil
+        }
+        let hls = try #require(writer)
+        var map = ""
+        var segments: [(map: String, uri: String)] = []
+        var files: [String] = []
+        for entry in hls.playlist.entries {
+            switch entry {
+            case .map(let uri): map = uri; files.append(uri)
+            case .segment(let uri, _): segments.append((map, uri)); files.append(uri)
+            case .discontinuity: break
+            }
+        }
+        return Segmented(directory: dir, playlist: hls.playlist, segments: segments, files: files,
+                         forcedCuts: hls.fragmentWriter.segmentsCutWithoutStartPoint)
+    }
+
+    static func concatenate(_ names: [String], in dir: String, to path: String) throws {
+        var bytes: [UInt8] = []
+        for name in names { bytes += Support.readFile(dir + "/" + name) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test(arguments: Corpus.annexBStreams)
+    func independentSegmentsDecodeAlone(_ stream: String) throws {
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // nil only for a stream without a picture to write (checked inside).
+        if let result = try Self.segment(try Corpus.read(stream), into: dir) {
+            try check(result, stream)
+        }
+    }
+
+    func check(_ result: Segmented, _ stream: String) throws {
+        let dir = result.directory
+        let playlist = result.playlist
+        // RFC 8216 4.3.3.1: every EXTINF, rounded, is at most the target duration.
+        for case .segment(_, let duration) in playlist.entries {
+            #expect((duration + playlist.timescale / 2) / playlist.timescale <= Int64(playlist.targetDuration))
+        }
+        // Discontinuities only where the picture size changes.
+        var sizes: [String] = []
+        for case .map(let uri) in playlist.entries {
+            let track = try #require(try MP4Reader(Support.readFile(dir + "/" + uri)).videoTrack)
+            sizes.append("\(track.descriptions[0].width)x\(track.descriptions[0].height)")
+        }
+        let sizeChanges = zip(sizes, sizes.dropFirst()).filter { $0 != $1 }.count
+        let discontinuities = playlist.entries.filter { $0 == .discontinuity }.count
+        #expect(discontinuities <= sizeChanges)
+        #expect(!result.segments.isEmpty)
+        // Independent unless a stretch without an IDR passed the maximum segment duration (30 s):
+        // then the segments after such a cut are not, and only the first is checked alone.
+        #expect(playlist.independentSegments == (result.forcedCuts == 0))
+        let alone = playlist.independentSegments ? result.segments : Array(result.segments.prefix(1))
+
+        let whole = dir + "/whole.mp4"
+        try Self.concatenate(result.files, in: dir, to: whole)
+        let context = try FFmpeg.timedFrameMD5s(file: whole)
+        #expect(!context.frames.isEmpty)
+        let known = Set(context.frames.map { "\($0.pts) \($0.md5)" })
+        for (map, uri) in alone {
+            let path = dir + "/alone.mp4"
+            try Self.concatenate([map, uri], in: dir, to: path)
+            let decoded = try FFmpeg.timedFrameMD5s(file: path)
+            let packets = try FFmpeg.packets(path).packets.map(\.pts)
+            let (low, high) = (try #require(packets.min()), try #require(packets.max()))
+            let expected = context.frames.filter { $0.pts >= low && $0.pts <= high }.map { "\($0.pts) \($0.md5)" }
+            let got = decoded.frames.map { "\($0.pts) \($0.md5)" }
+            #expect(decoded.errors.isEmpty, "\(stream) \(uri): \(decoded.errors)")
+            let same = Set(got) == Set(expected)
+            #expect(same, "\(stream) \(uri): \(got.count) frames alone, \(expected.count) in context")
+            let allKnown = got.allSatisfy { known.contains($0) }
+            #expect(allKnown, "\(stream) \(uri)")
+        }
+    }
+
+    /// The streams whose parameter sets change mid-stream (a PPS per picture, FRExt's changing
+    /// sets, a new picture size) play through HLS in GStreamer's hlsdemux, every frame.
+    @Test(.enabled(if: Support.gstLaunch(with: ["hlsdemux", "qtdemux", "h264parse", "avdec_h264"]) != nil,
+                   "needs GStreamer's hlsdemux, qtdemux, h264parse and avdec_h264"),
+          arguments: ["fate-frext/FRExt1_Panasonic.avc", "fate-frext/FRExt3_Panasonic.avc", "fate-frext/FRExt4_Panasonic.avc",
+                      "hibernia/CVWP2_TOSHIBA_E.264", "hibernia/CAWP5_TOSHIBA_E.264", "openh264/Error_I_P.264"])
+    func changingStreamsPlayInGStreamer(_ stream: String) throws {
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let bytes = try Corpus.read(stream)
+        // The stream three times over: segments start at each copy's IDR.
+        let result = try #require(try Self.segment(bytes + bytes + bytes, seconds: 0.2, into: dir))
+        let discontinuities = result.playlist.entries.filter { $0 == .discontinuity }.count
+        let ffmpeg = try FFmpeg.timedFrameMD5s(file: dir + "/index.m3u8")
+        #expect(ffmpeg.errors.isEmpty, "\(ffmpeg.errors)")
+        let launch = try #require(Support.gstLaunch(with: ["hlsdemux"]))
+        let r = try Support.run(launch, ["-v", "uridecodebin", "uri=file://\(dir)/index.m3u8", "!", "fakesink", "sync=false",
+                                         "silent=false"], timeout: 60)
+        #expect(r.succeeded, "\(r.stderr)")
+        let frames = r.output.components(separatedBy: "chain   ******").count - 1
+        #expect(frames == ffmpeg.frames.count, "\(stream): \(discontinuities) discontinuities")
+        #expect(frames > 0)
+    }
+}
