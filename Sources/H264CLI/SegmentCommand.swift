@@ -78,6 +78,19 @@ enum SegmentCommand: CLICommand {
                                  updatesPlaylistAfterEachSegment: window != nil, window: window)
         }
         var writer: HLSSegmentWriter?
+        do {
+            try segment(input, fps: fps, makeWriter: makeWriter, writer: &writer)
+        } catch let error as MP4Error where error.code == .noStartPoint {
+            let hint = cutting == .atSyncSamples ? "; --start-at random-access starts segments at recovery points too" : ""
+            throw CLIError("no segment written: \(error.reason)\(hint)")
+        }
+        guard let writer else { throw CLIError("no access unit to segment in '\(input)'") }
+        try report(writer, dir: dir)
+    }
+
+    /// Reads `input` (MP4 or Annex-B) into the writer `makeWriter` makes.
+    private static func segment(_ input: String, fps: (numerator: Int64, denominator: Int64)?,
+                                makeWriter: @escaping (Int64) throws(MP4Error) -> HLSSegmentWriter, writer: inout HLSSegmentWriter?) throws {
         if MP4Conversion.isMP4(path: input) {
             let (reader, track) = try MP4Conversion.open(input)
             let hls = try makeWriter(Int64(track.timescale))
@@ -90,26 +103,20 @@ enum SegmentCommand: CLICommand {
         } else {
             var timing = TimestampAssigner.Configuration()
             if let fps { timing.frameRate = fps }
+            var made: HLSSegmentWriter?
+            defer { writer = made }
             try MP4Conversion.mux(try ChunkedInput(input), timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
                 let hls = try makeWriter(timescale)
-                writer = hls
+                made = hls
                 return hls
             }
         }
-        guard let writer else { throw CLIError("no access unit to segment in '\(input)'") }
-        try report(writer, dir: dir, startAt: cutting)
     }
 
-    /// Prints what was written and what the stream made the segmenter do; throws when no
-    /// segment could be written.
-    private static func report(_ writer: HLSSegmentWriter, dir: String, startAt cutting: MP4FragmentWriter.Options.Cutting) throws {
+    /// Prints what was written and what the stream made the segmenter do.
+    private static func report(_ writer: HLSSegmentWriter, dir: String) throws {
         let fragments = writer.fragmentWriter
         let skipped = fragments.droppedLeadingSampleCount
-        guard fragments.segmentCount > 0 else {
-            let hint = cutting == .atSyncSamples ? "; --start-at random-access starts segments at recovery points too" : ""
-            throw CLIError("no segment written: none of the \(skipped) access units is a point where decoding can start "
-                           + "(\(cutting == .atSyncSamples ? "an IDR picture" : "an IDR picture or a recovery point"))\(hint)")
-        }
         if skipped > 0 {
             Output.error("warning: skipped \(skipped) access unit\(skipped == 1 ? "" : "s") before the first point where decoding can start")
         }

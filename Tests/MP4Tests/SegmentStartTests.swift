@@ -69,10 +69,17 @@ import TestSupport
     /// written and every sample is counted as dropped; `anySample` writes it, not independent.
     @Test func noStartPointWritesNothingAndSaysSo() throws {
         let samples = try Self.samples("I " + Array(repeating: "P", count: 39).joined(separator: " "))
-        let (pieces, writer) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 400))
-        #expect(pieces.isEmpty)
+        var writer = try MP4FragmentWriter(options: .init(timescale: 10_000, targetDuration: 400))
+        for (d, s) in samples { #expect(try writer.append(s, description: d).isEmpty) }
+        #expect(throws: MP4Error(.noStartPoint, "")) { _ = try writer.finish() }
         #expect(writer.droppedLeadingSampleCount == 40)
         #expect(writer.segmentCount == 0)
+        let dir0 = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir0) }
+        let refusing = try HLSSegmentWriter(directory: dir0, options: .init(timescale: 10_000, targetDuration: 400))
+        for (d, s) in samples { try refusing.append(s, description: d) }
+        #expect(throws: MP4Error(.noStartPoint, "")) { try refusing.finish() }
+        #expect(!FileManager.default.fileExists(atPath: dir0 + "/index.m3u8"))
         let (anywhere, w2) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 4_000, cutting: .anySample))
         #expect(w2.droppedLeadingSampleCount == 0)
         #expect(anywhere.filter { $0.kind == .media }.count == 4)

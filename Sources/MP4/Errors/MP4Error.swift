@@ -22,6 +22,7 @@ public struct MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidArgument
             case io
             case h264
+            case noStartPoint
         }
 
         let base: Base
@@ -52,6 +53,9 @@ public struct MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let io = Code(.io)
         /// The H.264 core reported an error (kept in ``MP4Error/underlying``).
         public static let h264 = Code(.h264)
+        /// Segmented output got samples, but none where decoding can start (no IDR access
+        /// unit, or no recovery point either when those were allowed): nothing was written.
+        public static let noStartPoint = Code(.noStartPoint)
 
         public var description: String { base.rawValue }
     }

@@ -404,9 +404,15 @@ public struct MP4FragmentWriter: Sendable {
 
     /// Ends the stream: the last fragment (its last sample's duration is its own, else the one
     /// before).
+    /// - Throws: ``MP4Error/Code/noStartPoint`` when samples came but none could start a
+    ///   segment (nothing was written); ``MP4Error/Code/invalidArgument`` when called twice.
     public mutating func finish() throws(MP4Error) -> [MP4Segment] {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "finish() called twice") }
         isFinished = true
+        if sampleEntry == nil && droppedLeadingSampleCount > 0 {
+            let kind = options.cutting == .atRandomAccessPoints ? "an IDR access unit or a recovery point" : "an IDR access unit"
+            throw MP4Error.invalid(.noStartPoint, "none of the \(droppedLeadingSampleCount) samples is \(kind), where decoding can start")
+        }
         guard !entries.isEmpty else { return [] }
         if entries[entries.count &- 1].duration == nil { entries[entries.count &- 1].duration = lastDelta ?? 0 }
         return [closeFragment()]
