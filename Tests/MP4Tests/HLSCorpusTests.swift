@@ -24,7 +24,7 @@ struct HLSCorpusTests {
 
     /// Segments an Annex-B stream with the library, as `h264 segment` does; nil when the stream
     /// has no picture the core can write (an MVC stream's base view missing).
-    static func segment(_ bytes: [UInt8], seconds: Double = 1, into dir: String) throws -> Segmented? {
+    static func segment(_ bytes: [UInt8], seconds: Double = 2, into dir: String) throws -> Segmented? {
         var writer: HLSSegmentWriter?
         var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: timescale,
@@ -111,6 +111,51 @@ struct HLSCorpusTests {
             let allKnown = got.allSatisfy { known.contains($0) }
             #expect(allKnown, "\(stream) \(uri)")
         }
+    }
+
+    /// MP4 files FFmpeg's muxer wrote from corpus streams (several IDR pictures, B-frames,
+    /// multiple slices), segmented from the MP4 as `h264 segment` does: the same checks. (A
+    /// raw stream is first put in MP4 by the library, which gives every sample its presentation
+    /// time: FFmpeg's raw H.264 demuxer leaves PTS equal to DTS, and its decoder's pictures
+    /// then match no timeline.)
+    @Test(arguments: ["cros-codecs/test-25fps.h264", "openh264/MR1_MW_A.264", "openh264/MIDR_MW_D.264", "openh264/MPS_MW_A.264",
+                      "openh264/VID_1280x720_cabac_temporal_direct.264", "openh264/MR2_MW_A.264"])
+    func segmentsOfFFmpegRemuxedMP4DecodeAlone(_ stream: String) throws {
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let ours = MP4MemoryFile()
+        var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+            try MP4Writer(file: ours, options: .init(timescale: timescale, layout: .fastStart))
+        }
+        try converter.append(try Corpus.read(stream))
+        _ = try converter.finish()
+        try Data(ours.bytes).write(to: URL(fileURLWithPath: dir + "/ours.mp4"))
+        let mp4 = dir + "/remuxed.mp4"
+        let remux = try FFmpeg.ffmpeg(["-v", "error", "-i", dir + "/ours.mp4", "-c", "copy", mp4])
+        try #require(remux.succeeded, "\(remux.stderr)")
+        let reader = try MP4Reader(try MP4File(readingAtPath: mp4))
+        let track = try #require(reader.videoTrack)
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: Int64(track.timescale),
+                                                                      targetDuration: Int64(track.timescale) / 5),
+                                       updatesPlaylistAfterEachSegment: false)
+        var samples = reader.samples(of: track)
+        while let info = try samples.next() {
+            try hls.append(try reader.sample(info), description: track.descriptions[info.descriptionIndex])
+        }
+        try hls.finish()
+        var map = ""
+        var segments: [(map: String, uri: String)] = []
+        var files: [String] = []
+        for entry in hls.playlist.entries {
+            switch entry {
+            case .map(let uri): map = uri; files.append(uri)
+            case .segment(let uri, _): segments.append((map, uri)); files.append(uri)
+            case .discontinuity: break
+            }
+        }
+        #expect(segments.count > 1)
+        try check(Segmented(directory: dir, playlist: hls.playlist, segments: segments, files: files,
+                            forcedCuts: hls.fragmentWriter.segmentsCutWithoutStartPoint), stream)
     }
 
     /// The streams whose parameter sets change mid-stream (a PPS per picture, FRExt's changing

@@ -92,6 +92,20 @@ import TestSupport
         #expect(!hls.playlist.text.contains("#EXT-X-INDEPENDENT-SEGMENTS"))
     }
 
+    /// An MP4 whose sync flags say nothing (an empty `stss`) or lie (every sample sync): the
+    /// segments still start at the IDR access units, and only those are written as sync.
+    @Test(arguments: [false, true])
+    func syncFlagsAreJudgedFromTheSamples(_ allSync: Bool) throws {
+        var samples = try Self.samples(Self.script(4, "I! P P P P"))
+        for k in samples.indices { samples[k].1.flags = allSync ? .sync : .nonSync }
+        let (pieces, _) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 2_000))
+        let media = pieces.filter { $0.kind == .media }
+        #expect(media.count == 4 && media.allSatisfy { $0.isIndependent && $0.sampleCount == 5 })
+        let reader = try MP4Reader(pieces.flatMap(\.bytes))
+        let infos = try reader.sampleInfos(of: try #require(reader.videoTrack))
+        #expect(infos.enumerated().filter { $0.element.flags.isSync }.map(\.offset) == [0, 5, 10, 15])
+    }
+
     /// Samples before the first IDR cannot be decoded: they are dropped, and the first segment
     /// starts at the IDR.
     @Test func leadingSamplesBeforeTheFirstIDRAreDropped() throws {
