@@ -4,9 +4,11 @@
 #   Tests/Fuzz/run.sh TARGET SECONDS [extra libFuzzer arguments]
 #
 # TARGET is a key of FuzzBodies.targets (Tests/H264Tests/Fuzz/FuzzBodies.swift) or, for
-# mp4_read, of MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift):
+# the MP4 targets, of MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift):
 #   H.264 core:  annexb_parse, streaming, avcc, access_units, roundtrip
 #   around it:   flv_read, rtp_depacketize, rtmp_receive, y4m_parse, sdp_parse, mp4_read
+#   packaging:   mp4_fragment (MP4FragmentWriter), hls_segment (HLSSegmentWriter with a live
+#                window, in a temporary directory): an options byte, then an Annex-B stream
 # The library modules (H264, ThreadLock, H264Video, RTP, FLV, RTMP, MP4) are compiled as they are in the package, one static
 # library each with libFuzzer's coverage instrumentation, into .build/fuzz/modules; the shared
 # bodies, Tests/TestSupport/FuzzProperty.swift (a broken property traps here, so that libFuzzer
@@ -37,7 +39,7 @@ fi
 target=$1; seconds=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-targets="annexb_parse streaming avcc access_units roundtrip flv_read rtp_depacketize rtmp_receive y4m_parse sdp_parse mp4_read"
+targets="annexb_parse streaming avcc access_units roundtrip flv_read rtp_depacketize rtmp_receive y4m_parse sdp_parse mp4_read mp4_fragment hls_segment"
 case " $targets " in
     *" $target "*) ;;
     *) echo "no target $target ($targets)" >&2; exit 2 ;;

@@ -41,7 +41,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMut
     }
     let name = String(cString: target)
     let seeds = MP4FuzzBodies.targets[name] != nil
-        ? MP4FuzzBodies.seeds(streams).map { Array($0.prefix(maximum)) }
+        ? MP4FuzzBodies.seeds(target: name, streams).map { Array($0.prefix(maximum)) }
         : FuzzSeeds.make(target: name, streams: streams, maximumLength: maximum)
     for (i, seed) in seeds.enumerated() {
         let path = String(cString: dir) + "/derived-\(i)"

@@ -36,4 +36,14 @@ import TestSupport
             FuzzProperty.replay(MP4FuzzBodies.read, seed, label: "mp4_read seed")
         }
     }
+
+    /// The segmenting targets' bodies on the fixtures behind each seed's option byte: every
+    /// property holds on valid streams (the fuzzer's starting points).
+    @Test(arguments: ["mp4_fragment", "hls_segment"])
+    func segmentingBodiesOnTheFixtures(_ target: String) throws {
+        let body = try #require(MP4FuzzBodies.targets[target])
+        let seeds = MP4FuzzBodies.seeds(target: target, MP4TestSupport.annexBFixtures.map { $0.bytes() })
+        #expect(seeds.count == 4 * MP4TestSupport.annexBFixtures.count)
+        for seed in seeds { FuzzProperty.replay(body, seed, label: "\(target) seed \(seed[0])") }
+    }
 }
