@@ -204,6 +204,30 @@ import TestSupport
         #expect(outputs >= 100_000 * 53 / bound)
     }
 
+    /// What `h264 rtp-receive -o out.mp4`, `convert --mp4-layout fragmented` and `MP4Recorder`
+    /// write: one fragmented file cut every second at any sample. One IDR then only P pictures
+    /// (a sender that never sends another) makes a fragment a second, not one that grows.
+    @Test func fragmentedFileCutsEverySecondWithoutSyncSamples() throws {
+        let samples = try Self.samples("I! " + Array(repeating: "P", count: 1499).joined(separator: " "))  // 60 s
+        let file = MP4MemoryFile()
+        let writer = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: 10_000,
+                                                                            cutting: .anySample, compositionTimes: .editList))
+        var most = 0
+        var largest = 0
+        for (d, s) in samples {
+            try writer.append(s, description: d)
+            most = max(most, writer.fragmentWriter.heldBytes)
+            largest = max(largest, s.data.count)
+        }
+        try writer.finish()
+        #expect(writer.fragmentCount == 60)
+        #expect(most <= 25 * (largest + 48))  // one second of samples
+        let reader = try MP4Reader(file.bytes)
+        let infos = try reader.sampleInfos(of: try #require(reader.videoTrack))
+        #expect(infos.count == 1500)
+        #expect(infos.filter { $0.flags.isSync }.count == 1)
+    }
+
     /// Two streams with the same SPS and a different PPS one after the other: the change goes
     /// in band (an `avc3` init segment, not a discontinuity, and the segment's first sample
     /// carries the sets), where a new picture size makes a discontinuity.
