@@ -197,7 +197,7 @@ public final class HLSSegmentWriter: MP4SampleWriting {
         add(.segment(uri: segment.name, duration: segment.duration))
         longest = max(longest, segment.duration)
         if !segment.isIndependent { playlist.independentSegments = false }
-        if let window { try slide(to: window) }
+        if let window { slide(to: window) }
         return true
     }
 
@@ -212,7 +212,7 @@ public final class HLSSegmentWriter: MP4SampleWriting {
 
     /// Removes the oldest segments past the window, keeps the map in force at the top, and
     /// deletes the files that have been out of the playlist long enough.
-    private func slide(to window: Int) throws(MP4Error) {
+    private func slide(to window: Int) {
         var segments = 0
         for entry in playlist.entries { if case .segment = entry { segments &+= 1 } }
         guard segments > window else { return }

@@ -55,9 +55,10 @@ import H264
 ///
 /// ## Memory and output
 ///
-/// Memory: the samples of one fragment, copied into one buffer with 48 bytes of bookkeeping
+/// Memory: the samples of one fragment, copied into one buffer with 40 bytes of bookkeeping
 /// each: at most ``Options/maximumFragmentBytes`` counting the bookkeeping (or one sample larger
-/// than that), and the fragment's output while it is returned. A fragment ends with its segment,
+/// than that; ``heldBytes`` tells), in storage kept for the next fragment that is at most twice
+/// that (arrays grow by doubling), and the fragment's output while it is returned. A fragment ends with its segment,
 /// once its samples span ``Options/maximumFragmentDuration``, or before that bound would be
 /// passed, so a segment of any length (a stream with few sync samples) is written in bounded
 /// pieces. Output: the samples' bytes, plus 16 bytes per sample and about 100 per fragment, plus
@@ -126,7 +127,7 @@ public struct MP4FragmentWriter: Sendable {
         /// A fragment of a segment ends once its samples span this, in timescale units (nil:
         /// the target duration), so a long segment is written in pieces.
         public var maximumFragmentDuration: Int64?
-        /// The most a fragment holds in memory: its samples' bytes and 48 bytes per sample.
+        /// The most a fragment holds in memory: its samples' bytes and 40 bytes of bookkeeping per sample.
         public var maximumFragmentBytes: Int
         /// Write a `sidx` box before each fragment.
         public var writesSegmentIndex: Bool
@@ -197,8 +198,9 @@ public struct MP4FragmentWriter: Sendable {
         var flags: MP4SampleFlags
     }
 
-    /// What a sample costs the fragment besides its bytes: its entry and the array's share.
-    static let bookkeepingPerSample = 48
+    /// What a sample costs the fragment besides its bytes: its entry (40 bytes on 64-bit
+    /// platforms).
+    static let bookkeepingPerSample = MemoryLayout<Entry>.stride
 
     /// The options in force.
     public let options: Options
