@@ -228,6 +228,27 @@ import TestSupport
         #expect(infos.filter { $0.flags.isSync }.count == 1)
     }
 
+    /// A picture presented before the IDR picture that precedes it in decoding order (an IDR
+    /// with a POC above 0, as a conformance stream has): the fragmented file's edit list, written
+    /// with the first sample's offset, is lowered at the end to that picture's time, so that no
+    /// picture is cut off (GStreamer dropped two such pictures of CVWP2_TOSHIBA_E).
+    @Test func fragmentedFileEditStartsAtTheEarliestPicture() throws {
+        let samples = try Self.samples("I!@8 B@4^0 B@6^0 P@16 B@12^0 B@14^0 P@24") { $0.maxNumReorderFrames = 2 }
+        let file = MP4MemoryFile()
+        let writer = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: 10_000,
+                                                                            cutting: .anySample, compositionTimes: .editList))
+        for (d, s) in samples { try writer.append(s, description: d) }
+        let first = samples[0].1.compositionOffset
+        let earliest = samples.map { $0.1.presentationTime - samples[0].1.decodeTime }.min()!
+        #expect(earliest < first)
+        #expect(writer.fragmentWriter.editMediaTime == first)
+        try writer.finish()
+        let track = try #require(try MP4Reader(file.bytes).videoTrack)
+        #expect(track.presentationOffset == -earliest)  // media_time = earliest
+        let infos = try MP4Reader(file.bytes).sampleInfos(of: track)
+        #expect(infos.map(\.presentationTime).min() == 0)
+    }
+
     /// Two streams with the same SPS and a different PPS one after the other: the change goes
     /// in band (an `avc3` init segment, not a discontinuity, and the segment's first sample
     /// carries the sets), where a new picture size makes a discontinuity.

@@ -224,6 +224,16 @@ public struct MP4FragmentWriter: Sendable {
     public private(set) var formatChangesCarriedInBand = 0
     /// True once ``finish()`` has run.
     public private(set) var isFinished = false
+    /// The earliest presentation time of the samples so far, on the writer's timeline (the first
+    /// sample's decoding time is 0); nil before the first sample.
+    public private(set) var earliestPresentationTime: Int64?
+
+    /// The edit list's `media_time` in the init segments: the first sample's composition offset,
+    /// with ``Options/CompositionTimes-swift.enum/editList`` when it is positive; nil for no
+    /// edit list. A picture that follows the first in decoding order but is presented before it
+    /// (``earliestPresentationTime`` below this) is cut off by the edit: a writer that can
+    /// rewrite its init segment at the end (``MP4FragmentedFileWriter``) then lowers it.
+    public var editMediaTime: Int64? { options.compositionTimes == .editList && firstOffset > 0 ? firstOffset : nil }
 
     private let timescale: UInt32
     private var entries: [Entry] = []
@@ -322,6 +332,7 @@ public struct MP4FragmentWriter: Sendable {
         // trun offsets are shifted by the first one: keep them within 32 signed bits.
         let (dts, pts, offset, step) = try clock.place(sample, maximumOffset: Int64(Int32.max))
         var out: [MP4Segment] = []
+        earliestPresentationTime = min(earliestPresentationTime ?? pts, pts)
         if let step {
             if !entries.isEmpty { entries[entries.count &- 1].duration = step }
             lastDelta = step

@@ -50,12 +50,43 @@ public final class MP4FragmentedFileWriter: MP4SampleWriting {
         try write(try fragments.append(sample, description: description))
     }
 
+    /// Writes the last fragment. With an edit list, when a picture is presented before the
+    /// first one (it follows it in decoding order), the edit's `media_time` in the `moov` is
+    /// lowered to that picture's time, so that no picture is cut off and the file starts where a
+    /// progressive one would.
     public func finish() throws(MP4Error) {
         try write(try fragments.finish())
+        if let position = editMediaTimePosition, let media = fragments.editMediaTime,
+           let earliest = fragments.earliestPresentationTime, earliest < media {
+            let value = UInt64(max(0, earliest))  // below media_time, which fits the field
+            var bytes: [UInt8] = []
+            for shift in stride(from: position.width &* 8 &- 8, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
+            try file.write(bytes[...], at: position.offset)
+        }
     }
 
+    /// Where the init segment's edit `media_time` is in the file, and its width in bytes.
+    private var editMediaTimePosition: (offset: UInt64, width: Int)?
+
     private func write(_ segments: [MP4Segment]) throws(MP4Error) {
-        for segment in segments { try file.append(segment.bytes) }
+        for segment in segments {
+            if segment.kind == .initialization && editMediaTimePosition == nil {
+                editMediaTimePosition = try Self.editMediaTime(in: segment.bytes).map { (file.byteCount &+ UInt64($0.offset), $0.width) }
+            }
+            try file.append(segment.bytes)
+        }
         if synchronizesFragments, !segments.isEmpty, let f = file as? MP4File { try f.synchronize() }
+    }
+
+    /// The offset of the first edit's `media_time` in an init segment, and its width (4 bytes
+    /// for `elst` version 0, 8 for version 1); nil without an edit list.
+    static func editMediaTime(in bytes: [UInt8]) throws(MP4Error) -> (offset: Int, width: Int)? {
+        guard let elst = try MP4BoxTree.nodes(in: bytes).first(where: { $0.header.type == .elst }) else { return nil }
+        let payload = Int(elst.offset) &+ Int(elst.header.headerSize)  // within `bytes`
+        guard payload &+ 24 <= bytes.count else { return nil }
+        let long = bytes[payload] == 1
+        return (payload &+ 8 &+ (long ? 8 : 4), long ? 8 : 4)
     }
 }
