@@ -20,6 +20,23 @@ struct HLSCorpusTests {
         var files: [String]
         /// Segments cut at the maximum duration without a start point.
         var forcedCuts: Int
+
+        /// What a finished writer wrote, from its playlist.
+        init(_ hls: HLSSegmentWriter) {
+            directory = hls.directory
+            playlist = hls.playlist
+            forcedCuts = hls.fragmentWriter.segmentsCutWithoutStartPoint
+            segments = []
+            files = []
+            var map = ""
+            for entry in hls.playlist.entries {
+                switch entry {
+                case .map(let uri): map = uri; files.append(uri)
+                case .segment(let uri, _): segments.append((map, uri)); files.append(uri)
+                case .discontinuity: break
+                }
+            }
+        }
     }
 
     /// Segments an Annex-B stream with the library, as `h264 segment` does; nil when the stream
@@ -40,18 +57,7 @@ struct HLSCorpusTests {
             return nil
         }
         let hls = try #require(writer)
-        var map = ""
-        var segments: [(map: String, uri: String)] = []
-        var files: [String] = []
-        for entry in hls.playlist.entries {
-            switch entry {
-            case .map(let uri): map = uri; files.append(uri)
-            case .segment(let uri, _): segments.append((map, uri)); files.append(uri)
-            case .discontinuity: break
-            }
-        }
-        return Segmented(directory: dir, playlist: hls.playlist, segments: segments, files: files,
-                         forcedCuts: hls.fragmentWriter.segmentsCutWithoutStartPoint)
+        return Segmented(hls)
     }
 
     static func concatenate(_ names: [String], in dir: String, to path: String) throws {
@@ -143,19 +149,9 @@ struct HLSCorpusTests {
             try hls.append(try reader.sample(info), description: track.descriptions[info.descriptionIndex])
         }
         try hls.finish()
-        var map = ""
-        var segments: [(map: String, uri: String)] = []
-        var files: [String] = []
-        for entry in hls.playlist.entries {
-            switch entry {
-            case .map(let uri): map = uri; files.append(uri)
-            case .segment(let uri, _): segments.append((map, uri)); files.append(uri)
-            case .discontinuity: break
-            }
-        }
-        #expect(segments.count > 1)
-        try check(Segmented(directory: dir, playlist: hls.playlist, segments: segments, files: files,
-                            forcedCuts: hls.fragmentWriter.segmentsCutWithoutStartPoint), stream)
+        let result = Segmented(hls)
+        #expect(result.segments.count > 1)
+        try check(result, stream)
     }
 
     /// The streams whose parameter sets change mid-stream (a PPS per picture, FRExt's changing
