@@ -195,6 +195,8 @@ extension MP4FuzzBodies {
         let total = pieces.reduce(0) { $0 &+ $1.bytes.count }
         let bound = sampleBytes &+ samples &* (16 &+ records) &+ (pieces.count &+ 1) &* 1024
         check(total <= bound, "\(total) bytes of output for \(sampleBytes) bytes in \(samples) samples")
+        check(!pieces.isEmpty || samples == 0, "\(samples) samples kept, nothing written")
+        guard samples > 0 else { return }  // the converter made a writer, but no sample came
         for piece in pieces where piece.kind == .media && piece.isIndependent {
             check(piece.startsWithSyncSample, "independent segment \(piece.sequenceNumber) does not start with a sync sample")
         }

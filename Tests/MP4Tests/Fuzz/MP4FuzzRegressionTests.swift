@@ -46,4 +46,19 @@ import TestSupport
         #expect(seeds.count == 4 * MP4TestSupport.annexBFixtures.count)
         for seed in seeds { FuzzProperty.replay(body, seed, label: "\(target) seed \(seed[0])") }
     }
+
+    /// The inputs kept for the segmenting targets, replayed through their bodies.
+    static let keptSegmenting: [String] = ["mp4_fragment", "hls_segment"].flatMap { target in
+        ((try? FileManager.default.contentsOfDirectory(atPath: Support.root + "/Tests/Fuzz/Regressions/" + target)) ?? [])
+            .filter { !$0.hasPrefix(".") }.sorted().map { target + "/" + $0 }
+    }
+
+    @Test(arguments: keptSegmenting)
+    func segmentingRegression(_ path: String) throws {
+        let target = String(path.prefix { $0 != "/" })
+        let body = try #require(MP4FuzzBodies.targets[target])
+        let bytes = Support.readFile(Support.root + "/Tests/Fuzz/Regressions/" + path)
+        try #require(!bytes.isEmpty)
+        FuzzProperty.replay(body, bytes, label: path)
+    }
 }
