@@ -94,7 +94,7 @@ enum InspectCommand: CLICommand {
     private static func noteEarlyPresentations(_ parser: AccessUnitParser) {
         guard parser.earlyPresentationCount > 0 else { return }
         Output.error("warning: \(parser.earlyPresentationCount) pictures presented before their turn in POC order: "
-                     + "they would have waited behind more than \(parser.heldAccessUnitLimit ?? 0) access units")
+                     + "waiting for it would have held more than \(parser.heldAccessUnitLimit ?? 0) access units")
     }
 
     /// The environment variable that sets the cap on held lines, for tests: a small cap makes a

@@ -19,9 +19,10 @@
 /// It yields the same access units for any chunking. Memory is bounded by one incomplete NAL
 /// unit (``AnnexBStreamParser/maximumNALUnitSize``), one access unit being assembled
 /// (``AccessUnitAssembler/Limits``) and the access units waiting for their presentation time
-/// (at most ``heldAccessUnitLimit``: the reorder depth + 33, 65 with a presentation delay,
-/// whatever the picture order counts do; a picture that would wait longer is presented early,
-/// see ``TimestampAssigner``), whatever the stream's length.
+/// (at most ``heldAccessUnitLimit``: 33 more than the presentation order's depth, so the
+/// reorder depth + 33 for frames and 65 with a presentation delay, whatever the picture order
+/// counts do; a picture that would wait longer is presented early, see ``TimestampAssigner``),
+/// whatever the stream's length.
 ///
 /// Errors from a NAL unit (a bad header, a limit) are thrown by ``next()``; the parser has
 /// moved past the problem, and `next()` and `append(_:)` may be called again.
