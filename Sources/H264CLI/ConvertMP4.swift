@@ -80,8 +80,8 @@ enum MP4Conversion {
         try output.close()
     }
 
-    /// MP4 in, FLV out: the track's access units (``MP4AccessUnitIterator``: each description's
-    /// parameter sets in front of its first sample) through ``FLVConversion``.
+    /// MP4 in, FLV out: the track's access units (``MP4AccessUnitIterator``: the parameter sets
+    /// of each description that a sample uses, in band where they change) through ``FLVConversion``.
     static func mp4ToFLV(inputPath: String, outputPath: String) throws {
         let (reader, track) = try open(inputPath)
         let output = try OutputFile(outputPath)

@@ -62,6 +62,7 @@ enum InspectCommand: CLICommand {
                 report.add(au)
             })
             if count == 0, let firstError { throw firstError }
+            noteEarlyPresentations(parser)
             let delay = parser.requiredPresentationDelay
             let totalBytes = input.bytesRead
             report.closeLast(totalBytes: totalBytes)
@@ -80,11 +81,20 @@ enum InspectCommand: CLICommand {
             // A pipe: one pass, the reorder depth from the SPS.
             var parser = AccessUnitParser(timing: timing, leadingData: leading)
             try parser.run(read: input.read, problem: warn, body: { report.add($0) })
+            noteEarlyPresentations(parser)
             report.closeLast(totalBytes: input.bytesRead)
             report.finish(totalBytes: input.bytesRead, sps: parser.store.activeSPS ?? firstSPS(parser.store), timeBase: parser.timeBase)
         }
         for e in warnings { Output.error("warning: \(e.code): \(e.reason)") }
         if warningCount > warnings.count { Output.error("warning: \(warningCount) problems in all") }
+    }
+
+    /// Says on stderr how many pictures were given a PTS before their turn in POC order (their
+    /// access units would have waited behind more than the parser holds).
+    private static func noteEarlyPresentations(_ parser: AccessUnitParser) {
+        guard parser.earlyPresentationCount > 0 else { return }
+        Output.error("warning: \(parser.earlyPresentationCount) pictures presented before their turn in POC order: "
+                     + "waiting for it would have held more than \(parser.heldAccessUnitLimit ?? 0) access units")
     }
 
     /// The environment variable that sets the cap on held lines, for tests: a small cap makes a

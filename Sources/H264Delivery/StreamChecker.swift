@@ -55,6 +55,10 @@ public struct StreamChecker: Sendable {
     /// True when the checked stream broke no rule (after ``finish()``).
     public var conforms: Bool { violations.isEmpty && droppedViolationCount == 0 }
 
+    /// The most access units the Annex-B parser has held at once, waiting for their
+    /// presentation time (at most its `heldAccessUnitLimit`).
+    package var maximumHeldAccessUnitCount: Int { parser?.maximumHeldAccessUnitCount ?? 0 }
+
     private var parser: AccessUnitParser?
     private var store = ParameterSetStore()
     /// The SPS and PPS NAL units by slot (SPS 0...31, PPS 32...287), as last seen.

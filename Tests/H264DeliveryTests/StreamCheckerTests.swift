@@ -180,4 +180,23 @@ import TestSupport
             }
         }
     }
+
+    /// A stream whose picture order counts keep falling (20,000 access units, no VUI, so the
+    /// parser's limit is 16 + 33) keeps at most the parser's limit waiting: the checker held
+    /// every access unit after the first pictures (a 64 MB stream took 3.6 GB).
+    @Test func fallingOrderCountsKeepTheCheckerBounded() throws {
+        let stream = try StreamBuilder.fallingPictureOrderCounts(count: 20_000)
+        var checker = StreamChecker(profile: .spec)
+        var offset = 0
+        var most = 0
+        while offset < stream.count {
+            checker.append(stream[offset..<min(offset + 4096, stream.count)])
+            offset += 4096
+            most = max(most, checker.maximumHeldAccessUnitCount)
+        }
+        checker.finish()
+        #expect(checker.accessUnitCount == 20_000)
+        #expect(most == 49)
+        #expect(checker.maximumHeldAccessUnitCount == 49)
+    }
 }

@@ -130,4 +130,62 @@ extension ParameterSetInserterTests {
         #expect(empty.configurationChange(for: [Self.idrOn255]) == nil)
         #expect(empty.inserting(into: [Self.idrOn255], isRandomAccess: true) == [Self.idrOn255])
     }
+
+    /// Records switched through `OutOfBandSets` (an MP4 track's descriptions): with
+    /// `insertsChangedSets`, a picture between random access points gets only the sets it
+    /// uses whose content the output has not carried; a switch between equal sets adds nothing,
+    /// a set that arrives in band wins until the next switch, and tables made apart are not
+    /// confused by their content numbers.
+    @Test func outOfBandTablesInsertOnlyChangedSets() throws {
+        let tables = ParameterSetInserter.OutOfBandSets.make(records: [[Self.sps, Self.pps0, Self.pps1], [Self.sps, Self.pps0, Self.pps1Changed]])
+        #expect(tables[0].byteCount == Self.sps.count + Self.pps0.count + Self.pps1.count)
+        var inserter = ParameterSetInserter()
+        inserter.insertsChangedSets = true
+        inserter.receiveOutOfBand(tables[0], countsAsInput: true)
+        // First use: what the picture needs, even away from a random access point.
+        #expect(inserter.inserting(into: [Self.pOn0], isRandomAccess: false) == [Self.sps, Self.pps0, Self.pOn0])
+        #expect(inserter.inserting(into: [Self.pOn0], isRandomAccess: false) == [Self.pOn0])
+        // Another table with the same SPS and PPS 0: nothing; with another PPS 1: that one.
+        inserter.receiveOutOfBand(tables[1], countsAsInput: true)
+        #expect(inserter.inserting(into: [Self.pOn0], isRandomAccess: false) == [Self.pOn0])
+        #expect(inserter.inserting(into: [Self.pOn1], isRandomAccess: false) == [Self.pps1Changed, Self.pOn1])
+        inserter.receiveOutOfBand(tables[0], countsAsInput: false)
+        #expect(inserter.inserting(into: [Self.pOn1], isRandomAccess: false) == [Self.pps1, Self.pOn1])
+        // A random access point repeats what it uses.
+        #expect(inserter.inserting(into: [Self.idrOn1], isRandomAccess: true) == [Self.sps, Self.pps1, Self.idrOn1])
+        // An in-band PPS 1 is in force until the next table, which brings its own back.
+        #expect(inserter.inserting(into: [Self.pps1Changed, Self.pOn1], isRandomAccess: false) == [Self.pps1Changed, Self.pOn1])
+        #expect(inserter.inserting(into: [Self.pOn1], isRandomAccess: false) == [Self.pOn1])
+        inserter.receiveOutOfBand(tables[0], countsAsInput: false)
+        #expect(inserter.inserting(into: [Self.pOn1], isRandomAccess: false) == [Self.pps1, Self.pOn1])
+        // A table made apart numbers its content from 0 too: its PPS 1 still counts as new.
+        let apart = ParameterSetInserter.OutOfBandSets.make(records: [[Self.sps, Self.pps0, Self.pps1Changed]])
+        inserter.receiveOutOfBand(apart[0], countsAsInput: true)
+        #expect(inserter.inserting(into: [Self.pOn1], isRandomAccess: false) == [Self.pps1Changed, Self.pOn1])
+        #expect(inserter.inserting(into: [Self.pOn0], isRandomAccess: false) == [Self.pOn0])
+        // Without insertsChangedSets, nothing away from random access points (as before).
+        var plain = ParameterSetInserter()
+        plain.receiveOutOfBand(tables[0], countsAsInput: true)
+        #expect(plain.inserting(into: [Self.pOn0], isRandomAccess: false) == [Self.pOn0])
+        #expect(plain.inserting(into: [Self.idrOn0], isRandomAccess: true) == [Self.sps, Self.pps0, Self.idrOn0])
+    }
+
+    /// Switching tables at every picture, each needing its changed PPS: what is inserted stays
+    /// within the input (the tables counted once) plus one access unit's bound, and the rest is
+    /// counted as skipped.
+    @Test func outOfBandTablesAreInsertedWithinTheBudget() {
+        let large = (0..<2).map { v in Self.unit([0x68, 0x58] + Array(repeating: UInt8(0x80 + v), count: 1000)) }
+        let tables = ParameterSetInserter.OutOfBandSets.make(records: [[Self.sps, large[0]], [Self.sps, large[1]]])
+        var inserter = ParameterSetInserter(maximumBytesPerAccessUnit: 4096)
+        inserter.insertsChangedSets = true
+        var input = 0
+        for i in 0..<1000 {
+            inserter.receiveOutOfBand(tables[i % 2], countsAsInput: i < 2)
+            if i < 2 { input += tables[i % 2].byteCount }
+            _ = inserter.inserting(into: [Self.pOn1], isRandomAccess: false)
+            input += Self.pOn1.count
+        }
+        #expect(inserter.insertedByteCount <= input + 4096)
+        #expect(inserter.insertedCount > 2 && inserter.skippedCount > 0)
+    }
 }

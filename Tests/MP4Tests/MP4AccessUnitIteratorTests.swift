@@ -5,8 +5,9 @@ import Testing
 
 @Suite struct MP4AccessUnitIteratorTests {
     /// A track that changes description (a resolution change): one access unit per sample, with
-    /// the sample's times, and the new record's parameter sets in front of exactly the first
-    /// sample of each description.
+    /// the sample's times, and the new record's parameter sets in band in exactly the first
+    /// sample of each description (put there by the reader for the first sample, which lacks
+    /// them; carried by the writer's samples after each change, so not added twice).
     @Test func parameterSetsAtEachDescriptionsFirstSample() throws {
         let reader = try MP4Reader(try MP4TestSupport.mp4(Fixture.resolutionChange.bytes()).bytes)
         let track = try #require(reader.videoTrack)

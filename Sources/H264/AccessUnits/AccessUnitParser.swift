@@ -19,7 +19,10 @@
 /// It yields the same access units for any chunking. Memory is bounded by one incomplete NAL
 /// unit (``AnnexBStreamParser/maximumNALUnitSize``), one access unit being assembled
 /// (``AccessUnitAssembler/Limits``) and the access units waiting for their presentation time
-/// (the reorder depth), whatever the stream's length.
+/// (at most ``heldAccessUnitLimit``: 33 more than the presentation order's depth, so the
+/// reorder depth + 33 for frames and 65 with a presentation delay, whatever the picture order
+/// counts do; a picture that would wait longer is presented early, see ``TimestampAssigner``),
+/// whatever the stream's length.
 ///
 /// Errors from a NAL unit (a bad header, a limit) are thrown by ``next()``; the parser has
 /// moved past the problem, and `next()` and `append(_:)` may be called again.
@@ -56,6 +59,17 @@ public struct AccessUnitParser: Sendable {
 
     /// The reorder depth in force, once known.
     public var reorderDepth: Int? { timing.reorderDepth }
+
+    /// The most access units waiting for their presentation time at once (see
+    /// ``TimestampAssigner/heldAccessUnitLimit``), once known.
+    public var heldAccessUnitLimit: Int? { timing.heldAccessUnitLimit }
+
+    /// Pictures presented before their turn in POC order, so as to hold at most
+    /// ``heldAccessUnitLimit`` access units (see ``TimestampAssigner/earlyPresentationCount``).
+    public var earlyPresentationCount: Int { timing.earlyPresentationCount }
+
+    /// The most access units the timestamp assigner has held at once so far.
+    package var maximumHeldAccessUnitCount: Int { timing.maximumHeldCount }
 
     /// The largest DTS - PTS of the access units with a picture returned so far (0 when none
     /// exceeds its PTS): after a pass with ``TimestampAssigner/Configuration/presentationDelay``

@@ -74,6 +74,23 @@ public struct PresentationOrder: Sendable {
         drain(into: &released)
     }
 
+    /// Releases the waiting picture of decoding index `decodeIndex` now, ahead of the pictures
+    /// of smaller POC that wait (``TimestampAssigner``'s bound on how long a picture waits):
+    /// it gets the next presentation index.
+    /// - Returns: false when no such picture waits.
+    /// - Complexity: O(w) for w pictures waiting.
+    mutating func release(decodeIndex: Int, into released: inout [(decodeIndex: Int, presentationIndex: Int)]) -> Bool {
+        guard let i = waiting[head...].firstIndex(where: { $0.decodeIndex == decodeIndex }) else { return false }
+        waiting.remove(at: i)
+        released.append((decodeIndex, nextPresentationIndex))
+        nextPresentationIndex &+= 1  // one per picture: bounded by the number of pictures
+        if head == waiting.count {
+            waiting.removeAllKeepingCapacity()
+            head = 0
+        }
+        return true
+    }
+
     private mutating func drain(into released: inout [(decodeIndex: Int, presentationIndex: Int)]) {
         while head < waiting.count { releaseSmallest(into: &released) }
     }

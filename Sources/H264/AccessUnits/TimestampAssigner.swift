@@ -16,7 +16,27 @@
 ///
 /// Memory is bounded by the reorder depth: access units wait only until their PTS is known
 /// (and until taken, when ready), in a ring of at most twice as many places as were ever held
-/// at once.
+/// at once, and at most ``heldAccessUnitLimit`` are held whatever the picture order counts do
+/// (see ``earlyPresentationCount``).
+///
+/// ### The bound on waiting
+///
+/// An access unit leaves in decoding order once its PTS is known, so a picture that waits for
+/// its turn in presentation order holds every access unit decoded after it. Real streams make
+/// a picture wait behind a few more than the reorder depth: the B pictures between two
+/// anchors are presented before the anchor decoded ahead of them, as are the leading pictures
+/// of an open GOP (x264 `--bframes 16` holds 19 access units at reorder depth 2). A stream
+/// whose order counts keep falling would hold all of them. So at most
+/// ``heldAccessUnitLimit`` access units are held: the presentation order's depth + 1 (the
+/// reorder depth for frames, twice it + 1 for fields, 32 with
+/// ``Configuration/presentationDelay``) plus 32 (room for 16 frames or 32 fields presented
+/// before a picture decoded ahead of them). When the access unit just pushed would make a
+/// picture wait behind more, that picture is presented at once: its PTS is the next
+/// presentation time, as if the decoder output it now (after the pictures the presentation
+/// order released at this push), and the pictures of smaller POC still waiting are presented
+/// after it. DTS is unchanged (it strictly increases) and PTS stays >= DTS (every picture
+/// decoded before the early one was presented before it). Each such picture is counted in
+/// ``earlyPresentationCount`` and carries a ``H264Error/Code/limitExceeded`` diagnostic.
 public struct TimestampAssigner: Sendable {
     /// Choices the caller can make.
     public struct Configuration: Sendable, Hashable {
@@ -64,6 +84,14 @@ public struct TimestampAssigner: Sendable {
     public private(set) var timeBase: TimeBase?
     /// The reorder depth in frames in force. Known after the first access unit.
     public private(set) var reorderDepth: Int?
+    /// The most access units held at once (waiting for their PTS, or ready and not taken yet
+    /// by ``push(_:sps:)``'s caller): the presentation order's depth + 1 + 32 (see "The bound
+    /// on waiting"). Known after the first access unit.
+    public private(set) var heldAccessUnitLimit: Int?
+    /// Pictures presented before their turn in POC order because they would have waited behind
+    /// more than ``heldAccessUnitLimit`` access units; 0 for every stream whose pictures are
+    /// presented within 16 frames (32 fields) of the reorder depth.
+    public var earlyPresentationCount: Int { clock?.earlyCount ?? 0 }
 
     private var clock: PresentationClock?
     /// The access units held, in decoding order, in a ring: `count` of them from `ringStart`
@@ -79,6 +107,8 @@ public struct TimestampAssigner: Sendable {
     private var pushed = 0
     private var decodeTime: Int64 = 0
     private var delay: Int64 = 0
+    /// The most access units held at once so far (counted after each push).
+    package private(set) var maximumHeldCount = 0
 
     /// Creates an assigner.
     public init(configuration: Configuration = Configuration()) {
@@ -129,6 +159,7 @@ public struct TimestampAssigner: Sendable {
         let position = pushed
         pushed &+= 1
         count &+= 1
+        if count > maximumHeldCount { maximumHeldCount = count }
         let (ringStart, count, first) = (self.ringStart, self.count, firstPosition)
         let timeBase = self.timeBase
         var decodeTime = self.decodeTime
@@ -291,12 +322,15 @@ public struct TimestampAssigner: Sendable {
         let measured = measuring ? 0 : configuration.presentationDelay.map { Swift.max(0, $0) }
         let bumpingDepth = measured != nil ? 32 : (fields ? depth &* 2 &+ 1 : depth)
         clock = PresentationClock(reorderDepth: bumpingDepth)
+        heldAccessUnitLimit = clock?.holdLimit
         delay = measured ?? Int64(depth) &* 2
     }
 
-    /// Sets the access unit's duration, time base and DTS: `decodeTime`, which it advances by the duration.
+    /// Sets the access unit's duration, time base and DTS: `decodeTime`, which it advances by the
+    /// duration; and no PTS yet (a picture without one has not been presented).
     private static func time(_ au: inout AccessUnit, timeBase: TimeBase?, decodeTime: inout Int64) {
         let duration: Int64 = au.flags.hasNoPicture ? 0 : (au.structure == .frame ? 2 : 1)
+        au.pts = nil
         au.duration = duration
         au.timeBase = timeBase
         au.dts = decodeTime
@@ -330,9 +364,23 @@ private struct PresentationClock {
     var presentationTime: Int64 = 0
     /// The pictures the order released at the last step (reused: no allocation per access unit).
     var released: [(decodeIndex: Int, presentationIndex: Int)] = []
+    /// The most access units from the oldest one not presented to the newest, itself included:
+    /// `reorderDepth + 1 + 32` (``TimestampAssigner``, "The bound on waiting").
+    let holdLimit: Int
+    /// Pictures presented early to keep within ``holdLimit``.
+    var earlyCount = 0
+
+    /// Room beyond the order's depth + 1 for pictures presented before one decoded ahead of
+    /// them: 16 frames or 32 fields (B pictures between anchors, leading pictures).
+    static let allowance = 32
+
+    /// The diagnostic of a picture presented early (made once: nothing is allocated per picture).
+    static let presentedEarly = H264Error.invalid(
+        .limitExceeded, "presented before its turn in picture order count order: it would have waited behind more access units than the timestamp assigner holds")
 
     init(reorderDepth: Int) {
         order = PresentationOrder(reorderDepth: reorderDepth)
+        holdLimit = order.reorderDepth &+ 1 &+ Self.allowance  // depth <= 32
     }
 
     /// What presentation needs of a timed access unit (no copy of its arrays).
@@ -358,6 +406,7 @@ private struct PresentationClock {
         if let poc = au.poc, au.hasPicture {
             order.push(decodeIndex: position, poc: poc, startsPeriod: au.startsPOCPeriod, into: &released)
             place(unit)
+            presentEarlyIfNeeded(at: position, unit: unit)
         } else {
             order.flush(into: &released)
             released.sort { $0.presentationIndex < $1.presentationIndex }
@@ -365,6 +414,23 @@ private struct PresentationClock {
             unit(position)?.pointee.pts = presentationTime
             if au.hasPicture { presentationTime &+= au.duration }
         }
+    }
+
+    /// Presents the access unit decoded `holdLimit - 1` before `position` now if it still waits
+    /// (no older one does: this runs at every position), so that at most `holdLimit` access
+    /// units are ever held from the oldest not presented on.
+    private mutating func presentEarlyIfNeeded(at position: Int, unit: (Int) -> UnsafeMutablePointer<AccessUnit>?) {
+        let oldest = position &- (holdLimit &- 1)  // position >= 0, holdLimit <= 66
+        guard oldest >= 0, let au = unit(oldest), au.pointee.pts == nil else { return }  // presented ones have a PTS
+        released.removeAllKeepingCapacity()
+        guard order.release(decodeIndex: oldest, into: &released) else { return }
+        earlyCount &+= 1  // one per picture
+        if au.pointee.diagnostics.count < AccessUnitAssembler.maximumDiagnostics {
+            au.pointee.diagnostics.append(Self.presentedEarly)
+        } else {
+            au.pointee.droppedDiagnosticCount &+= 1  // one per problem
+        }
+        place(unit)
     }
 
     /// Presents every picture still waiting (end of stream).

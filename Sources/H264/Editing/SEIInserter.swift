@@ -39,8 +39,13 @@
 ///
 /// Memory: one NAL unit being read (at most ``Options/maximumNALUnitSize``), the access unit
 /// being assembled and the access units waiting for their presentation index, together at most
-/// ``Options/maximumHeldBytes`` (past it, the waiting pictures are numbered as if a new
-/// picture order count period began), and at most ``maximumReports`` reports.
+/// ``Options/maximumHeldBytes`` counting each NAL unit's and access unit's bookkeeping with
+/// its bytes (past it, the waiting pictures are numbered as if a new picture order count
+/// period began), and at most ``maximumReports`` reports. A picture waits behind at most its
+/// reorder depth + 32 later pictures (room for the B pictures before an anchor or an open
+/// GOP's leading pictures, as ``TimestampAssigner`` allows): one that would wait longer (picture
+/// order counts that keep falling) is numbered at once, after the pictures numbered before
+/// it, and reported (``H264Error/Code/limitExceeded``).
 public struct SEIInserter: Sendable {
     /// Choices.
     public struct Options: Sendable, Hashable {
@@ -64,6 +69,14 @@ public struct SEIInserter: Sendable {
 
     /// The most pictures held for their presentation index.
     public static let maximumReorderDepth = 16
+    /// What one NAL unit held costs besides its bytes: its copy's array, its place in the
+    /// queue and the access unit's view of it.
+    static let costPerNALUnit = 2 &* MemoryLayout<NALUnit>.stride &+ 64
+    /// What one queued access unit costs besides its NAL units: its entry and arrays.
+    static let costPerEntry = MemoryLayout<Entry>.stride &+ 128
+    /// The report of a picture numbered before its turn (made once).
+    static let numberedEarly = H264Error.invalid(
+        .limitExceeded, "picture numbered before its turn in picture order count order: it would have waited behind more than its reorder depth + 32 pictures")
     /// The most entries ``problems`` keeps; ``problemCount`` counts them all.
     public static let maximumReports = 64
 
@@ -95,6 +108,8 @@ public struct SEIInserter: Sendable {
     private var released: [(decodeIndex: Int, presentationIndex: Int)] = []
     /// The first field of a pair whose second field has not come yet.
     private var openField: (structure: PictureStructure, frameNum: Int)?
+    /// The most access units queued at once so far.
+    private(set) var maximumQueuedCount = 0
 
     private struct Entry: Sendable {
         var units: [(unit: NALUnit, startCode: Int)]
@@ -175,7 +190,7 @@ public struct SEIInserter: Sendable {
         let index = nextNALIndex
         nextNALIndex &+= 1  // one per NAL unit of the input
         units.append((output, startCode))
-        heldBytes &+= output.count  // bounded by maximumHeldBytes checks below
+        heldBytes &+= output.count &+ Self.costPerNALUnit  // bounded by maximumHeldBytes checks below
         do throws(H264Error) {
             if let au = try assembler.push(original, offset: index) { complete(au) }
         } catch {
@@ -201,8 +216,12 @@ public struct SEIInserter: Sendable {
         let taken = Array(units.prefix(count))
         units.removeFirst(count)
         unitsBase &+= count  // count <= units.count
-        var entry = Entry(units: taken, accessUnit: au, bytes: taken.reduce(0) { $0 &+ $1.unit.count })
-        defer { boundHeldBytes() }
+        var entry = Entry(units: taken, accessUnit: au, bytes: Self.cost(of: taken))
+        heldBytes &+= Self.costPerEntry
+        defer {
+            noteQueueLength()
+            boundHeldBytes()
+        }
         guard !au.flags.hasNoPicture else {
             queue.append(entry)
             return
@@ -223,8 +242,21 @@ public struct SEIInserter: Sendable {
             released.removeAll(keepingCapacity: true)
             order!.push(decodeIndex: entry.decodeIndex!, poc: au.poc ?? 0, startsPeriod: au.poc == nil || au.startsPOCPeriod,
                         into: &released)
+            // The bound on waiting: the picture pushed reorder depth + 32 pictures ago goes now.
+            let oldest = entry.decodeIndex! &- order!.reorderDepth &- 32  // both small
+            if oldest >= 0 && order!.release(decodeIndex: oldest, into: &released) { report(Self.numberedEarly, decodeIndex: oldest) }
             applyReleased()
         }
+    }
+
+    /// Notes the queue's length after an access unit joined it.
+    private mutating func noteQueueLength() {
+        if queue.count > maximumQueuedCount { maximumQueuedCount = queue.count }
+    }
+
+    /// What `units` cost held, as an entry: their bytes and bookkeeping, and the entry's.
+    private static func cost(of units: [(unit: NALUnit, startCode: Int)]) -> Int {
+        units.reduce(costPerEntry) { $0 &+ $1.unit.count &+ costPerNALUnit }  // within maximumHeldBytes
     }
 
     /// Past ``Options/maximumHeldBytes``, the waiting pictures are numbered as if a new picture
@@ -244,7 +276,8 @@ public struct SEIInserter: Sendable {
         let taken = Array(units.prefix(count))
         units.removeFirst(count)
         unitsBase &+= count
-        queue.append(Entry(units: taken, bytes: taken.reduce(0) { $0 &+ $1.unit.count }))
+        queue.append(Entry(units: taken, bytes: Self.cost(of: taken)))
+        heldBytes &+= Self.costPerEntry
         boundHeldBytes()
     }
 

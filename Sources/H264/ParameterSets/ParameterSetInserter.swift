@@ -8,8 +8,10 @@
 /// before a random access point (an IDR picture, a recovery point, an FLV keyframe) it returns
 /// the SPS (with its SPS extension) and PPS each slice refers to, unless the access unit carries
 /// them itself: new ones, ones that changed since the output last carried them, and repeats for
-/// decoders that start there. Other access units get nothing (no decoder starts at them). The
-/// bytes
+/// decoders that start there. Other access units get nothing (no decoder starts at them), or,
+/// with ``insertsChangedSets``, only the sets they refer to whose content the output has not
+/// carried yet (a decoder already running needs them: a change of MP4 sample description
+/// between sync samples). The bytes
 /// inserted are bounded twice: at most ``maximumBytesPerAccessUnit`` per access unit, and in
 /// all at most the input's bytes (told with ``consume(byteCount:)``) plus
 /// ``maximumBytesPerAccessUnit``: a writer that inserts through it never writes more than twice
@@ -20,10 +22,17 @@
 /// sets out of band and send a new record when they change (FLV sequence headers, MP4 sample
 /// descriptions): ``configurationChange(for:)``.
 ///
+/// A reader that switches between decoder configuration records it holds (the sample
+/// descriptions of an MP4 track) gives them as ``OutOfBandSets``, read once: a switch then costs
+/// O(1), and a set is taken up only when a picture refers to it, compared by a number per
+/// content instead of its bytes, so that the work follows the file, not the switches times the
+/// records' size.
+///
 /// Memory: at most one parameter set per id (32 SPS, 256 PPS, 32 SPS extensions), each at most
 /// ``maximumBytesPerAccessUnit``, copied out of the caller's buffers when it is new or changed,
-/// so that no access unit or input chunk is kept alive by a parameter set it once held; and the
-/// last record's views of them.
+/// so that no access unit or input chunk is kept alive by a parameter set it once held (the
+/// sets of ``OutOfBandSets`` are kept as the views they are, with the table in force); the last
+/// record's views of them; and two numbers per id.
 public struct ParameterSetInserter: Sendable {
     /// The default bound on the bytes inserted before one access unit: 256 KiB, room for an
     /// SPS and a PPS of the largest size an avcC record can hold, many times what real streams
@@ -38,9 +47,14 @@ public struct ParameterSetInserter: Sendable {
     public private(set) var insertedByteCount = 0
     /// Parameter sets left out because they did not fit the bounds.
     public private(set) var skippedCount = 0
+    /// Before access units that are not random access points, also insert the sets they refer
+    /// to whose content the output has not carried (in band or inserted) since it changed:
+    /// what a decoder that is already running needs when the sets change out of band between
+    /// random access points. Off by default.
+    public var insertsChangedSets = false
 
     /// Slots: SPS 0...31, PPS 32...287, SPS extensions 288...319.
-    private static let ppsBase = 32, extensionBase = 288, slotCount = 320
+    fileprivate static let ppsBase = 32, extensionBase = 288, slotCount = 320
     // The tables hold storage only up to the highest slot stored: a new inserter allocates nothing.
     /// The latest content of each parameter set id (in band or out of band).
     private var known = ParameterSetSlots<NALUnit>()
@@ -57,6 +71,19 @@ public struct ParameterSetInserter: Sendable {
     private var recordMade = false
     /// The SPS slot the last record was made for (its first set), -1 when not known.
     private var recordSPS = -1
+    /// A number per slot that changes when the slot's content does.
+    private var version = ParameterSetSlots<Int>()
+    /// The ``version`` of each slot the output last carried (in band, or inserted).
+    private var carried = ParameterSetSlots<Int>()
+    /// The out-of-band table in force (``receiveOutOfBand(_:countsAsInput:)-(OutOfBandSets)``):
+    /// its sets are taken up into ``known`` when a picture refers to them.
+    private var table: OutOfBandSets?
+    /// Counts the tables received; a slot learnt in band (or from sets given one by one) since
+    /// the last table keeps that content, not the table's: `learntAt[slot] == tableCount`.
+    private var tableCount = 0
+    private var learntAt = ParameterSetSlots<Int>()
+    /// The table content number of each slot taken up from a table (nil for other content).
+    private var tableContent = ParameterSetSlots<Int>()
 
     /// Creates an inserter that knows `parameterSets` from out of band.
     /// - Parameters:
@@ -89,6 +116,7 @@ public struct ParameterSetInserter: Sendable {
     /// parser's whole chunk alive), when it differs from what the slot holds. A set larger than
     /// ``maximumBytesPerAccessUnit`` can never be inserted: only its absence is kept.
     private mutating func learn(_ unit: NALUnit, slot: Int) {
+        if table != nil { learntAt[slot] = tableCount }
         guard known[slot] != unit else { return }
         let tooLarge = unit.count > maximumBytesPerAccessUnit
         oversized[slot] = tooLarge
@@ -96,6 +124,92 @@ public struct ParameterSetInserter: Sendable {
         if slot >= Self.ppsBase && slot < Self.extensionBase {
             spsOfPPS[slot &- Self.ppsBase] = unit.referencedParameterSetID.map { Int8($0) } ?? -1  // an SPS id is < 32
         }
+        tableContent[slot] = nil
+        version[slot] = (version[slot] ?? 0) &+ 1  // one per change
+    }
+
+    /// The parameter sets of one decoder configuration record, read once, for readers that switch
+    /// between records they hold (``ParameterSetInserter/receiveOutOfBand(_:countsAsInput:)-(OutOfBandSets)``):
+    /// each set by id (a view, nothing copied), the SPS each PPS names, and a number per content
+    /// shared by every table ``make(records:)`` made together, so that equal sets of two records
+    /// are known to be equal without comparing their bytes.
+    ///
+    /// Memory: a view and two numbers per parameter set.
+    public struct OutOfBandSets: Sendable {
+        /// The tables made together, whose content numbers compare.
+        fileprivate final class Batch: Sendable {}
+        fileprivate let batch: Batch
+        fileprivate var units = ParameterSetSlots<NALUnit>()
+        fileprivate var contents = ParameterSetSlots<Int>()
+        fileprivate var spsOfPPS = ParameterSetSlots<Int8>()
+        /// The bytes of its parameter sets.
+        public private(set) var byteCount = 0
+
+        /// Reads the parameter sets of several records (each in record order: SPS, PPS, SPS
+        /// extensions; a later set of the same id replaces an earlier one), one table per record;
+        /// sets of equal bytes get the same content number.
+        /// - Complexity: O(n) in the records' bytes (each set hashed once).
+        public static func make(records: [[NALUnit]]) -> [OutOfBandSets] {
+            var numbers: [ArraySlice<UInt8>: Int] = [:]
+            let batch = Batch()
+            return records.map { sets in
+                var table = OutOfBandSets(batch: batch)
+                for unit in sets {
+                    guard let slot = ParameterSetInserter.slot(of: unit) else { continue }
+                    let number: Int
+                    if let known = numbers[unit.bytes] { number = known } else {
+                        number = numbers.count
+                        numbers[unit.bytes] = number
+                    }
+                    table.units[slot] = unit
+                    table.contents[slot] = number
+                    table.byteCount &+= unit.count  // the records' bytes
+                    if slot >= ParameterSetInserter.ppsBase && slot < ParameterSetInserter.extensionBase {
+                        table.spsOfPPS[slot &- ParameterSetInserter.ppsBase] = unit.referencedParameterSetID.map { Int8($0) } ?? -1
+                    }
+                }
+                return table
+            }
+        }
+    }
+
+    /// Makes `table`'s parameter sets the ones in force from now on (O(1)): each is taken up when
+    /// a picture first refers to its id, unless a set of that id arrives in band (or through
+    /// ``receiveOutOfBand(_:countsAsInput:)-([NALUnit],_)``) before the next table. A set whose
+    /// content number is the one the slot holds changes nothing.
+    /// - Parameters:
+    ///   - table: the record's sets, from ``OutOfBandSets/make(records:)``.
+    ///   - countsAsInput: its bytes count as input (true the first time a record is used; false
+    ///     when a record the input holds once is used again).
+    public mutating func receiveOutOfBand(_ table: OutOfBandSets, countsAsInput: Bool) {
+        if countsAsInput { consume(byteCount: table.byteCount) }
+        if let current = self.table, current.batch !== table.batch { tableContent = ParameterSetSlots() }  // numbers of other tables
+        self.table = table
+        tableCount &+= 1  // one per call
+    }
+
+    /// Takes up the table's set of `slot` when it is in force for the slot and differs from what
+    /// the slot holds: O(1), no byte compared or copied.
+    private mutating func takeUp(_ slot: Int) {
+        guard let table, learntAt[slot] != tableCount, let number = table.contents[slot], tableContent[slot] != number,
+              let unit = table.units[slot] else { return }
+        let previous = tableContent[slot]
+        tableContent[slot] = number
+        // Content learnt in band is compared once (its bytes were input), then known by number;
+        // another number of the same tables is other content.
+        if previous == nil, let current = known[slot], current == unit { return }
+        let tooLarge = unit.count > maximumBytesPerAccessUnit
+        oversized[slot] = tooLarge
+        known[slot] = tooLarge ? nil : unit
+        if slot >= Self.ppsBase && slot < Self.extensionBase { spsOfPPS[slot &- Self.ppsBase] = table.spsOfPPS[slot &- Self.ppsBase] }
+        version[slot] = (version[slot] ?? 0) &+ 1  // one per change
+    }
+
+    /// Takes up every slot of the table in force (for what looks at every set: records, and a
+    /// picture whose references cannot be read).
+    private mutating func takeUpAll() {
+        guard table != nil else { return }
+        for slot in 0..<Self.slotCount { takeUp(slot) }
     }
 
     /// Counts `byteCount` bytes of input toward what may be inserted.
@@ -115,15 +229,19 @@ public struct ParameterSetInserter: Sendable {
     public mutating func parameterSets(toInsertBefore nalUnits: [NALUnit], isRandomAccess: Bool) -> [NALUnit] {
         var inBand: [Int] = []
         var wanted = referencedSlots(of: nalUnits) { inBand.append($0) }
+        for slot in inBand { carried[slot] = version[slot] }
         if wanted.isEmpty && isRandomAccess && nalUnits.contains(where: { $0.type == .slice || $0.type == .idrSlice }) {
             // No slice says which PPS it uses (a header too short to read): every known set, as
             // a writer that does not look at the slices would insert.
+            takeUpAll()
             wanted = Self.slotsInOrder.filter { known[$0] != nil }
         }
-        guard isRandomAccess else { return [] }
+        guard isRandomAccess || insertsChangedSets else { return [] }
         var room = Swift.min(maximumBytesPerAccessUnit, credit)
         var insert: [NALUnit] = []
         for slot in wanted where !inBand.contains(slot) {
+            // Not a random access point: only what the output has not carried since it changed.
+            if !isRandomAccess && carried[slot] != nil && carried[slot] == version[slot] { continue }
             guard let unit = known[slot] else {
                 if oversized[slot] == true { skippedCount &+= 1 }
                 continue
@@ -135,6 +253,7 @@ public struct ParameterSetInserter: Sendable {
             room &-= unit.count
             spend(unit.count)
             insert.append(unit)
+            carried[slot] = version[slot]
         }
         return insert
     }
@@ -161,6 +280,7 @@ public struct ParameterSetInserter: Sendable {
     /// - Complexity: O(n) in the number of NAL units, reading a few bytes of each slice, plus
     ///   O(320) when a record is made.
     public mutating func configurationChange(for nalUnits: [NALUnit]) -> [NALUnit]? {
+        takeUpAll()  // a record may hold every set known (nothing without a table)
         let slots = referencedSlots(of: nalUnits) { _ in }
         let firstRecordOfUnknownReferences = slots.isEmpty && !recordMade
         let activeSPS = slots.first { $0 < Self.ppsBase }
@@ -234,12 +354,14 @@ public struct ParameterSetInserter: Sendable {
         var ppsSlots: [Int] = []
         for id in ppsIDs {
             let ppsSlot = Self.ppsBase &+ id  // id < 256
+            takeUp(ppsSlot)
             guard known[ppsSlot] != nil || oversized[ppsSlot] == true else { continue }
             ppsSlots.append(ppsSlot)
             let spsID = Int(spsOfPPS[id] ?? -1)
             guard spsID >= 0 else { continue }
-            for slot in [spsID, Self.extensionBase &+ spsID] where (known[slot] != nil || oversized[slot] == true) && !wanted.contains(slot) {
-                wanted.append(slot)  // spsID < 32
+            for slot in [spsID, Self.extensionBase &+ spsID] {
+                takeUp(slot)  // spsID < 32
+                if (known[slot] != nil || oversized[slot] == true) && !wanted.contains(slot) { wanted.append(slot) }
             }
         }
         return wanted + ppsSlots
@@ -272,7 +394,7 @@ public struct ParameterSetInserter: Sendable {
     private static let slotsInOrder = Array(0..<ppsBase) + Array(extensionBase..<slotCount) + Array(ppsBase..<extensionBase)
 
     /// The slot of an SPS, PPS or SPS extension, nil for other NAL units or an unreadable id.
-    private static func slot(of unit: NALUnit) -> Int? {
+    fileprivate static func slot(of unit: NALUnit) -> Int? {
         switch unit.type {
         case .sps:
             guard let id = unit.parameterSetID, id < 32 else { return nil }

@@ -1,23 +1,35 @@
 import H264
 
 /// Walks an H.264 track's samples in decoding order as the core's access units: each sample's
-/// NAL units with its times (in the track's timescale) and flags, and in front of the first
-/// sample of each description the parameter sets of its avcC record, so that a consumer that
-/// follows parameter sets in band (an FLV sample builder, a decoder, a muxer) sees
-/// every change of description where it happens.
+/// NAL units with its times (in the track's timescale) and flags, with the parameter sets of
+/// its description's avcC record that it refers to put in band (after an access unit
+/// delimiter and the sample's own parameter sets, before anything else) where the consumer
+/// has not had them with that content yet: at the first sample, and where a switch of
+/// description changes a set the sample uses. So a consumer that follows parameter sets in
+/// band (an FLV sample builder, a decoder, a muxer) sees every change where it happens, and
+/// a file whose samples switch between descriptions costs no more than the file: a switch
+/// between equal sets adds nothing, and the sets added are at most the samples' and records'
+/// bytes plus 256 KiB (the core's `ParameterSetInserter`, which leaves out what does not fit).
 ///
-/// Memory: one sample at a time (a view for an in-memory source) and the current record's
-/// parameter sets.
+/// Memory: one sample at a time (a view for an in-memory source), the records' parameter sets
+/// by id (views of the track's descriptions, read once) and the sets copied from samples (one
+/// per id).
 public struct MP4AccessUnitIterator {
     private let reader: MP4Reader
     private let track: MP4Track
     private var samples: MP4SampleIterator
     private var previousDescription = -1
+    private let tables: [ParameterSetInserter.OutOfBandSets]
+    private var inserter = ParameterSetInserter()
+    /// Descriptions whose records counted as input (once each: the file holds them once).
+    private var counted = Set<Int>()
 
     init(reader: MP4Reader, track: MP4Track) {
         self.reader = reader
         self.track = track
         samples = reader.samples(of: track)
+        tables = track.recordTables()
+        inserter.insertsChangedSets = true
     }
 
     /// The next access unit, or nil after the last sample.
@@ -28,10 +40,11 @@ public struct MP4AccessUnitIterator {
         let description = track.descriptions[info.descriptionIndex]
         var au = try reader.sample(info).accessUnit(description: description, index: info.index,
                                                     timescale: Int64(track.timescale))
-        if info.descriptionIndex != previousDescription, let record = description.decoderConfiguration {
-            au.nalUnits = record.parameterSets + au.nalUnits
+        if info.descriptionIndex != previousDescription {
+            inserter.receiveOutOfBand(tables[info.descriptionIndex], countsAsInput: counted.insert(info.descriptionIndex).inserted)
         }
         previousDescription = info.descriptionIndex
+        au.nalUnits = inserter.inserting(into: au.nalUnits, isRandomAccess: false)
         return au
     }
 }
