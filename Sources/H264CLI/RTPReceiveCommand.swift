@@ -13,9 +13,10 @@ enum RTPReceiveCommand: CLICommand {
     static let name = "rtp-receive"
     static let summary = "receive H.264 over RTP/UDP, write Annex-B or MP4, report loss and reordering"
     static let usage = """
-    usage: h264 rtp-receive [SDP] -o OUT [--port N] [--rtcp-port N] [--bind ADDR] [--payload-type PT]
-                            [--packetization-mode 0|1] [--duration S] [--idle-timeout S] [--wait S]
-                            [--strict] [--reorder-window N] [--fps N[/D]] [--json]
+    usage: h264 rtp-receive [SDP] -o OUT [--port N] [--rtcp-port N] [--bind ADDR]
+                            [--payload-type PT] [--packetization-mode 0|1] [--duration S]
+                            [--idle-timeout S] [--wait S] [--strict] [--reorder-window N]
+                            [--fps N[/D]] [--json]
 
     Listens for RTP (RFC 6184) on a local UDP port, depacketises it and writes the access units
     to OUT: Annex-B, or MP4 (fragmented) when OUT ends in .mp4 or .m4v. The SDP file (what
