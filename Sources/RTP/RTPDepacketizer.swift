@@ -156,6 +156,11 @@ public struct RTPDepacketizer: Sendable {
 
     // The access unit being built: its NAL units back to back in `auBytes`.
     private var auBytes: [UInt8] = []
+    /// What the access unit holds against ``Configuration/maximumAccessUnitSize``: its bytes
+    /// (those of an FU-A NAL unit being reassembled included) and the bookkeeping of its NAL
+    /// units; and their number (the one being reassembled included).
+    private var auHeld = 0
+    private var auUnits = 0
     private var auRanges: [Range<Int>] = []
     private var auActive = false
     private var auTimestamp: UInt32 = 0
@@ -478,41 +483,50 @@ public struct RTPDepacketizer: Sendable {
     }
 
     private mutating func appendNALUnit(_ bytes: ArraySlice<UInt8>) {
-        if let reason = limit(bytes.count, newUnit: true) {
+        guard fits(bytes.count, newUnit: true) else {
             auIncomplete = true
             report.nalUnitsDropped += 1
             record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: bytes[bytes.startIndex]),
-                                   fragmentsReceived: 0, reason: reason))
+                                   fragmentsReceived: 0, reason: limitReason(newUnit: true)))
             return
         }
+        auHeld &+= bytes.count &+ Self.bookkeepingBytesPerNALUnit  // fits: at most the limit
+        auUnits &+= 1
         let start = auBytes.count
-        appendBytes(bytes)
+        appendBytes(bytes, from: 0)
         auBytes[start] &= 0x7F  // the forbidden bit, set only when tolerated
-        auRanges.reserveGeometrically(toFit: auRanges.count + 1, limit: configuration.unitCapacityLimit)
+        auRanges.reserveGeometrically(toFit: auRanges.count &+ 1, limit: configuration.unitCapacityLimit)
         auRanges.append(start..<auBytes.count)
     }
 
-    /// The access unit limit that `bytes` more bytes (of a new NAL unit when `newUnit`) would
-    /// pass, as an error to report; nil when they fit. A NAL unit being reassembled from FU-A
-    /// fragments counts as a unit already.
-    private func limit(_ bytes: Int, newUnit: Bool) -> H264Error? {
-        let units = auRanges.count + (fuStart >= 0 ? 1 : 0) + (newUnit ? 1 : 0)
-        guard units <= configuration.maximumNALUnitsPerAccessUnit else { return Self.tooManyNALUnits }
-        // units <= maximumNALUnitsLimit (2^20), so the product cannot overflow; auBytes.count is
-        // at most the limit.
-        guard bytes <= configuration.maximumAccessUnitSize - auBytes.count - units * Self.bookkeepingBytesPerNALUnit else {
-            return Self.accessUnitTooLarge
-        }
-        return nil
+    /// True when `bytes` more bytes (of a new NAL unit, with its bookkeeping, when `newUnit`)
+    /// fit the access unit limits. A NAL unit being reassembled from FU-A fragments counts as a
+    /// unit already.
+    @inline(__always)
+    private func fits(_ bytes: Int, newUnit: Bool) -> Bool {
+        // auHeld <= maximumAccessUnitSize and the cost is a small constant: no overflow.
+        guard newUnit else { return bytes <= configuration.maximumAccessUnitSize &- auHeld }
+        return auUnits < configuration.maximumNALUnitsPerAccessUnit
+            && bytes <= configuration.maximumAccessUnitSize &- auHeld &- Self.bookkeepingBytesPerNALUnit
     }
 
-    private static let accessUnitTooLarge = H264Error.invalid(.limitExceeded, "access unit larger than the maximum")
-    private static let tooManyNALUnits = H264Error.invalid(.limitExceeded, "more NAL units in the access unit than the maximum")
+    /// The limit a NAL unit that did not fit passed.
+    @inline(never)
+    private func limitReason(newUnit: Bool) -> H264Error {
+        newUnit && auUnits >= configuration.maximumNALUnitsPerAccessUnit
+            ? .invalid(.limitExceeded, "more than \(configuration.maximumNALUnitsPerAccessUnit) NAL units in the access unit")
+            : .invalid(.limitExceeded, "access unit larger than the maximum")
+    }
 
-    /// Appends to the access unit's bytes, growing them geometrically but not past the limit.
-    private mutating func appendBytes(_ bytes: ArraySlice<UInt8>) {
-        auBytes.reserveGeometrically(toFit: auBytes.count + bytes.count, limit: configuration.maximumAccessUnitSize)
-        auBytes.append(contentsOf: bytes)
+    /// Appends `bytes` but the first `offset` to the access unit's bytes, growing them
+    /// geometrically but not past the limit. Through a buffer pointer: a slice of the packet
+    /// costs a retain and a release of its storage per NAL unit or fragment. Measured, one pass
+    /// over the 1,200-byte packets of a 40 MB 1080p high-bitrate stream, 8.7 -> 8.1 ms; of a
+    /// 2.9 MB 320x240 stream with 4 slices per picture, 0.74 -> 0.64 ms.
+    @inline(__always)
+    private mutating func appendBytes(_ bytes: ArraySlice<UInt8>, from offset: Int) {
+        auBytes.reserveGeometrically(toFit: auBytes.count &+ bytes.count &- offset, limit: configuration.maximumAccessUnitSize)
+        bytes.withUnsafeBufferPointer { auBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[offset...])) }
     }
 
     /// A non-FU packet arrived: an FU-A still open was interrupted.
@@ -524,25 +538,27 @@ public struct RTPDepacketizer: Sendable {
     private mutating func fragment(_ payload: ArraySlice<UInt8>, afterLoss loss: Bool, joined: Bool) {
         let s = payload.startIndex
         let indicator = payload[s], fuHeader = payload[s + 1]
-        let data = payload[(s + 2)...]
+        let dataCount = payload.count &- 2  // validated: at least the two headers
         let isStart = fuHeader & 0x80 != 0, isEnd = fuHeader & 0x40 != 0
         let type = fuHeader & 0x1F
         if isStart {
             discardingFragments = false
             if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidBitstream, "FU-A start before the previous one ended")) }
-            if let reason = limit(data.count + 1, newUnit: true) {
+            guard fits(dataCount &+ 1, newUnit: true) else {
                 fuType = type
                 fuFragments = 1
-                dropFragments(reason)
+                dropFragments(limitReason(newUnit: true))
                 discardingFragments = true
                 return
             }
+            auHeld &+= dataCount &+ 1 &+ Self.bookkeepingBytesPerNALUnit  // fits: at most the limit
+            auUnits &+= 1
             fuStart = auBytes.count
             fuType = type
             fuFragments = 1
-            auBytes.reserveGeometrically(toFit: auBytes.count + 1 + data.count, limit: configuration.maximumAccessUnitSize)
+            auBytes.reserveGeometrically(toFit: auBytes.count &+ 1 &+ dataCount, limit: configuration.maximumAccessUnitSize)
             auBytes.append(indicator & 0x60 | type)  // the forbidden bit, set only when tolerated, cleared
-            auBytes.append(contentsOf: data)
+            appendBytes(payload, from: 2)
             if isEnd { endNALUnit() }  // S and E both set: tolerated, a whole NAL unit
         } else if fuStart >= 0 {
             fuFragments += 1
@@ -551,12 +567,13 @@ public struct RTPDepacketizer: Sendable {
                 discardingFragments = !isEnd
                 return
             }
-            if let reason = limit(data.count, newUnit: false) {
-                dropFragments(reason)
+            guard fits(dataCount, newUnit: false) else {
+                dropFragments(limitReason(newUnit: false))
                 discardingFragments = !isEnd
                 return
             }
-            appendBytes(data)
+            auHeld &+= dataCount  // fits: at most the limit
+            appendBytes(payload, from: 2)
             if isEnd { endNALUnit() }
         } else {
             if !discardingFragments {
@@ -591,6 +608,8 @@ public struct RTPDepacketizer: Sendable {
 
     private mutating func dropFragments(_ reason: H264Error) {
         if fuStart >= 0 {
+            auHeld &-= auBytes.count &- fuStart &+ Self.bookkeepingBytesPerNALUnit  // what the start and the fragments added
+            auUnits &-= 1
             auBytes.removeLast(auBytes.count - fuStart)
             fuStart = -1
         }
@@ -621,7 +640,7 @@ public struct RTPDepacketizer: Sendable {
         let marker = end == .marker
         discardingFragments = false
         if !auRanges.isEmpty {
-            scratch.reserveCapacity(auRanges.count)  // exactly: at most the NAL unit limit
+            scratch.reserveGeometrically(toFit: auRanges.count, limit: configuration.unitCapacityLimit)
             for r in auRanges {  // `scratch` is empty between access units
                 // Every range holds a NAL unit whose header was checked on arrival.
                 if let unit = try? NALUnit(auBytes[r]) { scratch.append(unit) }
@@ -634,6 +653,8 @@ public struct RTPDepacketizer: Sendable {
         }
         auBytes.removeAll(keepingCapacity: true)
         auRanges.removeAll(keepingCapacity: true)
+        auHeld = 0
+        auUnits = 0
         auActive = false
         auIncomplete = false
         markedTimestamp = marker ? auTimestamp : nil
