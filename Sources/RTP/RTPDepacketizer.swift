@@ -510,13 +510,14 @@ public struct RTPDepacketizer: Sendable {
             && bytes <= configuration.maximumAccessUnitSize &- auHeld &- Self.bookkeepingBytesPerNALUnit
     }
 
-    /// The limit a NAL unit that did not fit passed.
-    @inline(never)
+    /// The limit a NAL unit that did not fit passed: one of two errors made once (a flood of
+    /// tiny NAL units past the limit costs no allocation per unit).
     private func limitReason(newUnit: Bool) -> H264Error {
-        newUnit && auUnits >= configuration.maximumNALUnitsPerAccessUnit
-            ? .invalid(.limitExceeded, "more than \(configuration.maximumNALUnitsPerAccessUnit) NAL units in the access unit")
-            : .invalid(.limitExceeded, "access unit larger than the maximum")
+        newUnit && auUnits >= configuration.maximumNALUnitsPerAccessUnit ? Self.tooManyNALUnits : Self.accessUnitTooLarge
     }
+
+    private static let accessUnitTooLarge = H264Error.invalid(.limitExceeded, "access unit larger than the maximum")
+    private static let tooManyNALUnits = H264Error.invalid(.limitExceeded, "more NAL units in the access unit than the maximum")
 
     /// Appends `bytes` but the first `offset` to the access unit's bytes, growing them
     /// geometrically but not past the limit. Through a buffer pointer: a slice of the packet
