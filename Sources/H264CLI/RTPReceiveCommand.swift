@@ -13,20 +13,30 @@ enum RTPReceiveCommand: CLICommand {
     static let name = "rtp-receive"
     static let summary = "receive H.264 over RTP/UDP, write Annex-B or MP4, report loss and reordering"
     static let usage = """
-    usage: h264 rtp-receive [SDP] -o OUT [--port N] [--bind ADDR] [--payload-type PT]
-                            [--packetization-mode 0|1] [--duration S] [--idle-timeout S] [--wait S]
-                            [--strict] [--reorder-window N] [--fps N[/D]] [--json]
+    usage: h264 rtp-receive [SDP] -o OUT [--port N] [--rtcp-port N] [--bind ADDR]
+                            [--payload-type PT] [--packetization-mode 0|1] [--duration S]
+                            [--idle-timeout S] [--wait S] [--strict] [--reorder-window N]
+                            [--fps N[/D]] [--json]
 
     Listens for RTP (RFC 6184) on a local UDP port, depacketises it and writes the access units
     to OUT: Annex-B, or MP4 (fragmented) when OUT ends in .mp4 or .m4v. The SDP file (what
     ffmpeg -sdp_file or h264 rtp-send --sdp writes) gives the port (m=video), the payload type,
     packetization-mode and sprop-parameter-sets, which are put before the first IDR picture when
-    the stream does not carry them. Without an SDP, --port is required. Stops at --duration, after
-    --idle-timeout without a packet, or on Ctrl-C, then prints what was received, lost,
-    reordered and duplicated.
+    the stream does not carry them. Without an SDP, --port is required. Output starts at the
+    first IDR picture whose SPS and PPS are known: what arrives before it (a stray packet, a
+    join in the middle of a GOP) is skipped and counted (access_units_skipped).
+
+    RTCP (RFC 3550) is read on the RTCP port (the SDP's a=rtcp, else the RTP port + 1; with
+    a=rtcp-mux, on the RTP port) and on the RTP port when multiplexed (RFC 5761): the sender's
+    BYE stops the reception (0.2 s later, for packets still on the way). Otherwise it stops at
+    --duration, after --idle-timeout without a packet, or on Ctrl-C; then it prints what was
+    received, lost, reordered and duplicated, and why it stopped (bye, idle, duration,
+    requested).
 
       -o OUT                    output file (- for Annex-B on stdout)
       --port N                  local UDP port (default: the SDP's m=video port)
+      --rtcp-port N             local RTCP port (default: the SDP's a=rtcp, else port + 1);
+                                when it cannot be bound, a warning, and RTCP only multiplexed
       --bind ADDR               local address (default 0.0.0.0, or :: for an IPv6 SDP)
       --payload-type PT         accept only this payload type (default: the SDP's, else any)
       --packetization-mode M    what the sender announced, 0 or 1 (default: the SDP's, else 1)
@@ -46,6 +56,7 @@ enum RTPReceiveCommand: CLICommand {
     static func run(_ args: inout Arguments) throws {
         guard let outPath = try args.option("-o") else { throw CLIError("-o OUT is required") }
         let portOption = try args.intOption("--port", in: 0...65535)
+        let rtcpPortOption = try args.intOption("--rtcp-port", in: 1...65535)
         let bindOption = try args.option("--bind")
         let ptOption = try args.intOption("--payload-type", in: 0...127)
         let modeOption = try args.intOption("--packetization-mode", in: 0...1)
@@ -62,6 +73,8 @@ enum RTPReceiveCommand: CLICommand {
         var port = portOption
         var bind = bindOption ?? "0.0.0.0"
         var frameRate: Double?
+        var rtcpPort = rtcpPortOption
+        var rtcpMux = false
         if let sdpPath {
             let sdp = try RTPSessionDescription(parsing: String(decoding: try Input.readAll(sdpPath), as: UTF8.self))
             configuration = try RTPReceiver.Configuration(session: sdp, lenient: !strict, duration: duration, idleTimeout: idle,
@@ -69,6 +82,10 @@ enum RTPReceiveCommand: CLICommand {
             port = port ?? sdp.port
             if bindOption == nil && sdp.connectionAddress.contains(":") { bind = "::" }
             frameRate = sdp.frameRate
+            if rtcpPort == nil && !(portOption != nil && portOption != sdp.port) {
+                rtcpPort = sdp.rtcpPort
+                rtcpMux = sdp.rtcpMux
+            }
         } else {
             guard port != nil else { throw CLIError("give an SDP file or --port") }
             configuration.depacketizer.lenient = !strict
@@ -76,11 +93,26 @@ enum RTPReceiveCommand: CLICommand {
         if let ptOption { configuration.depacketizer.payloadType = UInt8(ptOption) }
         if let modeOption { configuration.depacketizer.packetizationMode = modeOption }
         configuration.depacketizer.reorderWindow = window
+        // A recording starts where a decoder can: a stray packet first must not end it.
+        configuration.skipsUntilDecodable = true
 
         let output = try ReceiveOutput(path: outPath, frameRate: fps ?? frameRate.flatMap(Self.rational))
-        var socket = try UDPSocket(receivingOn: port ?? 0, address: bind)
+        let rtp = try UDPSocket(receivingOn: port ?? 0, address: bind)
+        var rtcp: UDPSocket?
+        var listening = "listening on \(bind) port \(rtp.localPort)"
+        if rtcpMux && rtcpPortOption == nil {
+            listening += " (RTCP multiplexed)"
+        } else if let control = rtcpPort ?? (rtp.localPort < 65535 ? rtp.localPort + 1 : nil) {
+            do {
+                rtcp = try UDPSocket(receivingOn: control, address: bind, receiveBufferSize: 1 << 20)
+                listening += ", RTCP port \(control)"
+            } catch {
+                Output.error("warning: no RTCP port (\(error.reason)): a BYE or sender report is heard only multiplexed on the RTP port")
+            }
+        }
+        var socket = UDPSocketPair(rtp: rtp, rtcp: rtcp)
         var receiver = try RTPReceiver(configuration)
-        Output.error("listening on \(bind) port \(socket.localPort)")
+        Output.error(listening)
         signal(SIGINT) { _ in receiveInterrupted.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in receiveInterrupted.store(true, ordering: .relaxed) }
         var warnings = 0
@@ -105,7 +137,9 @@ enum RTPReceiveCommand: CLICommand {
             ("packets_rejected", r.packetsRejected), ("resynchronizations", r.resynchronizations),
             ("nal_units_dropped", r.nalUnitsDropped), ("access_units", r.accessUnitsDelivered),
             ("incomplete_access_units", r.incompleteAccessUnits), ("tolerated_violations", r.toleratedViolations),
-            ("early_markers", r.earlyMarkers),
+            ("early_markers", r.earlyMarkers), ("source_changes", r.sourceChanges),
+            ("access_units_skipped", r.accessUnitsSkipped), ("rtcp_packets", r.rtcpPacketsReceived),
+            ("rtcp_rejected", r.rtcpDatagramsRejected), ("sender_reports", r.senderReports), ("byes_ignored", r.byesIgnored),
             ("errors", errors),
         ]
         if json {

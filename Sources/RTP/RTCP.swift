@@ -1,8 +1,11 @@
-/// The RTCP packets a sender needs (RFC 3550 section 6): a sender report and, on leaving, BYE.
+/// RTCP (RFC 3550 section 6): the packets a sender needs, a sender report and, on leaving, BYE;
+/// and the reading of compound packets a receiver needs (``packets(in:)``).
 ///
-/// Receivers such as FFmpeg and GStreamer end the stream when they receive a BYE, so a sender
-/// that is done sends ``senderReportAndBye(ssrc:ntpTimestamp:rtpTimestamp:packetCount:octetCount:)``
-/// to the RTCP port (the RTP port + 1).
+/// Receivers such as FFmpeg, GStreamer and ``RTPReceiver`` end the stream when they receive a
+/// BYE, so a sender that is done sends
+/// ``senderReportAndBye(ssrc:ntpTimestamp:rtpTimestamp:packetCount:octetCount:)`` to the RTCP
+/// port (the RTP port + 1, or the SDP's `a=rtcp`). A receiver reads sender reports
+/// (``RTCPSenderReport``) for the mapping from RTP timestamps to wall-clock time.
 public enum RTCP {
     /// RTCP packet type of a sender report.
     public static let senderReportType: UInt8 = 200

@@ -21,10 +21,21 @@ import H264
 /// payload or NAL unit header (cleared in what is delivered), the FU header's reserved bit set
 /// (ignored, as RFC 6184 5.8 tells receivers), STAP-A or FU-A under `packetization-mode=0`.
 ///
-/// Memory: at most ``Configuration/reorderWindow`` (rounded up to a power of two) held packets
-/// of at most 65,535 bytes each, one access unit of at most
-/// ``Configuration/maximumAccessUnitSize`` bytes with its NAL unit views, and
-/// ``maximumPendingEvents`` events, whatever the packets say.
+/// A packet of another SSRC than the one being received is rejected, but kept on probation:
+/// when the next packet of that SSRC follows it in sequence with none of the current SSRC's
+/// between them (RFC 3550 A.1's two packets in sequence), the depacketiser delivers what it
+/// holds and moves to the new SSRC, starting with the packet on probation
+/// (``RTPDepacketizerEvent/sourceChanged(ssrc:)``). So a stray packet that arrives first, or a
+/// sender that restarts with a new SSRC, does not lock the stream out.
+///
+/// Memory (``Configuration/maximumRetainedByteCount``, measured by ``retainedByteCount``):
+/// ``Configuration/reorderWindow`` (rounded up to a power of two) held packets of at most
+/// ``maximumPacketSize`` bytes each, one packet on probation, one access unit within
+/// ``Configuration/maximumAccessUnitSize``, which counts its bytes and
+/// ``bookkeepingBytesPerNALUnit`` per NAL unit (so 2-byte NAL units in STAP-A packets cannot
+/// hold 25 times the limit), of at most ``Configuration/maximumNALUnitsPerAccessUnit`` NAL
+/// units, and ``maximumPendingEvents`` events, whatever the packets say. The buffers grow
+/// geometrically, as arrays do, but never past these limits.
 ///
 /// ```swift
 /// var depacketizer = try RTPDepacketizer()
@@ -41,8 +52,15 @@ public struct RTPDepacketizer: Sendable {
         public var reorderWindow: Int
         /// When set, packets with another payload type are rejected.
         public var payloadType: UInt8?
-        /// Largest access unit in bytes; NAL units beyond it are dropped.
+        /// Largest access unit in bytes of memory: its NAL units' bytes plus
+        /// ``RTPDepacketizer/bookkeepingBytesPerNALUnit`` per NAL unit. NAL units beyond it are
+        /// dropped (each a ``RTPDepacketizerEvent/nalUnitDropped(timestamp:nalUnitType:fragmentsReceived:reason:)``
+        /// event with `limitExceeded`) and the access unit is delivered as incomplete.
         public var maximumAccessUnitSize: Int
+        /// Most NAL units in one access unit (16,384 by default, as the core's
+        /// `AccessUnitAssembler`; real streams have up to about 50); NAL units beyond it are
+        /// dropped as those beyond ``maximumAccessUnitSize``.
+        public var maximumNALUnitsPerAccessUnit: Int
         /// The `packetization-mode` the SDP announced: 0 (single NAL unit packets only) or 1
         /// (non-interleaved). Under 0, a STAP-A or FU-A is a violation: rejected, or tolerated
         /// with an event when ``lenient``.
@@ -53,14 +71,47 @@ public struct RTPDepacketizer: Sendable {
 
         /// Creates a configuration.
         public init(reorderWindow: Int = 64, payloadType: UInt8? = nil, maximumAccessUnitSize: Int = 32 << 20,
-                    packetizationMode: Int = 1, lenient: Bool = false) {
+                    packetizationMode: Int = 1, lenient: Bool = false, maximumNALUnitsPerAccessUnit: Int = 16_384) {
             self.reorderWindow = reorderWindow
             self.payloadType = payloadType
             self.maximumAccessUnitSize = maximumAccessUnitSize
             self.packetizationMode = packetizationMode
             self.lenient = lenient
+            self.maximumNALUnitsPerAccessUnit = maximumNALUnitsPerAccessUnit
+        }
+
+        /// The most ``RTPDepacketizer/retainedByteCount`` can reach with these settings (valid
+        /// ones), besides the allocator's rounding: the reorder ring's slots and packets, the
+        /// packet on probation, the access unit (``maximumAccessUnitSize`` of bytes and
+        /// bookkeeping, whose arrays are each grown at most to their own limit) and the
+        /// pending events. With the defaults, about 37 MiB.
+        public var maximumRetainedByteCount: Int {
+            var ring = 1
+            while ring < reorderWindow { ring <<= 1 }
+            // Each factor is bounded by init's checks: no overflow for a valid configuration.
+            return ring * (MemoryLayout<Slot>.stride + RTPDepacketizer.maximumPacketSize)
+                + RTPDepacketizer.maximumPacketSize
+                + maximumAccessUnitSize
+                + unitCapacityLimit * RTPDepacketizer.bookkeepingBytesPerNALUnit
+                + RTPDepacketizer.maximumPendingEvents * MemoryLayout<RTPDepacketizerEvent>.stride
+        }
+
+        /// The most NAL units an access unit can have under both limits: the bound on its
+        /// bookkeeping arrays' capacity.
+        var unitCapacityLimit: Int {
+            Swift.min(maximumNALUnitsPerAccessUnit, maximumAccessUnitSize / RTPDepacketizer.bookkeepingBytesPerNALUnit)
         }
     }
+
+    /// Memory a NAL unit of the access unit being built costs besides its bytes: its range in
+    /// the access unit's buffer and its view in the list delivered (48 bytes on 64-bit
+    /// systems). ``Configuration/maximumAccessUnitSize`` counts it.
+    public static let bookkeepingBytesPerNALUnit = MemoryLayout<Range<Int>>.stride + MemoryLayout<NALUnit>.stride
+    /// Largest packet accepted (the largest UDP payload); a larger one is rejected with
+    /// `limitExceeded`.
+    public static let maximumPacketSize = 65_535
+    /// Largest ``Configuration/maximumNALUnitsPerAccessUnit`` accepted.
+    public static let maximumNALUnitsLimit = 1 << 20
 
     /// Largest reorder window accepted (a quarter of the sequence-number space).
     public static let maximumReorderWindow = 16_384
@@ -81,14 +132,14 @@ public struct RTPDepacketizer: Sendable {
 
     // Sequencing. Extended sequence numbers start at 2^32 + the first one, so they stay positive;
     // they grow by at most 2^15 per packet, so Int64 cannot overflow in any realistic session.
-    private struct Slot: Sendable {
+    struct Slot: Sendable {
         var sequence: Int64 = -1
         var marker = false
         var timestamp: UInt32 = 0
         var payload: [UInt8] = []
     }
     private var started = false
-    private var ssrc: UInt32 = 0
+    private var currentSSRC: UInt32 = 0
     private var nextExpected: Int64 = 0
     private var highest: Int64 = 0
     private var ring: [Slot]
@@ -98,9 +149,18 @@ public struct RTPDepacketizer: Sendable {
     private var lossPending = false
     /// True until the first packet since the start (or a resynchronisation) is processed.
     private var joining = true
+    // Source change: the last packet of another SSRC, on probation.
+    private var candidateSSRC: UInt32?
+    private var candidateSequence: UInt16 = 0
+    private var probation: [UInt8] = []
 
     // The access unit being built: its NAL units back to back in `auBytes`.
     private var auBytes: [UInt8] = []
+    /// What the access unit holds against ``Configuration/maximumAccessUnitSize``: its bytes
+    /// (those of an FU-A NAL unit being reassembled included) and the bookkeeping of its NAL
+    /// units; and their number (the one being reassembled included).
+    private var auHeld = 0
+    private var auUnits = 0
     private var auRanges: [Range<Int>] = []
     private var auActive = false
     private var auTimestamp: UInt32 = 0
@@ -124,8 +184,11 @@ public struct RTPDepacketizer: Sendable {
         guard (1...Self.maximumReorderWindow).contains(configuration.reorderWindow) else {
             throw H264Error.invalid(.invalidArgument, "reorder window \(configuration.reorderWindow) is outside 1...\(Self.maximumReorderWindow)")
         }
-        guard configuration.maximumAccessUnitSize >= 1 else {
-            throw H264Error.invalid(.invalidArgument, "maximum access unit size must be positive")
+        guard (1...(1 << 40)).contains(configuration.maximumAccessUnitSize) else {
+            throw H264Error.invalid(.invalidArgument, "maximum access unit size must be in 1...2^40")
+        }
+        guard (1...Self.maximumNALUnitsLimit).contains(configuration.maximumNALUnitsPerAccessUnit) else {
+            throw H264Error.invalid(.invalidArgument, "maximum NAL units per access unit \(configuration.maximumNALUnitsPerAccessUnit) is outside 1...\(Self.maximumNALUnitsLimit)")
         }
         guard configuration.packetizationMode == 0 || configuration.packetizationMode == 1 else {
             throw H264Error.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not received (0 or 1)")
@@ -141,6 +204,21 @@ public struct RTPDepacketizer: Sendable {
     public mutating func takeEvents() -> [RTPDepacketizerEvent] {
         defer { events.removeAll() }
         return events
+    }
+
+    /// The SSRC being received (nil before the first packet).
+    public var ssrc: UInt32? { started ? currentSSRC : nil }
+
+    /// The bytes this depacketiser's buffers hold now, their storage as allocated (capacity,
+    /// not count): the reorder ring with its packets, the packet on probation, the access unit
+    /// with its bookkeeping and the pending events. At most
+    /// ``Configuration/maximumRetainedByteCount`` (besides the allocator's rounding).
+    /// - Complexity: O(n) in the ring's slots.
+    public var retainedByteCount: Int {
+        var n = ring.count * MemoryLayout<Slot>.stride + probation.capacity
+        for slot in ring { n += slot.payload.capacity }
+        n += auBytes.capacity + auRanges.capacity * MemoryLayout<Range<Int>>.stride + scratch.capacity * MemoryLayout<NALUnit>.stride
+        return n + events.capacity * MemoryLayout<RTPDepacketizerEvent>.stride
     }
 
     /// Takes one received packet.
@@ -169,18 +247,43 @@ public struct RTPDepacketizer: Sendable {
         let parsed: RTPPacket
         let tolerated: ToleranceSet
         do throws(H264Error) {
+            guard packet.count <= Self.maximumPacketSize else {
+                throw H264Error.invalid(.limitExceeded, "RTP packet of \(packet.count) bytes, more than \(Self.maximumPacketSize)")
+            }
             parsed = try RTPPacket(parsing: packet)
             if let pt = configuration.payloadType, parsed.header.payloadType != pt {
                 throw H264Error.invalid(.unsupported, "payload type \(parsed.header.payloadType), expected \(pt)")
             }
             tolerated = try Self.validate(parsed.payload, packetizationMode: configuration.packetizationMode,
                                           lenient: configuration.lenient)
-            if started && parsed.header.ssrc != ssrc {
-                throw H264Error.invalid(.unsupported, "packet from SSRC \(parsed.header.ssrc) while receiving SSRC \(ssrc)")
-            }
         } catch {
             report.packetsRejected += 1
             throw error
+        }
+        var replayed: H264Error?
+        if started && parsed.header.ssrc != currentSSRC {
+            guard candidateSSRC == parsed.header.ssrc, parsed.header.sequenceNumber == candidateSequence &+ 1 else {
+                candidateSSRC = parsed.header.ssrc
+                candidateSequence = parsed.header.sequenceNumber
+                probation.removeAll(keepingCapacity: true)
+                probation.reserveGeometrically(toFit: packet.count, limit: Self.maximumPacketSize)
+                probation.append(contentsOf: packet)
+                report.packetsRejected += 1
+                throw H264Error.invalid(.unsupported, "packet from SSRC \(parsed.header.ssrc) while receiving SSRC \(currentSSRC)")
+            }
+            // Two packets of another source in sequence, none of the current one between them.
+            let held = probation
+            candidateSSRC = nil
+            flush(deliver)
+            started = false
+            lossPending = false
+            joining = true
+            resyncSequence = nil
+            report.sourceChanges += 1
+            record(.sourceChanged(ssrc: parsed.header.ssrc))
+            do throws(H264Error) { try push(held[...], deliver) } catch { replayed = error }
+        } else if started {
+            candidateSSRC = nil
         }
         let header = parsed.header
         let seq = header.sequenceNumber
@@ -207,7 +310,7 @@ public struct RTPDepacketizer: Sendable {
         }
         if !started {
             started = true
-            ssrc = header.ssrc
+            currentSSRC = header.ssrc
             highest = 1 << 32 | Int64(seq)
             nextExpected = highest
         }
@@ -242,11 +345,12 @@ public struct RTPDepacketizer: Sendable {
             ring[i].marker = header.marker
             ring[i].timestamp = header.timestamp
             ring[i].payload.removeAll(keepingCapacity: true)
+            ring[i].payload.reserveGeometrically(toFit: parsed.payload.count, limit: Self.maximumPacketSize)
             ring[i].payload.append(contentsOf: parsed.payload)
             buffered += 1
             releaseReady(deliver)
         }
-        if let v = violation {
+        if let v = violation ?? replayed {
             violation = nil
             throw v
         }
@@ -321,7 +425,12 @@ public struct RTPDepacketizer: Sendable {
     }
 
     private mutating func record(_ event: RTPDepacketizerEvent) {
-        if events.count < Self.maximumPendingEvents { events.append(event) } else { report.eventsDiscarded += 1 }
+        guard events.count < Self.maximumPendingEvents else {
+            report.eventsDiscarded += 1
+            return
+        }
+        events.reserveGeometrically(toFit: events.count + 1, limit: Self.maximumPendingEvents)
+        events.append(event)
     }
 
     // MARK: Unpacking (the payload was validated on arrival)
@@ -374,17 +483,51 @@ public struct RTPDepacketizer: Sendable {
     }
 
     private mutating func appendNALUnit(_ bytes: ArraySlice<UInt8>) {
-        guard bytes.count <= configuration.maximumAccessUnitSize - auBytes.count else {
+        guard fits(bytes.count, newUnit: true) else {
             auIncomplete = true
             report.nalUnitsDropped += 1
             record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: bytes[bytes.startIndex]),
-                                   fragmentsReceived: 0, reason: .invalid(.limitExceeded, "access unit larger than the maximum")))
+                                   fragmentsReceived: 0, reason: limitReason(newUnit: true)))
             return
         }
+        auHeld &+= bytes.count &+ Self.bookkeepingBytesPerNALUnit  // fits: at most the limit
+        auUnits &+= 1
         let start = auBytes.count
-        auBytes.append(contentsOf: bytes)
+        appendBytes(bytes, from: 0)
         auBytes[start] &= 0x7F  // the forbidden bit, set only when tolerated
+        auRanges.reserveGeometrically(toFit: auRanges.count &+ 1, limit: configuration.unitCapacityLimit)
         auRanges.append(start..<auBytes.count)
+    }
+
+    /// True when `bytes` more bytes (of a new NAL unit, with its bookkeeping, when `newUnit`)
+    /// fit the access unit limits. A NAL unit being reassembled from FU-A fragments counts as a
+    /// unit already.
+    @inline(__always)
+    private func fits(_ bytes: Int, newUnit: Bool) -> Bool {
+        // auHeld <= maximumAccessUnitSize and the cost is a small constant: no overflow.
+        guard newUnit else { return bytes <= configuration.maximumAccessUnitSize &- auHeld }
+        return auUnits < configuration.maximumNALUnitsPerAccessUnit
+            && bytes <= configuration.maximumAccessUnitSize &- auHeld &- Self.bookkeepingBytesPerNALUnit
+    }
+
+    /// The limit a NAL unit that did not fit passed: one of two errors made once (a flood of
+    /// tiny NAL units past the limit costs no allocation per unit).
+    private func limitReason(newUnit: Bool) -> H264Error {
+        newUnit && auUnits >= configuration.maximumNALUnitsPerAccessUnit ? Self.tooManyNALUnits : Self.accessUnitTooLarge
+    }
+
+    private static let accessUnitTooLarge = H264Error.invalid(.limitExceeded, "access unit larger than the maximum")
+    private static let tooManyNALUnits = H264Error.invalid(.limitExceeded, "more NAL units in the access unit than the maximum")
+
+    /// Appends `bytes` but the first `offset` to the access unit's bytes, growing them
+    /// geometrically but not past the limit. Through a buffer pointer: a slice of the packet
+    /// costs a retain and a release of its storage per NAL unit or fragment. Measured, one pass
+    /// over the 1,200-byte packets of a 40 MB 1080p high-bitrate stream, 8.7 -> 8.1 ms; of a
+    /// 2.9 MB 320x240 stream with 4 slices per picture, 0.74 -> 0.64 ms.
+    @inline(__always)
+    private mutating func appendBytes(_ bytes: ArraySlice<UInt8>, from offset: Int) {
+        auBytes.reserveGeometrically(toFit: auBytes.count &+ bytes.count &- offset, limit: configuration.maximumAccessUnitSize)
+        bytes.withUnsafeBufferPointer { auBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[offset...])) }
     }
 
     /// A non-FU packet arrived: an FU-A still open was interrupted.
@@ -396,24 +539,27 @@ public struct RTPDepacketizer: Sendable {
     private mutating func fragment(_ payload: ArraySlice<UInt8>, afterLoss loss: Bool, joined: Bool) {
         let s = payload.startIndex
         let indicator = payload[s], fuHeader = payload[s + 1]
-        let data = payload[(s + 2)...]
+        let dataCount = payload.count &- 2  // validated: at least the two headers
         let isStart = fuHeader & 0x80 != 0, isEnd = fuHeader & 0x40 != 0
         let type = fuHeader & 0x1F
         if isStart {
             discardingFragments = false
             if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidBitstream, "FU-A start before the previous one ended")) }
-            guard data.count < configuration.maximumAccessUnitSize - auBytes.count else {
+            guard fits(dataCount &+ 1, newUnit: true) else {
                 fuType = type
                 fuFragments = 1
-                dropLimit()
+                dropFragments(limitReason(newUnit: true))
                 discardingFragments = true
                 return
             }
+            auHeld &+= dataCount &+ 1 &+ Self.bookkeepingBytesPerNALUnit  // fits: at most the limit
+            auUnits &+= 1
             fuStart = auBytes.count
             fuType = type
             fuFragments = 1
+            auBytes.reserveGeometrically(toFit: auBytes.count &+ 1 &+ dataCount, limit: configuration.maximumAccessUnitSize)
             auBytes.append(indicator & 0x60 | type)  // the forbidden bit, set only when tolerated, cleared
-            auBytes.append(contentsOf: data)
+            appendBytes(payload, from: 2)
             if isEnd { endNALUnit() }  // S and E both set: tolerated, a whole NAL unit
         } else if fuStart >= 0 {
             fuFragments += 1
@@ -422,12 +568,13 @@ public struct RTPDepacketizer: Sendable {
                 discardingFragments = !isEnd
                 return
             }
-            guard data.count <= configuration.maximumAccessUnitSize - auBytes.count else {
-                dropLimit()
+            guard fits(dataCount, newUnit: false) else {
+                dropFragments(limitReason(newUnit: false))
                 discardingFragments = !isEnd
                 return
             }
-            auBytes.append(contentsOf: data)
+            auHeld &+= dataCount  // fits: at most the limit
+            appendBytes(payload, from: 2)
             if isEnd { endNALUnit() }
         } else {
             if !discardingFragments {
@@ -448,13 +595,10 @@ public struct RTPDepacketizer: Sendable {
         if NALUnitType(rawValue: fuType).hasHeaderExtension && auBytes.count - fuStart < 4 {
             dropFragments(flagging: .truncated("FU-A NAL unit too short for its header extension"))
         } else {
+            auRanges.reserveGeometrically(toFit: auRanges.count + 1, limit: configuration.unitCapacityLimit)
             auRanges.append(fuStart..<auBytes.count)
             fuStart = -1
         }
-    }
-
-    private mutating func dropLimit() {
-        dropFragments(.invalid(.limitExceeded, "access unit larger than the maximum"))
     }
 
     /// Drops the NAL unit being reassembled, remembering a protocol violation to throw.
@@ -465,6 +609,8 @@ public struct RTPDepacketizer: Sendable {
 
     private mutating func dropFragments(_ reason: H264Error) {
         if fuStart >= 0 {
+            auHeld &-= auBytes.count &- fuStart &+ Self.bookkeepingBytesPerNALUnit  // what the start and the fragments added
+            auUnits &-= 1
             auBytes.removeLast(auBytes.count - fuStart)
             fuStart = -1
         }
@@ -495,6 +641,7 @@ public struct RTPDepacketizer: Sendable {
         let marker = end == .marker
         discardingFragments = false
         if !auRanges.isEmpty {
+            scratch.reserveGeometrically(toFit: auRanges.count, limit: configuration.unitCapacityLimit)
             for r in auRanges {  // `scratch` is empty between access units
                 // Every range holds a NAL unit whose header was checked on arrival.
                 if let unit = try? NALUnit(auBytes[r]) { scratch.append(unit) }
@@ -502,11 +649,13 @@ public struct RTPDepacketizer: Sendable {
             report.accessUnitsDelivered += 1
             if auIncomplete { report.incompleteAccessUnits += 1 }
             deliver(RTPReceivedAccessUnit(timestamp: auTimestamp, nalUnits: scratch, markerReceived: marker,
-                                          mayBeIncomplete: auIncomplete))
+                                          mayBeIncomplete: auIncomplete, ssrc: currentSSRC))
             scratch.removeAll(keepingCapacity: true)
         }
         auBytes.removeAll(keepingCapacity: true)
         auRanges.removeAll(keepingCapacity: true)
+        auHeld = 0
+        auUnits = 0
         auActive = false
         auIncomplete = false
         markedTimestamp = marker ? auTimestamp : nil
@@ -599,5 +748,19 @@ public struct RTPDepacketizer: Sendable {
             throw H264Error.invalid(.unsupported, "payload structure \(h & 0x1F) is undefined in RFC 6184")
         }
         return tolerated
+    }
+}
+
+extension Array {
+    /// Makes room for `count` elements as `append` would (doubling the capacity), but never
+    /// past `limit` elements (nor short of `count`): a buffer bounded by a limit holds at most
+    /// that limit, not twice it.
+    @inline(__always)
+    mutating func reserveGeometrically(toFit count: Int, limit: Int) {
+        guard count > capacity else { return }
+        // capacity < count <= Int.max, so doubling it could overflow only past Int.max / 2:
+        // saturate instead.
+        let doubled = capacity > Int.max / 2 ? Int.max : capacity * 2
+        reserveCapacity(Swift.max(count, Swift.min(doubled, limit)))
     }
 }

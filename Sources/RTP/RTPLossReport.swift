@@ -20,14 +20,20 @@ public struct RTPLossReport: Hashable, Sendable {
     /// Times the depacketiser started over at a new sequence number: two consecutive packets
     /// far from the expected sequence (a sender that restarted).
     public var resynchronizations = 0
-    /// NAL units of which some FU-A fragments arrived and which were dropped because others did not.
+    /// NAL units dropped: FU-A NAL units of which some fragments arrived and others did not, and
+    /// NAL units past the access unit limits (``RTPDepacketizer/Configuration/maximumAccessUnitSize``,
+    /// ``RTPDepacketizer/Configuration/maximumNALUnitsPerAccessUnit``).
     public var nalUnitsDropped = 0
-    /// Access units delivered.
+    /// Access units delivered (by an ``RTPReceiver``: to its caller, ``accessUnitsSkipped`` not
+    /// included).
     public var accessUnitsDelivered = 0
     /// Access units delivered with ``RTPReceivedAccessUnit/mayBeIncomplete`` set.
     public var incompleteAccessUnits = 0
-    /// Packets rejected with an error: malformed, of another SSRC or payload type, or breaking
-    /// RFC 6184 in a way not tolerated.
+    /// Packets rejected with an error: malformed, larger than
+    /// ``RTPDepacketizer/maximumPacketSize``, of another SSRC or payload type, or breaking
+    /// RFC 6184 in a way not tolerated. (A packet of another SSRC is kept on probation: when the
+    /// next packet of that SSRC makes the depacketiser change source, it is processed too and
+    /// also counted in ``packetsReceived``.)
     public var packetsRejected = 0
     /// RFC 6184 violations accepted by a lenient depacketiser (one per ``RTPTolerance`` per
     /// packet), each also reported as an ``RTPDepacketizerEvent/tolerated(_:sequenceNumber:)`` event.
@@ -40,6 +46,27 @@ public struct RTPLossReport: Hashable, Sendable {
     public var earlyMarkers = 0
     /// Events not kept because the caller did not take them (see ``RTPDepacketizer/maximumPendingEvents``).
     public var eventsDiscarded = 0
+    /// Times the depacketiser moved to another SSRC: two packets of it in sequence with none of
+    /// the SSRC being received between them (a sender that restarted, or a stray packet that
+    /// came first). Each is also an ``RTPDepacketizerEvent/sourceChanged(ssrc:)`` event.
+    public var sourceChanges = 0
+
+    // Counted by an RTPReceiver (0 from a depacketiser alone).
+
+    /// Access units an ``RTPReceiver`` did not deliver because nothing decodable had arrived
+    /// yet (``RTPReceiver/Configuration/skipsUntilDecodable``); not in ``accessUnitsDelivered``.
+    public var accessUnitsSkipped = 0
+    /// RTCP packets read by an ``RTPReceiver`` (each packet of a compound packet), on the RTCP
+    /// port or multiplexed on the RTP port.
+    public var rtcpPacketsReceived = 0
+    /// RTCP datagrams an ``RTPReceiver`` ignored because they failed ``RTCP/packets(in:)``'s
+    /// checks (the errors are in ``RTPReceiver/errors``).
+    public var rtcpDatagramsRejected = 0
+    /// RTCP sender reports read by an ``RTPReceiver``, of any SSRC.
+    public var senderReports = 0
+    /// RTCP BYE packets an ``RTPReceiver`` ignored: none of their SSRCs was the stream's (or the
+    /// stream had not begun).
+    public var byesIgnored = 0
 
     /// Creates an empty report.
     public init() {}
@@ -63,4 +90,7 @@ public enum RTPDepacketizerEvent: Hashable, Sendable {
     /// The first time a marker bit ended an access unit before its last packet (the next one
     /// had the same timestamp); later times are counted in ``RTPLossReport/earlyMarkers``.
     case markerBeforeEndOfAccessUnit(timestamp: UInt32)
+    /// The depacketiser moved to the SSRC `ssrc` (see ``RTPLossReport/sourceChanges``); the
+    /// access unit in progress and the packets held were delivered first.
+    case sourceChanged(ssrc: UInt32)
 }

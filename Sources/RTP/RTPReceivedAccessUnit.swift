@@ -14,12 +14,22 @@ public struct RTPReceivedAccessUnit: Sendable {
     /// True when packets may be missing from this access unit (a gap in sequence numbers was
     /// seen inside it or right before or after it) or a NAL unit of it was dropped.
     public var mayBeIncomplete: Bool
+    /// The SSRC of the packets.
+    public var ssrc: UInt32
+    /// The sender's wall-clock time of ``timestamp`` in NTP format, set by an ``RTPReceiver``
+    /// once an RTCP sender report of ``ssrc`` has arrived (the latest one maps it:
+    /// ``RTCPSenderReport/ntpTimestamp(at:clockRate:)``); nil before, and from an
+    /// ``RTPDepacketizer`` alone. ``RTCP/unixSeconds(ntpTimestamp:)`` converts it.
+    public var ntpTimestamp: UInt64?
 
     /// Creates a received access unit.
-    public init(timestamp: UInt32, nalUnits: [NALUnit], markerReceived: Bool, mayBeIncomplete: Bool) {
+    public init(timestamp: UInt32, nalUnits: [NALUnit], markerReceived: Bool, mayBeIncomplete: Bool, ssrc: UInt32 = 0,
+                ntpTimestamp: UInt64? = nil) {
         self.timestamp = timestamp
         self.nalUnits = nalUnits
         self.markerReceived = markerReceived
         self.mayBeIncomplete = mayBeIncomplete
+        self.ssrc = ssrc
+        self.ntpTimestamp = ntpTimestamp
     }
 }

@@ -7,19 +7,34 @@ import H264
 /// meets) and puts the parameter sets of the SDP's `sprop-parameter-sets`, and the latest ones
 /// seen in the stream, in front of each IDR access unit that lacks them, so that the output
 /// decodes from its first IDR picture even when the sender sends them only out of band.
+/// With ``Configuration/skipsUntilDecodable`` it delivers nothing before the first access unit
+/// a decoder can start at (counted in ``RTPLossReport/accessUnitsSkipped``): what a recording
+/// needs when a stray packet or a late join comes first.
 /// Malformed packets are counted (``RTPLossReport/packetsRejected``) and kept in ``errors``,
 /// never thrown: one bad datagram does not end a reception.
 ///
+/// It reads RTCP (RFC 3550 6) from the RTCP port (a source such as ``UDPSocketPair`` tells it
+/// which datagrams came from there) and on the RTP port when multiplexed (RFC 5761,
+/// ``RTCP/isMultiplexedRTCP(_:)``): a BYE from the stream's SSRC ends ``run(from:until:events:deliver:)``
+/// (``Stop/bye``, after ``Configuration/byeGracePeriod`` for packets still on the way; BYEs of
+/// other SSRCs are counted and ignored), and the latest sender report of the stream's SSRC
+/// (``senderReport``) gives each access unit its sender's wall-clock time
+/// (``RTPReceivedAccessUnit/ntpTimestamp``). Malformed RTCP is counted
+/// (``RTPLossReport/rtcpDatagramsRejected``) and kept in ``errors``.
+///
 /// ```swift
 /// let sdp = try RTPSessionDescription(parsing: text)
-/// var socket = try UDPSocket(receivingOn: sdp.port)
+/// var sockets = try UDPSocketPair(receivingOn: sdp.port, rtcpPort: sdp.rtcpPort)
 /// var receiver = try RTPReceiver(.init(session: sdp, idleTimeout: .seconds(5)))
-/// let stop = try receiver.run(from: &socket) { accessUnit in write(accessUnit.nalUnits) }
+/// let stop = try receiver.run(from: &sockets) { accessUnit in write(accessUnit.nalUnits) }
 /// print(stop, receiver.report)
 /// ```
 ///
-/// Memory: the depacketiser's bound (see ``RTPDepacketizer``), the parameter sets known (at
-/// most one per id, see `ParameterSetInserter`), one 64 KiB datagram buffer and at most
+/// Memory: the depacketiser's bound (``RTPDepacketizer/Configuration/maximumRetainedByteCount``),
+/// while an IDR access unit gets parameter sets a second list of its NAL unit views (32 bytes
+/// per NAL unit, within the depacketiser's NAL unit limit), the parameter sets known (at most
+/// one per id, see `ParameterSetInserter`), one 64 KiB datagram buffer, two sender reports, the
+/// RTCP packets of one datagram (``RTCP/maximumPacketsPerCompound``) and at most
 /// ``maximumKeptErrors`` errors.
 public struct RTPReceiver: Sendable {
     /// Receiver settings.
@@ -36,15 +51,30 @@ public struct RTPReceiver: Sendable {
         /// How long ``run(from:until:events:deliver:)`` waits for the first datagram (nil: the
         /// ``idleTimeout``).
         public var firstPacketTimeout: Duration?
+        /// How long ``run(from:until:events:deliver:)`` goes on receiving after an RTCP BYE from
+        /// the stream's SSRC, for RTP packets the network delivers after it (the BYE travels
+        /// on another port), before it stops with ``Stop/bye`` (default 200 ms).
+        public var byeGracePeriod: Duration
+        /// Deliver nothing before the first access unit a decoder can start at: an IDR picture
+        /// whose slices' PPS and SPS are in the access unit or known (in band before it, or from
+        /// the SDP's `sprop-parameter-sets`, inserted in front of it). What comes before (a
+        /// stray packet, a join in the middle of a GOP) is counted in
+        /// ``RTPLossReport/accessUnitsSkipped``. Set again when the SSRC changes. A stream
+        /// without IDR pictures (intra refresh only) is skipped whole. Default false: every
+        /// access unit is delivered.
+        public var skipsUntilDecodable: Bool
 
         /// Creates a configuration.
         public init(depacketizer: RTPDepacketizer.Configuration = .init(lenient: true), parameterSets: [NALUnit] = [],
-                    duration: Duration? = nil, idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil) {
+                    duration: Duration? = nil, idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil,
+                    byeGracePeriod: Duration = .milliseconds(200), skipsUntilDecodable: Bool = false) {
             self.depacketizer = depacketizer
             self.parameterSets = parameterSets
             self.duration = duration
             self.idleTimeout = idleTimeout
             self.firstPacketTimeout = firstPacketTimeout
+            self.byeGracePeriod = byeGracePeriod
+            self.skipsUntilDecodable = skipsUntilDecodable
         }
 
         /// A configuration for the stream an SDP describes: its payload type, its
@@ -55,13 +85,15 @@ public struct RTPReceiver: Sendable {
         ///   - duration: see ``duration``.
         ///   - idleTimeout: see ``idleTimeout``.
         ///   - firstPacketTimeout: see ``firstPacketTimeout``.
+        ///   - skipsUntilDecodable: see ``skipsUntilDecodable``.
         /// - Throws: `H264Error` of a parameter set whose NAL unit header is invalid.
         public init(session: RTPSessionDescription, lenient: Bool = true, duration: Duration? = nil,
-                    idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil) throws(H264Error) {
+                    idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil,
+                    skipsUntilDecodable: Bool = false) throws(H264Error) {
             let mode = session.format.packetizationMode == 0 ? 0 : 1
             self.init(depacketizer: .init(payloadType: session.payloadType, packetizationMode: mode, lenient: lenient),
                       parameterSets: try session.format.parameterSetNALUnits(), duration: duration, idleTimeout: idleTimeout,
-                      firstPacketTimeout: firstPacketTimeout)
+                      firstPacketTimeout: firstPacketTimeout, skipsUntilDecodable: skipsUntilDecodable)
         }
     }
 
@@ -73,6 +105,9 @@ public struct RTPReceiver: Sendable {
         case idle
         /// The caller's `until` closure said stop.
         case requested
+        /// The sender left: an RTCP BYE from the stream's SSRC (then
+        /// ``Configuration/byeGracePeriod``).
+        case bye
     }
 
     /// Errors kept in ``errors``; later ones are only counted in ``errorCount``.
@@ -87,46 +122,127 @@ public struct RTPReceiver: Sendable {
     public private(set) var errors: [H264Error] = []
     /// Errors in all.
     public private(set) var errorCount = 0
-    private var inserter: ParameterSetInserter
+    /// True once an RTCP BYE from the stream's SSRC arrived.
+    public private(set) var byeReceived = false
+    /// The latest RTCP sender report of the stream's SSRC (nil before one arrived): the mapping
+    /// from its RTP timestamps to wall-clock time.
+    public var senderReport: RTCPSenderReport? {
+        guard let ssrc = depacketizer.ssrc else { return nil }
+        return delivery.report(for: ssrc)
+    }
+    private var delivery: Delivery
+    private var rtcpCounts = RTPLossReport()
+
+    /// What the delivery path keeps: it is copied out of `self` while the depacketiser calls
+    /// back, then stored again.
+    private struct Delivery {
+        var inserter: ParameterSetInserter
+        /// The latest sender report of the SSRC delivered last, and the latest of any other SSRC
+        /// (one that arrived before its stream's first packet, or before a source change).
+        var streamReport: RTCPSenderReport?
+        var otherReport: RTCPSenderReport?
+        let skipsUntilDecodable: Bool
+        var waiting: Bool
+        var lastSSRC: UInt32?
+        var skipped = 0
+
+        func report(for ssrc: UInt32) -> RTCPSenderReport? {
+            if let r = streamReport, r.ssrc == ssrc { return r }
+            if let r = otherReport, r.ssrc == ssrc { return r }
+            return nil
+        }
+
+        mutating func note(_ report: RTCPSenderReport, stream: UInt32?) {
+            if report.ssrc == stream ?? lastSSRC { streamReport = report } else { otherReport = report }
+        }
+    }
 
     /// Creates a receiver.
     /// - Throws: errors of ``RTPDepacketizer/init(_:)``.
     public init(_ configuration: Configuration) throws(H264Error) {
         self.configuration = configuration
         depacketizer = try RTPDepacketizer(configuration.depacketizer)
-        inserter = ParameterSetInserter(parameterSets: configuration.parameterSets)
+        delivery = Delivery(inserter: ParameterSetInserter(parameterSets: configuration.parameterSets),
+                            skipsUntilDecodable: configuration.skipsUntilDecodable, waiting: configuration.skipsUntilDecodable)
     }
 
-    /// What was received, lost, reordered and dropped so far.
-    public var report: RTPLossReport { depacketizer.report }
+    /// What was received, lost, reordered and dropped so far, with the receiver's own counts
+    /// (skipped access units, RTCP).
+    public var report: RTPLossReport {
+        var r = depacketizer.report
+        r.accessUnitsSkipped = delivery.skipped
+        r.accessUnitsDelivered -= delivery.skipped
+        r.rtcpPacketsReceived = rtcpCounts.rtcpPacketsReceived
+        r.rtcpDatagramsRejected = rtcpCounts.rtcpDatagramsRejected
+        r.senderReports = rtcpCounts.senderReports
+        r.byesIgnored = rtcpCounts.byesIgnored
+        return r
+    }
 
     /// The depacketiser's events since the last call (see ``RTPDepacketizer/takeEvents()``).
     public mutating func takeEvents() -> [RTPDepacketizerEvent] { depacketizer.takeEvents() }
 
     /// Takes one datagram; passes the access units it completes to `deliver`.
+    /// - Parameters:
+    ///   - datagram: one UDP datagram.
+    ///   - channel: the port it arrived on; on the RTP port, a datagram that
+    ///     ``RTCP/isMultiplexedRTCP(_:)`` recognises is RTCP too.
+    ///   - deliver: called with each access unit completed.
     /// - Complexity: as ``RTPDepacketizer/push(_:_:)``, plus reading the slice headers of an
-    ///   IDR access unit.
-    public mutating func receive(_ datagram: ArraySlice<UInt8>, _ deliver: (RTPReceivedAccessUnit) -> Void) {
-        var inserter = self.inserter
+    ///   IDR access unit; O(n) in the bytes of an RTCP datagram.
+    public mutating func receive(_ datagram: ArraySlice<UInt8>, channel: RTPChannel = .rtp,
+                                 _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        if channel == .rtcp || RTCP.isMultiplexedRTCP(datagram) {
+            receiveRTCP(datagram)
+            return
+        }
+        var delivery = self.delivery
         do {
-            try depacketizer.push(datagram) { deliver(Self.withParameterSets($0, &inserter)) }
+            try depacketizer.push(datagram) { Self.deliver($0, &delivery, deliver) }
         } catch {
             note(error)
         }
-        self.inserter = inserter
+        self.delivery = delivery
     }
 
     /// Ends the stream: delivers what the reorder window holds and the access unit in progress.
     public mutating func finish(_ deliver: (RTPReceivedAccessUnit) -> Void) {
-        var inserter = self.inserter
-        depacketizer.flush { deliver(Self.withParameterSets($0, &inserter)) }
-        self.inserter = inserter
+        var delivery = self.delivery
+        depacketizer.flush { Self.deliver($0, &delivery, deliver) }
+        self.delivery = delivery
+    }
+
+    /// One RTCP datagram: sender reports are kept, a BYE of the stream's SSRC noted.
+    private mutating func receiveRTCP(_ datagram: ArraySlice<UInt8>) {
+        let packets: [RTCPPacket]
+        do {
+            packets = try RTCP.packets(in: datagram)
+        } catch {
+            rtcpCounts.rtcpDatagramsRejected += 1
+            note(error)
+            return
+        }
+        let stream = depacketizer.ssrc
+        for packet in packets {
+            rtcpCounts.rtcpPacketsReceived += 1
+            switch packet {
+            case .senderReport(let report):
+                rtcpCounts.senderReports += 1
+                delivery.note(report, stream: stream)
+            case .bye(let ssrcs):
+                if let stream, ssrcs.contains(stream) { byeReceived = true } else { rtcpCounts.byesIgnored += 1 }
+            case .receiverReport, .other:
+                break
+            }
+        }
     }
 
     /// Receives from `source` until ``Configuration/duration`` passes, no datagram arrives for
     /// ``Configuration/idleTimeout`` (``Configuration/firstPacketTimeout`` before the first),
-    /// or `until` returns true (asked at least every 250 ms), then calls ``finish(_:)``. Each
-    /// wait on the source is bounded, so the loop ends on time whatever the network does.
+    /// ``Configuration/byeGracePeriod`` has passed since an RTCP BYE from the stream's SSRC, or
+    /// `until` returns true (asked at least every 250 ms), then calls ``finish(_:)``. Each wait
+    /// on the source is bounded, so the loop ends on time whatever the network does (a flood
+    /// included: the deadlines are checked after every datagram).
     ///
     /// The waits block the calling thread (a ``UDPSocket`` polls): in a process that runs Swift
     /// concurrency, call it from a thread of its own rather than from a task on the shared pool.
@@ -144,6 +260,7 @@ public struct RTPReceiver: Sendable {
                                                         deliver: (RTPReceivedAccessUnit) throws -> Void) throws -> Stop {
         let clock = ContinuousClock()
         let start = clock.now
+        var byeDeadline = byeReceived ? start : nil
         var lastArrival = start
         var idle = configuration.firstPacketTimeout ?? configuration.idleTimeout
         var buffer: [UInt8] = []
@@ -165,11 +282,16 @@ public struct RTPReceiver: Sendable {
                 wait = start.advanced(by: duration) - now
                 stop = .duration
             }
+            if let byeDeadline, byeDeadline - now < wait {
+                wait = byeDeadline - now
+                stop = .bye
+            }
             guard wait > .zero else { break }
-            guard let n = try source.receive(into: &buffer, timeout: min(wait, .milliseconds(250))) else { continue }
+            guard let (n, channel) = try source.receiveDatagram(into: &buffer, timeout: min(wait, .milliseconds(250))) else { continue }
             lastArrival = clock.now
             idle = configuration.idleTimeout
-            receive(buffer[..<min(n, buffer.count)], sink)
+            receive(buffer[..<min(n, buffer.count)], channel: channel, sink)
+            if byeReceived && byeDeadline == nil { byeDeadline = clock.now.advanced(by: max(configuration.byeGracePeriod, .zero)) }
             for e in takeEvents() { events(e) }
             if let failure { throw failure }
         }
@@ -184,10 +306,56 @@ public struct RTPReceiver: Sendable {
         if errors.count < Self.maximumKeptErrors { errors.append(error) }
     }
 
-    private static func withParameterSets(_ au: RTPReceivedAccessUnit, _ inserter: inout ParameterSetInserter) -> RTPReceivedAccessUnit {
+    /// Puts parameter sets in front of an IDR access unit that lacks them, the wall-clock time
+    /// on it, and passes it on unless it is skipped.
+    private static func deliver(_ au: RTPReceivedAccessUnit, _ delivery: inout Delivery, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        if au.ssrc != delivery.lastSSRC {
+            if delivery.lastSSRC != nil && delivery.skipsUntilDecodable { delivery.waiting = true }
+            delivery.lastSSRC = au.ssrc
+            if let r = delivery.otherReport, r.ssrc == au.ssrc { delivery.streamReport = r }
+        }
         let idr = au.nalUnits.contains { $0.type == .idrSlice }
         var out = au
-        out.nalUnits = inserter.inserting(into: au.nalUnits, isRandomAccess: idr)
-        return out
+        out.nalUnits = delivery.inserter.inserting(into: au.nalUnits, isRandomAccess: idr)
+        if delivery.waiting {
+            guard idr, startsDecoding(out.nalUnits) else {
+                delivery.skipped += 1
+                return
+            }
+            delivery.waiting = false
+        }
+        out.ntpTimestamp = delivery.report(for: au.ssrc)?.ntpTimestamp(at: au.timestamp)
+        deliver(out)
+    }
+
+    /// True when a decoder can start at `units` (an access unit with its parameter sets
+    /// inserted): an IDR picture, and each slice's PPS, and that PPS's SPS, in the access unit.
+    /// - Complexity: O(n) in the NAL units, reading the first bytes of each slice and set.
+    static func startsDecoding(_ units: [NALUnit]) -> Bool {
+        withUnsafeTemporaryAllocation(of: Int8.self, capacity: 256) { spsOfPPS in
+            spsOfPPS.initialize(repeating: -1)
+            var spsIDs: UInt32 = 0  // a bit per seq_parameter_set_id (0...31)
+            var idr = false
+            for unit in units {
+                switch unit.type {
+                case .sps:
+                    if let id = unit.parameterSetID, id < 32 { spsIDs |= 1 << UInt32(id) }
+                case .pps:
+                    if let id = unit.parameterSetID, id < 256, let sps = unit.referencedParameterSetID, sps < 32 {
+                        spsOfPPS[id] = Int8(sps)
+                    }
+                case .idrSlice:
+                    idr = true
+                default:
+                    break
+                }
+            }
+            guard idr else { return false }
+            for unit in units where unit.type == .slice || unit.type == .idrSlice {
+                guard let pps = unit.referencedParameterSetID, pps < 256, spsOfPPS[pps] >= 0,
+                      spsIDs & 1 << UInt32(spsOfPPS[pps]) != 0 else { return false }
+            }
+            return true
+        }
     }
 }

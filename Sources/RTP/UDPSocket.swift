@@ -10,7 +10,7 @@ import H264
 /// Used by one thread or task at a time; the descriptor is closed when the socket is released.
 /// Memory: the socket itself; datagrams go into the caller's buffer.
 public final class UDPSocket: RTPDatagramSource {
-    private let fd: Int32
+    let fd: Int32
     private var destination = sockaddr_storage()
     private var destinationLength: socklen_t = 0
     /// The local port (the one the kernel chose when bound to port 0).
@@ -98,18 +98,32 @@ public final class UDPSocket: RTPDatagramSource {
     ///   in time.
     /// - Throws: `H264Error.Code.io` when the system call fails.
     public func receive(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> Int? {
+        try Self.receive(from: self, or: nil, into: &buffer, timeout: timeout)?.count
+    }
+
+    /// Waits at most `timeout` for a datagram on `first` or `second` and copies it to the start
+    /// of `buffer`; when both have one, takes `second`'s (the caller alternates to be fair).
+    /// - Returns: the datagram's size and whether it came from `second`, or nil when none
+    ///   arrived in time.
+    static func receive(from first: UDPSocket, or second: UDPSocket?, into buffer: inout [UInt8],
+                        timeout: Duration) throws(H264Error) -> (count: Int, fromSecond: Bool)? {
         if buffer.count < Self.maximumDatagramSize { buffer += repeatElement(0, count: Self.maximumDatagramSize - buffer.count) }
         let deadline = ContinuousClock.now.advanced(by: max(timeout, .zero))
         while true {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let rc = poll(&poller, 1, Self.milliseconds(until: deadline))
+            var pollers = (pollfd(fd: first.fd, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: second?.fd ?? -1, events: Int16(POLLIN), revents: 0))
+            let rc = withUnsafeMutablePointer(to: &pollers) {
+                $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, second == nil ? 1 : 2, Self.milliseconds(until: deadline)) }
+            }
             if rc < 0 {
                 if errno == EINTR { continue }
                 throw Self.errnoError("poll")
             }
             if rc > 0 {
+                let useSecond = second != nil && pollers.1.revents != 0
+                let fd = useSecond ? pollers.1.fd : first.fd
                 let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-                if n >= 0 { return n }
+                if n >= 0 { return (n, useSecond) }
                 let e = errno
                 // Linux reports an ICMP port-unreachable for an earlier send as ECONNREFUSED here.
                 guard e == EAGAIN || e == EINTR || e == ECONNREFUSED else { throw Self.errnoError("recv", e) }

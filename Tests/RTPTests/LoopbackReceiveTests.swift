@@ -144,6 +144,49 @@ struct RTPReceiveCommandTests {
         #expect(try FFmpeg.frameMD5s(file: output) == SenderStreams.reference(path))
     }
 
+    /// `h264 rtp-receive -o out.mp4` from the SDP, a stray packet of another SSRC first, then
+    /// a sender that ends with an RTCP BYE (FFmpeg with `-rtpflags send_bye`, or `h264
+    /// rtp-send`): the stray access unit is skipped and counted, the recording is the source's
+    /// 50 frames, and the receiver stops because of the BYE (its idle timeout is 30 s away).
+    @Test(.timeLimit(.minutes(1)), arguments: ["ffmpeg", "rtp-send"])
+    func stopsAtByeAfterAStrayPacket(sender: String) throws {
+        let h264 = try #require(Support.h264)
+        let path = try SenderStreams.path("baseline")
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sdp = dir + "/in.sdp", output = dir + "/out.mp4"
+        let port = Ports.freeEvenPort()
+        let ffmpeg = ["-nostdin", "-loglevel", "error", "-i", path, "-c", "copy", "-f", "rtp", "-payload_type", "96"]
+        if sender == "ffmpeg" {
+            try Support.run("ffmpeg", ffmpeg + ["-frames:v", "1", "-sdp_file", sdp, "rtp://127.0.0.1:\(port)"]).checked("ffmpeg -sdp_file")
+        } else {
+            try Support.run(h264, ["rtp-send", path, "--to", "127.0.0.1:\(port)", "--sdp", sdp, "--dry-run"]).checked("rtp-send --dry-run")
+        }
+        let stdout = Pipe()
+        let receiver = try Support.start(h264, ["rtp-receive", sdp, "-o", output, "--idle-timeout", "30", "--wait", "20", "--json"],
+                                         stdout: stdout)
+        var waited = 0.0
+        while !(Ports.udpPortIsBound(port) && Ports.udpPortIsBound(port + 1)) && waited < 10 {
+            Thread.sleep(forTimeInterval: 0.05)
+            waited += 0.05
+        }
+        try sendStrayPacket(to: port)
+        if sender == "ffmpeg" {
+            try Support.run("ffmpeg", ["-readrate", "4"] + ffmpeg + ["-rtpflags", "send_bye", "rtp://127.0.0.1:\(port)?pkt_size=1200"],
+                            timeout: 30).checked("ffmpeg -f rtp")
+        } else {
+            try Support.run(h264, ["rtp-send", path, "--to", "127.0.0.1:\(port)", "--speed", "4", "--sdp", dir + "/sent.sdp"],
+                            timeout: 30).checked("rtp-send")
+        }
+        #expect(!Support.wait(receiver, timeout: 10), "rtp-receive did not stop at the BYE")
+        #expect(receiver.terminationStatus == 0)
+        let report = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(report.contains("\"stopped\":\"bye\""), "\(report)")
+        #expect(report.contains("\"access_units\":50,") && report.contains("\"access_units_skipped\":1,"), "\(report)")
+        #expect(report.contains("\"source_changes\":1,") && report.contains("\"packets_lost\":0,"), "\(report)")
+        #expect(try FFmpeg.frameMD5s(file: output) == SenderStreams.reference(path))
+    }
+
     @Test func refusesWithoutAPortOrSDP() throws {
         let h264 = try #require(Support.h264)
         let r = try Support.run(h264, ["rtp-receive", "-o", "/dev/null"])

@@ -83,8 +83,9 @@ import TestSupport
         #expect(type == .idrSlice && fragments == 1 && reason.code == .invalidBitstream)
     }
 
+    /// The limit counts each NAL unit's bytes and its bookkeeping: room for 10 bytes in one unit.
     @Test func accessUnitSizeCap() throws {
-        var d = try RTPDepacketizer(.init(maximumAccessUnitSize: 10))
+        var d = try RTPDepacketizer(.init(maximumAccessUnitSize: 10 + RTPDepacketizer.bookkeepingBytesPerNALUnit))
         var delivered: [[[UInt8]]] = []
         let sink = { (au: RTPReceivedAccessUnit) in delivered.append(au.nalUnits.map { Array($0.bytes) }) }
         try d.push(Self.rtp([0x41] + [UInt8](repeating: 1, count: 20), seq: 1)[...], sink)

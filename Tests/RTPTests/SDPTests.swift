@@ -21,6 +21,28 @@ import TestSupport
         #expect(throws: H264Error(.missingParameterSet, "")) { try H264FormatParameters(stream: [pps0, idr]) }
     }
 
+    /// The RTCP port of the video stream: `a=rtcp` (RFC 3605) with or without an address,
+    /// `a=rtcp-mux` (RFC 5761); those of an audio section do not count; port + 1 is the default
+    /// and is not kept; a malformed port is refused. What is kept writes back.
+    @Test func rtcpAttributes() throws {
+        let head = "v=0\r\ns=x\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+        let audio = "m=audio 6000 RTP/AVP 0\r\na=rtcp:7000\r\na=rtcp-mux\r\n"
+        let video = "m=video 5004 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"
+        let plain = try RTPSessionDescription(parsing: head + audio + video)
+        #expect(plain.rtcpPort == nil && !plain.rtcpMux && plain.effectiveRTCPPort == 5005)
+        let given = try RTPSessionDescription(parsing: head + video + "a=rtcp:5999 IN IP4 127.0.0.1\r\n" + audio)
+        #expect(given.rtcpPort == 5999 && !given.rtcpMux && given.effectiveRTCPPort == 5999)
+        #expect(try RTPSessionDescription(parsing: given.text) == given)
+        let next = try RTPSessionDescription(parsing: head + video + "a=rtcp:5005\r\n")
+        #expect(next.rtcpPort == nil)
+        let muxed = try RTPSessionDescription(parsing: head + video + "a=rtcp-mux\r\n")
+        #expect(muxed.rtcpMux && muxed.effectiveRTCPPort == 5004)
+        #expect(try RTPSessionDescription(parsing: muxed.text) == muxed)
+        for bad in ["a=rtcp:\r\n", "a=rtcp:0\r\n", "a=rtcp:70000\r\n", "a=rtcp:x IN IP4 1.2.3.4\r\n"] {
+            #expect(throws: H264Error(.invalidArgument, bad)) { try RTPSessionDescription(parsing: head + video + bad) }
+        }
+    }
+
     @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="),
                       ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")])
     func base64Vectors(plain: String, encoded: String) throws {

@@ -8,17 +8,23 @@ extension FuzzBodies {
     // MARK: - rtp_depacketize
 
     /// The RTP depacketiser over a sequence of datagrams. Byte 0 chooses the reorder window
-    /// (1...16), a small access-unit limit, lenient mode (bit 5) and packetization-mode 0
-    /// (bit 6); then each datagram is a 2-byte big-endian length and that many bytes.
+    /// (1...16), a small access-unit limit (bit 4), lenient mode (bit 5), packetization-mode 0
+    /// (bit 6) and the whole receiver (bit 7: an `RTPReceiver` that skips until decodable and
+    /// reads RTCP); then each datagram is a 2-byte big-endian length and that many bytes (for
+    /// the receiver, a length with its top bit set is a datagram of the RTCP port).
     ///
     /// Resource property: what the depacketiser hands out (NAL unit bytes) is at most what came
-    /// in, and what it keeps (events) stays under its documented cap.
+    /// in (the receiver's parameter-set insertions at most as much again plus 256 KiB), what it
+    /// keeps (events) stays under its documented cap, and what its buffers hold under
+    /// `maximumRetainedByteCount` (plus 128 KiB for the allocator's rounding).
     static func rtpDepacketize(_ data: [UInt8]) {
         guard let first = data.first else { return }
         let configuration = RTPDepacketizer.Configuration(
             reorderWindow: Int(first & 15) &+ 1, maximumAccessUnitSize: first & 16 == 0 ? 32 << 20 : 300,
             packetizationMode: first & 64 == 0 ? 1 : 0, lenient: first & 32 != 0)
-        guard var depacketizer = try? RTPDepacketizer(configuration) else {
+        let asReceiver = first & 128 != 0
+        guard var depacketizer = try? RTPDepacketizer(configuration),
+              var receiver = try? RTPReceiver(.init(depacketizer: configuration, skipsUntilDecodable: true)) else {
             check(false, "a valid configuration was refused")
             return
         }
@@ -29,21 +35,43 @@ extension FuzzBodies {
             accessUnits &+= 1
             for unit in au.nalUnits { delivered &+= unit.count }
         }
+        func checkHeld() {
+            let held = asReceiver ? receiver.depacketizer.retainedByteCount : depacketizer.retainedByteCount
+            check(held <= configuration.maximumRetainedByteCount &+ (128 << 10), "\(held) bytes held")
+        }
         var i = 1
         while i &+ 2 <= data.count {
-            let length = Int(data[i]) << 8 | Int(data[i &+ 1])
+            let field = Int(data[i]) << 8 | Int(data[i &+ 1])
+            let rtcp = asReceiver && field & 0x8000 != 0
+            let length = asReceiver ? field & 0x7FFF : field
             let start = i &+ 2
             let end = min(start &+ length, data.count)
             i = end
             packets &+= 1
-            do throws(H264Error) { try depacketizer.push(data[start..<end], deliver) } catch {}
+            if asReceiver {
+                receiver.receive(data[start..<end], channel: rtcp ? .rtcp : .rtp, deliver)
+            } else {
+                do throws(H264Error) { try depacketizer.push(data[start..<end], deliver) } catch {}
+            }
             if packets % 8 == 0 {
-                check(depacketizer.takeEvents().count <= RTPDepacketizer.maximumPendingEvents, "events beyond the cap")
+                let events = asReceiver ? receiver.takeEvents() : depacketizer.takeEvents()
+                check(events.count <= RTPDepacketizer.maximumPendingEvents, "events beyond the cap")
+                checkHeld()
             }
         }
-        depacketizer.flush(deliver)
-        check(depacketizer.takeEvents().count <= RTPDepacketizer.maximumPendingEvents, "events beyond the cap")
-        check(delivered <= data.count, "\(delivered) NAL unit bytes out of \(data.count) input bytes")
+        checkHeld()
+        if asReceiver {
+            receiver.finish(deliver)
+            check(receiver.takeEvents().count <= RTPDepacketizer.maximumPendingEvents, "events beyond the cap")
+            check(delivered <= 2 &* data.count &+ ParameterSetInserter.defaultMaximumBytesPerAccessUnit,
+                  "\(delivered) NAL unit bytes out of \(data.count) input bytes")
+            check(receiver.errors.count <= RTPReceiver.maximumKeptErrors, "errors beyond the cap")
+            check(receiver.report.rtcpPacketsReceived &* 4 <= data.count, "more RTCP packets than 4-byte headers")
+        } else {
+            depacketizer.flush(deliver)
+            check(depacketizer.takeEvents().count <= RTPDepacketizer.maximumPendingEvents, "events beyond the cap")
+            check(delivered <= data.count, "\(delivered) NAL unit bytes out of \(data.count) input bytes")
+        }
         check(accessUnits <= packets, "\(accessUnits) access units from \(packets) packets")
     }
 

@@ -50,7 +50,13 @@ enum FuzzSeeds {
         var swapped = packets
         var i = 0
         while i + 1 < swapped.count { swapped.swapAt(i, i + 1); i += 3 }
-        return [framed(packets, configuration: 3), framed(swapped, configuration: 7)]
+        // For the receiver (bit 7): the packets, then a sender report + BYE on the RTCP port (the
+        // length's top bit).
+        let report = RTCP.senderReportAndBye(ssrc: 0x1234_5678, ntpTimestamp: 0xE000_0000_0000_0000, rtpTimestamp: 0,
+                                             packetCount: 0, octetCount: 0)
+        var session = framed(packets, configuration: 0x83)
+        session += [0x80, UInt8(report.count)] + report
+        return [framed(packets, configuration: 3), framed(swapped, configuration: 7), session]
     }
 
     /// Small Y4M streams: the three supported chroma formats, interlacing and range tags, and a

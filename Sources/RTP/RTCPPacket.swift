@@ -1,0 +1,169 @@
+import H264
+
+/// The sender information of an RTCP sender report (RFC 3550 6.4.1): the sender's wall clock
+/// and its RTP clock read at the same instant, and what it had sent by then.
+///
+/// It maps RTP timestamps of the sender's stream to wall-clock time
+/// (``ntpTimestamp(at:clockRate:)``): what a receiver needs to put a received picture on a wall
+/// clock, or to align several senders.
+public struct RTCPSenderReport: Hashable, Sendable {
+    /// The sender's SSRC.
+    public var ssrc: UInt32
+    /// The wall-clock time in NTP format: seconds since 1 January 1900 in the high 32 bits,
+    /// the fraction of a second in the low 32 (``RTCP/unixSeconds(ntpTimestamp:)`` converts it).
+    public var ntpTimestamp: UInt64
+    /// The RTP timestamp that corresponds to ``ntpTimestamp`` (on the 90 kHz clock for H.264).
+    public var rtpTimestamp: UInt32
+    /// RTP packets the sender had sent (modulo 2^32).
+    public var packetCount: UInt32
+    /// RTP payload bytes the sender had sent (modulo 2^32).
+    public var octetCount: UInt32
+
+    /// Creates sender information.
+    public init(ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32) {
+        self.ssrc = ssrc
+        self.ntpTimestamp = ntpTimestamp
+        self.rtpTimestamp = rtpTimestamp
+        self.packetCount = packetCount
+        self.octetCount = octetCount
+    }
+
+    /// The wall-clock time (NTP format) of `timestamp` on this sender's RTP clock: the report's
+    /// NTP time plus the distance from ``rtpTimestamp`` to `timestamp`, taken as the shorter way
+    /// round the 32-bit timestamp circle (within 2^31 ticks, 6.6 hours at 90 kHz, before or
+    /// after the report). Wraps as NTP time does.
+    /// - Parameters:
+    ///   - timestamp: an RTP timestamp of the same SSRC.
+    ///   - clockRate: the RTP clock in Hz (90,000 for H.264, RFC 6184); a rate below 1 gives
+    ///     the report's own time.
+    /// - Complexity: O(1).
+    public func ntpTimestamp(at timestamp: UInt32, clockRate: Int = 90_000) -> UInt64 {
+        guard clockRate > 0 else { return ntpTimestamp }
+        let ticks = Int64(Int32(bitPattern: timestamp &- rtpTimestamp))
+        // |ticks| <= 2^31, so ticks * 2^32 lies in -2^63 ... (2^31 - 1) * 2^32: no overflow.
+        let offset = (ticks << 32) / Int64(clockRate)
+        return ntpTimestamp &+ UInt64(bitPattern: offset)
+    }
+}
+
+/// One packet of a compound RTCP packet (RFC 3550 6), as a receiver uses it.
+public enum RTCPPacket: Hashable, Sendable {
+    /// A sender report (packet type 200): its sender information; reception report blocks and
+    /// profile extensions are checked for length and skipped.
+    case senderReport(RTCPSenderReport)
+    /// A receiver report (packet type 201) from `ssrc`; its report blocks are skipped.
+    case receiverReport(ssrc: UInt32)
+    /// A BYE (packet type 203): the sources leaving (at most 31, RFC 3550 6.6); the optional
+    /// reason is skipped.
+    case bye(ssrcs: [UInt32])
+    /// Any other packet type (SDES 202, APP 204, feedback 205 and 206, XR 207, ...), skipped.
+    case other(packetType: UInt8)
+}
+
+extension RTCP {
+    /// RTCP packet type of a receiver report.
+    public static let receiverReportType: UInt8 = 201
+    /// RTCP packet type of a source description (SDES).
+    public static let sourceDescriptionType: UInt8 = 202
+    /// Packets read from one compound RTCP packet at most; a datagram with more is rejected
+    /// (`limitExceeded`). Senders put 2 to 4 in one (a report, SDES, BYE).
+    public static let maximumPacketsPerCompound = 64
+    /// Largest compound packet read (the largest UDP payload); a larger one is rejected.
+    public static let maximumCompoundSize = 65_535
+
+    /// True when `datagram`, received on the RTP port, is RTCP multiplexed with RTP (RFC 5761 4):
+    /// version 2 and a second octet (the RTCP packet type, where RTP has its marker bit and
+    /// payload type) in 192...223, the range RFC 5761 keeps free of RTP payload types (with or
+    /// without the marker bit) so that the two can share a port. The RTCP packet types in use
+    /// (SR 200, RR 201, SDES 202, BYE 203, APP 204, feedback 205 and 206, XR 207) are in it.
+    /// - Complexity: O(1).
+    public static func isMultiplexedRTCP(_ datagram: ArraySlice<UInt8>) -> Bool {
+        guard datagram.count >= 2 else { return false }
+        let s = datagram.startIndex
+        return datagram[s] >> 6 == 2 && (192...223).contains(datagram[s &+ 1])
+    }
+
+    /// Reads a compound RTCP packet (RFC 3550 6.1), with the validity checks of RFC 3550 A.2:
+    /// version 2 in every packet, padding only in the last, and lengths that add up to the
+    /// datagram's. A compound packet that does not start with a report (a lone BYE, which some
+    /// senders send) is accepted. Nothing is kept from a datagram that fails a check.
+    ///
+    /// - Parameter datagram: one UDP datagram from the RTCP port (or a multiplexed one from the
+    ///   RTP port, see ``isMultiplexedRTCP(_:)``).
+    /// - Returns: the packets, in order (at most ``maximumPacketsPerCompound``).
+    /// - Throws: `H264Error.Code.truncated` for an empty datagram, fewer than 4 bytes left for a
+    ///   header, or a report or BYE too short for the fields its count announces;
+    ///   `H264Error.Code.lengthPastEnd` for a length field past the end of the datagram;
+    ///   `H264Error.Code.invalidBitstream` for a version other than 2, padding in a packet that
+    ///   is not the last, or a padding count of 0 or past the packet's start;
+    ///   `H264Error.Code.limitExceeded` for more than ``maximumPacketsPerCompound`` packets or
+    ///   more than ``maximumCompoundSize`` bytes.
+    /// - Complexity: O(n) in the datagram's bytes.
+    public static func packets(in datagram: ArraySlice<UInt8>) throws(H264Error) -> [RTCPPacket] {
+        guard !datagram.isEmpty else { throw .truncated("empty RTCP datagram") }
+        guard datagram.count <= maximumCompoundSize else {
+            throw H264Error.invalid(.limitExceeded, "RTCP datagram of \(datagram.count) bytes, more than \(maximumCompoundSize)")
+        }
+        let end = datagram.endIndex
+        @inline(__always) func u32(_ i: Int) -> UInt32 {
+            UInt32(datagram[i]) << 24 | UInt32(datagram[i &+ 1]) << 16 | UInt32(datagram[i &+ 2]) << 8 | UInt32(datagram[i &+ 3])
+        }
+        var out: [RTCPPacket] = []
+        var pos = datagram.startIndex
+        // Every offset below is at most the datagram's end plus 4 * 65,536: no overflow.
+        while pos < end {
+            guard out.count < maximumPacketsPerCompound else {
+                throw H264Error.invalid(.limitExceeded, "more than \(maximumPacketsPerCompound) packets in a compound RTCP packet")
+            }
+            guard end - pos >= 4 else { throw .truncated("\(end - pos) bytes left for a 4-byte RTCP header") }
+            let b0 = datagram[pos], type = datagram[pos + 1]
+            guard b0 >> 6 == 2 else { throw H264Error.invalid(.invalidBitstream, "RTCP version \(b0 >> 6), expected 2") }
+            let size = ((Int(datagram[pos + 2]) << 8 | Int(datagram[pos + 3])) + 1) * 4
+            guard size <= end - pos else {
+                throw H264Error.invalid(.lengthPastEnd, "RTCP packet of \(size) bytes, \(end - pos) left")
+            }
+            let next = pos + size
+            var bodyEnd = next
+            if b0 & 0x20 != 0 {
+                guard next == end else { throw H264Error.invalid(.invalidBitstream, "padding in an RTCP packet that is not the last") }
+                let padding = Int(datagram[next - 1])
+                guard padding > 0, padding <= size - 4 else {
+                    throw H264Error.invalid(.invalidBitstream, "RTCP padding count \(padding) is zero or longer than the packet")
+                }
+                bodyEnd -= padding
+            }
+            let count = Int(b0 & 0x1F)
+            let body = bodyEnd - (pos + 4)
+            switch type {
+            case senderReportType:
+                guard body >= 24 + count * 24 else {
+                    throw .truncated("RTCP sender report with \(count) report blocks in \(body) bytes")
+                }
+                let p = pos + 4
+                out.append(.senderReport(RTCPSenderReport(ssrc: u32(p), ntpTimestamp: UInt64(u32(p + 4)) << 32 | UInt64(u32(p + 8)),
+                                                          rtpTimestamp: u32(p + 12), packetCount: u32(p + 16), octetCount: u32(p + 20))))
+            case receiverReportType:
+                guard body >= 4 + count * 24 else {
+                    throw .truncated("RTCP receiver report with \(count) report blocks in \(body) bytes")
+                }
+                out.append(.receiverReport(ssrc: u32(pos + 4)))
+            case byeType:
+                guard body >= count * 4 else { throw .truncated("RTCP BYE with \(count) sources in \(body) bytes") }
+                var ssrcs: [UInt32] = []
+                ssrcs.reserveCapacity(count)
+                for i in 0..<count { ssrcs.append(u32(pos + 4 + i * 4)) }
+                out.append(.bye(ssrcs: ssrcs))
+            default:
+                out.append(.other(packetType: type))
+            }
+            pos = next
+        }
+        return out
+    }
+
+    /// Seconds since 1 January 1970 of an NTP-format time (RFC 3550 4), taken in NTP era 0
+    /// (1900 to 2036), the inverse of ``ntpTimestamp(unixSeconds:)``.
+    public static func unixSeconds(ntpTimestamp: UInt64) -> Double {
+        Double(ntpTimestamp >> 32) - 2_208_988_800 + Double(ntpTimestamp & 0xFFFF_FFFF) / 0x1p32
+    }
+}
