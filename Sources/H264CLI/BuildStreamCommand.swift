@@ -5,6 +5,7 @@ import H264Fixtures
 /// pictures from a script), for fixtures and tests that need a stream no encoder makes.
 enum BuildStreamCommand: CLICommand {
     static let name = "build-stream"
+    static let finishesOnInterruption = true
     static let summary = "write a header-only test stream from a picture script"
     static let usage = """
     usage: h264 build-stream SCRIPT -o FILE [options]

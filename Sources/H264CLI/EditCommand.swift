@@ -3,6 +3,7 @@ import H264
 /// `h264 edit`: re-write every header through the syntax writer, with optional edits.
 enum EditCommand: CLICommand {
     static let name = "edit"
+    static let finishesOnInterruption = true
     static let summary = "re-write SPS/PPS/slice headers, optionally editing VUI, level, crop, AUDs"
     static let usage = """
     usage: h264 edit IN|- OUT|- [edits]
@@ -86,6 +87,7 @@ enum EditCommand: CLICommand {
         let paths = try args.positionals(min: 2, max: 2)
         // The input is read in chunks and the output written as it is made.
         let input = try ChunkedInput(paths[0])
+        input.framing = .annexB  // an interruption stops the input after a whole NAL unit
         let output = try OutputFile(paths[1], notSameAs: input)
         var editor = AnnexBStreamEditor(edits: edits)
         var out: [UInt8] = []

@@ -1,3 +1,4 @@
+import Glibc
 import H264
 import MP4
 
@@ -5,6 +6,7 @@ import MP4
 /// file, through the library's `HLSSegmentWriter`.
 enum SegmentCommand: CLICommand {
     static let name = "segment"
+    static let finishesOnInterruption = true
     static let summary = "cut a stream into CMAF segments with an HLS playlist"
     static let usage = """
     usage: h264 segment IN -o DIR [--duration S] [--fps R] [--sidx] [--cut-anywhere] [--edit-list]
@@ -43,12 +45,14 @@ enum SegmentCommand: CLICommand {
             return o
         }
         var writer: HLSSegmentWriter?
+        var finished = false
+        defer { if !finished, let writer { removePlaylist(of: writer) } }
         if MP4Conversion.isMP4(path: input) {
             let (reader, track) = try MP4Conversion.open(input)
             let hls = try HLSSegmentWriter(directory: dir, options: options(Int64(track.timescale)),
                                            updatesPlaylistAfterEachSegment: false)
             var samples = reader.samples(of: track)
-            while let info = try samples.next() {
+            while !Interruption.isRequested, let info = try samples.next() {  // SIGINT, SIGTERM: finished with what was read
                 try hls.append(try reader.sample(info), description: track.descriptions[info.descriptionIndex])
             }
             try hls.finish()
@@ -62,10 +66,18 @@ enum SegmentCommand: CLICommand {
                 return hls
             }
         }
+        finished = true
         if let playlist = writer?.playlist, let playlistName = writer?.naming.playlist {
             let segments = playlist.entries.filter { if case .segment = $0 { true } else { false } }.count
             let maps = playlist.entries.filter { if case .map = $0 { true } else { false } }.count
             Output.note("wrote \(segments) segments, \(maps) init segment\(maps == 1 ? "" : "s") and \(playlistName) in \(dir)")
         }
+    }
+
+    /// After a failure: no playlist in the directory claims its segments are complete (one
+    /// there is an earlier run's, whose segments this run has begun to overwrite).
+    private static func removePlaylist(of writer: HLSSegmentWriter) {
+        let path = writer.directory + "/" + writer.naming.playlist
+        if unlink(path) == 0 { Output.error("removed '\(path)': the segments in '\(writer.directory)' are this failed run's") }
     }
 }
