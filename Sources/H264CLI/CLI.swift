@@ -99,30 +99,49 @@ struct Arguments {
 
     init(_ items: [String]) { self.items = items }
 
-    /// True when the flag is present; the flag is removed.
+    /// True when the flag is present; the flag is removed (a second one is left for
+    /// ``positionals(min:max:)`` to report as given twice).
     mutating func flag(_ name: String) -> Bool {
         guard let i = items.firstIndex(of: name) else { return false }
         items.remove(at: i)
+        taken.insert(name)
         return true
     }
+
+    /// The options and flags taken so far, by name: one left over was given twice.
+    private var taken: Set<String> = []
 
     /// True when the flag is present (not removed).
     func has(_ name: String) -> Bool { items.contains(name) }
 
     /// The value after `--name` (or in `--name=value`), removed; nil when absent.
+    /// - Throws: when the option is given twice (``values(_:)`` takes one that may be repeated).
     mutating func option(_ name: String) throws -> String? {
-        if let i = items.firstIndex(of: name) {
+        guard let value = try take(name) else { return nil }
+        if items.contains(where: { $0 == name || $0.hasPrefix(name + "=") }) { throw CLIError("\(name) is given twice") }
+        taken.insert(name)
+        return value
+    }
+
+    /// Every value of an option that may be repeated (`--remove-sei A --remove-sei B`), in order.
+    mutating func values(_ name: String) throws -> [String] {
+        var all: [String] = []
+        while let value = try take(name) { all.append(value) }
+        return all
+    }
+
+    /// Removes the first `--name value` or `--name=value` and returns the value.
+    private mutating func take(_ name: String) throws -> String? {
+        guard let i = items.firstIndex(where: { $0 == name || $0.hasPrefix(name + "=") }) else { return nil }
+        if items[i] == name {
             guard i + 1 < items.count else { throw CLIError("\(name) needs a value") }
             let v = items[i + 1]
             items.removeSubrange(i...(i + 1))
             return v
         }
-        if let i = items.firstIndex(where: { $0.hasPrefix(name + "=") }) {
-            let v = String(items[i].dropFirst(name.count + 1))
-            items.remove(at: i)
-            return v
-        }
-        return nil
+        let v = String(items[i].dropFirst(name.count + 1))
+        items.remove(at: i)
+        return v
     }
 
     /// An integer option.
@@ -160,6 +179,8 @@ struct Arguments {
     /// The remaining positional arguments; any leftover `--option` is an error.
     mutating func positionals(min: Int = 0, max: Int = Int.max) throws -> [String] {
         if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            let name = String(unknown.prefix { $0 != "=" })
+            if taken.contains(name) { throw CLIError("\(name) is given twice") }
             throw CLIError("unknown option '\(unknown)'")
         }
         guard items.count >= min else { throw CLIError("expected \(min) argument(s), got \(items.count)") }
