@@ -51,12 +51,12 @@ enum SegmentCommand: CLICommand {
             let (reader, track) = try MP4Conversion.open(input)
             let hls = try HLSSegmentWriter(directory: dir, options: options(Int64(track.timescale)),
                                            updatesPlaylistAfterEachSegment: false)
+            writer = hls
             var samples = reader.samples(of: track)
             while !Interruption.isRequested, let info = try samples.next() {  // SIGINT, SIGTERM: finished with what was read
                 try hls.append(try reader.sample(info), description: track.descriptions[info.descriptionIndex])
             }
             try hls.finish()
-            writer = hls
         } else {
             var timing = TimestampAssigner.Configuration()
             if let fps { timing.frameRate = fps }
