@@ -330,6 +330,9 @@ final class ChunkedInput {
             swap(&chunk, &recycled[nextRecycled])
             chunk.removeAll(keepingCapacity: true)  // the same storage if nobody else holds it
         }
+        // With a framing, room for the bytes kept (under 1 MiB) and a chunk at once, so that the
+        // storage is reused whatever their number.
+        if boundaries != nil { chunk.reserveCapacity(2 &* Self.chunkSize) }
         chunk.append(contentsOf: prefix)
         var end = ReadEnd.full
         let mayBlock = !isRewindable

@@ -41,7 +41,10 @@ enum ConvertCommand: CLICommand {
     parameter sets change, one tag per access unit with its composition time (PTS - DTS, for
     B-frames) and keyframe flag, and the end-of-sequence tag. FLV -> Annex-B puts the sequence
     header's SPS/PPS that a keyframe uses before it when it lacks them (bounded as above).
-    Files are read in chunks and written as they go.
+    Files are read in chunks and written as they go; OUT is written under a temporary name
+    (.OUT.partial-PID) and renamed when finished, removed if the conversion fails. Ctrl-C
+    (SIGINT) or SIGTERM ends the input after the last whole NAL unit or tag read, and OUT is
+    finished with it (exit status 0).
     """
 
     static func run(_ args: inout Arguments) throws {

@@ -66,10 +66,15 @@ enum Interruption {
             _ = write(fd, &byte, 1)  // non-blocking: a full pipe is readable already
         }
         if n > 3 {
-            // The process ends by the signal, as it would without a handler.
+            // The process ends by the signal, as it would without a handler (the signal is
+            // blocked while its handler runs: unblocked first).
             var action = sigaction()
             action.__sigaction_handler.sa_handler = SIG_DFL
             sigaction(received, &action, nil)
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, received)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
             raise(received)
             _exit(128 &+ received)
         }

@@ -81,16 +81,25 @@ struct UnitBoundaries {
 
     /// The index of the last start code in `data` after its first byte, moved back over the
     /// zero bytes before it (`zero_byte`, trailing zeros), but never to the first byte.
+    /// - Complexity: O(bytes after the last start code), about a third of them read: a byte
+    ///   above 1 is in none of the three start codes that could hold it.
     private static func lastStartCode(in data: ArraySlice<UInt8>) -> Int? {
         guard data.count >= 4 else { return nil }
-        var i = data.endIndex &- 3
-        while i > data.startIndex {
-            if data[i &+ 2] == 1, data[i &+ 1] == 0, data[i] == 0 {
-                while i > data.startIndex &+ 1, data[i &- 1] == 0 { i &-= 1 }
-                return i
+        return data.withUnsafeBufferPointer { bytes -> Int? in
+            var i = bytes.count &- 3  // where a start code would begin
+            while i > 0 {
+                let b = bytes[i]
+                if b > 1 {
+                    i &-= 3
+                    continue
+                }
+                if b == 0, bytes[i &+ 1] == 0, bytes[i &+ 2] == 1 {
+                    while i > 1, bytes[i &- 1] == 0 { i &-= 1 }
+                    return data.startIndex &+ i
+                }
+                i &-= 1
             }
-            i &-= 1
+            return nil
         }
-        return nil
     }
 }
