@@ -115,7 +115,9 @@ public struct StreamBuilder: Sendable {
     /// Builds one picture as one access unit and hands it to `sink` (SPS and PPS in the first
     /// access unit built, as ``append(_:)`` puts them): the builder keeps nothing of it, so a
     /// stream of any length is built in the memory of one access unit.
-    /// - Parameter sink: takes the access unit's NAL units, in order.
+    /// - Parameters:
+    ///   - picture: the picture to build.
+    ///   - sink: takes the access unit's NAL units, in order.
     /// - Throws: the errors of ``append(_:)``, and what `sink` throws; a picture that fails to
     ///   build reaches no sink and changes nothing.
     public mutating func append(_ picture: Picture, to sink: (_ accessUnit: [NALUnit]) throws -> Void) throws {
