@@ -5,12 +5,13 @@ import H264Fixtures
 /// pictures from a script), for fixtures and tests that need a stream no encoder makes.
 enum BuildStreamCommand: CLICommand {
     static let name = "build-stream"
+    static let finishesOnInterruption = true
     static let summary = "write a header-only test stream from a picture script"
     static let usage = """
     usage: h264 build-stream SCRIPT -o FILE [options]
 
-    Builds SPS/PPS from the options and one access unit per picture of SCRIPT, then writes
-    Annex B (or AVCC with --avcc). Slice data is minimal: CAVLC P/B/SP slices skip every
+    Builds SPS/PPS from the options and one access unit per picture of SCRIPT, each written
+    as soon as it is built: Annex B (or AVCC with --avcc). Slice data is minimal: CAVLC P/B/SP slices skip every
     macroblock, CAVLC I/SI slices code them as grey I_PCM (so CAVLC streams decode), CABAC
     slices hold one filler bit.
 
@@ -73,16 +74,38 @@ enum BuildStreamCommand: CLICommand {
 
         var builder = try StreamBuilder(options)
         builder.accessUnitDelimiters = aud
-        for var picture in try StreamBuilder.pictures(script: script) {
-            if picture.sliceCount == 1 { picture.sliceCount = slices }
-            try builder.append(picture)
+        var pictures = try StreamBuilder.pictures(script: script)
+        for i in pictures.indices where pictures[i].sliceCount == 1 { pictures[i].sliceCount = slices }
+        let lengthSize = try avcc.map { n throws(H264Error) in try AVCC.LengthSize(byteCount: n) }
+        let file = try OutputFile(output)
+        var configFile: OutputFile?
+        if let lengthSize, let config {
+            configFile = try OutputFile(config)
+            try configFile?.write(builder.configuration(lengthSize: lengthSize).serialized())
         }
-        if let avcc {
-            let (bytes, _, record) = try builder.avcc(lengthSize: AVCC.LengthSize(byteCount: avcc))
-            try Output.write(bytes, to: output)
-            if let config { try Output.write(record.serialized(), to: config) }
-        } else {
-            try Output.write(builder.annexB(), to: output)
+        try write(pictures, with: &builder, lengthSize: lengthSize, to: file.write)
+        try configFile?.close()
+        try file.close()
+    }
+
+    /// Builds `pictures` one access unit at a time and hands each to `write` as soon as it is
+    /// built, as Annex-B or (with `lengthSize`) a length-prefixed sample: what is held is one
+    /// access unit, whatever the stream's length (the builder keeps nothing). SIGINT or SIGTERM
+    /// ends the stream after the access unit being built.
+    static func write(_ pictures: [StreamBuilder.Picture], with builder: inout StreamBuilder, lengthSize: AVCC.LengthSize?,
+                      to write: ([UInt8]) throws -> Void) throws {
+        var bytes: [UInt8] = []
+        for picture in pictures {
+            if Interruption.isRequested { break }
+            try builder.append(picture) { accessUnit in
+                bytes.removeAll(keepingCapacity: true)
+                if let lengthSize {
+                    try StreamBuilder.appendAVCCSample(accessUnit, lengthSize: lengthSize, to: &bytes)
+                } else {
+                    for unit in accessUnit { AnnexB.append(unit, to: &bytes) }
+                }
+                try write(bytes)
+            }
         }
     }
 

@@ -16,6 +16,13 @@ protocol CLICommand {
     static var usage: String { get }
     /// Runs the command with the arguments after its name.
     static func run(_ args: inout Arguments) throws
+    /// True for a command that runs long and finishes its output on SIGINT or SIGTERM
+    /// (``Interruption``); false (the default) leaves the signals' default actions.
+    static var finishesOnInterruption: Bool { get }
+}
+
+extension CLICommand {
+    static var finishesOnInterruption: Bool { false }
 }
 
 /// Ends a command with an exit status other than 0 or 1, after its output (`h264 check`: 2
@@ -46,9 +53,13 @@ enum CLI {
             print(command.usage)
             return 0
         }
+        if command.finishesOnInterruption { Interruption.install() }
         do {
             try command.run(&args)
             try Output.flush()
+            if let signal = Interruption.signalName {
+                Output.error("stopped by \(signal): the output is finished with what was read before it")
+            }
             return 0
         } catch let status as CLIExitStatus {
             try? Output.flush()
@@ -88,30 +99,49 @@ struct Arguments {
 
     init(_ items: [String]) { self.items = items }
 
-    /// True when the flag is present; the flag is removed.
+    /// True when the flag is present; the flag is removed (a second one is left for
+    /// ``positionals(min:max:)`` to report as given twice).
     mutating func flag(_ name: String) -> Bool {
         guard let i = items.firstIndex(of: name) else { return false }
         items.remove(at: i)
+        taken.insert(name)
         return true
     }
+
+    /// The options and flags taken so far, by name: one left over was given twice.
+    private var taken: Set<String> = []
 
     /// True when the flag is present (not removed).
     func has(_ name: String) -> Bool { items.contains(name) }
 
     /// The value after `--name` (or in `--name=value`), removed; nil when absent.
+    /// - Throws: when the option is given twice (``values(_:)`` takes one that may be repeated).
     mutating func option(_ name: String) throws -> String? {
-        if let i = items.firstIndex(of: name) {
+        guard let value = try take(name) else { return nil }
+        if items.contains(where: { $0 == name || $0.hasPrefix(name + "=") }) { throw CLIError("\(name) is given twice") }
+        taken.insert(name)
+        return value
+    }
+
+    /// Every value of an option that may be repeated (`--remove-sei A --remove-sei B`), in order.
+    mutating func values(_ name: String) throws -> [String] {
+        var all: [String] = []
+        while let value = try take(name) { all.append(value) }
+        return all
+    }
+
+    /// Removes the first `--name value` or `--name=value` and returns the value.
+    private mutating func take(_ name: String) throws -> String? {
+        guard let i = items.firstIndex(where: { $0 == name || $0.hasPrefix(name + "=") }) else { return nil }
+        if items[i] == name {
             guard i + 1 < items.count else { throw CLIError("\(name) needs a value") }
             let v = items[i + 1]
             items.removeSubrange(i...(i + 1))
             return v
         }
-        if let i = items.firstIndex(where: { $0.hasPrefix(name + "=") }) {
-            let v = String(items[i].dropFirst(name.count + 1))
-            items.remove(at: i)
-            return v
-        }
-        return nil
+        let v = String(items[i].dropFirst(name.count + 1))
+        items.remove(at: i)
+        return v
     }
 
     /// An integer option.
@@ -158,6 +188,8 @@ struct Arguments {
     /// The remaining positional arguments; any leftover `--option` is an error.
     mutating func positionals(min: Int = 0, max: Int = Int.max) throws -> [String] {
         if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            let name = String(unknown.prefix { $0 != "=" })
+            if taken.contains(name) { throw CLIError("\(name) is given twice") }
             throw CLIError("unknown option '\(unknown)'")
         }
         guard items.count >= min else { throw CLIError("expected \(min) argument(s), got \(items.count)") }
@@ -168,6 +200,12 @@ struct Arguments {
 
 /// A file, or stdin for `-`, read in chunks: what a command holds of its input is a chunk,
 /// whatever the input's size.
+///
+/// With a ``framing``, every chunk handed over ends where a unit of the input (NAL unit, FLV
+/// tag) ends, the bytes of the unit that goes on being kept for the next chunk, and the input
+/// stops at an interruption (``Interruption``): at the boundary the last chunk ended on, so a
+/// command that then finishes its output finishes it with whole units. A chunk is then at most
+/// 2 MiB (1 MiB read after the bytes kept, which are less than 1 MiB and one unit's start).
 final class ChunkedInput {
     /// The chunk size: 1 MiB.
     static let chunkSize = 1 << 20
@@ -178,6 +216,24 @@ final class ChunkedInput {
     let isRewindable: Bool
     /// Bytes read so far.
     private(set) var bytesRead = 0
+
+    /// The units of the input, set before the first ``read()`` (``peek(_:)`` may come before):
+    /// chunks then end on unit boundaries and an interruption stops the input.
+    var framing: InputFraming? {
+        didSet { boundaries = framing.map(UnitBoundaries.init) }
+    }
+    private var boundaries: UnitBoundaries?
+    /// The bytes read after the last boundary handed over, presented again with the next chunk.
+    private var carry: [UInt8] = []
+    /// The stream offset of the next byte to hand over.
+    private var handed = 0
+    /// The last chunk handed over ended on a unit boundary (or nothing was handed yet).
+    private var aligned = true
+    /// The input stopped at an interruption: ``read()`` returns nil.
+    private(set) var stopped = false
+    /// After ``rewind()`` of an input that stopped: where it stopped, so that a second pass
+    /// reads the same bytes.
+    private var limit: Int?
 
     init(_ path: String) throws {
         self.path = path
@@ -202,15 +258,65 @@ final class ChunkedInput {
         return (UInt64(st.st_dev), UInt64(st.st_ino))
     }
 
-    /// The next chunk, or nil at the end. Its array is one that nobody else holds: parsers may
-    /// keep views of a chunk for as long as they like (value semantics), and the storage of a
-    /// chunk they have let go of is filled again instead of a fresh allocation (see ``recycled``).
+    /// The next chunk, or nil at the end (or, with a ``framing``, after an interruption). Its
+    /// array is one that nobody else holds: parsers may keep views of a chunk for as long as
+    /// they like (value semantics), and the storage of a chunk they have let go of is filled
+    /// again instead of a fresh allocation (see ``recycled``).
     func read() throws -> ArraySlice<UInt8>? {
-        if let p = pushedBack {
-            pushedBack = nil
-            if !p.isEmpty { return p[...] }
+        guard boundaries != nil else {
+            if let p = pushedBack {
+                pushedBack = nil
+                if !p.bytes.isEmpty { return p.bytes[...] }
+            }
+            return try readRaw(after: []).bytes
         }
-        return try readRaw()
+        return try readAligned()
+    }
+
+    /// How a raw read ended.
+    private enum ReadEnd { case full, end, interrupted }
+
+    /// ``read()`` with a framing: the bytes up to the last unit boundary.
+    private func readAligned() throws -> ArraySlice<UInt8>? {
+        if stopped { return nil }
+        if let limit, handed >= limit {
+            stopped = true
+            return nil
+        }
+        // A file is read on to the next boundary when the last chunk ended inside a unit.
+        if pushedBack == nil, limit == nil, Interruption.isRequested, aligned || !isRewindable {
+            stopped = true
+            return nil
+        }
+        var (chunk, end): (ArraySlice<UInt8>?, ReadEnd)
+        if let p = pushedBack {  // the first chunk, read by peek(_:)
+            pushedBack = nil
+            (chunk, end) = (p.bytes[...], p.end)
+        } else {
+            (chunk, end) = try readRaw(after: carry)
+        }
+        guard var chunk, !chunk.isEmpty else { return nil }
+        if let limit, handed &+ chunk.count >= limit {
+            chunk = chunk.prefix(limit &- handed)  // a boundary: where the first pass stopped
+            end = .end
+        }
+        var cut = chunk.count
+        aligned = true
+        if end != .end {
+            if let boundary = boundaries!.lastBoundary(in: chunk, at: handed) {
+                cut = boundary &- handed  // in 1...chunk.count
+            } else if end == .interrupted {
+                cut = 0  // the unit goes on: nothing more of it
+            } else {
+                aligned = false  // a unit longer than the chunk
+            }
+        }
+        carry.removeAll(keepingCapacity: true)
+        if end == .full { carry.append(contentsOf: chunk[(chunk.startIndex &+ cut)...]) }
+        if end == .interrupted || (Interruption.isRequested && limit == nil && aligned) { stopped = true }
+        handed &+= cut
+        guard cut > 0 else { return nil }
+        return chunk.prefix(cut)
     }
 
     /// The arrays of the last chunks handed out, by reference. Filling one again reuses its
@@ -224,69 +330,95 @@ final class ChunkedInput {
     /// last access units refer to.
     static let recycledCount = 4
 
-    private func readRaw() throws -> ArraySlice<UInt8>? {
+    /// Reads up to ``chunkSize`` bytes after `prefix` into one of the ``recycled`` arrays; a
+    /// read from a pipe or terminal gives up at an interruption with what it has.
+    /// - Returns: the chunk (nil when empty) and how the reading ended.
+    private func readRaw(after prefix: [UInt8]) throws -> (bytes: ArraySlice<UInt8>?, end: ReadEnd) {
         var chunk: [UInt8] = []
         if recycled.count == Self.recycledCount {
             swap(&chunk, &recycled[nextRecycled])
             chunk.removeAll(keepingCapacity: true)  // the same storage if nobody else holds it
         }
+        // With a framing, room for the bytes kept (under 1 MiB) and a chunk at once, so that the
+        // storage is reused whatever their number.
+        if boundaries != nil { chunk.reserveCapacity(2 &* Self.chunkSize) }
+        chunk.append(contentsOf: prefix)
+        var end = ReadEnd.full
+        let mayBlock = !isRewindable
         try chunk.append(addingCapacity: Self.chunkSize) { (span: inout OutputSpan<UInt8>) throws in
             try span.withUnsafeMutableBufferPointer { buffer, count in
                 while count < buffer.count {
-                    let n = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
-                    if n > 0 { count += n; continue }
-                    if n == 0 { break }
-                    if errno == EINTR { continue }
-                    throw CLIError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+                    switch Interruption.read(fd, into: buffer.baseAddress! + count, count: buffer.count - count, mayBlock: mayBlock) {
+                    case .bytes(let n): count += n
+                    case .end: end = .end; return
+                    case .interrupted: end = .interrupted; return
+                    case .failed(let e): throw CLIError("cannot read '\(path)': \(String(cString: strerror(e)))")
+                    }
                 }
             }
         }
-        if chunk.isEmpty { return nil }
-        bytesRead += chunk.count
+        bytesRead += chunk.count &- prefix.count
+        if chunk.isEmpty { return (nil, end) }
         if recycled.count < Self.recycledCount {
             recycled.append(chunk)
         } else {
             recycled[nextRecycled] = chunk
             nextRecycled = (nextRecycled + 1) % Self.recycledCount
         }
-        return chunk[...]
+        return (chunk[...], end)
     }
 
-    /// Starts again from the beginning (regular files only).
+    /// Starts again from the beginning (regular files only). After an interruption stopped
+    /// the input, the second pass stops where the first did.
     func rewind() throws {
         guard isRewindable, lseek(fd, 0, SEEK_SET) == 0 else { throw CLIError("cannot read '\(path)' again") }
         bytesRead = 0
         pushedBack = nil
+        if stopped { limit = handed }
+        stopped = false
+        handed = 0
+        aligned = true
+        carry.removeAll(keepingCapacity: true)
+        boundaries = framing.map(UnitBoundaries.init)
     }
 
     /// The first bytes of the input, put back so that ``read()`` returns them again: how a
     /// command looks at a signature without reading a pipe twice.
     func peek(_ count: Int) throws -> [UInt8] {
-        let first = try pushedBack ?? readRaw().map(Array.init) ?? []
-        pushedBack = first
-        return Array(first.prefix(count))
+        if pushedBack == nil {
+            let (bytes, end) = try readRaw(after: [])
+            pushedBack = (bytes.map(Array.init) ?? [], end)
+        }
+        return Array(pushedBack!.bytes.prefix(count))
     }
-    private var pushedBack: [UInt8]?
+    private var pushedBack: (bytes: [UInt8], end: ReadEnd)?
 }
 
-/// A file, a device (`/dev/null`) or stdout for `-`, written as the command goes. The file is
-/// opened in place (`open(2)`, created or truncated), never replaced, so a device stays a device.
+/// A file, a device (`/dev/null`) or stdout for `-`, written as the command goes. A file is
+/// written under a temporary name and gets its name at ``close()`` (``StagedPath``): a command
+/// that fails before leaves nothing under that name. A device or pipe is opened in place
+/// (`open(2)`), never replaced, so a device stays a device.
 final class OutputFile {
     let path: String
     private var fd: Int32
+    /// Where the bytes go until ``close()``.
+    private let staging: StagedPath
     /// Bytes written so far.
     private(set) var bytesWritten = 0
 
     /// Opens `path` for writing; `input`, when given, must not be the same file (a command that
     /// streams would overwrite what it has still to read).
-    init(_ path: String, notSameAs input: ChunkedInput? = nil) throws {
+    /// - Parameter staged: false writes a file at its name as it goes (a recording that keeps
+    ///   what it got if the command fails).
+    init(_ path: String, notSameAs input: ChunkedInput? = nil, staged: Bool = true) throws {
         self.path = path
+        staging = StagedPath(path, staged: staged)
         if path == "-" {
             try Output.flush()
             fd = 1
         } else {
             try Self.refuseOverwriting(input?.fileIdentity, with: path)
-            fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            fd = Glibc.open(staging.writingPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
         }
     }
@@ -328,9 +460,21 @@ final class OutputFile {
         bytesWritten += bytes.count
     }
 
+    /// Closes the output and gives a file its name.
     func close() throws {
         if fd > 1, Glibc.close(fd) != 0 { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
         fd = -1
+        try staging.commit()
+    }
+
+    /// Closes the output and leaves what was written under its temporary name (partial output
+    /// kept on purpose, after a failure).
+    /// - Returns: that name; nil when the output was not staged (stdout, a device) or is empty.
+    func closeKeepingPartial() -> String? {
+        if fd > 1 { _ = Glibc.close(fd) }
+        fd = -1
+        guard bytesWritten > 0 else { staging.discard(); return nil }
+        return staging.keep()
     }
 }
 
@@ -407,16 +551,12 @@ enum Output {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes a whole file, or stdout for `-`.
+    /// Writes a whole file (under a temporary name, then renamed: ``OutputFile``), or stdout
+    /// for `-`.
     static func write(_ bytes: [UInt8], to path: String) throws {
-        if path == "-" {
-            try flush()
-            FileHandle.standardOutput.write(Data(bytes))
-            return
-        }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-            throw CLIError("cannot write '\(path)'")
-        }
+        let file = try OutputFile(path)
+        try file.write(bytes)
+        try file.close()
     }
 
     /// One line on stderr: `h264: message`.

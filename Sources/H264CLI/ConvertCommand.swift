@@ -4,6 +4,7 @@ import H264
 /// `h264 convert`: Annex-B <-> AVCC (length-prefixed NAL units plus an avcC record file).
 enum ConvertCommand: CLICommand {
     static let name = "convert"
+    static let finishesOnInterruption = true
     static let summary = "convert between Annex-B, AVCC (length-prefixed) and FLV"
     static let usage = """
     usage: h264 convert IN OUT --to avcc [--length-size 1|2|4] --avcc-config CONFIG_OUT [--keep-parameter-sets] [--lenient]
@@ -40,7 +41,10 @@ enum ConvertCommand: CLICommand {
     parameter sets change, one tag per access unit with its composition time (PTS - DTS, for
     B-frames) and keyframe flag, and the end-of-sequence tag. FLV -> Annex-B puts the sequence
     header's SPS/PPS that a keyframe uses before it when it lacks them (bounded as above).
-    Files are read in chunks and written as they go.
+    Files are read in chunks and written as they go; OUT is written under a temporary name
+    (.OUT.partial-PID) and renamed when finished, removed if the conversion fails. Ctrl-C
+    (SIGINT) or SIGTERM ends the input after the last whole NAL unit or tag read, and OUT is
+    finished with it (exit status 0).
     """
 
     static func run(_ args: inout Arguments) throws {
@@ -72,7 +76,9 @@ enum ConvertCommand: CLICommand {
         }
         if to == "flv" && inputIsFLV { throw CLIError("the input is already FLV") }
         // Everything streams: the input is read in chunks and the output written as it is made.
+        // The chunks end on unit boundaries, where an interruption stops the input.
         let output = try OutputFile(paths[1], notSameAs: input)
+        input.framing = inputIsFLV ? .flv : .annexB
         switch to {
         case "avcc":
             let record = try FormatConversion.annexBToAVCC(lengthSize: lengthSize ?? .four, placement: keep ? .inBand : .outOfBand,
@@ -89,6 +95,7 @@ enum ConvertCommand: CLICommand {
             }
             if let configPath {
                 let configuration = try AVCDecoderConfigurationRecord(parsing: try Input.readAll(configPath))
+                input.framing = .lengthPrefixed((lengthSize ?? configuration.nalUnitLengthSize).byteCount)
                 try FormatConversion.avccToAnnexB(configuration: configuration, lengthSize: lengthSize, read: input.read, write: write)
             } else if inputIsFLV {
                 try FLVConversion.flvToAnnexB(read: input.read, write: write)

@@ -42,17 +42,22 @@ enum MP4Conversion {
         guard outputPath != "-" else { throw CLIError("an MP4 file cannot go to stdout (its header is written last)") }
         let input = try ChunkedInput(inputPath)
         try OutputFile.refuseOverwriting(input.fileIdentity, with: outputPath)
-        let file = try MP4File(creatingAtPath: outputPath)
+        let staging = StagedPath(outputPath)
+        let file = try MP4File(creatingAtPath: staging.writingPath)
         defer { file.close() }
         try mux(input, timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             try writer(layout, file: file, timescale: timescale)
         }
+        file.close()
+        try staging.commit()
     }
 
     /// Muxes Annex-B read in chunks into what `makeWriter` makes (memory: the converter's, one
-    /// chunk, and the output's), then prints the first problems met.
+    /// chunk, and the output's), then prints the first problems met. An interruption ends the
+    /// input after the last whole NAL unit read, and the output is finished with it.
     static func mux(_ input: ChunkedInput, timing: TimestampAssigner.Configuration,
                     makeWriter: @escaping (Int64) throws -> any MP4SampleWriting) throws {
+        input.framing = .annexB
         var converter = MP4AnnexBConverter(timing: timing, makeWriter: makeWriter)
         while let chunk = try input.read() { try converter.append(chunk) }
         let summary = try converter.finish()
@@ -70,14 +75,27 @@ enum MP4Conversion {
         return (reader, track)
     }
 
+    /// The reason of the error that ends ``mp4ToAnnexB(inputPath:outputPath:)``'s samples at
+    /// an interruption.
+    private static let interruptedReason = "interrupted"
+
     /// MP4 in, Annex-B out, one sample at a time.
     static func mp4ToAnnexB(inputPath: String, outputPath: String) throws {
         let (reader, track) = try open(inputPath)
         let output = try OutputFile(outputPath)
+        do {
+            try writeAnnexB(of: track, from: reader, to: output)
+        } catch let error as MP4Error where error.reason == interruptedReason {}  // the output ends with the last sample written
+        try output.close()
+    }
+
+    /// The samples of `track` as Annex-B into `output`; an interruption ends them with an error
+    /// of reason ``interruptedReason``.
+    private static func writeAnnexB(of track: MP4Track, from reader: MP4Reader, to output: OutputFile) throws {
         try reader.writeAnnexB(of: track) { (bytes: ArraySlice<UInt8>) throws(MP4Error) in
+            if Interruption.isRequested { throw MP4Error(.io, interruptedReason) }
             do { try output.write(Array(bytes)) } catch { throw MP4Error(.io, "\(error)") }
         }
-        try output.close()
     }
 
     /// MP4 in, FLV out: the track's access units (``MP4AccessUnitIterator``: the parameter sets
@@ -90,7 +108,8 @@ enum MP4Conversion {
         let metadata = FLVMetadata(width: first.width, height: first.height, frameRate: nil,
                                    duration: seconds > 0 ? seconds : nil, encoder: "swift-h264")
         var accessUnits = reader.accessUnits(of: track)
-        try FLVConversion.accessUnitsToFLV(metadata: metadata, next: { try accessUnits.next() }, write: { try output.write($0) })
+        try FLVConversion.accessUnitsToFLV(metadata: metadata, next: { Interruption.isRequested ? nil : try accessUnits.next() },
+                                           write: { try output.write($0) })
         try output.close()
     }
 }

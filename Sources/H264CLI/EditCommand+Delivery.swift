@@ -11,6 +11,7 @@ enum DeliveryEdit {
         try CheckCommand.configure(&profile, &args)
         let paths = try args.positionals(min: 2, max: 2)
         let input = try ChunkedInput(paths[0])
+        input.framing = .annexB  // an interruption stops both passes after the same NAL unit
         guard input.isRewindable else { throw CLIError("--for reads IN twice (check, then fix): give a file, not '-'") }
         var checker = StreamChecker(profile: profile)
         while let chunk = try input.read() { checker.append(chunk) }

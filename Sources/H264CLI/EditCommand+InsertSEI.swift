@@ -1,4 +1,5 @@
 import H264
+import Synchronization
 
 /// `h264 edit`'s SEI insertion options: they build an `SEIInsertionSchedule` and the output
 /// of the header editor goes through an `SEIInserter`.
@@ -24,24 +25,57 @@ extension EditCommand {
                              I picture that is not an IDR picture
     """
 
-    /// The SEI insertion the arguments ask for, nil for none.
-    static func seiInsertion(_ args: inout Arguments) throws -> SEIInserter? {
+    /// The SEI insertion the arguments ask for, nil for none, and for a time code counting
+    /// at the stream's rate the check of its frame field against that rate.
+    static func seiInsertion(_ args: inout Arguments) throws -> (inserter: SEIInserter?, timecodeCheck: TimecodeRateCheck?) {
         var schedule = SEIInsertionSchedule()
+        var check: TimecodeRateCheck?
         do {
-            while let spec = try args.option("--insert-sei") { try schedule.add(parsing: spec) }
+            for spec in try args.values("--insert-sei") { try schedule.add(parsing: spec) }
             if let path = try args.option("--captions") {
                 try schedule.addCaptions(fromText: String(decoding: try Input.readAll(path), as: UTF8.self))
             }
             if let s = try args.option("--timecode") {
                 let (text, fps) = try splitRate(s)
-                schedule.timecode = .init(start: try SMPTETimecode(parsing: text), framesPerSecond: fps)
+                let start = try SMPTETimecode(parsing: text)
+                if let fps, Int(start.frames) >= fps {
+                    throw CLIError("--timecode: frame \(start.frames) of '\(text)' is not below the frame rate \(fps) (0...\(fps - 1))")
+                }
+                if fps == nil { check = TimecodeRateCheck(frames: Int(start.frames)) }
+                schedule.timecode = .init(start: start, framesPerSecond: fps)
             }
             if let s = try args.option("--recovery-point") { try schedule.add(parsing: "recovery-point:" + s) }
         } catch let error as H264Error {
             throw CLIError(error.reason)
         }
-        guard !schedule.isEmpty else { return nil }
-        return SEIInserter(schedule: schedule, options: .init(setsPicStructPresent: schedule.timecode != nil))
+        guard !schedule.isEmpty else { return (nil, nil) }
+        let options = SEIInserter.Options(setsPicStructPresent: schedule.timecode != nil)
+        guard let check else { return (SEIInserter(schedule: schedule, options: options), nil) }
+        return (SEIInserter(options: options) { [schedule] point in
+            check.note(rate: point.framesPerSecond ?? 25)  // the schedule's default rate
+            return schedule.messages(for: point)
+        }, check)
+    }
+
+    /// A time code's frame field checked against the stream's frame rate, known only as the
+    /// pictures come (the VUI's): the schedule would count from frame `rate - 1` instead.
+    final class TimecodeRateCheck: Sendable {
+        let frames: Int
+        /// A rate the frame field is not below (0: none so far).
+        private let failedRate = Atomic<Int>(0)
+
+        init(frames: Int) { self.frames = frames }
+
+        func note(rate: Int) {
+            if frames >= rate { failedRate.store(rate, ordering: .relaxed) }
+        }
+
+        /// Throws once a picture's rate was at or below the frame field.
+        func verify() throws {
+            let rate = failedRate.load(ordering: .relaxed)
+            guard rate != 0 else { return }
+            throw CLIError("--timecode: frame \(frames) is not below the stream's frame rate \(rate); give the rate with @FPS")
+        }
     }
 
     private static func splitRate(_ s: String) throws -> (String, Int?) {

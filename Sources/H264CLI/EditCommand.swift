@@ -3,6 +3,7 @@ import H264
 /// `h264 edit`: re-write every header through the syntax writer, with optional edits.
 enum EditCommand: CLICommand {
     static let name = "edit"
+    static let finishesOnInterruption = true
     static let summary = "re-write SPS/PPS/slice headers, optionally editing VUI, level, crop, AUDs"
     static let usage = """
     usage: h264 edit IN|- OUT|- [edits]
@@ -20,7 +21,7 @@ enum EditCommand: CLICommand {
       --transfer N           transfer_characteristics
       --matrix N             matrix_coefficients
       --full-range 0|1       video_full_range_flag
-      --level N              level_idc: 31 or 3.1 or 1b
+      --level N              a level of Table A-1: 3.1 (or level_idc 31), 4, 1b
       --crop L,R,T,B         cropping in luma samples (multiples of the crop unit)
       --aud insert|remove    insert an access unit delimiter where one is missing, or remove all
       --remove-sei TYPE      remove SEI messages of a payload type, by name or number
@@ -51,16 +52,8 @@ enum EditCommand: CLICommand {
             edits.fullRange = s == "1"
         }
         if let s = try args.option("--level") {
-            if s == "1b" {
-                edits.level1b = true
-            } else if s.contains(".") {
-                let p = s.split(separator: ".").compactMap { UInt8($0) }
-                guard p.count == 2, p[0] < 25, p[1] < 10 else { throw CLIError("--level: '\(s)' is not a level") }
-                edits.levelIDC = p[0] * 10 + p[1]
-            } else {
-                guard let v = UInt8(s) else { throw CLIError("--level: '\(s)' is not a level") }
-                edits.levelIDC = v >= 1 && v <= 6 && s.count == 1 ? v * 10 : v  // "4" is level 4 (40); 9 stays 9 (1b)
-            }
+            let level = try Self.level(s)
+            if level.isLevel1b { edits.level1b = true } else { edits.levelIDC = level.levelIDC }
         }
         if let s = try args.option("--crop") {
             let p = s.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
@@ -76,27 +69,30 @@ enum EditCommand: CLICommand {
             default: throw CLIError("--aud: expected insert or remove")
             }
         }
-        while let name = try args.option("--remove-sei") {
+        for name in try args.values("--remove-sei") {
             guard let type = SEIPayloadType(name: name) else {
                 throw CLIError("--remove-sei: '\(name)' is not an SEI payload type name or number")
             }
             edits.removedSEIPayloadTypes.insert(type)
         }
-        var inserter = try seiInsertion(&args)
+        var (inserter, timecodeCheck) = try seiInsertion(&args)
         let paths = try args.positionals(min: 2, max: 2)
         // The input is read in chunks and the output written as it is made.
         let input = try ChunkedInput(paths[0])
+        input.framing = .annexB  // an interruption stops the input after a whole NAL unit
         let output = try OutputFile(paths[1], notSameAs: input)
         var editor = AnnexBStreamEditor(edits: edits)
         var out: [UInt8] = []
         while let chunk = try input.read() {
             try editor.append(chunk, to: &out)
             try pass(&out, through: &inserter, finishing: false)
+            try timecodeCheck?.verify()
             try output.write(out)
             out.removeAll(keepingCapacity: true)
         }
         try editor.finish(to: &out)
         try pass(&out, through: &inserter, finishing: true)
+        try timecodeCheck?.verify()
         try output.write(out)
         try output.close()
         for u in editor.unparsed.prefix(10) {
@@ -104,6 +100,18 @@ enum EditCommand: CLICommand {
         }
         if editor.unparsedCount > 10 { Output.error("warning: \(editor.unparsedCount) NAL units copied unchanged in all") }
         reportInsertion(inserter)
+    }
+
+    /// A level of Table A-1 (`ProfileLevel.Level.all`) as Table A-1 names it (`1b`, `3.1`, `4`,
+    /// `4.0`) or as its `level_idc` (`31`, `40`; `9` is level 1b).
+    static func level(_ text: String) throws -> ProfileLevel.Level {
+        let levels = ProfileLevel.Level.all
+        if let level = levels.first(where: { $0.name == text }) { return level }
+        var idc: Int?
+        if text.hasSuffix(".0") { idc = Int(text.dropLast(2)).map { $0 &* 10 } } else { idc = Int(text) }
+        if let idc, let level = levels.first(where: { Int($0.levelIDC) == idc }) { return level }
+        let names = levels.map(\.name).joined(separator: ", ")
+        throw CLIError("--level: '\(text)' is not a level of Table A-1 (\(names), or level_idc 10...62)")
     }
 
     private static func byte(_ args: inout Arguments, _ name: String) throws -> UInt8? {

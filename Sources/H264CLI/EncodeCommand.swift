@@ -8,6 +8,7 @@ import X264
 /// `h264 encode`: frames in (Y4M, raw, or a test pattern), H.264 out (Annex-B or AVCC).
 enum EncodeCommand: CLICommand {
     static let name = "encode"
+    static let finishesOnInterruption = true
     static let summary = "encode Y4M, raw frames or a test pattern to H.264 with libx264"
     static let usage = """
     usage: h264 encode [INPUT|-] -o OUT [options]
@@ -19,8 +20,11 @@ enum EncodeCommand: CLICommand {
     record in OUT-config (e.g. out.avcc-config; --avcc-config to choose); .flv gets an FLV
     file (onMetaData, AVC sequence header, one tag per frame with composition times for
     B-frames, end of sequence); .mp4 gets an MP4 file written as the frames come,
-    fragmented by default (a fragment per second: a killed process leaves a file playable
-    up to its last fragment); anything else (.h264, .264, -, /dev/null) gets Annex-B.
+    fragmented by default (a fragment per second); anything else (.h264, .264, -, /dev/null)
+    gets Annex-B. A file is written under a temporary name (.NAME.partial-PID, next to it)
+    and renamed when finished; after an error the frames encoded before it stay there (a
+    fragmented MP4 killed outright is playable up to its last fragment). Ctrl-C (SIGINT) or
+    SIGTERM stops the input: the frames read are encoded, the output finished (exit 0).
 
     input:
       --raw WxH             INPUT is headerless raw frames of this size
@@ -116,9 +120,14 @@ enum EncodeCommand: CLICommand {
         let source: any FrameSource
         var width: Int, height: Int, format: PixelFormat, rate: Double
         var y4mHeader: Y4MHeader?
+        // A source read from a pipe ends by itself at an interruption (its read gives up, and
+        // the frames it holds are encoded); any other is stopped by the encoding loop.
+        var sourceEndsAtInterruption = false
         if let input = positionals.first {
             let handle = try Input.open(input)
-            let read: @Sendable () throws -> [UInt8]? = { try readChunk(handle.fileDescriptor, 4 << 20, input) }
+            let mayBlock = Interruption.mayBlock(handle.fileDescriptor)
+            sourceEndsAtInterruption = mayBlock
+            let read: @Sendable () throws -> [UInt8]? = { try readChunk(handle.fileDescriptor, 4 << 20, input, mayBlock: mayBlock) }
             if let raw {
                 (width, height) = try parseSize(raw, "--raw")
                 guard let f = PixelFormat(rawValue: pixFmt ?? "i420"), [.bgra, .argb, .nv12, .i420].contains(f) else {
@@ -203,35 +212,54 @@ enum EncodeCommand: CLICommand {
         producer.start()
         defer { pipe.cancel() }
         var changes = settings.bitrateChanges[...]
-        while frameLimit.map({ index < $0 }) ?? true, let frame = try pipe.take() {
-            while let change = changes.first, change.frame <= index {
-                try encoder.setAverageBitrate(change.bitsPerSecond)
-                changes.removeFirst()
-            }
-            let options = FrameEncodeOptions(forceKeyframe: forcedFrames.contains(index))
-            try write(try encoder.encode(frame, options: options))
-            index += 1
-            stats.submitted = index
+        /// The next frame; nil at the end of the input or at an interruption (SIGINT, SIGTERM),
+        /// after which what the reader throws is the cut input's.
+        func nextFrame() throws -> VideoFrame? {
+            if !sourceEndsAtInterruption && Interruption.isRequested { return nil }
+            do { return try pipe.take() } catch where Interruption.isRequested { return nil }
         }
-        pipe.cancel()
-        try write(try encoder.flush())
-        for output in outputs { try output.close() }
+        do {
+            while frameLimit.map({ index < $0 }) ?? true, let frame = try nextFrame() {
+                while let change = changes.first, change.frame <= index {
+                    try encoder.setAverageBitrate(change.bitsPerSecond)
+                    changes.removeFirst()
+                }
+                let options = FrameEncodeOptions(forceKeyframe: forcedFrames.contains(index))
+                try write(try encoder.encode(frame, options: options))
+                index += 1
+                stats.submitted = index
+            }
+            pipe.cancel()
+            // Interrupted or not, the frames given are encoded and the outputs finished.
+            try write(try encoder.flush())
+            for output in outputs { try output.close() }
+        } catch {
+            pipe.cancel()
+            if interactive { Output.progress(nil) }
+            for output in outputs {
+                guard let kept = output.closeKeepingPartial() else { continue }
+                Output.error("partial output kept: the \(stats.frames) frames encoded before the error are in '\(kept)'")
+            }
+            throw error
+        }
         if interactive { Output.progress(nil) }
         Output.note(stats.summary(elapsed: ContinuousClock.now - started) + ", " + describe(encoder.activeSettings))
     }
 
     /// Reads up to `size` bytes straight into a new array (one copy from the kernel); nil at
     /// the end of the input.
-    static func readChunk(_ fd: Int32, _ size: Int, _ name: String) throws(CLIError) -> [UInt8]? {
+    /// A read from a pipe or terminal (`mayBlock`) gives up at an interruption (SIGINT,
+    /// SIGTERM) with what it has.
+    static func readChunk(_ fd: Int32, _ size: Int, _ name: String, mayBlock: Bool) throws(CLIError) -> [UInt8]? {
         var failed: Int32 = 0
         let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = 0
-            while count < size {
-                let n = Foundation.read(fd, buffer.baseAddress! + count, size - count)
-                if n > 0 { count += n; continue }
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { failed = errno }
-                break
+            reading: while count < size {
+                switch Interruption.read(fd, into: buffer.baseAddress! + count, count: size - count, mayBlock: mayBlock) {
+                case .bytes(let n): count += n
+                case .end, .interrupted: break reading
+                case .failed(let e): failed = e; break reading
+                }
             }
         }
         if failed != 0 { throw CLIError("cannot read '\(name)': \(String(cString: strerror(failed)))") }

@@ -2,14 +2,17 @@ import H264
 import MP4
 
 /// An MP4 file recorded as the frames come (`h264 encode -o out.mp4`), through the library's
-/// `MP4Recorder`: fragmented by default, so that a killed process leaves a playable file.
+/// `MP4Recorder`: fragmented by default, so that a killed process leaves a playable file
+/// (under its temporary name, ``StagedPath``).
 final class MP4EncodeOutput: EncodeOutput {
+    private let staging: StagedPath
     private let file: MP4File
     private let recorder: MP4Recorder
 
     init(path: String, encoder: any FrameEncoder, layout: MP4Conversion.Layout) throws {
         guard path != "-" else { throw CLIError("an MP4 file cannot go to stdout") }
-        file = try MP4File(creatingAtPath: path)
+        staging = StagedPath(path)
+        file = try MP4File(creatingAtPath: staging.writingPath)
         let mode: MP4Recorder.Mode
         switch layout {
         case .fragmented: mode = .fragmented()
@@ -24,5 +27,16 @@ final class MP4EncodeOutput: EncodeOutput {
     func close() throws {
         try recorder.finish()
         file.close()
+        try staging.commit()
+    }
+
+    /// Finishes the file (its `moov`, or the last fragment) with the frames written.
+    func closeKeepingPartial() -> String? {
+        defer { file.close() }
+        do { try recorder.finish() } catch {
+            staging.discard()
+            return nil
+        }
+        return staging.keep()
     }
 }

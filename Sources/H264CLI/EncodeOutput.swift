@@ -6,8 +6,12 @@ import RTMP
 protocol EncodeOutput: AnyObject {
     /// Takes one access unit, in decoding order.
     func write(_ frame: EncodedFrame) throws
-    /// Ends the output (trailers, end of sequence, closing).
+    /// Ends the output (trailers, end of sequence, closing) and gives a file its name.
     func close() throws
+    /// After an error: finishes what was written as far as it can and leaves it under its
+    /// temporary name (``StagedPath``).
+    /// - Returns: the names kept, nil when nothing was kept.
+    func closeKeepingPartial() -> String?
 }
 
 /// The outputs `h264 encode` knows, chosen from `-o OUT` (and `--format`) and `--rtmp URL`.
@@ -65,12 +69,14 @@ final class AnnexBEncodeOutput: EncodeOutput {
     }
     func write(_ frame: EncodedFrame) throws { try sink.write(frame.annexBSample(parameterSets: encoder.parameterSets)) }
     func close() throws { try sink.close() }
+    func closeKeepingPartial() -> String? { sink.closeKeepingPartial() }
 }
 
 /// AVCC samples (parameter sets out of band) and the avcC record in a second file, as
 /// `h264 convert --to avcc` writes them.
 final class AVCCEncodeOutput: EncodeOutput {
     private let sink: OutputFile
+    private let configuration: OutputFile
     private let lengthSize: AVCC.LengthSize
 
     /// Writes the record at once: the encoder knows its parameter sets when it opens.
@@ -79,7 +85,8 @@ final class AVCCEncodeOutput: EncodeOutput {
         guard let record = try encoder.decoderConfiguration(lengthSize: lengthSize) else {
             throw H264Error.invalid(.missingParameterSet, "the encoder has no SPS/PPS for an avcC record")
         }
-        try Output.write(record.serialized(), to: configurationPath)
+        configuration = try OutputFile(configurationPath)
+        try configuration.write(record.serialized())
         self.lengthSize = lengthSize
         sink = try OutputFile(path)
     }
@@ -90,7 +97,15 @@ final class AVCCEncodeOutput: EncodeOutput {
         try sink.write(sample)
     }
 
-    func close() throws { try sink.close() }
+    func close() throws {
+        try configuration.close()
+        try sink.close()
+    }
+
+    func closeKeepingPartial() -> String? {
+        guard let samples = sink.closeKeepingPartial() else { return nil }
+        return configuration.closeKeepingPartial().map { samples + "' and '" + $0 } ?? samples
+    }
 }
 
 /// An FLV file: `onMetaData`, the AVC sequence header, one tag per frame, end of sequence;
@@ -116,6 +131,9 @@ final class FLVEncodeOutput: EncodeOutput {
         try sink.write(writer.takeBytes())
         try sink.close()
     }
+
+    /// Keeps the tags written (each whole).
+    func closeKeepingPartial() -> String? { sink.closeKeepingPartial() }
 }
 
 /// Live publishing to `rtmp://host[:port]/app/stream`: each frame is queued as soon as the
@@ -134,4 +152,7 @@ final class RTMPEncodeOutput: EncodeOutput {
         let stats = try session.finish()
         if stats.framesDropped > 0 { Output.note("rtmp: \(stats.framesDropped) frames dropped (queue full)") }
     }
+
+    /// Nothing is kept: the server has what was sent.
+    func closeKeepingPartial() -> String? { nil }
 }

@@ -2,15 +2,12 @@ import Foundation
 import H264
 import MP4
 import RTP
-import Synchronization
-
-/// Set by SIGINT / SIGTERM during `rtp-receive`: the loop stops and the report is printed.
-private let receiveInterrupted = Atomic<Bool>(false)
 
 /// `h264 rtp-receive`: receives an H.264 RTP stream over UDP, writes Annex-B or MP4 and prints
 /// a loss/reorder report.
 enum RTPReceiveCommand: CLICommand {
     static let name = "rtp-receive"
+    static let finishesOnInterruption = true
     static let summary = "receive H.264 over RTP/UDP, write Annex-B or MP4, report loss and reordering"
     static let usage = """
     usage: h264 rtp-receive [SDP] -o OUT [--port N] [--rtcp-port N] [--bind ADDR]
@@ -113,15 +110,12 @@ enum RTPReceiveCommand: CLICommand {
         var socket = UDPSocketPair(rtp: rtp, rtcp: rtcp)
         var receiver = try RTPReceiver(configuration)
         Output.error(listening)
-        signal(SIGINT) { _ in receiveInterrupted.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in receiveInterrupted.store(true, ordering: .relaxed) }
         var warnings = 0
-        let stop = try receiver.run(from: &socket, until: { receiveInterrupted.load(ordering: .relaxed) }, events: { event in
+        // SIGINT and SIGTERM (Interruption) stop the loop; the output is finished and the report printed.
+        let stop = try receiver.run(from: &socket, until: { Interruption.isRequested }, events: { event in
             warnings += 1
             if warnings <= 20 { Output.error("warning: \(event)") }
         }) { au in try output.write(au) }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
         try output.close()
         for e in receiver.errors.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
         // With Annex-B on stdout, the report goes to stderr.
@@ -186,7 +180,7 @@ private final class ReceiveOutput {
                 try MP4Conversion.writer(.fragmented, file: file, timescale: timescale)
             }
         } else {
-            annexB = try OutputFile(path)
+            annexB = try OutputFile(path, staged: false)  // a recording keeps what it got
         }
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 import H264
 import MP4
 
@@ -5,6 +6,7 @@ import MP4
 /// file, through the library's `HLSSegmentWriter`.
 enum SegmentCommand: CLICommand {
     static let name = "segment"
+    static let finishesOnInterruption = true
     static let summary = "cut a stream into CMAF segments with an HLS playlist"
     static let usage = """
     usage: h264 segment IN -o DIR [--duration S] [--fps R] [--start-at idr|random-access|any]
@@ -78,12 +80,15 @@ enum SegmentCommand: CLICommand {
                                  updatesPlaylistAfterEachSegment: window != nil, window: window)
         }
         var writer: HLSSegmentWriter?
+        var finished = false
+        defer { if !finished, let writer { removePlaylist(of: writer) } }
         do {
             try segment(input, fps: fps, makeWriter: makeWriter, writer: &writer)
         } catch let error as MP4Error where error.code == .noStartPoint {
             let hint = cutting == .atSyncSamples ? "; --start-at random-access starts segments at recovery points too" : ""
             throw CLIError("no segment written: \(error.reason)\(hint)")
         }
+        finished = true
         guard let writer else { throw CLIError("no access unit to segment in '\(input)'") }
         try report(writer, dir: dir)
     }
@@ -96,7 +101,7 @@ enum SegmentCommand: CLICommand {
             let hls = try makeWriter(Int64(track.timescale))
             writer = hls
             var samples = reader.samples(of: track)
-            while let info = try samples.next() {
+            while !Interruption.isRequested, let info = try samples.next() {  // SIGINT, SIGTERM: finished with what was read
                 try hls.append(try reader.sample(info), description: track.descriptions[info.descriptionIndex])
             }
             try hls.finish()
@@ -139,5 +144,12 @@ enum SegmentCommand: CLICommand {
         Output.note("wrote \(segments) segment\(segments == 1 ? "" : "s"), \(fragments.initializationCount) init segment"
                     + "\(fragments.initializationCount == 1 ? "" : "s")\(discontinuities > 0 ? " (\(discontinuities) discontinuities)" : "")"
                     + " and \(writer.naming.playlist) in \(dir)")
+    }
+
+    /// After a failure: no playlist in the directory claims its segments are complete (one
+    /// there is an earlier run's, whose segments this run has begun to overwrite).
+    private static func removePlaylist(of writer: HLSSegmentWriter) {
+        let path = writer.directory + "/" + writer.naming.playlist
+        if unlink(path) == 0 { Output.error("removed '\(path)': the segments in '\(writer.directory)' are this failed run's") }
     }
 }

@@ -139,9 +139,10 @@ import TestSupport
         #expect(reader.videoTrack?.sampleCount == 40)
     }
 
-    /// A fragmented recording killed with SIGKILL mid-stream: FFmpeg plays the file up to its
-    /// last complete fragment with no error, and our reader finds the same frames; a
-    /// progressive one has no moov (not playable), as Docs/MP4.md says.
+    /// A fragmented recording killed with SIGKILL mid-stream: FFmpeg plays the file (under its
+    /// temporary name: nothing has the output's name) up to its last complete fragment with no
+    /// error, and our reader finds the same frames; a progressive one has no moov (not
+    /// playable), as Docs/MP4.md says.
     @Test(.enabled(if: ready, "needs the h264 executable and ffmpeg"))
     func killedRecordingStaysPlayable() throws {
         let dir = try Support.temporaryDirectory()
@@ -152,9 +153,10 @@ import TestSupport
                                       ["encode", "-o", out, "--size", "320x180", "--frames", "100000", "--preset", "ultrafast",
                                        "--mp4-layout", layout, "--threads", "1"])
             // Wait until a few fragments are on disk (at most 20 s), then kill.
+            let partial = dir + "/.rec-\(layout).mp4.partial-\(p.processIdentifier)"
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline {
-                let size = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? NSNumber)?.intValue ?? 0
+                let size = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0
                 if size > 150_000 { break }
                 Thread.sleep(forTimeInterval: 0.05)
             }
@@ -162,15 +164,16 @@ import TestSupport
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             #expect(p.terminationReason == .uncaughtSignal)
+            #expect(!FileManager.default.fileExists(atPath: out), "a killed recording has the output's name")
             if layout == "fragmented" {
-                let reader = try MP4Reader(try MP4File(readingAtPath: out))
+                let reader = try MP4Reader(try MP4File(readingAtPath: partial))
                 let count = try reader.sampleInfos(of: try #require(reader.videoTrack)).count
-                let decoded = try Self.frames(out)
+                let decoded = try Self.frames(partial)
                 #expect(count > 30)
                 #expect(decoded.count == count, "ffmpeg \(decoded.count) frames, our reader \(count)")
                 #expect(decoded.errors.isEmpty, "\(decoded.errors)")
             } else {
-                #expect(throws: MP4Error(.missingBox, "")) { _ = try MP4Reader(try MP4File(readingAtPath: out)) }
+                #expect(throws: MP4Error(.missingBox, "")) { _ = try MP4Reader(try MP4File(readingAtPath: partial)) }
             }
         }
     }

@@ -47,6 +47,21 @@ struct ResourceLimitTests {
         if status == 1 { #expect(r.stderr.split(separator: "\n").count == 1, "\(what): \(r.stderr)") }
     }
 
+    /// `build-stream` kept the whole stream three times over (its access units, the joined
+    /// stream, the file's bytes): 64 I pictures of 4096x4096 aborted at 2.4 GB. Now each access
+    /// unit is written as it is built. 16 I_PCM pictures of 1024x1024 (25 MB): the old command
+    /// needed more than 150 MB of address space, this one runs in 120 MB (about 90 MB is the
+    /// binary's own).
+    @Test func buildStreamWritesEachAccessUnitAsItIsBuilt() throws {
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = dir + "/big.264"
+        let script = (["I!"] + Array(repeating: "I", count: 15)).joined(separator: " ")
+        Self.expectWithin(try Self.run(["build-stream", script, "--size", "1024x1024", "-o", out], megabytes: 120, seconds: 120),
+                          "build-stream")
+        #expect(Self.size(out) > 16 * 1024 * 1024 / 256 * 384, "\(Self.size(out)) bytes")
+    }
+
     /// Class 1: a format change in every access unit. 20,000 of them (0.3 MB): the old batch
     /// `inspect` kept every parameter set in every format change (14 KB each: about 280 MB here,
     /// twice the limit with the binary's own 100 MB).

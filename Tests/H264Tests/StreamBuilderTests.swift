@@ -314,4 +314,48 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
         #expect(builder.pictures.map(\.poc.value) == [0, 1, 2, 3, 4, 5, 6, 7, 0, 1])
         #expect(builder.pictures.map { $0.sliceHeaders[0].idrPicID } == [0, 0, 0, 0, 0, 0, 0, 0, 1, 0])
     }
+
+    /// A stream built to a sink (what `h264 build-stream` does): each access unit reaches the
+    /// sink once, in order, with the bytes the kept form has (SPS and PPS in the first, repeated
+    /// at IDRs when asked), and the builder holds none of them: nothing kept, no held bytes,
+    /// whatever the number of pictures. A failed picture reaches no sink.
+    @Test func sinkFormHoldsNoAccessUnit() throws {
+        var options = StreamBuilder.SequenceOptions(width: 256, height: 128, profileIDC: 100)
+        options.frameMbsOnly = false
+        let script = "I!x2 P@4 B@2/t B@3/b~ P@8 I! P"
+        for parameterSetsAtEveryIDR in [false, true] {
+            var kept = try StreamBuilder(options)
+            kept.accessUnitDelimiters = true
+            kept.parameterSetsAtEveryIDR = parameterSetsAtEveryIDR
+            var streamed = kept
+            try kept.append(script: script)
+            #expect(kept.heldByteCount == kept.annexB().count - 4 * kept.accessUnits.reduce(0) { $0 + $1.count })
+
+            var received: [[NALUnit]] = []
+            var largest = 0
+            for picture in try StreamBuilder.pictures(script: script) {
+                try streamed.append(picture) { accessUnit in
+                    received.append(accessUnit)
+                    largest = max(largest, accessUnit.reduce(0) { $0 + $1.bytes.count })
+                }
+                #expect(streamed.accessUnits.isEmpty && streamed.pictures.isEmpty && streamed.heldByteCount == 0)
+                #expect(streamed.accessUnitCount == received.count)
+            }
+            #expect(received.map { $0.map { Array($0.bytes) } } == kept.accessUnits.map { $0.map { Array($0.bytes) } },
+                    "every IDR: \(parameterSetsAtEveryIDR)")
+            #expect(largest == kept.accessUnits.map { $0.reduce(0) { $0 + $1.bytes.count } }.max(), "one access unit at a time")
+
+            // Length-prefixed samples from the sink form equal the kept form's, record included.
+            let (samples, sizes, record) = try kept.avcc(lengthSize: .two)
+            var fromSink: [UInt8] = []
+            for au in received { try StreamBuilder.appendAVCCSample(au, lengthSize: .two, to: &fromSink) }
+            #expect(fromSink == samples && sizes.count == received.count)
+            #expect(try streamed.configuration(lengthSize: .two).serialized() == record.serialized())
+        }
+        // A picture that cannot be built reaches no sink and changes nothing.
+        var builder = try StreamBuilder(.init(width: 64, height: 48))
+        var calls = 0
+        #expect(throws: H264Error(.invalidArgument, "")) { try builder.append(.init(.p, idr: true)) { _ in calls += 1 } }
+        #expect(calls == 0 && builder.accessUnitCount == 0)
+    }
 }

@@ -22,6 +22,15 @@ import H264
 /// let annexB = builder.annexB()
 /// let (avcc, record) = try builder.avcc(lengthSize: .two)
 /// ```
+///
+/// A stream of any length goes to a sink instead, one access unit at a time, and the builder
+/// keeps none of them (``append(_:to:)``):
+///
+/// ```swift
+/// for picture in try StreamBuilder.pictures(script: "I! P P P") {
+///     try builder.append(picture) { accessUnit in try file.write(AnnexB.write(accessUnit)) }
+/// }
+/// ```
 public struct StreamBuilder: Sendable {
     /// The SPS every picture uses (written at the start, and at every IDR with
     /// ``parameterSetsAtEveryIDR``).
@@ -36,10 +45,15 @@ public struct StreamBuilder: Sendable {
     /// 4:2:0 8-bit macroblock), so that CAVLC streams decode; when false they hold one filler
     /// bit, like CABAC I slices always do.
     public var pcmIntraSlices = true
-    /// The NAL units of every access unit built so far, in decoding order.
+    /// The NAL units of every access unit appended with ``append(_:)``, in decoding order.
     public private(set) var accessUnits: [[NALUnit]] = []
-    /// What was written for each picture, in decoding order.
+    /// What was written for each picture appended with ``append(_:)``, in decoding order.
     public private(set) var pictures: [BuiltPicture] = []
+    /// The bytes of the NAL units in ``accessUnits``: what the builder holds of the stream
+    /// (0 when every picture went to a sink through ``append(_:to:)``).
+    public private(set) var heldByteCount = 0
+    /// The access units built so far, kept or handed to a sink.
+    public private(set) var accessUnitCount = 0
 
     private let spsUnit: NALUnit
     private let ppsUnit: NALUnit
@@ -85,12 +99,34 @@ public struct StreamBuilder: Sendable {
         store.insert(pps)
     }
 
-    /// Appends one picture as one access unit.
+    /// Appends one picture as one access unit, kept in ``accessUnits`` (and what was written
+    /// in ``pictures``).
     /// - Throws: `H264Error.Code.invalidArgument` for a field picture without
     ///   `frame_mbs_only_flag` 0, a P/B/SP IDR picture, a slice count outside
     ///   1...``maxSlicesPerPicture`` or above the macroblock count, an explicit POC that POC
     ///   type 2 cannot express; the writers' errors for values that do not fit their fields.
     public mutating func append(_ picture: Picture) throws(H264Error) {
+        let (au, built) = try build(picture)
+        for unit in au { heldByteCount &+= unit.bytes.count }  // each unit is in memory: no overflow
+        accessUnits.append(au)
+        pictures.append(built)
+    }
+
+    /// Builds one picture as one access unit and hands it to `sink` (SPS and PPS in the first
+    /// access unit built, as ``append(_:)`` puts them): the builder keeps nothing of it, so a
+    /// stream of any length is built in the memory of one access unit.
+    /// - Parameters:
+    ///   - picture: the picture to build.
+    ///   - sink: takes the access unit's NAL units, in order.
+    /// - Throws: the errors of ``append(_:)``, and what `sink` throws; a picture that fails to
+    ///   build reaches no sink and changes nothing.
+    public mutating func append(_ picture: Picture, to sink: (_ accessUnit: [NALUnit]) throws -> Void) throws {
+        let (au, _) = try build(picture)
+        try sink(au)
+    }
+
+    /// Builds one picture's access unit and advances the numbering.
+    private mutating func build(_ picture: Picture) throws(H264Error) -> (accessUnit: [NALUnit], picture: BuiltPicture) {
         let field = picture.structure != .frame
         let bottom = picture.structure == .bottomField
         if field && sps.frameMbsOnlyFlag {
@@ -151,7 +187,7 @@ public struct StreamBuilder: Sendable {
             var aud = AccessUnitDelimiter(primaryPicType: .any)
             au.append(try Self.nalUnit(nalRefIdc: 0, type: 9) { (w: inout SyntaxWriter) throws(H264Error) in try aud.code(&w, context: .empty) })
         }
-        if accessUnits.isEmpty || (picture.idr && parameterSetsAtEveryIDR && second == nil) {
+        if accessUnitCount == 0 || (picture.idr && parameterSetsAtEveryIDR && second == nil) {
             au.append(spsUnit)
             au.append(ppsUnit)
         }
@@ -183,9 +219,9 @@ public struct StreamBuilder: Sendable {
         } else {
             state.outputIndex &+= 1
         }
-        accessUnits.append(au)
-        pictures.append(BuiltPicture(nalUnitType: type, nalRefIdc: nalRefIdc, sliceHeaders: headers, poc: poc))
         numbering = state
+        accessUnitCount &+= 1
+        return (au, BuiltPicture(nalUnitType: type, nalRefIdc: nalRefIdc, sliceHeaders: headers, poc: poc))
     }
 
     /// Sets `pic_order_cnt_lsb` / `delta_pic_order_cnt[0]` so that a decoder derives the POC
@@ -251,16 +287,30 @@ public struct StreamBuilder: Sendable {
     /// - Throws: `H264Error.Code.nalUnitTooLarge` when a NAL unit does not fit `lengthSize`.
     public func avcc(lengthSize: AVCC.LengthSize = .four) throws(H264Error)
         -> (bytes: [UInt8], sampleSizes: [Int], configuration: AVCDecoderConfigurationRecord) {
-        let record = try AVCDecoderConfigurationRecord(parameterSets: [spsUnit, ppsUnit], lengthSize: lengthSize)
+        let record = try configuration(lengthSize: lengthSize)
         var out: [UInt8] = []
         var sizes: [Int] = []
         for au in accessUnits {
             let start = out.count
-            for unit in au where unit.type != .sps && unit.type != .pps {
-                try AVCC.append(unit, lengthSize: lengthSize, to: &out)
-            }
+            try Self.appendAVCCSample(au, lengthSize: lengthSize, to: &out)
             sizes.append(out.count &- start)
         }
         return (out, sizes, record)
+    }
+
+    /// The `AVCDecoderConfigurationRecord` of the builder's SPS and PPS, for samples written
+    /// with ``appendAVCCSample(_:lengthSize:to:)``.
+    public func configuration(lengthSize: AVCC.LengthSize = .four) throws(H264Error) -> AVCDecoderConfigurationRecord {
+        try AVCDecoderConfigurationRecord(parameterSets: [spsUnit, ppsUnit], lengthSize: lengthSize)
+    }
+
+    /// Appends one access unit as a length-prefixed sample: its NAL units but the SPS and PPS,
+    /// which are in the record (``configuration(lengthSize:)``).
+    /// - Throws: `H264Error.Code.nalUnitTooLarge` when a NAL unit does not fit `lengthSize`.
+    public static func appendAVCCSample(_ accessUnit: [NALUnit], lengthSize: AVCC.LengthSize,
+                                        to out: inout [UInt8]) throws(H264Error) {
+        for unit in accessUnit where unit.type != .sps && unit.type != .pps {
+            try AVCC.append(unit, lengthSize: lengthSize, to: &out)
+        }
     }
 }

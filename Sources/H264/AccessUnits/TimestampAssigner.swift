@@ -37,6 +37,18 @@
 /// after it. DTS is unchanged (it strictly increases) and PTS stays >= DTS (every picture
 /// decoded before the early one was presented before it). Each such picture is counted in
 /// ``earlyPresentationCount`` and carries a ``H264Error/Code/limitExceeded`` diagnostic.
+///
+/// ### Timestamps that cannot wrap
+///
+/// No timestamp wraps around, whatever the configuration, so the order of DTS and PTS holds
+/// for every delay and frame rate: DTS counts from 0 (at most 2 per access unit); PTS is the
+/// presentation position plus the delay, an addition that saturates at `Int64.max` (a
+/// ``Configuration/presentationDelay`` near `Int64.max` gives `Int64.max` to the access units
+/// past it, never a value near `Int64.min` below their DTS); a negative delay is taken as 0.
+/// A ``Configuration/frameRate`` gives the time base `denominator / (2 × numerator)` seconds;
+/// above 2^62 frames per second (no stream has such a rate), where `2 × numerator` does not
+/// fit `Int64`, the fraction is reduced and its denominator saturates at `Int64.max`: the time
+/// base stays positive, so timestamps rescaled to any clock keep their order.
 public struct TimestampAssigner: Sendable {
     /// Choices the caller can make.
     public struct Configuration: Sendable, Hashable {
@@ -48,7 +60,8 @@ public struct TimestampAssigner: Sendable {
         /// Reorder depth in frames, instead of the one the stream declares.
         public var reorderDepth: Int?
         /// A presentation delay measured beforehand, in time-base units (two per frame), instead
-        /// of one taken from the reorder depth: the timestamps of batch assignment
+        /// of one taken from the reorder depth (negative: 0; PTS saturates at `Int64.max`): the
+        /// timestamps of batch assignment
         /// (``TimestampAssigner/assign(_:spsLookup:configuration:)``) from a streaming pass.
         ///
         /// Pictures then wait in a presentation order deep enough to find the true order (32
@@ -297,7 +310,7 @@ public struct TimestampAssigner: Sendable {
             for i in 0..<count where !base[i].flags.hasNoPicture {
                 needed = Swift.max(needed, (base[i].dts ?? 0) &- (base[i].pts ?? 0))
             }
-            for i in 0..<count { base[i].pts = (base[i].pts ?? 0) &+ needed }
+            for i in 0..<count { base[i].pts = Self.presentationTime(base[i].pts ?? 0, delay: needed) }
         }
     }
 
@@ -309,7 +322,7 @@ public struct TimestampAssigner: Sendable {
            !(configuration.overridesStreamTiming && configuration.frameRate != nil) {
             timeBase = TimeBase(numerator: Int64(vui.numUnitsInTick), denominator: Int64(vui.timeScale))
         } else if let rate = configuration.frameRate, rate.numerator > 0, rate.denominator > 0 {
-            timeBase = TimeBase(numerator: rate.denominator, denominator: rate.numerator &* 2)  // rate.numerator <= Int64.max / 2 in practice; checked below
+            timeBase = Self.fieldPeriod(frameRate: rate)
         } else {
             timeBase = TimeBase(numerator: 1, denominator: 50)
         }
@@ -324,6 +337,28 @@ public struct TimestampAssigner: Sendable {
         clock = PresentationClock(reorderDepth: bumpingDepth)
         heldAccessUnitLimit = clock?.holdLimit
         delay = measured ?? Int64(depth) &* 2
+    }
+
+    /// A presentation position plus the delay (both at least 0), saturating at `Int64.max`.
+    @inline(__always)
+    static func presentationTime(_ position: Int64, delay: Int64) -> Int64 {
+        let (sum, overflow) = position.addingReportingOverflow(delay)
+        return overflow ? Int64.max : sum
+    }
+
+    /// The time base of one field period at `rate` frames per second (both terms positive):
+    /// `denominator / (2 × numerator)` seconds; when `2 × numerator` does not fit `Int64` (above
+    /// 2^62 frames per second), the fraction reduced, and if its denominator still does not
+    /// fit, that denominator saturated at `Int64.max`.
+    static func fieldPeriod(frameRate rate: (numerator: Int64, denominator: Int64)) -> TimeBase {
+        let (twice, overflow) = rate.numerator.multipliedReportingOverflow(by: 2)
+        guard overflow else { return TimeBase(numerator: rate.denominator, denominator: twice) }
+        var (a, b) = (rate.numerator, rate.denominator)
+        while b != 0 { (a, b) = (b, a % b) }  // the greatest common divisor: at least 1 for positive terms
+        let numerator = rate.numerator / a, denominator = rate.denominator / a
+        if denominator % 2 == 0 { return TimeBase(numerator: denominator / 2, denominator: numerator) }
+        let (reduced, stillOverflows) = numerator.multipliedReportingOverflow(by: 2)
+        return TimeBase(numerator: denominator, denominator: stillOverflows ? Int64.max : reduced)
     }
 
     /// Sets the access unit's duration, time base and DTS: `decodeTime`, which it advances by the
@@ -348,7 +383,7 @@ public struct TimestampAssigner: Sendable {
             while k < count {
                 let au = ring.baseAddress! + Self.ringIndex(k, from: ringStart, in: ring.count)
                 guard let pts = au.pointee.pts else { break }
-                au.pointee.pts = pts &+ delay
+                au.pointee.pts = Self.presentationTime(pts, delay: delay)
                 k &+= 1
             }
         }

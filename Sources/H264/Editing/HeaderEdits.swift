@@ -72,7 +72,9 @@ public struct HeaderEdits: Sendable, Hashable {
 
     /// Applies the edits to `sps`.
     /// - Throws: ``H264Error/Code/invalidArgument`` for a crop that is not a multiple of the
-    ///   crop unit or exceeds the picture, or a zero frame rate term.
+    ///   crop unit or leaves no picture (7.4.2.1.1: the crop must be smaller than the coded
+    ///   picture), an SPS whose own cropping leaves no picture (it is not re-written as if it
+    ///   were valid), or a zero frame rate term.
     public func apply(to sps: inout SequenceParameterSet) throws(H264Error) {
         if let sar {
             let table: [(UInt16, UInt16)] = [(1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
@@ -138,13 +140,21 @@ public struct HeaderEdits: Sendable, Hashable {
                 throw H264Error.invalid(.invalidArgument, "crop must be a multiple of \(unit.x) horizontally and \(unit.y) vertically")
             }
             guard crop[0] &+ crop[1] < sps.codedWidth, crop[2] &+ crop[3] < sps.codedHeight else {
-                throw H264Error.invalid(.invalidArgument, "crop leaves no picture")
+                throw H264Error.invalid(.invalidArgument, "crop \(crop[0]),\(crop[1]),\(crop[2]),\(crop[3]) (left, right, top, "
+                                        + "bottom) leaves no picture of the \(sps.codedWidth)x\(sps.codedHeight) coded picture: "
+                                        + "left + right must be below \(sps.codedWidth), top + bottom below \(sps.codedHeight)")
             }
             sps.frameCroppingFlag = crop.contains { $0 != 0 }
             sps.frameCropLeftOffset = UInt32(crop[0] / unit.x)
             sps.frameCropRightOffset = UInt32(crop[1] / unit.x)
             sps.frameCropTopOffset = UInt32(crop[2] / unit.y)
             sps.frameCropBottomOffset = UInt32(crop[3] / unit.y)
+        }
+        if editsSPS, crop == nil, sps.frameCroppingFlag, sps.width == 0 || sps.height == 0 {
+            throw H264Error.invalid(.invalidArgument, "SPS \(sps.id): its cropping (frame_crop offsets \(sps.frameCropLeftOffset), "
+                                    + "\(sps.frameCropRightOffset), \(sps.frameCropTopOffset), \(sps.frameCropBottomOffset) in units "
+                                    + "of \(sps.cropUnit.x)x\(sps.cropUnit.y)) leaves no picture of the "
+                                    + "\(sps.codedWidth)x\(sps.codedHeight) coded picture (7.4.2.1.1); a crop edit replaces it")
         }
         // The edits change presence flags (fixed_frame_rate_flag, frame_cropping_flag): the
         // values inferred from them follow.

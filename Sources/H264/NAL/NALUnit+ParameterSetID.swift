@@ -51,7 +51,7 @@ extension NALUnit {
             var reader = UnsafeSyntaxReader($0)
             var header = SliceHeader(nalUnitHeader: NALUnitHeader(self))
             var progress = 0
-            try? header.codeLeadingElements(&reader, progress: &progress)
+            _ = try? header.codeLeadingElements(&reader, progress: &progress)
             return (header, progress)
         }
         return (progress >= 1 ? header.firstMbInSlice : nil, progress >= 2 ? header.sliceType : nil,

@@ -1,0 +1,147 @@
+import Glibc
+import Synchronization
+
+/// SIGINT and SIGTERM for the commands that run long (`encode`, `convert`, `segment`,
+/// `rtp-receive`, `edit`, `build-stream`): the first signal asks the command to stop, and the
+/// command finishes its output with what is whole (flushes the encoder, writes the `moov`, ends
+/// the playlist) and exits, as FFmpeg does. The fourth signal ends the process at once (FFmpeg's
+/// "more than 3 signals"), leaving its output under its temporary name.
+///
+/// The handlers are installed with `sigaction` whatever the disposition the process inherited
+/// (and the two signals unblocked): a shell script starts background jobs with SIGINT ignored,
+/// and such a job must still stop when told to. They are installed without `SA_RESTART`, so a blocking system call on the
+/// thread that takes the signal returns `EINTR`; and since the signal may be delivered to any
+/// thread, the handler also writes a byte into a pipe whose read end ``waitReadable(_:)`` polls
+/// along with the descriptor it waits for: a read on a pipe or terminal never outlives the
+/// signal, whichever thread reads.
+///
+/// Loops check ``isRequested`` between chunks, frames or packets.
+enum Interruption {
+    /// The first signal received (0 while none).
+    private static let signalNumber = Atomic<Int32>(0)
+    /// Signals received.
+    private static let count = Atomic<Int>(0)
+    /// The pipe's write end (-1 before ``install()``), written by the handler.
+    private static let wakeWriter = Atomic<Int32>(-1)
+    /// The pipe's read end: readable from the first signal on (never drained).
+    private static let wakeReader = Atomic<Int32>(-1)
+
+    /// Installs the handlers for SIGINT and SIGTERM (once; later calls do nothing).
+    static func install() {
+        guard wakeReader.load(ordering: .acquiring) < 0 else { return }
+        // Every global the handler touches is made here, not in the handler.
+        _ = signalNumber.load(ordering: .relaxed)
+        _ = count.load(ordering: .relaxed)
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+            wakeWriter.store(fds[1], ordering: .releasing)
+            wakeReader.store(fds[0], ordering: .releasing)
+        }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { received in Interruption.handle(received) }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0  // no SA_RESTART: a blocked read returns EINTR
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGINT, SIGTERM] {
+            sigaction(signal, &action, nil)
+            sigaddset(&set, signal)
+        }
+        // A mask inherited with these signals blocked would hold them back for ever; threads
+        // started later inherit this thread's mask.
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// The handler: async-signal-safe operations only (atomics, `write`, `_exit`, `raise`).
+    private static func handle(_ received: Int32) {
+        _ = signalNumber.compareExchange(expected: 0, desired: received, ordering: .relaxed)
+        let n = count.wrappingAdd(1, ordering: .relaxed).newValue
+        let fd = wakeWriter.load(ordering: .relaxed)
+        if fd >= 0 {
+            var byte: UInt8 = 1
+            _ = write(fd, &byte, 1)  // non-blocking: a full pipe is readable already
+        }
+        if n > 3 {
+            // The process ends by the signal, as it would without a handler (the signal is
+            // blocked while its handler runs: unblocked first).
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = SIG_DFL
+            sigaction(received, &action, nil)
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, received)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            raise(received)
+            _exit(128 &+ received)
+        }
+    }
+
+    /// True once SIGINT or SIGTERM has been received.
+    static var isRequested: Bool { signalNumber.load(ordering: .relaxed) != 0 }
+
+    /// The signal's name (`SIGINT`, `SIGTERM`), nil before one arrived.
+    static var signalName: String? {
+        switch signalNumber.load(ordering: .relaxed) {
+        case 0: nil
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case let n: "signal \(n)"
+        }
+    }
+
+    /// Waits until `fd` has something to read (or its end, or an error, to report), or an
+    /// interruption is requested.
+    /// - Returns: false when interrupted.
+    static func waitReadable(_ fd: Int32) -> Bool {
+        while true {
+            if isRequested { return false }
+            let wake = wakeReader.load(ordering: .acquiring)
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            // Without installed handlers (`wake` -1) poll ignores the second entry.
+            let rc = poll(&fds, 2, -1)
+            if rc < 0 && errno != EINTR { return true }  // let the read report the error
+            if fds[1].revents != 0 || isRequested { return false }
+            if rc > 0 && fds[0].revents != 0 { return true }
+        }
+    }
+
+    /// What ``read(_:into:count:mayBlock:)`` got.
+    enum ReadResult {
+        /// Bytes read.
+        case bytes(Int)
+        /// The end of the input.
+        case end
+        /// An interruption came before any byte.
+        case interrupted
+        /// The system call failed with this `errno`.
+        case failed(Int32)
+    }
+
+    /// One `read(2)` that gives up at an interruption: on a descriptor that may block (a pipe,
+    /// a terminal, a socket) it first waits with ``waitReadable(_:)``; a regular file is read
+    /// at once (it never blocks for long) and the caller checks ``isRequested`` between reads.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, mayBlock: Bool) -> ReadResult {
+        while true {
+            if mayBlock && !waitReadable(fd) { return .interrupted }
+            let n = Glibc.read(fd, buffer, count)
+            if n > 0 { return .bytes(n) }
+            if n == 0 { return .end }
+            let e = errno
+            if e == EINTR || e == EAGAIN {
+                if isRequested { return .interrupted }
+                continue
+            }
+            return .failed(e)
+        }
+    }
+
+    /// True for a descriptor a read may wait on without end (anything but a regular file).
+    static func mayBlock(_ fd: Int32) -> Bool {
+        var info = stat()
+        return fstat(fd, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG
+    }
+}
