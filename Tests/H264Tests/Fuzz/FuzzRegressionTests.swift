@@ -11,7 +11,7 @@ import TestSupport
     static let regressionsRoot = URL(fileURLWithPath: Support.root).appendingPathComponent("Tests/Fuzz/Regressions")
 
     /// Targets whose kept inputs another test target replays (`MP4FuzzRegressionTests`).
-    static let replayedElsewhere: Set<String> = ["mp4_read"]
+    static let replayedElsewhere: Set<String> = ["mp4_read", "mp4_fragment", "hls_segment"]
 
     /// The folders of kept inputs, one per target.
     static let folders: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: regressionsRoot.path)) ?? [])
