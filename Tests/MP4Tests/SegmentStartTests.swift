@@ -283,6 +283,32 @@ import TestSupport
         #expect(resized.pieces.filter { $0.kind == .initialization }.map(\.isDiscontinuity) == [false, true])
     }
 
+    /// Descriptions that alternate every tiny sample (same picture size, another PPS): the
+    /// parameter sets carried in band are paid from the samples' bytes, so the output stays
+    /// within twice the input plus the per-sample and per-fragment overhead, and what did not
+    /// fit is counted.
+    @Test func alternatingDescriptionsCannotMultiplyTheOutput() throws {
+        let a = try #require(try Self.samples("I! P").first?.0)
+        let b = try #require(try Self.samples("I! P") { $0.cabac = true }.first?.0)
+        #expect(a != b && a.width == b.width && a.height == b.height)  // a change that goes in band
+        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 90_000))
+        var output = 0
+        var fragments = 0
+        let count = 2_000
+        for k in 0..<count {
+            let sample = MP4Sample(data: [0, 0, 0, 2, 0x65, 0x88], decodeTime: Int64(k) * 3_000, presentationTime: Int64(k) * 3_000,
+                                   flags: .sync)
+            for piece in try w.append(sample, description: k % 2 == 0 ? a : b) {
+                output += piece.bytes.count
+                if piece.kind != .initialization { fragments += 1 }
+            }
+        }
+        for piece in try w.finish() { output += piece.bytes.count; fragments += 1 }
+        let input = 6 * count
+        #expect(w.parameterSetsLeftOut > 0)
+        #expect(output <= 2 * input + 16 * count + 1024 * (fragments + 2), "\(output) bytes out of \(input)")
+    }
+
     /// A PPS that changes in the middle of a segment (at a picture that is not a start point)
     /// does not cut the segment: the picture carries its sets in band.
     @Test func parameterSetChangeMidSegmentStaysInTheSegment() throws {

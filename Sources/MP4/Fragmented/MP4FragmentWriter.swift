@@ -222,6 +222,10 @@ public struct MP4FragmentWriter: Sendable {
     /// Format changes carried in band because a new init segment would have added more than the
     /// samples' bytes to the output.
     public private(set) var formatChangesCarriedInBand = 0
+    /// In-band copies of parameter sets left out because, with the init segments, they would
+    /// have added more than the samples' bytes to the output (a hostile stream whose
+    /// descriptions change every few bytes).
+    public private(set) var parameterSetsLeftOut = 0
     /// True once ``finish()`` has run.
     public private(set) var isFinished = false
     /// The earliest presentation time of the samples so far, on the writer's timeline (the first
@@ -367,7 +371,29 @@ public struct MP4FragmentWriter: Sendable {
                 inBand = false
             }
         }
-        let cost = sample.data.count &+ Self.bookkeepingPerSample  // a sample is < 4 GiB (the clock checked)
+        // The sample as stored: with the parameter sets in force in front when it brings a
+        // change in band, follows a new init segment, or starts a segment after changes in band.
+        // Those copies are paid from the same credit as init segments (the samples' bytes), so
+        // that descriptions alternating every sample cannot multiply the output.
+        var stored = sample
+        if let record = newDescription.decoderConfiguration {
+            let repeats = newEntry != nil && options.repeatsParameterSetsAfterFormatChange
+            if inBand || repeats || (startsSegment && changedInBand && newEntry == nil) {
+                // A sample whose NAL unit lengths do not add up is stored as it came.
+                let carrying = (try? sample.carryingParameterSets(of: record)) ?? sample
+                let added = carrying.data.count &- sample.data.count  // both in memory
+                if added > 0 {
+                    if added <= initializationCredit &- initialization.count, UInt32(exactly: carrying.data.count) != nil {
+                        initializationCredit &-= added
+                        stored = carrying
+                    } else {
+                        parameterSetsLeftOut &+= 1
+                    }
+                }
+            }
+        }
+        let size = stored.data.count  // < 2^32: checked by the clock, or above
+        let cost = size &+ Self.bookkeepingPerSample
         if !entries.isEmpty && (startsSegment || dts &- fragmentStart >= options.fragmentLimit
                                 || heldBytes > options.maximumFragmentBytes &- cost) {
             out.append(closeFragment())
@@ -387,13 +413,6 @@ public struct MP4FragmentWriter: Sendable {
         if inBand { changedInBand = true }
         description = newDescription
 
-        var stored = sample
-        if let record = newDescription.decoderConfiguration {
-            let repeats = newEntry != nil && options.repeatsParameterSetsAfterFormatChange
-            if inBand || repeats || (startsSegment && changedInBand) {
-                stored = try sample.carryingParameterSets(of: record)
-            }
-        }
         stored.flags.isSync = isStartPoint
         if stored.flags.isSync && stored.flags.dependsOn == .yes { stored.flags.dependsOn = .no }
         if startsSegment {
@@ -405,13 +424,10 @@ public struct MP4FragmentWriter: Sendable {
             fragmentStartsSegment = startsSegment
             fragmentStartsAtIDR = access == .idr
         }
-        let size = stored.data.count
-        guard let size32 = UInt32(exactly: size) else {
-            throw MP4Error.invalid(.invalidArgument, "a sample of \(size) bytes does not fit 32 bits")
-        }
-        entries.append(Entry(dts: dts, pts: pts, duration: sample.duration, size: size32, flags: stored.flags))
+        entries.append(Entry(dts: dts, pts: pts, duration: sample.duration, size: UInt32(truncatingIfNeeded: size), flags: stored.flags))
         media.append(contentsOf: stored.data)
-        initializationCredit = initializationCredit > Int.max &- size ? Int.max : initializationCredit &+ size
+        let input = sample.data.count
+        initializationCredit = initializationCredit > Int.max &- input ? Int.max : initializationCredit &+ input
         return out
     }
 
