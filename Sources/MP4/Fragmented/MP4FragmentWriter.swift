@@ -62,8 +62,9 @@ import H264
 /// once its samples span ``Options/maximumFragmentDuration``, or before that bound would be
 /// passed, so a segment of any length (a stream with few sync samples) is written in bounded
 /// pieces. Output: the samples' bytes, plus 16 bytes per sample and about 100 per fragment, plus
-/// the parameter sets carried in band (at most one copy per format change and per segment) and
-/// the init segments (bounded as above).
+/// the first init segment, plus the parameter sets carried in band (at most one copy per format
+/// change and per segment) and the later init segments, which together add at most the samples'
+/// bytes: past that, copies are left out (``parameterSetsLeftOut``) and changes carried in band.
 ///
 /// ```swift
 /// var writer = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 180_000))
