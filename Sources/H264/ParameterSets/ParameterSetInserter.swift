@@ -75,7 +75,7 @@ public struct ParameterSetInserter: Sendable {
     private var version = ParameterSetSlots<Int>()
     /// The ``version`` of each slot the output last carried (in band, or inserted).
     private var carried = ParameterSetSlots<Int>()
-    /// The out-of-band table in force (``receiveOutOfBand(_:countsAsInput:)-(OutOfBandSets)``):
+    /// The out-of-band table in force (``receiveOutOfBand(_:countsAsInput:)-(ParameterSetInserter.OutOfBandSets,_)``):
     /// its sets are taken up into ``known`` when a picture refers to them.
     private var table: OutOfBandSets?
     /// Counts the tables received; a slot learnt in band (or from sets given one by one) since
@@ -129,7 +129,7 @@ public struct ParameterSetInserter: Sendable {
     }
 
     /// The parameter sets of one decoder configuration record, read once, for readers that switch
-    /// between records they hold (``ParameterSetInserter/receiveOutOfBand(_:countsAsInput:)-(OutOfBandSets)``):
+    /// between records they hold (``ParameterSetInserter/receiveOutOfBand(_:countsAsInput:)-(ParameterSetInserter.OutOfBandSets,_)``):
     /// each set by id (a view, nothing copied), the SPS each PPS names, and a number per content
     /// shared by every table ``make(records:)`` made together, so that equal sets of two records
     /// are known to be equal without comparing their bytes.

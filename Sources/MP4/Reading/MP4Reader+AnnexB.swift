@@ -12,7 +12,7 @@ extension MP4Reader {
     /// chooses them and bounds them: at most 256 KiB per sample, and in all at most the
     /// samples' and records' bytes (each record once, however often samples switch between
     /// descriptions) plus 256 KiB, whatever the records hold; a set past that bound is left
-    /// out. Each record is read once (``ParameterSetInserter/OutOfBandSets``): a switch costs
+    /// out. Each record is read once (`ParameterSetInserter.OutOfBandSets`): a switch costs
     /// O(1), whatever the records' size.
     ///
     /// FFmpeg's `h264_mp4toannexb` puts them right before the IDR slice instead (after SEI);
@@ -76,7 +76,7 @@ extension MP4Reader {
 
 extension MP4Track {
     /// The parameter sets of each description's avcC record (none for other descriptions),
-    /// read once for a ``ParameterSetInserter``: O(the records' bytes).
+    /// read once for a `ParameterSetInserter`: O(the records' bytes).
     func recordTables() -> [ParameterSetInserter.OutOfBandSets] {
         ParameterSetInserter.OutOfBandSets.make(records: descriptions.map { $0.decoderConfiguration?.parameterSets ?? [] })
     }
