@@ -130,4 +130,27 @@ import TestSupport
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
         #expect(try FFmpeg.frameMD5s(file: path, inputFormat: "h264").count == samples)
     }
+
+    /// Segmented for HLS, the alternating file (records of about 200 KB, SPS differing) is taken
+    /// (not refused because a format change comes before its init segment's bytes), and its
+    /// output stays within twice the samples' bytes plus the first init segment and the
+    /// per-sample and per-segment overhead: the records are not copied per switch.
+    @Test func segmentingTheAlternatingFileIsBounded() throws {
+        let file = try Self.alternatingFile(samples: 640)
+        let (reader, track, sampleBytes, _) = try Self.open(file)
+        var w = try MP4FragmentWriter(options: .init(timescale: Int64(track.timescale), targetDuration: Int64(track.timescale)))
+        var output = 0
+        var pieces = 0
+        var firstInit = 0
+        for info in try reader.sampleInfos(of: track) {
+            for piece in try w.append(try reader.sample(info), description: track.descriptions[info.descriptionIndex]) {
+                if piece.kind == .initialization && firstInit == 0 { firstInit = piece.bytes.count } else { output += piece.bytes.count }
+                pieces += 1
+            }
+        }
+        for piece in try w.finish() { output += piece.bytes.count; pieces += 1 }
+        #expect(firstInit > 200_000)
+        #expect(w.segmentCount == 20)
+        #expect(output <= 2 * sampleBytes + 16 * 640 + 1024 * pieces, "\(output) bytes for \(sampleBytes) of samples")
+    }
 }
