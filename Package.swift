@@ -21,10 +21,11 @@ let package = Package(
         // Frames and pixels over the core's frame types: Y4M and raw-frame readers, a test
         // pattern, RGB <-> YCbCr conversion, frame sources as async sequences. Standard library,
         // and the C library's threads for the last (the core cannot start a thread).
-        .target(name: "H264Video", dependencies: ["H264", "ThreadLock"]),
-        // A POSIX mutex with a condition variable, shared by H264Video's frame sources and RTMP's
-        // publisher (package access: not part of any product's API).
-        .target(name: "ThreadLock"),
+        .target(name: "H264Video", dependencies: ["H264", "MediaSupport"]),
+        // The plumbing every module above the core shares, written once (package access: in no
+        // product's API): a POSIX mutex with a condition variable (frame sources, the RTMP
+        // publisher), and what the modules read, write and send with.
+        .target(name: "MediaSupport"),
         // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
         // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means
         // nothing on Linux (why the warning stays: Docs/Encoding.md).
@@ -35,13 +36,13 @@ let package = Package(
         ),
         .target(name: "X264", dependencies: ["H264", "H264Video", "CX264"]),
         // RTP payload format for H.264 (RFC 6184) and SDP helpers: pure Swift over the core.
-        .target(name: "RTP", dependencies: ["H264"]),
+        .target(name: "RTP", dependencies: ["H264", "MediaSupport"]),
         // FLV files and AMF0: the H264 core only, no Foundation.
-        .target(name: "FLV", dependencies: ["H264"]),
+        .target(name: "FLV", dependencies: ["H264", "MediaSupport"]),
         // RTMP publishing over Glibc sockets: FLV and the core, no Foundation.
-        .target(name: "RTMP", dependencies: ["FLV", "H264", "ThreadLock"]),
+        .target(name: "RTMP", dependencies: ["FLV", "H264", "MediaSupport"]),
         // MP4 and fragmented MP4 (CMAF) files and HLS playlists: the H264 core only, no Foundation.
-        .target(name: "MP4", dependencies: ["H264"]),
+        .target(name: "MP4", dependencies: ["H264", "MediaSupport"]),
         // Delivery profiles (WebRTC, RTMP, HLS, RTSP, the strict spec): rules with their clauses,
         // the streaming checker and the fixer that rewrites headers without re-encoding; FLV for
         // the RTMP rules, which need its keyframe flags and sequence headers.
@@ -61,12 +62,12 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "H264CLI",
-            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery", "H264Fixtures", "CAllocationCounter"]
+            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery", "H264Fixtures", "MediaSupport", "CAllocationCounter"]
         ),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "H264Video", "RTP", "FLV", "RTMP"]),
-        .testTarget(name: "H264VideoTests", dependencies: ["H264Video", "H264", "ThreadLock"]),
+        .testTarget(name: "H264VideoTests", dependencies: ["H264Video", "H264", "MediaSupport"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264Video", "H264", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),

@@ -1,5 +1,5 @@
 import H264
-import ThreadLock
+import MediaSupport
 
 /// What a ``FrameSourceSequence`` shares between its source's threads and the task that takes
 /// the frames: the waiting frames, the consumer's suspended `next()`, and where the frames are

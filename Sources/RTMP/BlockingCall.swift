@@ -1,5 +1,5 @@
 import Dispatch
-import ThreadLock
+import MediaSupport
 
 /// Runs a blocking call on a Dispatch queue (never a thread of Swift concurrency's
 /// cooperative pool) and awaits its result; a cancelled task stops waiting at once.

@@ -1,7 +1,7 @@
 import Dispatch
 import FLV
 import H264
-import ThreadLock
+import MediaSupport
 
 /// Publishes H.264 video to an RTMP server from its own queue, so that the encoder's thread
 /// never waits on the network longer than it allows.

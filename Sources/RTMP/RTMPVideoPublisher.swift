@@ -5,7 +5,7 @@ import Darwin
 #endif
 import FLV
 import H264
-import ThreadLock
+import MediaSupport
 
 /// Publishes H.264 video to an RTMP server: access units or encoded frames in (any
 /// `AccessUnitSample`), FLV video messages out, through an ``RTMPPublisher`` (its own queue,

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ThreadLock
+import MediaSupport
 
 /// A one-way switch that wakes every wait of a socket at once, from any thread: the way an
 /// ``RTMPPublisher`` is cancelled whatever the server does.

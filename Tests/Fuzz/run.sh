@@ -9,7 +9,7 @@
 #   around it:   flv_read, rtp_depacketize, rtmp_receive, y4m_parse, sdp_parse, mp4_read
 #   packaging:   mp4_fragment (MP4FragmentWriter), hls_segment (HLSSegmentWriter with a live
 #                window, in a temporary directory): an options byte, then an Annex-B stream
-# The library modules (H264, ThreadLock, H264Video, RTP, FLV, RTMP, MP4) are compiled as they are in the package, one static
+# The library modules (H264, MediaSupport, H264Video, RTP, FLV, RTMP, MP4) are compiled as they are in the package, one static
 # library each with libFuzzer's coverage instrumentation, into .build/fuzz/modules; the shared
 # bodies, Tests/TestSupport/FuzzProperty.swift (a broken property traps here, so that libFuzzer
 # keeps the input) and the entry point (Tests/Fuzz/Targets/Entry.swift) make ONE binary for all targets,
@@ -74,7 +74,7 @@ build_module() {  # NAME
     mv "$modules/lib$1.a.tmp" "$modules/lib$1.a"
 }
 rebuilt=no
-for m in H264 ThreadLock H264Video RTP FLV RTMP MP4; do
+for m in H264 MediaSupport H264Video RTP FLV RTMP MP4; do
     if [ "$rebuilt" = yes ] || [ ! -f "$modules/lib$m.a" ] || \
        [ -n "$(find "$root/Sources/$m" -name '*.swift' -newer "$modules/lib$m.a" | head -n 1)" ]; then
         echo "building module $m..." >&2
@@ -92,7 +92,7 @@ if [ "$rebuilt" = yes ] || [ ! -x "$bin" ] || \
     # In $out: a whole-module build with -g leaves the binary's module files (H264Fuzz-1.swiftmodule,
     # ...) in the current directory.
     # shellcheck disable=SC2086
-    (cd "$out" && swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264Video -lThreadLock -lH264 \
+    (cd "$out" && swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lRTMP -lFLV -lRTP -lH264Video -lMediaSupport -lH264 \
         @"$out/sources" -o "$bin.tmp")
     mv "$bin.tmp" "$bin"
 fi

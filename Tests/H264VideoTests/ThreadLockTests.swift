@@ -1,6 +1,6 @@
 import Dispatch
 import Testing
-import ThreadLock
+import MediaSupport
 
 /// The lock that frame sources and the RTMP publisher share state behind.
 @Suite struct ThreadLockTests {
