@@ -130,6 +130,9 @@ enum MP4Inspection {
         if track.presentationOffset != 0 || track.decodeDelay != 0 {
             Output.line("  times        presentation offset \(track.presentationOffset), decode delay \(track.decodeDelay)")
         }
+        if track.orientation != .identity {
+            Output.line("  orientation  \(track.orientation.map { "\($0) (tkhd matrix)" } ?? "tkhd matrix not a quarter turn")")
+        }
         for (k, d) in track.descriptions.enumerated() {
             var parts = ["\(d.format)"]
             if d.width > 0 { parts.append("\(d.width)x\(d.height)") }

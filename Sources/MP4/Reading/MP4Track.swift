@@ -1,3 +1,5 @@
+import H264
+
 /// One track of an MP4 file as ``MP4Reader`` found it: identity, timescale, sample
 /// descriptions, edit list, and (kept internal, compact) where its samples are.
 public struct MP4Track: Sendable {
@@ -30,6 +32,10 @@ public struct MP4Track: Sendable {
     public internal(set) var decodeDelay: Int64 = 0
     /// The number of samples, in `moov` and in all movie fragments.
     public internal(set) var sampleCount: Int
+    /// How the pictures are turned for display, from `tkhd`'s transformation matrix: a quarter
+    /// turn, with or without a horizontal flip (what capturers and FFmpeg's `rotate` write);
+    /// nil for another matrix (a scale, a shear, an arbitrary angle).
+    public internal(set) var orientation: Orientation? = .identity
 
     var tables: SampleTables
     var runs: [FragmentRun] = []

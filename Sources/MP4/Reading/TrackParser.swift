@@ -13,7 +13,9 @@ enum TrackParser {
         let (tkhdVersion, _) = try r.fullBoxHeader()
         try r.skip(tkhdVersion == 1 ? 16 : 8)
         let trackID = try r.u32()
-        try r.skip(4 + (tkhdVersion == 1 ? 8 : 4) + 8 + 8 + 36)
+        try r.skip(4 + (tkhdVersion == 1 ? 8 : 4) + 8 + 8)
+        var matrix: [UInt32] = []
+        for _ in 0..<9 { matrix.append(try r.u32()) }
         let width = Int(try r.u32() >> 16)
         let height = Int(try r.u32() >> 16)
 
@@ -49,6 +51,7 @@ enum TrackParser {
                              presentationOffset: presentationOffset(edits, movieTimescale: movieTimescale, mediaTimescale: timescale),
                              tables: tables)
         track.decodeDelay = max(0, 0 &- (tables.compositionOffsets.map(\.value).min() ?? 0))  // offsets fit 32 bits
+        track.orientation = MovieBoxes.orientation(matrix: matrix)
         return track
     }
 

@@ -44,6 +44,10 @@ public final class MP4Recorder {
     private let parameterSets: [NALUnit]
     /// The number of frames written.
     public private(set) var frameCount = 0
+    /// How the pictures are turned for display (`tkhd`'s matrix): as given, else the display
+    /// orientation SEI of the first frame (what ``X264Encoder`` writes for a frame with an
+    /// orientation), else none.
+    public private(set) var orientation: Orientation?
 
     /// Creates a recorder; the file is written from the first frame on.
     /// - Parameters:
@@ -51,10 +55,15 @@ public final class MP4Recorder {
     ///   - mode: progressive or fragmented.
     ///   - parameterSets: the encoder's SPS and PPS (`FrameEncoder.parameterSets`), for
     ///     encoders that do not repeat them before the first frame.
-    public init(file: any MP4WritableFile, mode: Mode = .fragmented(), parameterSets: [NALUnit] = []) {
+    ///   - orientation: how the pictures are turned for display, written as the track's
+    ///     transformation matrix (browsers, MSE and AVPlayer apply it; most ignore the SEI);
+    ///     nil takes it from the first frame's display orientation SEI, if any.
+    public init(file: any MP4WritableFile, mode: Mode = .fragmented(), parameterSets: [NALUnit] = [],
+                orientation: Orientation? = nil) {
         self.file = file
         self.mode = mode
         self.parameterSets = parameterSets
+        self.orientation = orientation
     }
 
     /// Writes one encoded frame (in decoding order).
@@ -65,14 +74,18 @@ public final class MP4Recorder {
             let timescale = MP4SampleBuilder.suggestedTimescale(
                 for: TimeBase(numerator: 1, denominator: Int64(max(1, frame.timescale))))
             builder = MP4SampleBuilder(timescale: timescale, parameterSets: parameterSets)
+            if orientation == nil { orientation = Orientation.displayOrientation(in: frame.nalUnits) }
             switch mode {
             case .progressive(let layout):
-                writer = try MP4Writer(file: file, options: .init(timescale: timescale, layout: layout))
+                var options = MP4Writer.Options(timescale: timescale, layout: layout)
+                options.orientation = orientation ?? .identity
+                writer = try MP4Writer(file: file, options: options)
             case .fragmented(let seconds, let synchronizes):
                 let target = max(1, Int64((seconds * Double(timescale)).rounded()))
                 var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target, cutting: .anySample,
                                                         compositionTimes: .editList)
                 options.writesSegmentType = false
+                options.orientation = orientation ?? .identity
                 writer = try MP4FragmentedFileWriter(file: file, options: options, synchronizesFragments: synchronizes)
             }
         }

@@ -66,6 +66,9 @@ public final class MP4Writer {
         /// After a format change (a new `stsd` entry), also put the new parameter sets in band in
         /// the first sample that uses them (see ``MP4Sample/carryingParameterSets(of:)``).
         public var repeatsParameterSetsAfterFormatChange: Bool
+        /// How the pictures are turned for display: written as `tkhd`'s transformation matrix,
+        /// which browsers, MSE and AVPlayer apply (identity by default).
+        public var orientation: Orientation = .identity
 
         /// Creates options: fast start, edit list, chunks of at most 1 MiB and 1 s, brands
         /// `isom` (minor 512) with `isom`, `iso2`, `avc1`, `mp41` (FFmpeg's choice).
@@ -238,7 +241,7 @@ public final class MP4Writer {
         let mediaDuration = UInt64(clock.lastDecodeTime &+ last)  // >= 0
         var track = MovieBoxes.Track(timescale: timescale, mediaDuration: mediaDuration, presentationDuration: mediaDuration,
                                      description: first, editMediaTime: nil, editDuration: 0,
-                                     creationTime: options.creationTime)
+                                     creationTime: options.creationTime, orientation: options.orientation)
         if options.writesEditList, minComposition > 0 {
             track.editMediaTime = minComposition
             track.editDuration = UInt64(max(0, presentationEnd &- minComposition))
