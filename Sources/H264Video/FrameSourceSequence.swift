@@ -39,8 +39,8 @@ extension FrameSource {
 /// **The end.** When the source ends (`FrameSource.start(_:onEnd:)` reports it: a pull
 /// source's `start` returned, a push source called `onEnd`), the consumer gets the frames that
 /// wait, then the end, or the source's error, rethrown unchanged. ``stop()`` stops the source
-/// and ends the sequence the same way. A push source that does not implement
-/// `start(_:onEnd:)` cannot say when it ends: its frames end when its `start` returns.
+/// and ends the sequence the same way. A source whose `start(_:onEnd:)` reports the end when
+/// its `start(_:)` returns (`reportingEndOnReturn`) ends there.
 ///
 /// **Cancellation.** When the consuming task is cancelled (or the iterator is dropped), the
 /// suspended `next()` throws `CancellationError` at once, whatever the source is doing, the

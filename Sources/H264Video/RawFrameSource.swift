@@ -88,6 +88,12 @@ public final class RawFrameSource: FrameSource {
         }
     }
 
+    /// Delivers the frames as ``start(_:)`` does, on this thread, then reports its return (nil)
+    /// or its error to `onEnd`.
+    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+        reportingEndOnReturn(consumer, onEnd: onEnd)
+    }
+
     /// Asks ``start(_:)`` to return before the next frame; safe from any thread.
     public func stop() { stopped.store(true, ordering: .relaxed) }
 }
