@@ -104,6 +104,8 @@ extension CodedError {
     ///   - error: the lower layer's error.
     ///   - code: what failed, as this module's callers see it.
     ///   - context: what was being done, or nil.
+    ///   - file: the source file raising it (the caller's, by default).
+    ///   - line: the source line raising it (the caller's, by default).
     @inline(never)
     public static func wrapping(_ error: some CodedError, as code: Code, _ context: String? = nil,
                                 file: String = #fileID, line: Int = #line) -> Self {
@@ -126,6 +128,8 @@ extension CodedError where Code: WrapsH264Error {
     /// - Parameters:
     ///   - error: the core's error.
     ///   - context: what was being done (`sample at DTS 3000`), or nil.
+    ///   - file: the source file raising it (the caller's, by default).
+    ///   - line: the source line raising it (the caller's, by default).
     @inline(never)
     public static func h264(_ error: H264Error, _ context: String? = nil,
                             file: String = #fileID, line: Int = #line) -> Self {
