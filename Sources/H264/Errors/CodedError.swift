@@ -27,7 +27,7 @@
 /// and one stored property holding its ``ErrorDetail``; initialisers, accessors, equality,
 /// hashing, the description and the factories come from this protocol's extension. The value
 /// is one reference wide (8 bytes): a typed `throws` moves one word, and only the failing path
-/// allocates.
+/// allocates. The members are this package's: an ``ErrorDetail`` is made only here.
 public protocol CodedError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure this is: a struct over a private enum, whose `description` is the
     /// code's name.
