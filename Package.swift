@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "X264", "H264Video", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "RTP", "TestSupport"]),
-        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "H264", "H264Fixtures", "FLV", "MP4", "TestSupport"]),
+        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "H264", "H264Video", "H264Fixtures", "FLV", "MP4", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

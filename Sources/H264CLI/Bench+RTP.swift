@@ -13,9 +13,9 @@ enum RTPBench {
         var packetizer = try RTPPacketizer(.init(mtu: mtu, ssrc: 1))
         var packets = RTPPacketBuffer()
         var sink = 0
-        var failure: H264Error?
+        var failure: RTPError?
         let gbps = measure(bytesPerPass: nalBytes, seconds: seconds) {
-            do throws(H264Error) {
+            do throws(RTPError) {
                 for au in aus {
                     packets.removeAll()
                     try packetizer.packetize(au, into: &packets)

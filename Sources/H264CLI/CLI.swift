@@ -1,10 +1,6 @@
-import FLV
 import Foundation
 import Glibc
 import H264
-import MP4
-import RTMP
-import X264
 
 /// A subcommand of `h264`.
 protocol CLICommand {
@@ -71,16 +67,11 @@ enum CLI {
         return 1
     }
 
-    /// The one line printed for an error: the library's errors as `code: reason`.
+    /// The one line printed for an error: the library's errors (every module's, the family of
+    /// `CodedError`) as `code: reason`.
     static func message(for error: any Error) -> String {
-        switch error {
-        case let e as H264Error: "\(e.code): \(e.reason)"
-        case let e as FLVError: "\(e.code): \(e.reason)"
-        case let e as RTMPError: "\(e.code): \(e.reason)"
-        case let e as MP4Error: "\(e.code): \(e.reason)"
-        case let e as X264Error: "\(e.code): \(e.reason)"
-        default: "\(error)"
-        }
+        if let error = error as? any CodedError { return "\(error.code): \(error.reason)" }
+        return "\(error)"
     }
 
     static func overview(_ commands: [any CLICommand.Type]) -> String {

@@ -56,7 +56,7 @@ final class FrameChannel: Sendable {
 
     /// The next frame; nil after the end. Starts the source on the first call.
     /// - Throws: `CancellationError` when the task is cancelled; the source's error after the
-    ///   frames that were waiting; `H264Error.Code.limitExceeded` when no thread could be
+    ///   frames that were waiting; `H264VideoError.Code.limitExceeded` when no thread could be
     ///   started for the source.
     func next() async throws -> VideoFrame? {
         try await withTaskCancellationHandler {
@@ -89,7 +89,7 @@ final class FrameChannel: Sendable {
         }
     }
 
-    private func startIfIdle() throws(H264Error) {
+    private func startIfIdle() throws(H264VideoError) {
         let start = lock.withLock { s, _ in
             guard case .idle = s.phase else { return false }
             s.phase = .running

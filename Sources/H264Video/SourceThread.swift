@@ -18,8 +18,8 @@ enum SourceThread {
     }
 
     /// Runs `body` on a new detached thread.
-    /// - Throws: `H264Error.Code.limitExceeded` when the system refuses a new thread.
-    static func detach(_ body: @escaping @Sendable () -> Void) throws(H264Error) {
+    /// - Throws: `H264VideoError.Code.limitExceeded` when the system refuses a new thread.
+    static func detach(_ body: @escaping @Sendable () -> Void) throws(H264VideoError) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t?
@@ -38,7 +38,7 @@ enum SourceThread {
         }, context)
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            throw H264Error.invalid(.limitExceeded, "cannot start a thread for the frame source (error \(result))")
+            throw H264VideoError.invalid(.limitExceeded, "cannot start a thread for the frame source (error \(result))")
         }
         #if canImport(Darwin)
         if let thread { pthread_detach(thread) }

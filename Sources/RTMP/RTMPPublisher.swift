@@ -166,7 +166,7 @@ public final class RTMPPublisher: @unchecked Sendable {
     public func send(_ sample: FLVVideoSample) throws(RTMPError) -> Bool {
         try checkOpen()
         let packet: FLVVideoPacket
-        do throws(FLVError) { packet = try FLVVideoPacket.frame(sample) } catch { throw RTMPError.argument(error) }
+        do throws(FLVError) { packet = try FLVVideoPacket.frame(sample) } catch { throw RTMPError.wrapping(error, as: .invalidArgument) }
         let time = try Self.time(sample.dts)
         let skip = state.withLock { s -> Bool in
             if s.droppingUntilKeyframe && !sample.isKeyframe {

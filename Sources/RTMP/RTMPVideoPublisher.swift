@@ -65,7 +65,7 @@ public final class RTMPVideoPublisher: Sendable {
     public func send(_ sample: some AccessUnitSample) throws(RTMPError) -> Bool {
         try state.withLock { (s) throws(RTMPError) -> Bool in
             let built: (avcC: [UInt8]?, sample: FLVVideoSample)
-            do throws(FLVError) { built = try s.builder.sample(sample) } catch { throw RTMPError.argument(error) }
+            do throws(FLVError) { built = try s.builder.sample(sample) } catch { throw RTMPError.wrapping(error, as: .invalidArgument) }
             if let avcC = built.avcC { try publisher.send(decoderConfiguration: avcC, timestamp: built.sample.dts) }
             s.lastDTS = built.sample.dts
             return try publisher.send(built.sample)
@@ -88,13 +88,13 @@ public final class RTMPVideoPublisher: Sendable {
     ///   - timing: frame rate (for streams without VUI timing) and reorder choices.
     ///   - realTime: pace the frames by their DTS (otherwise as fast as the policy allows).
     ///   - options: publisher settings.
-    /// - Throws: ``RTMPError/Code/invalidArgument`` (with the core's error) for a stream without
-    ///   access units, and the publisher's errors.
+    /// - Throws: ``RTMPError/Code/h264`` (with the core's error) for a stream without access
+    ///   units, and the publisher's errors.
     public static func publish(annexB: [UInt8], to url: String, timing: TimestampAssigner.Configuration = .init(),
                                realTime: Bool = true, options: RTMPPublisher.Options = .init()) throws(RTMPError) -> RTMPPublisher.Statistics {
         let (accessUnits, errors) = AccessUnits.assemble(annexB: annexB[...], timing: timing, leadingData: .skip)
         if accessUnits.isEmpty, let first = errors.first {
-            throw RTMPError(.invalidArgument, "no access unit: \(first.code): \(first.reason)", underlying: first)
+            throw RTMPError.h264(first, "no access unit")
         }
         let session = try RTMPVideoPublisher(url: url, metadata: FLVMetadataCollector.metadata(for: accessUnits), options: options)
         let clock = ContinuousClock()

@@ -91,18 +91,18 @@ extension RTCP {
     /// - Parameter datagram: one UDP datagram from the RTCP port (or a multiplexed one from the
     ///   RTP port, see ``isMultiplexedRTCP(_:)``).
     /// - Returns: the packets, in order (at most ``maximumPacketsPerCompound``).
-    /// - Throws: `H264Error.Code.truncated` for an empty datagram, fewer than 4 bytes left for a
-    ///   header, or a report or BYE too short for the fields its count announces;
-    ///   `H264Error.Code.lengthPastEnd` for a length field past the end of the datagram;
-    ///   `H264Error.Code.invalidBitstream` for a version other than 2, padding in a packet that
+    /// - Throws: ``RTPError/Code/truncated`` for an empty datagram, fewer than 4 bytes left for a
+    ///   header, a length field past the end of the datagram, or a report or BYE too short for
+    ///   the fields its count announces; ``RTPError/Code/invalidPacket`` for a version other
+    ///   than 2, padding in a packet that
     ///   is not the last, or a padding count of 0 or past the packet's start;
-    ///   `H264Error.Code.limitExceeded` for more than ``maximumPacketsPerCompound`` packets or
+    ///   ``RTPError/Code/limitExceeded`` for more than ``maximumPacketsPerCompound`` packets or
     ///   more than ``maximumCompoundSize`` bytes.
     /// - Complexity: O(n) in the datagram's bytes.
-    public static func packets(in datagram: ArraySlice<UInt8>) throws(H264Error) -> [RTCPPacket] {
-        guard !datagram.isEmpty else { throw .truncated("empty RTCP datagram") }
+    public static func packets(in datagram: ArraySlice<UInt8>) throws(RTPError) -> [RTCPPacket] {
+        guard !datagram.isEmpty else { throw .invalid(.truncated, "empty RTCP datagram") }
         guard datagram.count <= maximumCompoundSize else {
-            throw H264Error.invalid(.limitExceeded, "RTCP datagram of \(datagram.count) bytes, more than \(maximumCompoundSize)")
+            throw RTPError.invalid(.limitExceeded, "RTCP datagram of \(datagram.count) bytes, more than \(maximumCompoundSize)")
         }
         let end = datagram.endIndex
         @inline(__always) func u32(_ i: Int) -> UInt32 {
@@ -113,22 +113,22 @@ extension RTCP {
         // Every offset below is at most the datagram's end plus 4 * 65,536: no overflow.
         while pos < end {
             guard out.count < maximumPacketsPerCompound else {
-                throw H264Error.invalid(.limitExceeded, "more than \(maximumPacketsPerCompound) packets in a compound RTCP packet")
+                throw RTPError.invalid(.limitExceeded, "more than \(maximumPacketsPerCompound) packets in a compound RTCP packet")
             }
-            guard end - pos >= 4 else { throw .truncated("\(end - pos) bytes left for a 4-byte RTCP header") }
+            guard end - pos >= 4 else { throw .invalid(.truncated, "\(end - pos) bytes left for a 4-byte RTCP header") }
             let b0 = datagram[pos], type = datagram[pos + 1]
-            guard b0 >> 6 == 2 else { throw H264Error.invalid(.invalidBitstream, "RTCP version \(b0 >> 6), expected 2") }
+            guard b0 >> 6 == 2 else { throw RTPError.invalid(.invalidPacket, "RTCP version \(b0 >> 6), expected 2") }
             let size = ((Int(datagram[pos + 2]) << 8 | Int(datagram[pos + 3])) + 1) * 4
             guard size <= end - pos else {
-                throw H264Error.invalid(.lengthPastEnd, "RTCP packet of \(size) bytes, \(end - pos) left")
+                throw RTPError.invalid(.truncated, "RTCP packet of \(size) bytes, \(end - pos) left")
             }
             let next = pos + size
             var bodyEnd = next
             if b0 & 0x20 != 0 {
-                guard next == end else { throw H264Error.invalid(.invalidBitstream, "padding in an RTCP packet that is not the last") }
+                guard next == end else { throw RTPError.invalid(.invalidPacket, "padding in an RTCP packet that is not the last") }
                 let padding = Int(datagram[next - 1])
                 guard padding > 0, padding <= size - 4 else {
-                    throw H264Error.invalid(.invalidBitstream, "RTCP padding count \(padding) is zero or longer than the packet")
+                    throw RTPError.invalid(.invalidPacket, "RTCP padding count \(padding) is zero or longer than the packet")
                 }
                 bodyEnd -= padding
             }
@@ -137,18 +137,18 @@ extension RTCP {
             switch type {
             case senderReportType:
                 guard body >= 24 + count * 24 else {
-                    throw .truncated("RTCP sender report with \(count) report blocks in \(body) bytes")
+                    throw .invalid(.truncated, "RTCP sender report with \(count) report blocks in \(body) bytes")
                 }
                 let p = pos + 4
                 out.append(.senderReport(RTCPSenderReport(ssrc: u32(p), ntpTimestamp: UInt64(u32(p + 4)) << 32 | UInt64(u32(p + 8)),
                                                           rtpTimestamp: u32(p + 12), packetCount: u32(p + 16), octetCount: u32(p + 20))))
             case receiverReportType:
                 guard body >= 4 + count * 24 else {
-                    throw .truncated("RTCP receiver report with \(count) report blocks in \(body) bytes")
+                    throw .invalid(.truncated, "RTCP receiver report with \(count) report blocks in \(body) bytes")
                 }
                 out.append(.receiverReport(ssrc: u32(pos + 4)))
             case byeType:
-                guard body >= count * 4 else { throw .truncated("RTCP BYE with \(count) sources in \(body) bytes") }
+                guard body >= count * 4 else { throw .invalid(.truncated, "RTCP BYE with \(count) sources in \(body) bytes") }
                 var ssrcs: [UInt32] = []
                 ssrcs.reserveCapacity(count)
                 for i in 0..<count { ssrcs.append(u32(pos + 4 + i * 4)) }

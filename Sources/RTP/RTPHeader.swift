@@ -56,19 +56,19 @@ public struct RTPPacket: Sendable {
     /// Parses an RTP packet (RFC 3550 5.1), skipping CSRCs, a header extension and padding.
     ///
     /// - Parameter packet: one whole UDP datagram.
-    /// - Throws: `H264Error.Code.truncated` for fewer than 12 bytes or CSRCs or an extension
-    ///   running past the end; `H264Error.Code.invalidBitstream` for a version other than 2 or
+    /// - Throws: ``RTPError/Code/truncated`` for fewer than 12 bytes or CSRCs or an extension
+    ///   running past the end; ``RTPError/Code/invalidPacket`` for a version other than 2 or
     ///   a padding count of zero or larger than what follows the header.
     /// - Complexity: O(1).
     @inlinable
-    public init(parsing packet: ArraySlice<UInt8>) throws(H264Error) {
+    public init(parsing packet: ArraySlice<UInt8>) throws(RTPError) {
         let count = packet.count
         guard count >= RTPHeader.fixedLength else {
-            throw .truncated("RTP packet of \(count) bytes is shorter than the 12-byte header")
+            throw .invalid(.truncated, "RTP packet of \(count) bytes is shorter than the 12-byte header")
         }
         let s = packet.startIndex
         let b0 = packet[s]
-        guard b0 >> 6 == 2 else { throw H264Error.invalid(.invalidBitstream, "RTP version \(b0 >> 6), expected 2") }
+        guard b0 >> 6 == 2 else { throw RTPError.invalid(.invalidPacket, "RTP version \(b0 >> 6), expected 2") }
         let b1 = packet[s &+ 1]  // s + 11 is inside the packet, so these additions cannot overflow
         @inline(__always) func u16(_ i: Int) -> UInt16 { UInt16(packet[s &+ i]) << 8 | UInt16(packet[s &+ i &+ 1]) }
         @inline(__always) func u32(_ i: Int) -> UInt32 { UInt32(u16(i)) << 16 | UInt32(u16(i &+ 2)) }
@@ -76,17 +76,17 @@ public struct RTPPacket: Sendable {
                            timestamp: u32(4), ssrc: u32(8))
         // Every offset below is at most 12 + 15 * 4 + 4 + 65535 * 4, far from overflowing Int.
         var start = RTPHeader.fixedLength + Int(b0 & 0x0F) * 4
-        guard start <= count else { throw .truncated("\(b0 & 0x0F) CSRCs run past the end of the RTP packet") }
+        guard start <= count else { throw .invalid(.truncated, "\(b0 & 0x0F) CSRCs run past the end of the RTP packet") }
         if b0 & 0x10 != 0 {
-            guard start + 4 <= count else { throw .truncated("RTP header extension runs past the end of the packet") }
+            guard start + 4 <= count else { throw .invalid(.truncated, "RTP header extension runs past the end of the packet") }
             start += 4 + Int(u16(start + 2)) * 4
-            guard start <= count else { throw .truncated("RTP header extension runs past the end of the packet") }
+            guard start <= count else { throw .invalid(.truncated, "RTP header extension runs past the end of the packet") }
         }
         var end = count
         if b0 & 0x20 != 0 {
             let padding = Int(packet[s + count - 1])
             guard padding > 0, padding <= count - start else {
-                throw H264Error.invalid(.invalidBitstream, "RTP padding count \(padding) is zero or longer than the payload")
+                throw RTPError.invalid(.invalidPacket, "RTP padding count \(padding) is zero or longer than the payload")
             }
             end -= padding
         }

@@ -86,10 +86,10 @@ public struct RTPReceiver: Sendable {
         ///   - idleTimeout: see ``idleTimeout``.
         ///   - firstPacketTimeout: see ``firstPacketTimeout``.
         ///   - skipsUntilDecodable: see ``skipsUntilDecodable``.
-        /// - Throws: `H264Error` of a parameter set whose NAL unit header is invalid.
+        /// - Throws: ``RTPError/Code/h264`` for a parameter set whose NAL unit header is invalid.
         public init(session: RTPSessionDescription, lenient: Bool = true, duration: Duration? = nil,
                     idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil,
-                    skipsUntilDecodable: Bool = false) throws(H264Error) {
+                    skipsUntilDecodable: Bool = false) throws(RTPError) {
             let mode = session.format.packetizationMode == 0 ? 0 : 1
             self.init(depacketizer: .init(payloadType: session.payloadType, packetizationMode: mode, lenient: lenient),
                       parameterSets: try session.format.parameterSetNALUnits(), duration: duration, idleTimeout: idleTimeout,
@@ -119,7 +119,7 @@ public struct RTPReceiver: Sendable {
     public private(set) var depacketizer: RTPDepacketizer
     /// The first errors met: rejected packets and RFC 6184 violations (the NAL units they hit
     /// were dropped and are also in the events).
-    public private(set) var errors: [H264Error] = []
+    public private(set) var errors: [RTPError] = []
     /// Errors in all.
     public private(set) var errorCount = 0
     /// True once an RTCP BYE from the stream's SSRC arrived.
@@ -159,7 +159,7 @@ public struct RTPReceiver: Sendable {
 
     /// Creates a receiver.
     /// - Throws: errors of ``RTPDepacketizer/init(_:)``.
-    public init(_ configuration: Configuration) throws(H264Error) {
+    public init(_ configuration: Configuration) throws(RTPError) {
         self.configuration = configuration
         depacketizer = try RTPDepacketizer(configuration.depacketizer)
         delivery = Delivery(inserter: ParameterSetInserter(parameterSets: configuration.parameterSets),
@@ -254,7 +254,7 @@ public struct RTPReceiver: Sendable {
     ///   - deliver: called with each access unit in order; an error it throws ends the loop
     ///     without ``finish(_:)`` and is rethrown.
     /// - Returns: why the loop stopped.
-    /// - Throws: errors of the source (`H264Error.Code.io`) and of `deliver`.
+    /// - Throws: errors of the source (``RTPError/Code/io``) and of `deliver`.
     public mutating func run<Source: RTPDatagramSource>(from source: inout Source, until: () -> Bool = { false },
                                                         events: (RTPDepacketizerEvent) -> Void = { _ in },
                                                         deliver: (RTPReceivedAccessUnit) throws -> Void) throws -> Stop {
@@ -301,7 +301,7 @@ public struct RTPReceiver: Sendable {
         return stop
     }
 
-    private mutating func note(_ error: H264Error) {
+    private mutating func note(_ error: RTPError) {
         errorCount += 1
         if errors.count < Self.maximumKeptErrors { errors.append(error) }
     }

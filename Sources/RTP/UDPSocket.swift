@@ -32,11 +32,11 @@ public final class UDPSocket: RTPDatagramSource {
     ///   - receiveBufferSize: the kernel's receive buffer (`SO_RCVBUF`) to ask for: a large one
     ///     keeps the bursts of large pictures from overflowing it; the kernel may grant less
     ///     (`net.core.rmem_max`).
-    /// - Throws: `H264Error.Code.invalidArgument` for a port outside 0...65535 or an address
-    ///   that is not numeric; `H264Error.Code.io` when the socket cannot be made or bound (the
+    /// - Throws: ``RTPError/Code/invalidArgument`` for a port outside 0...65535 or an address
+    ///   that is not numeric; ``RTPError/Code/io`` when the socket cannot be made or bound (the
     ///   port is in use).
-    public init(receivingOn port: Int, address: String = "0.0.0.0", receiveBufferSize: Int = 8 << 20) throws(H264Error) {
-        guard (0...65535).contains(port) else { throw H264Error.invalid(.invalidArgument, "port \(port) is outside 0...65535") }
+    public init(receivingOn port: Int, address: String = "0.0.0.0", receiveBufferSize: Int = 8 << 20) throws(RTPError) {
+        guard (0...65535).contains(port) else { throw RTPError.invalid(.invalidArgument, "port \(port) is outside 0...65535") }
         let info = try Self.resolve(address, port: port, flags: AI_NUMERICHOST | AI_PASSIVE)
         defer { freeaddrinfo(info) }
         let s = socket(info.pointee.ai_family, Int32(SOCK_DGRAM.rawValue), 0)
@@ -66,10 +66,10 @@ public final class UDPSocket: RTPDatagramSource {
     ///   - port: 1...65535.
     ///   - sendBufferSize: the kernel's send buffer (`SO_SNDBUF`) to ask for: a large one
     ///     absorbs the burst of a large picture.
-    /// - Throws: `H264Error.Code.invalidArgument` for a port outside 1...65535;
-    ///   `H264Error.Code.io` when the name does not resolve or the socket cannot be made.
-    public init(sendingTo host: String, port: Int, sendBufferSize: Int = 1 << 20) throws(H264Error) {
-        guard (1...65535).contains(port) else { throw H264Error.invalid(.invalidArgument, "port \(port) is outside 1...65535") }
+    /// - Throws: ``RTPError/Code/invalidArgument`` for a port outside 1...65535;
+    ///   ``RTPError/Code/io`` when the name does not resolve or the socket cannot be made.
+    public init(sendingTo host: String, port: Int, sendBufferSize: Int = 1 << 20) throws(RTPError) {
+        guard (1...65535).contains(port) else { throw RTPError.invalid(.invalidArgument, "port \(port) is outside 1...65535") }
         let info = try Self.resolve(host, port: port, flags: 0)
         defer { freeaddrinfo(info) }
         fd = socket(info.pointee.ai_family, Int32(SOCK_DGRAM.rawValue), 0)
@@ -96,8 +96,8 @@ public final class UDPSocket: RTPDatagramSource {
     ///   - timeout: the longest wait (zero or negative: only what has already arrived).
     /// - Returns: the datagram's size (its bytes are `buffer[..<n]`), or nil when none arrived
     ///   in time.
-    /// - Throws: `H264Error.Code.io` when the system call fails.
-    public func receive(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> Int? {
+    /// - Throws: ``RTPError/Code/io`` when the system call fails.
+    public func receive(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> Int? {
         try Self.receive(from: self, or: nil, into: &buffer, timeout: timeout)?.count
     }
 
@@ -106,7 +106,7 @@ public final class UDPSocket: RTPDatagramSource {
     /// - Returns: the datagram's size and whether it came from `second`, or nil when none
     ///   arrived in time.
     static func receive(from first: UDPSocket, or second: UDPSocket?, into buffer: inout [UInt8],
-                        timeout: Duration) throws(H264Error) -> (count: Int, fromSecond: Bool)? {
+                        timeout: Duration) throws(RTPError) -> (count: Int, fromSecond: Bool)? {
         if buffer.count < Self.maximumDatagramSize { buffer += repeatElement(0, count: Self.maximumDatagramSize - buffer.count) }
         let deadline = ContinuousClock.now.advanced(by: max(timeout, .zero))
         while true {
@@ -136,10 +136,11 @@ public final class UDPSocket: RTPDatagramSource {
     /// - Parameters:
     ///   - datagram: the bytes (an RTP or RTCP packet).
     ///   - timeout: the longest wait for buffer space.
-    /// - Throws: `H264Error.Code.io` when the system call fails or the buffers stay full past
-    ///   `timeout`; `H264Error.Code.invalidArgument` on a receiving socket.
-    public func send(_ datagram: UnsafeRawBufferPointer, timeout: Duration = .seconds(1)) throws(H264Error) {
-        guard destinationLength > 0 else { throw H264Error.invalid(.invalidArgument, "send on a receiving socket") }
+    /// - Throws: ``RTPError/Code/io`` when the system call fails; ``RTPError/Code/timedOut`` when
+    ///   the buffers stay full past `timeout`; ``RTPError/Code/invalidArgument`` on a receiving
+    ///   socket.
+    public func send(_ datagram: UnsafeRawBufferPointer, timeout: Duration = .seconds(1)) throws(RTPError) {
+        guard destinationLength > 0 else { throw RTPError.invalid(.invalidArgument, "send on a receiving socket") }
         let deadline = ContinuousClock.now.advanced(by: max(timeout, .zero))
         while true {
             let n = withUnsafePointer(to: &destination) {
@@ -153,7 +154,7 @@ public final class UDPSocket: RTPDatagramSource {
                 throw Self.errnoError("sendto \(remoteHost):\(remotePort)", e)
             }
             guard ContinuousClock.now < deadline else {
-                throw H264Error.invalid(.io, "sendto \(remoteHost):\(remotePort): buffers full past the deadline")
+                throw RTPError.invalid(.timedOut, "sendto \(remoteHost):\(remotePort): buffers full past the deadline")
             }
             if e == EAGAIN || e == ENOBUFS {
                 var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
@@ -171,7 +172,7 @@ public final class UDPSocket: RTPDatagramSource {
         return Int32(clamping: min(s, 86_400) &* 1000 &+ atto / 1_000_000_000_000_000 &+ 1)
     }
 
-    private static func resolve(_ host: String, port: Int, flags: Int32) throws(H264Error) -> UnsafeMutablePointer<addrinfo> {
+    private static func resolve(_ host: String, port: Int, flags: Int32) throws(RTPError) -> UnsafeMutablePointer<addrinfo> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
@@ -179,8 +180,8 @@ public final class UDPSocket: RTPDatagramSource {
         var result: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &result)
         guard rc == 0, let info = result else {
-            if flags & AI_NUMERICHOST != 0 { throw H264Error.invalid(.invalidArgument, "'\(host)' is not a numeric address") }
-            throw H264Error.invalid(.io, "cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))")
+            if flags & AI_NUMERICHOST != 0 { throw RTPError.invalid(.invalidArgument, "'\(host)' is not a numeric address") }
+            throw RTPError.invalid(.io, "cannot resolve '\(host)': \(String(cString: gai_strerror(rc)))")
         }
         return info
     }
@@ -196,7 +197,7 @@ public final class UDPSocket: RTPDatagramSource {
     }
 
     @inline(never)
-    private static func errnoError(_ what: String, _ code: Int32 = errno) -> H264Error {
-        H264Error.invalid(.io, "\(what): \(String(cString: strerror(code)))")
+    private static func errnoError(_ what: String, _ code: Int32 = errno) -> RTPError {
+        RTPError.invalid(.io, "\(what): \(String(cString: strerror(code)))")
     }
 }

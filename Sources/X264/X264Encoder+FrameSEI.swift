@@ -42,7 +42,7 @@ extension X264Encoder {
                 case .recoveryPoint:
                     perPicture.append(message)
                 default:
-                    let payload = try X264Error.core { () throws(H264Error) in try message.payloadBytes() }
+                    let payload = try X264Error.catchingH264 { () throws(H264Error) in try message.payloadBytes() }
                     guard payload.count <= Int(Int32.max) else { throw X264Error.invalid(.invalidArgument, "SEI payload too large") }
                     extraSEI.append((Int32(message.payloadType.rawValue), payload))
                 }

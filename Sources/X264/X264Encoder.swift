@@ -1,5 +1,6 @@
 internal import CX264
 import H264
+import H264Video
 import Synchronization
 
 /// A `FrameEncoder` over libx264.
@@ -157,12 +158,14 @@ public final class X264Encoder: FrameEncoder, Sendable {
             if frame.format.isRGB {
                 var scratch: VideoFrame
                 if let existing = s.scratch { scratch = existing } else {
-                    scratch = try X264Error.core { () throws(H264Error) in
+                    scratch = try X264Error.catchingH264 { () throws(H264Error) in
                         try VideoFrame(width: frame.width, height: frame.height, format: .i420)
                     }
                 }
                 s.scratch = nil
-                try X264Error.core { () throws(H264Error) in try c.rgbConversion.convert(frame, into: &scratch) }
+                do throws(H264VideoError) { try c.rgbConversion.convert(frame, into: &scratch) } catch {
+                    throw X264Error.wrapping(error, as: .invalidArgument, "colour conversion")
+                }
                 input = scratch
                 s.scratch = scratch
             }

@@ -321,7 +321,7 @@ private func cancelAndCheck<T>(_ task: Task<T, any Error>, record: Record) async
         let frames = PullSource(count: 3).frames()
         var first = frames.makeAsyncIterator()
         var second = frames.makeAsyncIterator()
-        await #expect(throws: H264Error.self) { _ = try await second.next() }
+        await #expect(throws: H264VideoError.self) { _ = try await second.next() }
         #expect(try await first.next()?.pts == 0)
     }
 

@@ -56,7 +56,7 @@
 ///
 /// ## Errors
 ///
-/// A source's errors and its consumer's are of different modules (a Y4M reader's `H264Error`,
+/// A source's errors and its consumer's are of different modules (a Y4M reader's `H264VideoError`,
 /// the caller's own file errors, an encoder's `X264Error`), so ``start(_:)`` throws untyped.
 /// An error thrown by the consumer stops the source: a pull source rethrows it unchanged from
 /// `start`; a push source, which has already returned, drops the consumer (the error stays

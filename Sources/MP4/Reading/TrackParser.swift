@@ -146,7 +146,7 @@ enum TrackParser {
                 do {
                     description.decoderConfiguration = try AVCDecoderConfigurationRecord(parsing: body)
                 } catch {
-                    throw MP4Error.h264(error, "\(type): avcC")
+                    throw MP4Error.wrapping(error, as: .invalidDecoderConfiguration, "\(type): avcC")
                 }
             case .pasp:
                 // pasp and colr repeat what the SPS says: a malformed one is ignored, as FFmpeg does.

@@ -51,7 +51,7 @@ extension FuzzBodies {
             if asReceiver {
                 receiver.receive(data[start..<end], channel: rtcp ? .rtcp : .rtp, deliver)
             } else {
-                do throws(H264Error) { try depacketizer.push(data[start..<end], deliver) } catch {}
+                do throws(RTPError) { try depacketizer.push(data[start..<end], deliver) } catch {}
             }
             if packets % 8 == 0 {
                 let events = asReceiver ? receiver.takeEvents() : depacketizer.takeEvents()
@@ -94,7 +94,7 @@ extension FuzzBodies {
             var steps = 0
             while steps <= data.count {
                 steps &+= 1
-                do throws(H264Error) {
+                do throws(H264VideoError) {
                     guard let frame = try parser.nextFrame() else { break }
                     for plane in frame.planes { frameBytes &+= plane.bytes.count }
                 } catch {
