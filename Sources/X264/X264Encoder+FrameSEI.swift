@@ -1,5 +1,6 @@
 internal import CX264
 import H264
+import MediaSupport
 import Synchronization
 #if canImport(Glibc)
 internal import Glibc
@@ -91,7 +92,7 @@ extension X264Encoder {
 enum ExtraSEILedger {
     private static let header = 16  // keeps the payload 16-byte aligned, as malloc's
     private static let nextToken = Atomic<Int>(1)
-    private static let outstanding = Mutex<[Int: Int]>([:])
+    private static let outstanding = ThreadLock<[Int: Int]>([:])
 
     /// A new owner token (one per encoder).
     static func makeToken() -> Int { nextToken.wrappingAdd(1, ordering: .relaxed).oldValue }

@@ -1,6 +1,6 @@
 internal import CX264
 import H264
-import Synchronization
+import MediaSupport
 
 /// A `FrameEncoder` over libx264.
 ///
@@ -93,7 +93,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: ThreadLock<State>
     private let log: X264Log
     /// This encoder's token in ``ExtraSEILedger``.
     let seiOwner = ExtraSEILedger.makeToken()
@@ -112,7 +112,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
         self.log = log
         let targets = configuration.initialRateTargets
         let session = try Session(configuration, plan: configuration.ratePlan(targets), levelIDC: nil, log: log)
-        state = Mutex(State(session: session, targets: targets))
+        state = ThreadLock(State(session: session, targets: targets))
     }
 
     deinit {
