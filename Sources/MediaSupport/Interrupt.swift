@@ -8,7 +8,8 @@ import Darwin
 import Synchronization
 
 /// A one-way switch that wakes, from any thread, every wait of the sockets given it: the one way
-/// to cancel a blocked connect, accept, send or receive, whatever the peer does.
+/// to cancel a blocked connect, accept, send or receive, whatever the peer does, or a read of a
+/// pipe or terminal (``waitUntilReadable(_:deadline:)``).
 ///
 /// It is a pipe whose read end every `poll` of those sockets watches beside the socket itself;
 /// ``fire()`` writes one byte, which is never read, so from then on every wait returns at once
@@ -51,6 +52,20 @@ package final class Interrupt: Sendable {
         guard fired.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         var byte: UInt8 = 1
         if writeEnd >= 0 { _ = write(writeEnd, &byte, 1) }
+    }
+
+    /// Waits until `fd` (a socket, a pipe, a terminal) has bytes to read, or its end or an error
+    /// to report, or `deadline` passes (nil: without a limit), or this interrupt fires: a read
+    /// that cannot outlive a cancellation (a signal handler that fires the interrupt, say).
+    /// - Returns: true when `fd` is ready (the read that follows reports what it found); false
+    ///   when the interrupt fired or the deadline passed first.
+    package func waitUntilReadable(_ fd: Int32, deadline: Deadline? = nil) -> Bool {
+        do {
+            _ = try SocketSystem.wait((fd, nil), events: Int16(POLLIN), deadline: deadline, interrupt: self, "read")
+            return true
+        } catch {
+            return error.kind != .timedOut && error.kind != .cancelled  // poll failed: let the read report
+        }
     }
 
     /// Throws ``SocketError/Kind/cancelled`` once fired.
