@@ -4,6 +4,8 @@ import MediaSupport
 import Synchronization
 #if canImport(Glibc)
 internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
 #elseif canImport(Darwin)
 internal import Darwin
 #endif
@@ -119,6 +121,8 @@ enum ExtraSEILedger {
         }
         #if canImport(Glibc)
         Glibc.free(block)
+        #elseif canImport(Musl)
+        Musl.free(block)
         #else
         Darwin.free(block)
         #endif
