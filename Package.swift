@@ -23,8 +23,9 @@ let package = Package(
         // and the C library's threads for the last (the core cannot start a thread).
         .target(name: "H264Video", dependencies: ["H264", "MediaSupport"]),
         // The plumbing every module above the core shares, written once (package access: in no
-        // product's API): a POSIX mutex with a condition variable (frame sources, the RTMP
-        // publisher), and what the modules read, write and send with.
+        // product's API): the lock, the bounded queue, the off-pool thread, the sockets (TCP
+        // connect and listen, UDP, multicast) with one deadline type and one interrupt, and
+        // what the modules read and write with. The C library only.
         .target(name: "MediaSupport"),
         // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
         // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means
@@ -34,7 +35,7 @@ let package = Package(
             pkgConfig: "x264",
             providers: [.apt(["libx264-dev"])]
         ),
-        .target(name: "X264", dependencies: ["H264", "H264Video", "CX264"]),
+        .target(name: "X264", dependencies: ["H264", "H264Video", "CX264", "MediaSupport"]),
         // RTP payload format for H.264 (RFC 6184) and SDP helpers: pure Swift over the core.
         .target(name: "RTP", dependencies: ["H264", "MediaSupport"]),
         // FLV files and AMF0: the H264 core only, no Foundation.
@@ -67,6 +68,7 @@ let package = Package(
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "H264Video", "RTP", "FLV", "RTMP"]),
+        .testTarget(name: "MediaSupportTests", dependencies: ["MediaSupport"]),
         .testTarget(name: "H264VideoTests", dependencies: ["H264Video", "H264", "MediaSupport"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264Video", "H264", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),

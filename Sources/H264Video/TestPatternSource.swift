@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 import Synchronization
 
 /// A synthetic `FrameSource`: moving colour bars with the frame number drawn on them, or
@@ -28,7 +29,7 @@ public final class TestPatternSource: FrameSource {
     /// The pattern.
     public let pattern: Pattern
     private let stopped = Atomic(false)
-    private let random = Mutex<UInt64>(0x9E37_79B9_7F4A_7C15)
+    private let random = ThreadLock<UInt64>(0x9E37_79B9_7F4A_7C15)
 
     /// Creates a test pattern source.
     ///

@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 import Synchronization
 
 /// A `FrameSource` over a Y4M stream read in chunks by a caller-supplied function (a file,
@@ -15,7 +16,7 @@ public final class Y4MSource: FrameSource {
     }
 
     private let read: @Sendable () throws -> [UInt8]?
-    private let state = Mutex(State())
+    private let state = ThreadLock(State())
     private let stopped = Atomic(false)
 
     /// The stream header, once read (by ``readHeader()`` or by ``start(_:)``).

@@ -53,10 +53,10 @@ public struct UDPSocketPair: RTPDatagramSource {
     /// - Throws: ``RTPError/Code/io`` when a system call fails.
     public mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> (count: Int, channel: RTPChannel)? {
         guard let rtcp else { return try rtp.receive(into: &buffer, timeout: timeout).map { ($0, .rtp) } }
-        // The port read when both have a datagram alternates.
+        // The port read first when both have a datagram alternates.
         rtcpFirst.toggle()
-        let (first, second) = rtcpFirst ? (rtp, rtcp) : (rtcp, rtp)
+        let (first, second) = rtcpFirst ? (rtcp, rtp) : (rtp, rtcp)
         guard let (n, fromSecond) = try UDPSocket.receive(from: first, or: second, into: &buffer, timeout: timeout) else { return nil }
-        return (n, (fromSecond == rtcpFirst) ? .rtcp : .rtp)
+        return (n, (fromSecond != rtcpFirst) ? .rtcp : .rtp)
     }
 }

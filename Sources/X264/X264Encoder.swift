@@ -1,7 +1,7 @@
 internal import CX264
 import H264
 import H264Video
-import Synchronization
+import MediaSupport
 
 /// A `FrameEncoder` over libx264.
 ///
@@ -94,7 +94,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: ThreadLock<State>
     private let log: X264Log
     /// This encoder's token in ``ExtraSEILedger``.
     let seiOwner = ExtraSEILedger.makeToken()
@@ -113,7 +113,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
         self.log = log
         let targets = configuration.initialRateTargets
         let session = try Session(configuration, plan: configuration.ratePlan(targets), levelIDC: nil, log: log)
-        state = Mutex(State(session: session, targets: targets))
+        state = ThreadLock(State(session: session, targets: targets))
     }
 
     deinit {

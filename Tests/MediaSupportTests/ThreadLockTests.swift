@@ -42,3 +42,19 @@ import MediaSupport
         _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(1))
     }
 }
+
+extension ThreadLockTests {
+    /// Without a signal, a timed wait ends at its deadline (a wait that ignored it would never end).
+    @Test func aTimedWaitEndsAtItsDeadlineWithoutASignal() throws {
+        let lock = ThreadLock(0)
+        #expect(lock.withLock { _, waiter in waiter.wait(until: .now) } == false)
+        let waiting = try Spawned { () -> Bool in
+            let deadline = Deadline.after(.milliseconds(30))
+            return lock.withLock { _, waiter -> Bool in
+                while !deadline.hasPassed { waiter.wait(until: deadline) }
+                return true
+            }
+        }
+        #expect(waiting.value() == true)
+    }
+}
