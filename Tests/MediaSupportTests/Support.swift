@@ -52,8 +52,11 @@ func threadID() -> UInt {
 }
 
 /// Waits, from a task, until `condition` holds (checking every millisecond, without blocking a
-/// thread of the pool); false when it did not within `limit`.
-func eventually(within limit: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+/// thread of the pool); false when it did not within `limit`. A liveness check, not a timing:
+/// the limit is long because in the whole suite on two cores other tests can hold both threads
+/// of the cooperative pool for many seconds (processes waited for), and a task started here
+/// only runs once one is free (10 s was seen to pass).
+func eventually(within limit: Duration = .seconds(120), _ condition: () -> Bool) async -> Bool {
     let deadline = Deadline.after(limit)
     while !condition() {
         if deadline.hasPassed { return false }
