@@ -1,3 +1,4 @@
+import CommandLineSupport
 import FLV
 import Foundation
 import H264
@@ -93,7 +94,7 @@ enum EncodeCommand: CLICommand {
         let configPath = try args.option("--avcc-config")
         let formatName = try args.option("--format")
         let rtmpQueue = try args.intOption("--rtmp-queue") ?? 60
-        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fragmented)
+        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fragmented())
         guard out != nil || rtmp != nil else { throw CLIError("encode needs -o OUT or --rtmp URL") }
         let outputFormat = try formatName.map { name in
             guard let f = EncodeOutputs.Format(rawValue: name) else { throw CLIError("--format must be annexb, avcc, flv or mp4") }

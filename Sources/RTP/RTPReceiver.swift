@@ -22,6 +22,12 @@ import H264
 /// (``RTPReceivedAccessUnit/ntpTimestamp``). Malformed RTCP is counted
 /// (``RTPLossReport/rtcpDatagramsRejected``) and kept in ``errors``.
 ///
+/// Each access unit delivered carries its times on the 90 kHz clock
+/// (``RTPReceivedAccessUnit/timestamps``, from ``RTPSampleTiming``: the RTP timestamps
+/// unwrapped, decoding times from the reorder depth of the first SPS, carried on across a change
+/// of SSRC), so it can go to a muxer as it is: `MP4Recorder.write(_:)` records the sender's
+/// timing.
+///
 /// ```swift
 /// let sdp = try RTPSessionDescription(parsing: text)
 /// var sockets = try UDPSocketPair(receivingOn: sdp.port, rtcpPort: sdp.rtcpPort)
@@ -34,8 +40,8 @@ import H264
 /// while an IDR access unit gets parameter sets a second list of its NAL unit views (32 bytes
 /// per NAL unit, within the depacketiser's NAL unit limit), the parameter sets known (at most
 /// one per id, see `ParameterSetInserter`), one 64 KiB datagram buffer, two sender reports, the
-/// RTCP packets of one datagram (``RTCP/maximumPacketsPerCompound``) and at most
-/// ``maximumKeptErrors`` errors.
+/// RTCP packets of one datagram (``RTCP/maximumPacketsPerCompound``), at most
+/// ``maximumKeptErrors`` errors, and the 17 times of ``RTPSampleTiming``.
 public struct RTPReceiver: Sendable {
     /// Receiver settings.
     public struct Configuration: Sendable {
@@ -145,6 +151,10 @@ public struct RTPReceiver: Sendable {
         var waiting: Bool
         var lastSSRC: UInt32?
         var skipped = 0
+        /// The access units' times: made at the first access unit delivered, from the SPS it
+        /// carries or the configuration's (else for a stream without reordering).
+        var timing: RTPSampleTiming?
+        let parameterSets: [NALUnit]
 
         func report(for ssrc: UInt32) -> RTCPSenderReport? {
             if let r = streamReport, r.ssrc == ssrc { return r }
@@ -163,7 +173,8 @@ public struct RTPReceiver: Sendable {
         self.configuration = configuration
         depacketizer = try RTPDepacketizer(configuration.depacketizer)
         delivery = Delivery(inserter: ParameterSetInserter(parameterSets: configuration.parameterSets),
-                            skipsUntilDecodable: configuration.skipsUntilDecodable, waiting: configuration.skipsUntilDecodable)
+                            skipsUntilDecodable: configuration.skipsUntilDecodable, waiting: configuration.skipsUntilDecodable,
+                            parameterSets: configuration.parameterSets)
     }
 
     /// What was received, lost, reordered and dropped so far, with the receiver's own counts
@@ -196,7 +207,8 @@ public struct RTPReceiver: Sendable {
             receiveRTCP(datagram)
             return
         }
-        var delivery = self.delivery
+        var delivery = Self.idleDelivery
+        swap(&delivery, &self.delivery)  // the only owner of its buffers while it is changed: no copy
         do {
             try depacketizer.push(datagram) { Self.deliver($0, &delivery, deliver) }
         } catch {
@@ -207,10 +219,15 @@ public struct RTPReceiver: Sendable {
 
     /// Ends the stream: delivers what the reorder window holds and the access unit in progress.
     public mutating func finish(_ deliver: (RTPReceivedAccessUnit) -> Void) {
-        var delivery = self.delivery
+        var delivery = Self.idleDelivery
+        swap(&delivery, &self.delivery)
         depacketizer.flush { Self.deliver($0, &delivery, deliver) }
         self.delivery = delivery
     }
+
+    /// What ``delivery`` holds while the delivery path has it.
+    private static let idleDelivery = Delivery(inserter: ParameterSetInserter(), skipsUntilDecodable: false, waiting: false,
+                                               parameterSets: [])
 
     /// One RTCP datagram: sender reports are kept, a BYE of the stream's SSRC noted.
     private mutating func receiveRTCP(_ datagram: ArraySlice<UInt8>) {
@@ -306,11 +323,12 @@ public struct RTPReceiver: Sendable {
         if errors.count < Self.maximumKeptErrors { errors.append(error) }
     }
 
-    /// Puts parameter sets in front of an IDR access unit that lacks them, the wall-clock time
-    /// on it, and passes it on unless it is skipped.
+    /// Puts parameter sets in front of an IDR access unit that lacks them, the times and the
+    /// wall-clock time on it, and passes it on unless it is skipped.
     private static func deliver(_ au: RTPReceivedAccessUnit, _ delivery: inout Delivery, _ deliver: (RTPReceivedAccessUnit) -> Void) {
         if au.ssrc != delivery.lastSSRC {
             if delivery.lastSSRC != nil && delivery.skipsUntilDecodable { delivery.waiting = true }
+            if delivery.lastSSRC != nil { delivery.timing?.restart() }
             delivery.lastSSRC = au.ssrc
             if let r = delivery.otherReport, r.ssrc == au.ssrc { delivery.streamReport = r }
         }
@@ -325,6 +343,12 @@ public struct RTPReceiver: Sendable {
             delivery.waiting = false
         }
         out.ntpTimestamp = delivery.report(for: au.ssrc)?.ntpTimestamp(at: au.timestamp)
+        if delivery.timing == nil {
+            let sps = (out.nalUnits + delivery.parameterSets).lazy.filter { $0.type == .sps }
+                .compactMap { try? SequenceParameterSet(rbsp: $0.rbsp) }.first
+            delivery.timing = sps.map(RTPSampleTiming.init(sps:)) ?? RTPSampleTiming()
+        }
+        out.timestamps = delivery.timing?.timestamps(forRTPTimestamp: au.timestamp)
         deliver(out)
     }
 

@@ -37,6 +37,15 @@ public struct MP4Track: Sendable {
     /// nil for another matrix (a scale, a shear, an arbitrary angle).
     public internal(set) var orientation: Orientation? = .identity
 
+    /// ``mediaDuration`` as a duration; nil when the file gives none (0, as a fragmented
+    /// file's init segment does) or the timescale is 0.
+    public var duration: Duration? {
+        guard mediaDuration > 0, timescale > 0 else { return nil }
+        let (seconds, rest) = mediaDuration.quotientAndRemainder(dividingBy: UInt64(timescale))
+        // rest < timescale < 2^32: rest * 10^9 fits 64 bits; nanoseconds are exact enough for any use
+        return .seconds(Int64(clamping: seconds)) + .nanoseconds(Int64(rest &* 1_000_000_000 / UInt64(timescale)))
+    }
+
     var tables: SampleTables
     var runs: [FragmentRun] = []
     var fragmentDefaults: FragmentDefaults?

@@ -1,7 +1,7 @@
 import H264
 import H264Video
 
-/// Encoding measurements for `h264 bench`.
+/// Encoding measurements for the benchmark executable.
 enum EncodingBench {
     /// BGRA -> I420 colour conversion speed (BT.601 limited range) on 1280x720 frames in
     /// memory: the conversion is run `iterations` times into one reused destination frame.

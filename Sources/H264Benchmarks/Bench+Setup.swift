@@ -1,7 +1,7 @@
 import H264
 import RTP
 
-/// What a new stream costs before its first byte, for `h264 bench` (keys `setup_ns` and
+/// What a new stream costs before its first byte, for the benchmark executable (keys `setup_ns` and
 /// `setup_allocations`): each per-stream type created, asked one question, and dropped. A
 /// service pays this per connection or per message; a fuzz target per input.
 enum SetupBench {

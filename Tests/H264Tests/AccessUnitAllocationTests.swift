@@ -1,22 +1,12 @@
 import Testing
+import TestSupport
 @testable import H264
 import H264Fixtures
-@testable import H264CLI
 
-/// True in a build with optimisation (no `DEBUG` condition); the allocation suites' condition.
-let isOptimizedBuild: Bool = {
-    #if DEBUG
-    return false
-    #else
-    return true
-    #endif
-}()
-
-/// Heap allocations of the access-unit layer in steady state, counted as `h264 bench` counts them.
+/// Heap allocations of the access-unit layer in steady state, counted as the benchmark executable counts them.
 /// Only an optimised build counts what the code allocates (an unoptimised one also allocates
-/// temporaries the optimiser removes): `swift test -c release -Xswiftc -enable-testing`.
-@Suite(.enabled(if: isOptimizedBuild,
-                "counts allocations of an optimised build only: swift test -c release -Xswiftc -enable-testing"))
+/// temporaries the optimiser removes): the release pass of `.ci/run`.
+@Suite(.enabled(if: Allocations.isOptimizedBuild, Allocations.optimizedBuildOnly))
 struct AccessUnitAllocationTests {
     /// The Annex-B fixtures in a steady state: not resolutionChange (its SPS changes: parsed, and
     /// kept in a format change) nor missingPPS (no slice header parses: every access unit
@@ -41,11 +31,11 @@ struct AccessUnitAllocationTests {
             }
         }
         pass()
-        let n = AllocationBench.count { pass() }
+        let n = Allocations.count { pass() }
         #expect(parsed > 0)
         let seis = units.filter { $0.type == .sei }
         var found = 0
-        let m = AllocationBench.count {
+        let m = Allocations.count {
             for unit in seis {
                 found &+= RecoveryPointLookup.recoveryFrameCount(in: unit) ?? 0
             }
@@ -69,7 +59,7 @@ struct AccessUnitAllocationTests {
         var counted = 0
         var failed = false
         // No #expect inside: its own allocations would count.
-        let allocations = AllocationBench.count {
+        let allocations = Allocations.count {
             while counted < perCopy {
                 do throws(H264Error) {
                     if reusing {
@@ -124,7 +114,7 @@ struct AccessUnitAllocationTests {
         }
         _ = parse(10 * perCopy)
         var counted = 0
-        let allocations = AllocationBench.count { counted = parse(perCopy) }
+        let allocations = Allocations.count { counted = parse(perCopy) }
         #expect(!failed)
         #expect(counted == perCopy)
         return (counted, allocations)
@@ -133,7 +123,7 @@ struct AccessUnitAllocationTests {
     /// NAL units that span chunks (every fixture in 100-byte chunks) are accumulated in
     /// buffers the splitter reuses once the access units holding them are handed back: no
     /// allocation per access unit either.
-    @Test(.enabled(if: AllocationBench.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
+    @Test(.enabled(if: Allocations.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
           arguments: fixtures)
     func spanningNALUnitsAllocateNothingPerAccessUnit(_ fixture: Fixture) {
         let result = Self.steadyStateChunked(fixture.bytes(), chunk: 100)
@@ -146,7 +136,7 @@ struct AccessUnitAllocationTests {
     /// read without an SEI parse); `next()` allocates the arrays of every access unit, which
     /// the count sees. Parsing the slice headers into one header and looking the recovery
     /// points up allocate nothing either.
-    @Test(.enabled(if: AllocationBench.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
+    @Test(.enabled(if: Allocations.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
           arguments: fixtures)
     func reusingAllocatesNothingPerAccessUnit(_ fixture: Fixture) throws {
         let one = fixture.bytes()

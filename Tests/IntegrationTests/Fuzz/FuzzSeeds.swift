@@ -1,7 +1,7 @@
 // Seeds for the fuzz targets whose input is not an H.264 stream: each is derived from a fixture
 // stream by the library's own writers (an FLV file, RTP datagrams, the bytes an RTMP server
 // sends, an SDP document), so the fuzzer starts from well-formed input of the target's format.
-// Tests/Fuzz/run.sh asks the fuzz binary for them (FUZZ_MAKE_SEEDS); H264Tests checks that each
+// Tests/Fuzz/run.sh asks the fuzz binary for them (FUZZ_MAKE_SEEDS); IntegrationTests checks that each
 // seed goes through its body.
 import H264
 import RTP

@@ -1,7 +1,7 @@
 import Testing
+import TestSupport
 @testable import H264
 import H264Fixtures
-@testable import H264CLI
 
 /// Streams whose SPS changes every few pictures: each change makes a `FormatChange`, whose
 /// storage `AccessUnitParser.next(into:)` takes back with the access unit and reuses once
@@ -40,12 +40,11 @@ enum AlternatingSPS {
 }
 
 /// No allocation per access unit on a stream whose SPS changes every picture or every third:
-/// the format changes' storage is reused once handed back. Counted as `h264 bench` counts
-/// allocations, in an optimised build only (`swift test -c release -Xswiftc -enable-testing`).
-@Suite(.enabled(if: isOptimizedBuild,
-                "counts allocations of an optimised build only: swift test -c release -Xswiftc -enable-testing"))
+/// the format changes' storage is reused once handed back. Counted as the benchmark
+/// executable counts allocations (``Allocations``), in an optimised build only (the release pass of `.ci/run`).
+@Suite(.enabled(if: Allocations.isOptimizedBuild, Allocations.optimizedBuildOnly))
 struct FormatChangeAllocationTests {
-    @Test(.enabled(if: AllocationBench.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
+    @Test(.enabled(if: Allocations.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
           arguments: [Fixture.baselineCAVLC, .mainCABACBFrames, .slices4], [1, 3])
     func formatChangesAllocateNothingOnceHandedBack(_ fixture: Fixture, every: Int) throws {
         let one = try AlternatingSPS.stream(fixture, versions: 3, every: every)

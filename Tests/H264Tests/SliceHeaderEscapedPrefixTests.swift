@@ -1,6 +1,6 @@
 import Testing
+import TestSupport
 @testable import H264
-@testable import H264CLI
 
 /// Slice headers with an emulation-prevention byte among their bytes: read straight from the
 /// escaped payload first, then (an emulation-prevention byte found within the header) from the
@@ -96,8 +96,7 @@ enum EscapedSliceHeaders {
 
     /// A header read from the unescaped prefix costs no allocation (into a kept header, whose
     /// lists' storage is already grown). Optimised builds only, as the other allocation counts.
-    @Test(.enabled(if: isOptimizedBuild && AllocationBench.isAvailable,
-                   "counts allocations of an optimised build only: swift test -c release -Xswiftc -enable-testing"))
+    @Test(.enabled(if: Allocations.isOptimizedBuild && Allocations.isAvailable, Allocations.optimizedBuildOnly))
     func theUnescapedPrefixAllocatesNothing() throws {
         let store = EscapedSliceHeaders.store()
         let units = try EscapedSliceHeaders.headers().map { try EscapedSliceHeaders.unit($0, store) }.filter { unit in
@@ -118,7 +117,7 @@ enum EscapedSliceHeaders {
         }
         let expected = try readAll()  // grows the lists' storage
         var sum = 0
-        let allocations = try AllocationBench.count { sum = try readAll() }
+        let allocations = try Allocations.count { sum = try readAll() }
         #expect(sum == expected && sum > 0)
         #expect(allocations == 0, "\(allocations) allocations for \(units.count) headers")
     }

@@ -1,7 +1,7 @@
 // The bodies of the libFuzzer targets in Tests/Fuzz (but mp4_read's, in MP4Tests). This file
 // (with FuzzBodies+*.swift and FuzzSeeds.swift) compiles twice: into the fuzz binary
 // (Tests/Fuzz/run.sh links it with the library modules, built with coverage instrumentation),
-// and into H264Tests, where FuzzRegressionTests replays every kept crasher through the same
+// and into IntegrationTests, where FuzzRegressionTests replays every kept crasher through the same
 // functions.
 import H264
 #if canImport(TestSupport)
@@ -93,70 +93,11 @@ enum FuzzBodies {
         let sizes = data[1...sizeCount].map { Int($0) &+ 1 }  // 1...256 bytes per chunk
         let stream = Array(data[(sizeCount &+ 1)...])
         let policy: AnnexB.LeadingDataPolicy = first & 8 == 0 ? .reject : .skip
-        let batch = splitEvents(stream[...], policy: policy)
-        let streamed = streamEvents(stream, sizes: sizes, policy: policy)
+        let batch = FramingEvents.split(stream[...], policy: policy)
+        let streamed = FramingEvents.stream(stream, sizes: sizes, policy: policy)
         check(batch == streamed, "streaming \(streamed.count) events != batch \(batch.count) events, chunks \(sizes)")
         // A small NAL unit limit must be enforced without trapping, whatever the chunking.
-        _ = streamEvents(stream, sizes: sizes, policy: policy, maximum: Int(first >> 4) &+ 1)
-    }
-
-    /// One splitter event: a NAL unit's bytes or an error code.
-    enum SplitEvent: Equatable, CustomStringConvertible {
-        case unit([UInt8])
-        case error(H264Error.Code)
-
-        var description: String {
-            switch self {
-            case .unit(let b): return "unit(\(b.count) bytes, type \(b.first.map { $0 & 0x1F } ?? 0))"
-            case .error(let c): return "error(\(c))"
-            }
-        }
-    }
-
-    /// The events of the batch splitter over `bytes` (one per NAL unit or error).
-    static func splitEvents(_ bytes: ArraySlice<UInt8>, policy: AnnexB.LeadingDataPolicy = .reject) -> [SplitEvent] {
-        var s = AnnexB.Splitter(bytes, leadingData: policy)
-        var out: [SplitEvent] = []
-        while out.count <= bytes.count &+ 2 {
-            do throws(H264Error) {
-                guard let u = try s.next() else { break }
-                out.append(.unit(Array(u.bytes)))
-            } catch { out.append(.error(error.code)) }
-        }
-        return out
-    }
-
-    /// The events of the streaming parser fed `bytes` in chunks of `sizes` (cycled), draining
-    /// after each chunk and after `finish()`.
-    static func streamEvents(_ bytes: [UInt8], sizes: [Int], policy: AnnexB.LeadingDataPolicy = .reject,
-                             maximum: Int = AnnexBStreamParser.defaultMaximumNALUnitSize) -> [SplitEvent] {
-        var parser = AnnexBStreamParser(maximumNALUnitSize: maximum, leadingData: policy)
-        var out: [SplitEvent] = []
-        func drain() {
-            var steps = 0
-            while steps <= bytes.count &+ 2 {
-                steps &+= 1
-                do throws(H264Error) {
-                    guard let u = try parser.next() else {
-                        check(parser.bufferedByteCount <= maximum, "\(parser.bufferedByteCount) bytes held, limit \(maximum)")
-                        return
-                    }
-                    out.append(.unit(Array(u.bytes)))
-                } catch { out.append(.error(error.code)) }
-            }
-            check(false, "the streaming parser did not stop yielding")
-        }
-        var i = 0, k = 0
-        while i < bytes.count {
-            let n = min(sizes[k % sizes.count], bytes.count - i)
-            parser.append(bytes[i..<(i + n)])
-            drain()
-            i += n
-            k += 1
-        }
-        parser.finish()
-        drain()
-        return out
+        _ = FramingEvents.stream(stream, sizes: sizes, policy: policy, maximum: Int(first >> 4) &+ 1)
     }
 
     // MARK: - avcc

@@ -2,7 +2,7 @@ import Glibc
 import H264
 import RTP
 
-/// Throughput of the RTP packetiser and depacketiser, for `h264 bench` (keys
+/// Throughput of the RTP packetiser and depacketiser, for the benchmark executable (keys
 /// `rtp_packetize_gbps`, `rtp_depacketize_gbps`). Measure in a release build.
 enum RTPBench {
     /// GB/s (10^9 bytes of NAL units per second) of packetising `stream` (Annex-B) at `mtu`,
@@ -51,12 +51,6 @@ enum RTPBench {
         }
         if let failure { throw failure }
         return rebuilt > 0 ? gbps : 0
-    }
-
-    /// Both measurements under their `h264 bench --json` keys.
-    static func results(stream: [UInt8], mtu: Int = 1200, seconds: Double = 0.5) throws -> [(key: String, gbps: Double)] {
-        [("rtp_packetize_gbps", try packetizeGBps(stream: stream, mtu: mtu, seconds: seconds)),
-         ("rtp_depacketize_gbps", try depacketizeGBps(stream: stream, mtu: mtu, seconds: seconds))]
     }
 
     private static func accessUnits(_ stream: [UInt8]) throws -> [RTPAccessUnit] {

@@ -2,7 +2,7 @@ import CAllocationCounter
 import H264
 import RTP
 
-/// Heap allocations per NAL unit, for `h264 bench` (keys `allocations_per_nal` and
+/// Heap allocations per NAL unit, for the benchmark executable (keys `allocations_per_nal` and
 /// `allocations_per_access_unit`): counted, not estimated.
 ///
 /// The count comes from the C allocator's entry points (malloc, calloc, realloc and the aligned

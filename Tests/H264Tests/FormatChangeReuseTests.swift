@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import H264
 import H264Fixtures
 
@@ -57,7 +58,7 @@ struct FormatChangeReuseTests {
             }
             // The storage of those handed back is reused (an unoptimised build may keep a
             // temporary reference that makes them look shared).
-            if keepEvery > 1 && isOptimizedBuild { #expect(reused > 0, "\(fixture), keeping every \(keepEvery)") }
+            if keepEvery > 1 && Allocations.isOptimizedBuild { #expect(reused > 0, "\(fixture), keeping every \(keepEvery)") }
             if keepEvery == 1 { #expect(reused == 0, "\(fixture): a record still held was reused") }
         }
     }

@@ -1,15 +1,14 @@
 import Testing
+import TestSupport
 @testable import H264
 import H264Fixtures
-@testable import H264CLI
 
 /// Parameter sets that switch back to bytes seen before under the same id are restored from the
 /// versions a `ParameterSetStore` keeps: no parse, and no allocation, in the store and in the
 /// access-unit layer (which keeps the store's bytes of the set instead of a copy). Counted as
-/// `h264 bench` counts allocations, in an optimised build only (`swift test -c release
-/// -Xswiftc -enable-testing`).
-@Suite(.enabled(if: isOptimizedBuild,
-                "counts allocations of an optimised build only: swift test -c release -Xswiftc -enable-testing"))
+/// the benchmark executable counts allocations (``Allocations``), in an optimised build only
+/// (the release pass of `.ci/run`).
+@Suite(.enabled(if: Allocations.isOptimizedBuild, Allocations.optimizedBuildOnly))
 struct ParameterSetVersionAllocationTests {
     /// `fixture`'s stream with a PPS before every picture, alternating between its own PPS and
     /// `versions - 1` others with the same id (another `pic_init_qs_minus26`: the slices
@@ -47,7 +46,7 @@ struct ParameterSetVersionAllocationTests {
         var store = ParameterSetStore()
         for unit in units { try store.ingest(unit) }  // every version parsed once
         var restored = 0
-        let allocations = AllocationBench.count {
+        let allocations = Allocations.count {
             for unit in units where (try? store.ingestNoting(unit)) == .restored { restored += 1 }
         }
         #expect(restored > units.count / 2, "\(restored) of \(units.count) restored")
@@ -60,7 +59,7 @@ struct ParameterSetVersionAllocationTests {
     /// `AccessUnitParser.next(into:)` allocates nothing per access unit on a stream whose PPS
     /// switches between versions before every picture (a change of PPS alone is no format
     /// change: no format-change record is made).
-    @Test(.enabled(if: AllocationBench.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
+    @Test(.enabled(if: Allocations.isAvailable, "a sanitizer build: the sanitizer owns the allocator"),
           arguments: [Fixture.baselineCAVLC, .mainCABACBFrames, .slices4])
     func accessUnitsWithSwitchingPPSAllocateNothing(_ fixture: Fixture) throws {
         let one = try Self.alternatingPPS(fixture, versions: 3)

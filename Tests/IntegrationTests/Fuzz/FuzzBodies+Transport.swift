@@ -1,5 +1,5 @@
 // Fuzz bodies for what surrounds the core: RTP depacketising, Y4M and SDP/fmtp parsing. Like
-// FuzzBodies.swift, this file compiles into the fuzz binary (Tests/Fuzz/run.sh) and into H264Tests.
+// FuzzBodies.swift, this file compiles into the fuzz binary (Tests/Fuzz/run.sh) and into IntegrationTests.
 import H264
 import H264Video
 import RTP

@@ -1,7 +1,8 @@
 import H264
 import H264Delivery
 
-/// Delivery measurements for `h264 bench`: `h264 check` and `h264 edit --for` over the stream.
+/// Delivery measurements for the benchmark executable: the work of `h264 check` and
+/// `h264 edit --for` over the stream.
 enum DeliveryBench {
     /// `check_webrtc_gbps`: ``StreamChecker`` with the WebRTC profile, fed 1 MiB chunks (the
     /// access-unit layer plus the rules).

@@ -1,7 +1,7 @@
 // Fuzz bodies for the containers and transport around the core: FLV (reader, streaming reader,
 // AMF0, conversion to Annex-B) and what an RTMP server sends (chunks, control messages, AMF0
 // commands) through the client session, a pure function of the bytes received. Like
-// FuzzBodies.swift, this file compiles into the fuzz binary and into H264Tests.
+// FuzzBodies.swift, this file compiles into the fuzz binary and into IntegrationTests.
 import FLV
 import H264
 import RTMP

@@ -1,6 +1,6 @@
 import H264
 
-/// Parsing measurements for `h264 bench`: the access-unit layer and the header parsers.
+/// Parsing measurements for the benchmark executable: the access-unit layer and the header parsers.
 enum ParsingBench {
     /// `access_units_gbps`: the whole access-unit layer over the stream (split, parameter sets,
     /// slice headers, boundaries per 7.4.1.2.4, keyframe flags, POC, DTS/PTS).

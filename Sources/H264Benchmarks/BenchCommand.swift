@@ -1,12 +1,13 @@
+import CommandLineSupport
 import Foundation
 import H264
 
-/// `h264 bench`: throughput of the framing layer against `memcpy` of the same buffer.
-enum BenchCommand: CLICommand {
-    static let name = "bench"
-    static let summary = "measure framing, parsing, RTP and conversion throughput against memcpy"
+/// The benchmark executable's one command: throughput of the framing layer against `memcpy` of
+/// the same buffer.
+enum BenchCommand {
     static let usage = """
-    usage: h264 bench [FILE] [--json] [--size-mb N] [--repetitions N] [--only KEYS] [--slice-file F]
+    usage: swift run -c release H264Benchmarks [FILE] [--json] [--size-mb N] [--repetitions N]
+                                               [--only KEYS] [--slice-file F] [--mtu N]
 
     Measures, on FILE (an Annex-B stream) or on a generated high-bitrate-like stream of about
     N MB (default 150: random payloads with emulation prevention, NAL units of realistic sizes),
@@ -14,11 +15,11 @@ enum BenchCommand: CLICommand {
     chunks (and in h264-reader's published setups: the whole buffer as one chunk, 1,440- and
     184-byte chunks), Annex-B -> AVCC conversion, RBSP extraction, the access-unit layer (boundaries,
     keyframes, POC, timestamps; whole stream, and streaming in 1 MiB chunks), parsing every NAL header, SPS, PPS, SEI and slice header,
-    RTP packetising and depacketising (MTU 1200), and memcpy of the same buffer; slice headers
+    RTP packetising and depacketising (MTU 1200, --mtu), and memcpy of the same buffer; slice headers
     parsed per second; BGRA -> I420 conversion in megapixels per second (1280x720, BT.601);
     heap allocations per NAL unit (and per access unit) of splitting, conversion, the
-    access-unit layer and RTP packetising, counted through the Swift runtime's allocation hook
-    in a pass after a warm-up pass. Each is run several times; the best run counts. Times are
+    access-unit layer and RTP packetising, counted by the C allocator's entry points that this
+    executable interposes (CAllocationCounter), in a pass after a warm-up pass. Each is run several times; the best run counts. Times are
     this thread's CPU time, so that a loaded machine slows every figure, memcpy's included,
     alike. Build with -c release to measure.
 
@@ -50,6 +51,8 @@ enum BenchCommand: CLICommand {
     struct Input: Sendable {
         let stream: [UInt8]
         let sliceUnits: [NALUnit]
+        /// The RTP measurements' MTU.
+        var mtu = 1200
     }
 
     /// One measurement: a JSON key, a label, and either the work over the whole stream (timed
@@ -102,11 +105,11 @@ enum BenchCommand: CLICommand {
         Measurement(key: "slice_headers_reused_per_s", label: "slice headers, parsed into one", unit: "/s") {
             try ParsingBench.reusedSliceHeadersPerSecond($0.sliceUnits)
         },
-        Measurement(key: "rtp_packetize_gbps", label: "RTP packetise (MTU 1200)", unit: "GB/s") {
-            try RTPBench.packetizeGBps(stream: $0.stream, seconds: 0.3)
+        Measurement(key: "rtp_packetize_gbps", label: "RTP packetise", unit: "GB/s") {
+            try RTPBench.packetizeGBps(stream: $0.stream, mtu: $0.mtu, seconds: 0.3)
         },
-        Measurement(key: "rtp_depacketize_gbps", label: "RTP depacketise (MTU 1200)", unit: "GB/s") {
-            try RTPBench.depacketizeGBps(stream: $0.stream, seconds: 0.3)
+        Measurement(key: "rtp_depacketize_gbps", label: "RTP depacketise", unit: "GB/s") {
+            try RTPBench.depacketizeGBps(stream: $0.stream, mtu: $0.mtu, seconds: 0.3)
         },
         Measurement(key: "bgra_to_i420_mpps", label: "BGRA -> I420 (1280x720)", unit: "Mpx/s") { _ in
             try EncodingBench.bgraToI420MegapixelsPerSecond(iterations: 100)
@@ -119,15 +122,16 @@ enum BenchCommand: CLICommand {
         let repetitions = try args.intOption("--repetitions", in: 1...1000) ?? 5
         let only = try args.option("--only").map { Set($0.split(separator: ",").map(String.init)) }
         let sliceFileOption = try args.option("--slice-file")
+        let mtu = try args.intOption("--mtu", in: 100...65_535) ?? 1200
         let paths = try args.positionals(min: 0, max: 1)
         guard sizeMB > 0 && sizeMB <= 4096 else { throw CLIError("--size-mb must be 1...4096") }
-        let stream = try paths.first.map(H264CLI.Input.readAll) ?? SyntheticStream.make(bytes: sizeMB << 20)
+        let stream = try paths.first.map(readFile) ?? SyntheticStream.make(bytes: sizeMB << 20)
         let defaultSliceFile = "../shared/corpus/openh264/jm_1080p_allslice.264"
         let sliceFile = sliceFileOption ?? (FileManager.default.fileExists(atPath: defaultSliceFile) ? defaultSliceFile : nil)
         let input = Input(stream: stream,
-                          sliceUnits: ParsingBench.headerUnits(try sliceFile.map(H264CLI.Input.readAll) ?? stream))
+                          sliceUnits: ParsingBench.headerUnits(try sliceFile.map(readFile) ?? stream), mtu: mtu)
         var object = JSONObject()
-        if !json { Output.line("input: \(stream.count) bytes, best of \(repetitions)") }
+        if !json { print("input: \(stream.count) bytes, best of \(repetitions)") }
         // Rounds interleave the measurements, so that a change in machine load affects all alike.
         // Throughputs keep the shortest time, rates the highest value.
         var best = measurements.map { m -> Double in
@@ -146,7 +150,7 @@ enum BenchCommand: CLICommand {
                 }
             }
         }
-        if sink == 42 { Output.line("") }  // keeps the results alive
+        if sink == 42 { print("") }  // keeps the results alive
         let rates = zip(measurements, best).map { m, b -> Double in
             if case .throughput = m.kind { return b > 0 ? Double(stream.count) / b / 1e9 : .infinity }
             return b
@@ -159,7 +163,7 @@ enum BenchCommand: CLICommand {
             if !json {
                 let ratio = memcpyRate > 0 && unit == "GB/s" ? String(format: "%.2fx memcpy", rates[k] / memcpyRate) : ""
                 let value = unit == "/s" ? String(format: "%11.0f", rates[k]) : String(format: "%11.3f", rates[k])
-                Output.line("\(m.label.padding(toLength: 38, withPad: " ", startingAt: 0)) \(value) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0)) \(ratio)")
+                print("\(m.label.padding(toLength: 38, withPad: " ", startingAt: 0)) \(value) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0)) \(ratio)")
             }
         }
         if (only == nil || only!.contains("allocations_per_nal")) && AllocationBench.isAvailable {
@@ -176,7 +180,7 @@ enum BenchCommand: CLICommand {
                     perAU.add(dynamicKey: row.key, (a * 1000).rounded() / 1000)
                     line += String(format: ", %.3f per access unit", a)
                 }
-                if !json { Output.line(line + ")") }
+                if !json { print(line + ")") }
             }
             object.add("allocations_per_nal", perNAL)
             object.add("allocations_per_access_unit", perAU)
@@ -199,7 +203,7 @@ enum BenchCommand: CLICommand {
                 nanoseconds.add(dynamicKey: key, (r.nanoseconds * 10).rounded() / 10)
                 if AllocationBench.isAvailable { allocations.add(dynamicKey: key, r.allocations) }
                 if !json {
-                    Output.line("setup (create, first use, drop): \(key.padding(toLength: 24, withPad: " ", startingAt: 0))"
+                    print("setup (create, first use, drop): \(key.padding(toLength: 24, withPad: " ", startingAt: 0))"
                                 + String(format: " %9.1f ns, %d allocations", r.nanoseconds, r.allocations))
                 }
             }
@@ -208,7 +212,13 @@ enum BenchCommand: CLICommand {
         }
         object.add("input_bytes", stream.count)
         object.add("slice_file", sliceFile ?? (paths.first ?? "generated"))
-        if json { Output.line(object.rendered) }
+        if json { print(object.rendered) }
+    }
+
+    /// The bytes of the file at `path`.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read '\(path)'") }
+        return [UInt8](data)
     }
 
     /// Runs `work` once; returns the seconds of this thread's CPU time it took and its result.
