@@ -10,7 +10,7 @@ import MediaSupport
 
 /// The one off-pool runner: jobs on a thread of their own, in order, and calls that stop
 /// waiting when their task is cancelled.
-@Suite struct BlockingWorkerTests {
+@Suite(.timeLimit(.minutes(10))) struct BlockingWorkerTests {
     struct Failure: Error, Equatable { let code: Int }
 
     @Test func jobsRunInOrderOnOneThreadThatIsNotTheCallers() async throws {
@@ -61,7 +61,7 @@ import MediaSupport
                 }
             }
         }
-        #expect(await eventually { blocked.withLock { $0 } })
+        try await whenTasksHaveRun { blocked.withLock { $0 } }
         // A second call queued behind the blocked one, whose task is cancelled before it starts.
         let second = Task {
             try await worker.run(onCancel: {}, cancellationError: { SocketError(.cancelled, "") }) { () throws(SocketError) in
@@ -99,7 +99,7 @@ import MediaSupport
                 return 99
             }
         }
-        #expect(await eventually { started.withLock { $0 } })  // a body cancelled before it starts never runs
+        try await whenTasksHaveRun { started.withLock { $0 } }  // a body cancelled before it starts never runs
         call.cancel()
         await #expect(throws: Failure(code: 1)) { _ = try await call.value }
         release.withLock { $0 = true }
