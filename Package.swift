@@ -67,6 +67,7 @@ let package = Package(
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "H264Video", "RTP", "FLV", "RTMP"]),
+        .testTarget(name: "MediaSupportTests", dependencies: ["MediaSupport"]),
         .testTarget(name: "H264VideoTests", dependencies: ["H264Video", "H264", "MediaSupport"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264Video", "H264", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
