@@ -202,13 +202,17 @@ package final class SystemFile: @unchecked Sendable {
         return bytes
     }
 
-    /// Everything from the current position to the end: the size of a regular file reserved
-    /// first, then chunks of 1 MiB.
+    /// Everything from the current position to the end: a regular file's size read at once
+    /// into one array (one copy from the kernel), then chunks of 1 MiB for what is left (a pipe,
+    /// or a file that grew).
     /// - Throws: ``FileError`` (``FileError/Operation/read``).
     /// - Complexity: O(bytes); memory: the bytes read.
     package func readToEnd() throws(FileError) -> [UInt8] {
         var out: [UInt8] = []
-        if isRegularFile, let size = try? size(), let n = Int(exactly: size) { out.reserveCapacity(n) }
+        if isRegularFile, let size = try? size(), let n = Int(exactly: size), n > 0 {
+            out = try read(upToCount: n)
+            if out.count < n { return out }  // the end came first
+        }
         while true {
             let chunk = try read(upToCount: 1 << 20)
             if chunk.isEmpty { return out }

@@ -42,8 +42,7 @@ public struct RTPHeader: Hashable, Sendable {
         // Bytes 0-7 as one big-endian word: V=2, P=X=CC=0, M, PT, sequence number, timestamp.
         let first: UInt64 = 0x80 << 56 | UInt64(marker ? 0x80 | payloadType : payloadType) << 48
             | UInt64(sequenceNumber) << 32 | UInt64(timestamp)
-        out.writeUInt64(first)
-        out.writeUInt32(ssrc)
+        out.writeMultipleIntegers(first, ssrc)
     }
 }
 

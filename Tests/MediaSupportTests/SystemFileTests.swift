@@ -94,6 +94,22 @@ import Testing
         #expect(try reader.readToEnd() == Array(expected.suffix(3)))
     }
 
+    /// A pipe has no size: read in chunks to its end, across several reads.
+    @Test func aPipeIsReadToItsEnd() throws {
+        var fds: [Int32] = [-1, -1]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let bytes = (0..<3000).map { UInt8(truncatingIfNeeded: $0) }
+        let writer = SystemFile(borrowing: fds[1], name: "pipe")
+        try writer.write(bytes)
+        close(fds[1])
+        let reader = SystemFile(borrowing: fds[0], name: "pipe")
+        #expect(!reader.isRegularFile)
+        #expect(try reader.read(upToCount: 1000) == Array(bytes.prefix(1000)))
+        #expect(try reader.readToEnd() == Array(bytes.dropFirst(1000)))
+        #expect(try reader.readToEnd() == [])
+    }
+
     @Test func anOpenThatFailsNamesTheFile() throws {
         let dir = try Self.directory()
         defer { rmdir(dir) }
