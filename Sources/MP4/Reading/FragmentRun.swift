@@ -46,23 +46,18 @@ struct FragmentRun: Sendable {
 
     /// Sample `i` of the run (0-based, `i < sampleCount`): duration, size, flags, composition offset.
     func sample(_ i: Int) -> (duration: UInt32, size: UInt32, flags: UInt32, compositionOffset: Int64) {
-        let entry = ByteReader<ByteReadError>(entries)
-        var p = i &* entrySize  // i < sampleCount, and the entries were checked to fit
-        func field() -> UInt32 {
-            let v = entry.peekInteger(at: p, as: UInt32.self) ?? 0  // never nil: the entries were checked to fit
-            p &+= 4
-            return v
-        }
-        let duration = fieldFlags & Self.durationPresent != 0 ? field() : defaults.duration
-        let size = fieldFlags & Self.sizePresent != 0 ? field() : defaults.size
-        var flags = fieldFlags & Self.flagsPresent != 0 ? field() : defaults.flags
+        // i < sampleCount, and the entries were checked to fit: the reads cannot fail (0 if they did).
+        var entry = ByteReader<ByteReadError>(entries)
+        try? entry.skip(i &* entrySize)
+        var duration = defaults.duration, size = defaults.size, flags = defaults.flags, offset: Int64 = 0
+        if fieldFlags & Self.durationPresent != 0 { duration = (try? entry.readUInt32()) ?? 0 }
+        if fieldFlags & Self.sizePresent != 0 { size = (try? entry.readUInt32()) ?? 0 }
+        if fieldFlags & Self.flagsPresent != 0 { flags = (try? entry.readUInt32()) ?? 0 }
         if i == 0, let first = firstSampleFlags { flags = first }
-        var offset: Int64 = 0
         if fieldFlags & Self.compositionOffsetPresent != 0 {
-            let raw = field()
             // Version 0 is unsigned; negative offsets written there are read as signed, as
             // FFmpeg and hls.js do.
-            offset = Int64(Int32(bitPattern: raw))
+            offset = Int64((try? entry.readInt32()) ?? 0)
         }
         return (duration, size, flags, offset)
     }
