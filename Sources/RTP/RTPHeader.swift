@@ -76,14 +76,14 @@ public struct RTPPacket: Sendable {
             try r.skip(2, "RTP header extension")  // defined by profile
             try r.skip(Int(try r.readUInt16("RTP header extension length")) &* 4, "RTP header extension")  // < 2^18
         }
-        var payload = r.readRemaining()
+        var end = packet.endIndex
         if b0 & 0x20 != 0 {
-            let padding = Int(packet[packet.endIndex &- 1])  // the packet holds at least 12 bytes
-            guard padding > 0, padding <= payload.count else {
+            let padding = Int(packet[end &- 1])  // the packet holds at least 12 bytes
+            guard padding > 0, padding <= r.count else {
                 throw H264Error.invalid(.invalidBitstream, "RTP padding count \(padding) is zero or longer than the payload")
             }
-            payload = payload.dropLast(padding)
+            end &-= padding  // padding <= the bytes left
         }
-        self.payload = payload
+        payload = packet[r.position..<end]  // one view of the caller's bytes
     }
 }
