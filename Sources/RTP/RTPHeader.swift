@@ -65,25 +65,29 @@ public struct RTPPacket: Sendable {
         guard packet.count >= RTPHeader.fixedLength else {
             throw .truncated("RTP packet of \(packet.count) bytes is shorter than the 12-byte header")
         }
-        var r = ByteReader<RTPByteReads>(packet)
-        let b0 = try r.readUInt8("RTP header")
+        // The fixed header is there (12 bytes): read in place, without a reader (whose view of
+        // the datagram would cost a retain and a release per packet).
+        let s = packet.startIndex
+        let b0 = packet[s], b1 = packet[s &+ 1]
         guard b0 >> 6 == 2 else { throw H264Error.invalid(.invalidBitstream, "RTP version \(b0 >> 6), expected 2") }
-        let b1 = try r.readUInt8("RTP header")
-        header = RTPHeader(marker: b1 & 0x80 != 0, payloadType: b1 & 0x7F, sequenceNumber: try r.readUInt16("RTP header"),
-                           timestamp: try r.readUInt32("RTP header"), ssrc: try r.readUInt32("RTP header"))
-        try r.skip(Int(b0 & 0x0F) &* 4, "RTP CSRC list")  // at most 60
+        header = RTPHeader(marker: b1 & 0x80 != 0, payloadType: b1 & 0x7F, sequenceNumber: packet.peekInteger(at: 2) ?? 0,
+                           timestamp: packet.peekInteger(at: 4) ?? 0, ssrc: packet.peekInteger(at: 8) ?? 0)
+        var start = RTPHeader.fixedLength &+ Int(b0 & 0x0F) &* 4  // at most 72
         if b0 & 0x10 != 0 {
-            try r.skip(2, "RTP header extension")  // defined by profile
-            try r.skip(Int(try r.readUInt16("RTP header extension length")) &* 4, "RTP header extension")  // < 2^18
+            guard let words = packet.peekInteger(at: start &+ 2, as: UInt16.self) else {
+                throw .truncated("RTP header extension runs past the end of the packet")
+            }
+            start &+= 4 &+ Int(words) &* 4  // below 2^18 + 76
         }
+        guard start <= packet.count else { throw .truncated("RTP CSRCs or header extension run past the end of the packet") }
         var end = packet.endIndex
         if b0 & 0x20 != 0 {
-            let padding = Int(packet[end &- 1])  // the packet holds at least 12 bytes
-            guard padding > 0, padding <= r.count else {
+            let padding = Int(packet[end &- 1])
+            guard padding > 0, padding <= packet.count &- start else {
                 throw H264Error.invalid(.invalidBitstream, "RTP padding count \(padding) is zero or longer than the payload")
             }
-            end &-= padding  // padding <= the bytes left
+            end &-= padding  // padding <= the bytes after the header
         }
-        payload = packet[r.position..<end]  // one view of the caller's bytes
+        payload = packet[(s &+ start)..<end]  // one view of the caller's bytes
     }
 }

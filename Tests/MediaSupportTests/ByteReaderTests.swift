@@ -160,6 +160,11 @@ import Testing
         #expect(r.peekUInt(byteCount: 6) == nil)
         #expect(r.peekUInt(byteCount: 0) == nil && r.peekUInt(byteCount: 9) == nil)
         #expect(r.count == 5)
+        // The same load on a slice in place, counted from its start.
+        let slice = Self.slice([0x01, 0x02, 0x03, 0x04, 0x05])
+        #expect(slice.peekInteger(at: 1, as: UInt32.self) == 0x0203_0405)
+        #expect(slice.peekInteger(at: 2, as: UInt32.self) == nil && slice.peekInteger(at: -1, as: UInt8.self) == nil)
+        #expect(slice.peekInteger(at: 0, as: Int16.self) == 0x0102)
         let empty = Reader([][...])
         #expect(empty.peekInteger(as: UInt8.self) == nil && empty.peekUInt24() == nil && empty.peekUInt(byteCount: 1) == nil)
     }
