@@ -23,8 +23,9 @@ let package = Package(
         // and the C library's threads for the last (the core cannot start a thread).
         .target(name: "H264Video", dependencies: ["H264", "MediaSupport"]),
         // The plumbing every module above the core shares, written once (package access: in no
-        // product's API): a POSIX mutex with a condition variable (frame sources, the RTMP
-        // publisher), and what the modules read, write and send with.
+        // product's API): the lock, the bounded queue, the off-pool thread, the sockets (TCP
+        // connect and listen, UDP, multicast) with one deadline type and one interrupt, and
+        // what the modules read and write with. The C library only.
         .target(name: "MediaSupport"),
         // libx264, found with pkg-config (Debian: libx264-dev). x264.pc's Cflags carry
         // -DX264_API_IMPORTS, a Windows DLL switch SwiftPM declines with a warning; it means
@@ -34,7 +35,7 @@ let package = Package(
             pkgConfig: "x264",
             providers: [.apt(["libx264-dev"])]
         ),
-        .target(name: "X264", dependencies: ["H264", "H264Video", "CX264"]),
+        .target(name: "X264", dependencies: ["H264", "H264Video", "CX264", "MediaSupport"]),
         // RTP payload format for H.264 (RFC 6184) and SDP helpers: pure Swift over the core.
         .target(name: "RTP", dependencies: ["H264", "MediaSupport"]),
         // FLV files and AMF0: the H264 core only, no Foundation.
@@ -58,24 +59,43 @@ let package = Package(
             exclude: ["make-fixtures.sh", "fixturetool.py", "README.md"],
             resources: [.copy("Streams"), .copy("manifest.json")]
         ),
-        // `h264 bench`'s allocation count: the C allocator's entry points, counted and forwarded.
-        .target(name: "CAllocationCounter"),
+        // Argument parsing and the one JSON writer of the command-line programs (package access).
+        .target(name: "CommandLineSupport"),
         .executableTarget(
             name: "H264CLI",
-            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery", "H264Fixtures", "MediaSupport", "CAllocationCounter"]
+            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery", "H264Fixtures", "MediaSupport",
+                           "CommandLineSupport"]
         ),
-        // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport", "H264Video", "RTP", "FLV", "RTMP"]),
+        // The benchmark executable (no product: `swift run -c release H264Benchmarks`), and its
+        // allocation count: the C allocator's entry points, counted and forwarded, interposed in
+        // this executable and the test process only, never in the shipped `h264`.
+        .target(name: "CAllocationCounter"),
+        .executableTarget(
+            name: "H264Benchmarks",
+            dependencies: ["H264", "H264Video", "RTP", "H264Delivery", "CommandLineSupport", "CAllocationCounter"]
+        ),
+        // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests, the splitter's drivers
+        // the framing tests and the fuzz bodies share, and the allocation count of the allocation
+        // suites (the benchmark's counter, linked into the test process).
+        .target(name: "TestSupport", dependencies: ["H264", "CAllocationCounter"], path: "Tests/TestSupport"),
+        .testTarget(name: "H264Tests", dependencies: ["H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "MediaSupportTests", dependencies: ["MediaSupport"]),
         .testTarget(name: "H264VideoTests", dependencies: ["H264Video", "H264", "MediaSupport"]),
         .testTarget(name: "X264Tests", dependencies: ["X264", "H264Video", "H264", "TestSupport"]),
-        .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "TestSupport"]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "X264", "H264Video", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
-        .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "RTP", "TestSupport"]),
-        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "H264", "H264Fixtures", "FLV", "MP4", "TestSupport"]),
+        .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "TestSupport"]),
+        .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "CommandLineSupport", "H264", "H264Video", "H264Fixtures", "FLV", "MP4",
+                                                      "RTP", "TestSupport"]),
+        // Tests across modules: the fuzz bodies of every target but MP4's (compiled into the fuzz
+        // binary too, Tests/Fuzz/run.sh) with their kept inputs, the mutation sweep through every
+        // entry point, field bugs through RTP.
+        .testTarget(name: "IntegrationTests", dependencies: ["H264", "H264Fixtures", "H264Video", "RTP", "FLV", "RTMP", "TestSupport"]),
+        // The benchmark executable's measurements, and the allocation suites that count with it
+        // (optimised builds only: `.ci/run` runs them in a release pass).
+        .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Writes the two streams that Docs/Benchmarks.md measures with `h264 bench`:
+# Writes the two streams that Docs/Benchmarks.md measures with the benchmark executable (H264Benchmarks):
 #
 #   sh Docs/bench-streams.sh CORPUS_DIR OUT_DIR
 #

@@ -3,14 +3,14 @@
  *
  *   cc -O2 -march=native -o copy-ceiling Docs/copy-ceiling.c && ./copy-ceiling small-nal.264
  *
- * `h264 bench` compares every layer with memcpy of the whole stream into a buffer of the same
+ * The benchmark executable (H264Benchmarks) compares every layer with memcpy of the whole stream into a buffer of the same
  * size. For buffers of hundreds of MB, glibc's memcpy writes with non-temporal stores (the target
  * is not read into the cache first). A job that writes its output in pieces as it goes
  * (Annex-B -> AVCC writes one NAL unit at a time) gets ordinary stores, which read every target
  * cache line before writing it. This program measures that ceiling: memcpy of the same bytes in
  * pieces of 1,300 bytes (the stream's mean NAL unit), 64 KiB and 1 MiB, and a plain loop of
  * 32-byte copies, each as a ratio of the whole-buffer memcpy, best of 5 runs, by this thread's
- * CPU time (as `h264 bench` measures).
+ * CPU time (as the benchmark executable measures).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -5,16 +5,15 @@ extension AVCDecoderConfigurationRecord {
     /// avcC record (ISO/IEC 14496-15 5.3.3.1).
     ///
     /// Every failure is ``FLVError/Code/invalidDecoderConfiguration``, with the core's error in
-    /// ``FLVError/underlying``: some tools put Annex-B bytes there (`configurationVersion` then
+    /// `underlying`: some tools put Annex-B bytes there (`configurationVersion` then
     /// reads 0), and the message says so.
     static func flvSequenceHeader(_ bytes: ArraySlice<UInt8>) throws(FLVError) -> AVCDecoderConfigurationRecord {
         do throws(H264Error) {
             return try AVCDecoderConfigurationRecord(parsing: bytes)
         } catch {
             let annexB = bytes.starts(with: [0, 0, 1] as [UInt8]) || bytes.starts(with: [0, 0, 0, 1] as [UInt8])
-            throw FLVError(.invalidDecoderConfiguration,
-                           "AVC sequence header is not an avcC record" + (annexB ? " (it holds Annex-B bytes)" : "") + ": \(error.reason)",
-                           underlying: error)
+            throw FLVError.wrapping(error, as: .invalidDecoderConfiguration,
+                                    "AVC sequence header is not an avcC record" + (annexB ? " (it holds Annex-B bytes)" : ""))
         }
     }
 }

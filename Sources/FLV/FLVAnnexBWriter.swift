@@ -29,7 +29,7 @@ public struct FLVAnnexBWriter: Sendable {
     /// Takes the next video event; appends to `out` the Annex-B bytes of a sample.
     /// - Throws: ``FLVError/Code/missingDecoderConfiguration`` for a sample before any sequence
     ///   header; ``FLVError/Code/invalidDecoderConfiguration`` for a sequence header that is
-    ///   not an avcC record; ``FLVError/Code/invalidBitstream`` for a malformed sample (with
+    ///   not an avcC record; ``FLVError/Code/h264`` for a malformed sample (with
     ///   the core's error, e.g. `H264Error.Code.lengthPastEnd`). The writer goes on with the
     ///   next event.
     public mutating func add(_ event: FLVVideoEvent, to out: inout [UInt8]) throws(FLVError) {
@@ -48,7 +48,7 @@ public struct FLVAnnexBWriter: Sendable {
             do throws(H264Error) {
                 units = try AVCC.split(sample.data, lengthSize: configuration.nalUnitLengthSize)
             } catch {
-                throw FLVError.bitstream(error, "FLV sample at \(sample.dts) ms")
+                throw FLVError.h264(error, "FLV sample at \(sample.dts) ms")
             }
             let random = sample.isKeyframe || units.contains { $0.type == .idrSlice }
             for unit in inserter.inserting(into: units, isRandomAccess: random) { AnnexB.append(unit, to: &out) }

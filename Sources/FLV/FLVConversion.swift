@@ -13,11 +13,11 @@ public enum FLVConversion {
     /// with their decode and presentation times (composition time = PTS - DTS for B-frames), a
     /// sequence header whenever the parameter sets a picture uses change (``FLVSampleBuilder``),
     /// `onMetaData` from the SPS and the timestamps, and the end-of-sequence tag.
-    /// - Throws: ``FLVError/Code/invalidBitstream`` with the first error of the stream when it
+    /// - Throws: ``FLVError/Code/h264`` with the first error of the stream when it
     ///   has no access unit; the errors of ``FLVSampleBuilder`` and ``FLVWriter``.
     public static func annexBToFLV(_ annexB: [UInt8], timing: TimestampAssigner.Configuration = .init()) throws(FLVError) -> [UInt8] {
         let (accessUnits, errors) = AccessUnits.assemble(annexB: annexB[...], timing: timing, leadingData: .skip)
-        if accessUnits.isEmpty, let first = errors.first { throw FLVError.bitstream(first, "no access unit") }
+        if accessUnits.isEmpty, let first = errors.first { throw FLVError.h264(first, "no access unit") }
         var builder = FLVSampleBuilder()
         var writer = FLVWriter()
         try writer.writeMetadata(FLVMetadataCollector.metadata(for: accessUnits))
@@ -55,7 +55,7 @@ public enum FLVConversion {
                 collector.add(au)
                 pictures &+= 1  // one per access unit
             })
-            if pictures == 0, let firstError { throw FLVError.bitstream(firstError, "no access unit") }
+            if pictures == 0, let firstError { throw FLVError.h264(firstError, "no access unit") }
             configuration.presentationDelay = measuring.requiredPresentationDelay
             try rewind()
         }
@@ -78,7 +78,7 @@ public enum FLVConversion {
             if !au.flags.hasNoPicture { try writer.write(builder.sample(au)) }
             if writer.bytes.count >= 1 << 20 { try write(writer.takeBytes()) }
         })
-        if count == 0, let firstError { throw FLVError.bitstream(firstError, "no access unit") }
+        if count == 0, let firstError { throw FLVError.h264(firstError, "no access unit") }
         if !started { try writer.writeMetadata(collector.metadata()) }
         try writer.writeEndOfSequence()
         try write(writer.takeBytes())

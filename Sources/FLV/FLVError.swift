@@ -3,13 +3,15 @@ import H264
 /// The error type of the FLV module: a malformed or unsupported FLV file or AMF0 value, a
 /// limit, or H.264 data inside the container that the core rejects.
 ///
-/// As `H264Error` does, it carries a ``Code`` (a struct over a private enum, so codes can be
-/// added without breaking a caller's `switch`), a human reason and where it was raised; two
-/// errors are equal when their codes are. A problem in the H.264 data itself (a malformed
-/// sample, an avcC record the core rejects) keeps the core's error in ``underlying``.
-public struct FLVError: Error, Hashable, Sendable, CustomStringConvertible {
+/// A member of the package's error family (`CodedError`, which supplies the reason, the source
+/// location, equality by code and the factories): a ``Code`` (a struct over a private enum, so
+/// codes can be added without breaking a caller's `switch`), one reference wide. A problem in
+/// the H.264 data itself keeps the core's error in `underlying`: code ``Code/h264`` for a
+/// malformed sample, ``Code/invalidDecoderConfiguration`` or
+/// ``Code/missingDecoderConfiguration`` for an avcC record the core rejects or cannot make.
+public struct FLVError: CodedError {
     /// What kind of failure this is.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible, WrapsH264Error {
         enum Base: String, Hashable, Sendable {
             case truncated
             case invalidContainer
@@ -18,7 +20,7 @@ public struct FLVError: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidArgument
             case invalidDecoderConfiguration
             case missingDecoderConfiguration
-            case invalidBitstream
+            case h264
         }
 
         let base: Base
@@ -36,54 +38,31 @@ public struct FLVError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A caller-supplied value is invalid (a time outside the FLV range, a composition time
         /// that does not fit 24 bits).
         public static let invalidArgument = Code(.invalidArgument)
-        /// An AVC sequence header that is not a valid avcC record (see ``FLVError/underlying``).
+        /// An AVC sequence header that is not a valid avcC record (the core's error, when it
+        /// has one, in `underlying`).
         public static let invalidDecoderConfiguration = Code(.invalidDecoderConfiguration)
         /// A sample before any AVC sequence header (or without the SPS and PPS to make one).
         public static let missingDecoderConfiguration = Code(.missingDecoderConfiguration)
-        /// The H.264 data inside a tag is malformed: ``FLVError/underlying`` says how.
-        public static let invalidBitstream = Code(.invalidBitstream)
+        /// The H.264 data inside a tag is malformed: the core's error in `underlying` says how.
+        public static let h264 = Code(.h264)
+        /// The former name of ``h264``.
+        @available(*, deprecated, renamed: "h264")
+        public static var invalidBitstream: Code { .h264 }
 
         public var description: String { base.rawValue }
     }
 
-    private let detail: ErrorDetail<Code, H264Error>
+    /// The error's contents (read through `CodedError`'s accessors).
+    public let _detail: ErrorDetail<Code>
 
-    /// What kind of failure this is.
-    public var code: Code { detail.code }
-    /// A human-readable explanation.
-    public var reason: String { detail.reason }
-    /// The core's error, when the problem is in the H.264 data.
-    public var underlying: H264Error? { detail.underlying }
-    /// The source file that raised the error.
-    public var file: String { detail.file }
-    /// The source line that raised the error.
-    public var line: Int { detail.line }
-
-    /// Creates an error. Prefer the static factories, which keep error paths out of hot code.
-    public init(_ code: Code, _ reason: String, underlying: H264Error? = nil, file: String = #fileID, line: Int = #line) {
-        detail = ErrorDetail(code, reason, underlying: underlying, file: file, line: line)
-    }
-
-    public var description: String { "FLVError.\(code): \(reason)" }
-
-    public static func == (lhs: FLVError, rhs: FLVError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    /// An error with these contents, made by `CodedError`'s initialiser.
+    public init(_detail: ErrorDetail<Code>) { self._detail = _detail }
 }
 
 extension FLVError {
+    /// The input ended inside a header, a tag or an AMF0 value.
     @inline(never)
     static func truncated(_ reason: String, file: String = #fileID, line: Int = #line) -> FLVError {
         FLVError(.truncated, reason, file: file, line: line)
-    }
-
-    @inline(never)
-    static func invalid(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) -> FLVError {
-        FLVError(code, reason, file: file, line: line)
-    }
-
-    /// Wraps the core's error about the H.264 data in a tag.
-    @inline(never)
-    static func bitstream(_ error: H264Error, _ context: String, file: String = #fileID, line: Int = #line) -> FLVError {
-        FLVError(.invalidBitstream, "\(context): \(error.code): \(error.reason)", underlying: error, file: file, line: line)
     }
 }

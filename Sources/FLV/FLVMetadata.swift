@@ -72,3 +72,25 @@ public struct FLVMetadata: Hashable, Sendable {
     /// The body of an FLV script tag: the string `onMetaData` and the ECMA array.
     public var scriptTagBody: [UInt8] { AMF0.encode([.string("onMetaData"), ecmaArray]) }
 }
+
+extension FLVMetadata {
+    /// `onMetaData` for a stream an avcC record describes (an MP4 track's sample description,
+    /// an FLV or RTMP sequence header): `width` and `height` from the record's first SPS that
+    /// parses (cropped), `framerate` from its VUI timing when present, and the `duration` when
+    /// the caller knows it (an MP4 track's).
+    ///
+    /// FLV does not read MP4 and MP4 does not write FLV: what a container knows of a track goes
+    /// through the core's types (the record, a `Duration`), and the metadata is built here.
+    /// - Parameters:
+    ///   - record: the decoder configuration; nil gives metadata without size or rate.
+    ///   - duration: the stream's duration; nil (or zero) leaves it out.
+    ///   - encoder: the `encoder` property.
+    public init(decoderConfiguration record: AVCDecoderConfigurationRecord?, duration: Duration? = nil,
+                encoder: String? = "swift-h264") {
+        let sps = record?.sequenceParameterSets.lazy.compactMap { try? SequenceParameterSet(rbsp: $0.rbsp) }.first
+        let rate = sps?.frameRate.map { Double($0.numerator) / Double($0.denominator) }
+        let (seconds, attoseconds) = duration?.components ?? (0, 0)
+        let total = Double(seconds) + Double(attoseconds) * 1e-18
+        self.init(width: sps?.width, height: sps?.height, frameRate: rate, duration: total > 0 ? total : nil, encoder: encoder)
+    }
+}

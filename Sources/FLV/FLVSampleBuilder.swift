@@ -39,7 +39,7 @@ public struct FLVSampleBuilder: Sendable {
     /// point SEI (x264's open-GOP I pictures), as FFmpeg's FLV muxer marks them.
     /// - Throws: ``FLVError/Code/missingDecoderConfiguration`` when no SPS and PPS came before;
     ///   ``FLVError/Code/invalidArgument`` for a sample without timestamps;
-    ///   ``FLVError/Code/invalidBitstream`` for a NAL unit that does not fit a 4-byte length.
+    ///   ``FLVError/Code/h264`` for a NAL unit that does not fit a 4-byte length.
     /// - Complexity: O(n) in the sample's bytes.
     public mutating func sample(_ sample: some AccessUnitSample) throws(FLVError) -> (avcC: [UInt8]?, sample: FLVVideoSample) {
         guard let times = sample.timestamps(timescale: 1000) else {
@@ -67,7 +67,7 @@ public struct FLVSampleBuilder: Sendable {
             do throws(H264Error) {
                 avcC = try AVCDecoderConfigurationRecord(parameterSets: sets).serialized()
             } catch {
-                throw FLVError(.missingDecoderConfiguration, "no avcC record for \(name()): \(error.reason)", underlying: error)
+                throw FLVError.wrapping(error, as: .missingDecoderConfiguration, "no avcC record for \(name())")
             }
             hasConfiguration = true
         }
@@ -78,7 +78,7 @@ public struct FLVSampleBuilder: Sendable {
         do throws(H264Error) {
             data = try AccessUnit(nalUnits: nalUnits, index: 0).avccSample(lengthSize: .four, includeParameterSets: false)
         } catch {
-            throw FLVError.bitstream(error, name())
+            throw FLVError.h264(error, name())
         }
         return (avcC, FLVVideoSample(dts: dts, pts: pts, isKeyframe: isKeyframe, data: data))
     }

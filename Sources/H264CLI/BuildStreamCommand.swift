@@ -1,3 +1,4 @@
+import CommandLineSupport
 import H264
 import H264Fixtures
 

@@ -1,4 +1,4 @@
-import FLV
+import CommandLineSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,9 +7,6 @@ import Darwin
 #endif
 import H264
 import MediaSupport
-import MP4
-import RTMP
-import X264
 
 /// A subcommand of `h264`.
 protocol CLICommand {
@@ -37,13 +34,10 @@ struct CLIExitStatus: Error {
     init(_ code: Int32) { self.code = code }
 }
 
-/// An error the tool reports as one line on stderr with exit status 1.
-struct CLIError: Error, CustomStringConvertible {
-    let description: String
-    init(_ message: String) { description = message }
+extension CLIError {
     /// A failed file operation: its one line (`cannot write 'out.h264' after 65536 bytes: No
     /// space left on device`).
-    init(_ error: FileError) { description = error.description }
+    init(_ error: FileError) { self.init(error.description) }
 }
 
 enum CLI {
@@ -82,16 +76,11 @@ enum CLI {
         return 1
     }
 
-    /// The one line printed for an error: the library's errors as `code: reason`.
+    /// The one line printed for an error: the library's errors (every module's, the family of
+    /// `CodedError`) as `code: reason`.
     static func message(for error: any Error) -> String {
-        switch error {
-        case let e as H264Error: "\(e.code): \(e.reason)"
-        case let e as FLVError: "\(e.code): \(e.reason)"
-        case let e as RTMPError: "\(e.code): \(e.reason)"
-        case let e as MP4Error: "\(e.code): \(e.reason)"
-        case let e as X264Error: "\(e.code): \(e.reason)"
-        default: "\(error)"
-        }
+        if let error = error as? any CodedError { return "\(error.code): \(error.reason)" }
+        return "\(error)"
     }
 
     static func overview(_ commands: [any CLICommand.Type]) -> String {
@@ -101,111 +90,6 @@ enum CLI {
         for c in commands { s += "  " + c.name + String(repeating: " ", count: width - c.name.count + 1) + c.summary + "\n" }
         s += "\n'h264 <command> --help' describes a command."
         return s
-    }
-}
-
-/// Command-line arguments: options are taken out by name, the rest are positional.
-struct Arguments {
-    private(set) var items: [String]
-
-    init(_ items: [String]) { self.items = items }
-
-    /// True when the flag is present; the flag is removed (a second one is left for
-    /// ``positionals(min:max:)`` to report as given twice).
-    mutating func flag(_ name: String) -> Bool {
-        guard let i = items.firstIndex(of: name) else { return false }
-        items.remove(at: i)
-        taken.insert(name)
-        return true
-    }
-
-    /// The options and flags taken so far, by name: one left over was given twice.
-    private var taken: Set<String> = []
-
-    /// True when the flag is present (not removed).
-    func has(_ name: String) -> Bool { items.contains(name) }
-
-    /// The value after `--name` (or in `--name=value`), removed; nil when absent.
-    /// - Throws: when the option is given twice (``values(_:)`` takes one that may be repeated).
-    mutating func option(_ name: String) throws -> String? {
-        guard let value = try take(name) else { return nil }
-        if items.contains(where: { $0 == name || $0.hasPrefix(name + "=") }) { throw CLIError("\(name) is given twice") }
-        taken.insert(name)
-        return value
-    }
-
-    /// Every value of an option that may be repeated (`--remove-sei A --remove-sei B`), in order.
-    mutating func values(_ name: String) throws -> [String] {
-        var all: [String] = []
-        while let value = try take(name) { all.append(value) }
-        return all
-    }
-
-    /// Removes the first `--name value` or `--name=value` and returns the value.
-    private mutating func take(_ name: String) throws -> String? {
-        guard let i = items.firstIndex(where: { $0 == name || $0.hasPrefix(name + "=") }) else { return nil }
-        if items[i] == name {
-            guard i + 1 < items.count else { throw CLIError("\(name) needs a value") }
-            let v = items[i + 1]
-            items.removeSubrange(i...(i + 1))
-            return v
-        }
-        let v = String(items[i].dropFirst(name.count + 1))
-        items.remove(at: i)
-        return v
-    }
-
-    /// An integer option.
-    mutating func intOption(_ name: String) throws -> Int? {
-        guard let s = try option(name) else { return nil }
-        guard let v = Int(s) else { throw CLIError("\(name): '\(s)' is not a whole number") }
-        return v
-    }
-
-    /// An integer option that must lie in `range`.
-    mutating func intOption(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let v = try intOption(name) else { return nil }
-        guard range.contains(v) else { throw CLIError("\(name): \(v) is outside \(range.lowerBound)...\(range.upperBound)") }
-        return v
-    }
-
-    /// A number of seconds (a decimal) that must lie in `range`.
-    mutating func secondsOption(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
-        guard let s = try option(name) else { return nil }
-        guard let v = Double(s), range.contains(v) else {
-            throw CLIError("\(name): '\(s)' is not a number of seconds in \(range.lowerBound)...\(range.upperBound)")
-        }
-        return v
-    }
-
-    /// A rate option `N` or `N/D` (`--fps 30000/1001`): both terms whole numbers in
-    /// 1...`limit` (a decimal `N` is taken as `N`/1 when it is whole).
-    mutating func rateOption(_ name: String, limit: Int64 = 1_000_000) throws -> (numerator: Int64, denominator: Int64)? {
-        guard let s = try option(name) else { return nil }
-        return try Arguments.rate(s, name: name, limit: limit)
-    }
-
-    /// Parses `N` or `N/D` with both terms in 1...`limit`.
-    static func rate(_ s: String, name: String, limit: Int64 = 1_000_000) throws -> (numerator: Int64, denominator: Int64) {
-        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 1 || parts.count == 2,
-              let n = Int64(parts[0]), (1...limit).contains(n),
-              let d = parts.count == 2 ? Int64(parts[1]) : 1, (1...limit).contains(d) else {
-            throw CLIError("\(name): '\(s)' is not a rate N or N/D (whole numbers in 1...\(limit))")
-        }
-        return (n, d)
-    }
-
-    /// The remaining positional arguments; any leftover `--option` is an error.
-    mutating func positionals(min: Int = 0, max: Int = Int.max) throws -> [String] {
-        if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
-            let name = String(unknown.prefix { $0 != "=" })
-            if taken.contains(name) { throw CLIError("\(name) is given twice") }
-            throw CLIError("unknown option '\(unknown)'")
-        }
-        guard items.count >= min else { throw CLIError("expected \(min) argument(s), got \(items.count)") }
-        guard items.count <= max else { throw CLIError("unexpected argument '\(items[max])'") }
-        return items
     }
 }
 
@@ -557,111 +441,5 @@ enum Output {
     /// One line on stderr: `h264: message`.
     static func error(_ message: String) {
         writeStandardError("h264: \(message)\n")
-    }
-}
-
-/// Minimal JSON object rendering for `--json` outputs (JSON Lines). Members are appended to
-/// one string as they are added (no array of parts, no join): `inspect --json` renders one
-/// object per access unit.
-struct JSONObject {
-    /// The UTF-8 text so far, without the closing brace.
-    private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
-    private var hasMembers = false
-
-    /// Starts a member: the separator and the quoted key (keys are plain ASCII names).
-    private mutating func key(_ key: StaticString) {
-        if hasMembers { bytes.append(UInt8(ascii: ",")) }
-        hasMembers = true
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-    }
-
-    /// Starts a member with a key known only at run time.
-    private mutating func key(_ key: String) {
-        if hasMembers { bytes.append(UInt8(ascii: ",")) }
-        hasMembers = true
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: key.utf8)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-    }
-
-    mutating func add(_ key: StaticString, _ value: Int) { self.key(key); Self.appendDecimal(Int64(value), to: &bytes) }
-    mutating func add(_ key: StaticString, _ value: Int64) { self.key(key); Self.appendDecimal(value, to: &bytes) }
-    mutating func add(_ key: StaticString, _ value: Double) {
-        self.key(key)
-        bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
-    }
-    mutating func add(_ key: StaticString, _ value: Bool) { self.key(key); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
-    mutating func add(_ key: StaticString, _ value: String) { self.key(key); bytes.append(contentsOf: JSONObject.quote(value).utf8) }
-    mutating func add(_ key: StaticString, _ values: [Int]) {
-        self.key(key)
-        bytes.append(UInt8(ascii: "["))
-        for (i, v) in values.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            Self.appendDecimal(Int64(v), to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
-    }
-    mutating func add(_ key: StaticString, _ values: [String]) {
-        self.key(key)
-        bytes.append(UInt8(ascii: "["))
-        for (i, v) in values.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: JSONObject.quote(v).utf8)
-        }
-        bytes.append(UInt8(ascii: "]"))
-    }
-    mutating func add(_ key: StaticString, _ object: JSONObject) {
-        self.key(key)
-        bytes.append(contentsOf: object.bytes)
-        bytes.append(UInt8(ascii: "}"))
-    }
-    /// A member whose key is computed (a map keyed by measurement or rule).
-    mutating func add(dynamicKey key: String, _ value: Int) { self.key(key); Self.appendDecimal(Int64(value), to: &bytes) }
-    /// A member whose key is computed (a map keyed by measurement).
-    mutating func add(dynamicKey key: String, _ value: Double) {
-        self.key(key)
-        bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
-    }
-    mutating func addNull(_ key: StaticString) { self.key(key); bytes.append(contentsOf: "null".utf8) }
-    /// A member whose value the caller writes as raw JSON text (a list built in place).
-    mutating func add(_ key: StaticString, raw: (inout [UInt8]) -> Void) { self.key(key); raw(&bytes) }
-
-    var rendered: String { String(decoding: renderedBytes, as: UTF8.self) }
-    var renderedBytes: [UInt8] { bytes + [UInt8(ascii: "}")] }
-
-    /// Starts a member whose value the caller writes: ``bytes`` then ends with `"key":`.
-    mutating func addKey(_ key: StaticString) { self.key(key) }
-
-    /// The members that follow a value written by the caller after ``addKey(_:)``: rendered,
-    /// they start with a comma (when there are any) and end with the closing brace.
-    static func continuation() -> JSONObject {
-        var o = JSONObject()
-        o.bytes = []
-        o.hasMembers = true
-        return o
-    }
-
-    /// Appends `value` in decimal, as `String(value)` writes it (``ByteWriter/writeDecimal(_:)``).
-    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        ByteWriter.append(to: &out, atMost: ByteWriter.maximumDecimalLength) { $0.writeDecimal(value) }
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import FLV
 import H264
 
@@ -55,11 +56,11 @@ enum ConvertCommand: CLICommand {
         let lenient = args.flag("--lenient")
         let aud = try args.option("--aud")
         let fps = try args.rateOption("--fps", limit: 1000)
-        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fastStart)
+        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .progressive(.fastStart))
         let paths = try args.positionals(min: 2, max: 2)
         var timing = TimestampAssigner.Configuration()
         if let fps { timing.frameRate = fps }
-        if try MP4Conversion.convertIfMP4(input: paths[0], output: paths[1], to: toOption, layout: mp4Layout, timing: timing) {
+        if try MP4Conversion.convertIfMP4(input: paths[0], output: paths[1], to: toOption, mode: mp4Layout, timing: timing) {
             return
         }
         guard aud == nil || aud == "insert" else { throw CLIError("--aud takes 'insert', not '\(aud ?? "")'") }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import FLV
 import H264
 import MP4
@@ -5,11 +6,6 @@ import MP4
 /// MP4 conversions for `h264 convert` (Annex-B -> MP4, MP4 -> Annex-B or FLV), `h264 segment`
 /// and `h264 encode -o out.mp4`: file plumbing over the MP4 library.
 enum MP4Conversion {
-    /// How `convert` and `encode` write an MP4 file.
-    enum Layout: String {
-        case fastStart = "fast-start", mediaFirst = "media-first", fragmented
-    }
-
     /// True when the file at `path` (not `-`) starts like an MP4 file.
     static func isMP4(path: String) -> Bool {
         guard path != "-", let file = try? MP4File(readingAtPath: path) else { return false }
@@ -21,23 +17,8 @@ enum MP4Conversion {
     /// True for an output name that asks for MP4.
     static func isMP4Name(_ path: String) -> Bool { path.hasSuffix(".mp4") || path.hasSuffix(".m4v") }
 
-    /// Makes the MP4 output of `layout` in `file`.
-    static func writer(_ layout: Layout, file: MP4File, timescale: Int64) throws(MP4Error) -> any MP4SampleWriting {
-        switch layout {
-        case .fastStart: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .fastStart))
-        case .mediaFirst: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .mediaFirst))
-        case .fragmented:
-            // A fragment per second at any access unit (a recording keeps all but the last
-            // second when cut short); an edit list gives the progressive layouts' start time.
-            var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: timescale, cutting: .anySample,
-                                                    compositionTimes: .editList)
-            options.writesSegmentType = false
-            return try MP4FragmentedFileWriter(file: file, options: options)
-        }
-    }
-
     /// Annex-B in (a file or stdin, read in 1 MiB chunks), MP4 out.
-    static func annexBToMP4(inputPath: String, outputPath: String, layout: Layout,
+    static func annexBToMP4(inputPath: String, outputPath: String, mode: MP4Recorder.Mode,
                             timing: TimestampAssigner.Configuration) throws {
         guard outputPath != "-" else { throw CLIError("an MP4 file cannot go to stdout (its header is written last)") }
         let input = try ChunkedInput(inputPath)
@@ -46,7 +27,7 @@ enum MP4Conversion {
         let file = try MP4File(creatingAtPath: staging.writingPath)
         defer { file.close() }
         try mux(input, timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
-            try writer(layout, file: file, timescale: timescale)
+            try mode.makeWriter(file: file, timescale: timescale)
         }
         file.close()
         try staging.commit()
@@ -103,10 +84,7 @@ enum MP4Conversion {
     static func mp4ToFLV(inputPath: String, outputPath: String) throws {
         let (reader, track) = try open(inputPath)
         let output = try OutputFile(outputPath)
-        let first = track.descriptions[0]
-        let seconds = Double(track.mediaDuration) / Double(max(1, track.timescale))
-        let metadata = FLVMetadata(width: first.width, height: first.height, frameRate: nil,
-                                   duration: seconds > 0 ? seconds : nil, encoder: "swift-h264")
+        let metadata = FLVMetadata(decoderConfiguration: track.descriptions.first?.decoderConfiguration, duration: track.duration)
         var accessUnits = reader.accessUnits(of: track)
         try FLVConversion.accessUnitsToFLV(metadata: metadata, next: { Interruption.isRequested ? nil : try accessUnits.next() },
                                            write: { try output.write($0) })
@@ -117,7 +95,7 @@ enum MP4Conversion {
 extension MP4Conversion {
     /// `h264 convert` with an MP4 on either side: true when it handled the conversion (an MP4
     /// input, recognised by its first bytes, or `--to mp4` / an output named `.mp4`).
-    static func convertIfMP4(input: String, output: String, to: String?, layout: Layout,
+    static func convertIfMP4(input: String, output: String, to: String?, mode: MP4Recorder.Mode,
                              timing: TimestampAssigner.Configuration) throws -> Bool {
         if isMP4(path: input) {
             try OutputFile.refuseOverwriting(OutputFile.fileIdentity(input), with: output)
@@ -129,16 +107,19 @@ extension MP4Conversion {
             return true
         }
         guard to == "mp4" || (to == nil && isMP4Name(output)) else { return false }
-        try annexBToMP4(inputPath: input, outputPath: output, layout: layout, timing: timing)
+        try annexBToMP4(inputPath: input, outputPath: output, mode: mode, timing: timing)
         return true
     }
 
-    /// Parses `--mp4-layout fast-start|media-first|fragmented`.
-    static func layout(_ text: String?, default fallback: Layout) throws -> Layout {
-        guard let text else { return fallback }
-        guard let layout = Layout(rawValue: text) else {
-            throw CLIError("--mp4-layout must be fast-start, media-first or fragmented, not '\(text)'")
+    /// Parses `--mp4-layout fast-start|media-first|fragmented`: the library's recording mode
+    /// (fragments of one second).
+    static func layout(_ text: String?, default fallback: MP4Recorder.Mode) throws -> MP4Recorder.Mode {
+        switch text {
+        case nil: return fallback
+        case "fast-start": return .progressive(.fastStart)
+        case "media-first": return .progressive(.mediaFirst)
+        case "fragmented": return .fragmented()
+        case let text?: throw CLIError("--mp4-layout must be fast-start, media-first or fragmented, not '\(text)'")
         }
-        return layout
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import H264
 
 /// `h264 edit`: re-write every header through the syntax writer, with optional edits.

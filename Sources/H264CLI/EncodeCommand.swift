@@ -1,8 +1,10 @@
+import CommandLineSupport
 import FLV
 import Foundation
 import H264
 import MediaSupport
 import H264Video
+import MediaSupport
 import RTMP
 import X264
 
@@ -93,7 +95,7 @@ enum EncodeCommand: CLICommand {
         let configPath = try args.option("--avcc-config")
         let formatName = try args.option("--format")
         let rtmpQueue = try args.intOption("--rtmp-queue") ?? 60
-        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fragmented)
+        let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fragmented())
         guard out != nil || rtmp != nil else { throw CLIError("encode needs -o OUT or --rtmp URL") }
         let outputFormat = try formatName.map { name in
             guard let f = EncodeOutputs.Format(rawValue: name) else { throw CLIError("--format must be annexb, avcc, flv or mp4") }
@@ -180,7 +182,7 @@ enum EncodeCommand: CLICommand {
                                                   mp4Layout: mp4Layout))
         }
         if let rtmp {
-            let options = RTMPPublisher.Options(queueCapacity: rtmpQueue, overflowPolicy: .block(maximumWaitMilliseconds: 5000))
+            let options = RTMPPublisher.Options(queueCapacity: rtmpQueue, overflowPolicy: .block(maximumWait: .seconds(5)))
             outputs.append(try RTMPEncodeOutput(url: rtmp, encoder: encoder, metadata: metadata, options: options))
         }
         var stats = Stats(frameRate: rate, expected: frameLimit ?? (positionals.isEmpty ? 300 : nil))
@@ -197,27 +199,35 @@ enum EncodeCommand: CLICommand {
         }
 
         // Frames are read and parsed on a second thread, ahead of the encoder (as the x264 CLI
-        // does), so input parsing overlaps encoding.
-        let pipe = FramePipe(capacity: 4)
+        // does), so input parsing overlaps encoding: at most 4 frames wait, and the reader
+        // waits for room.
+        let pipe = BoundedQueue<VideoFrame>(capacity: 4, overflow: .block)
         let producerSource = source
-        let producer = Thread {
-            do {
-                try producerSource.start { frame in
-                    if !pipe.put(frame) { producerSource.stop() }
+        do {
+            try BlockingWorker.detach {
+                do {
+                    try producerSource.start { frame in
+                        if pipe.push(frame) == .closed { producerSource.stop() }
+                    }
+                    pipe.close()
+                } catch {
+                    pipe.close(error)
                 }
-                pipe.finish(nil)
-            } catch {
-                pipe.finish(error)
             }
+        } catch {
+            throw CLIError("cannot start the thread that reads the input: \(error)")
         }
-        producer.start()
         defer { pipe.cancel() }
         var changes = settings.bitrateChanges[...]
         /// The next frame; nil at the end of the input or at an interruption (SIGINT, SIGTERM),
         /// after which what the reader throws is the cut input's.
         func nextFrame() throws -> VideoFrame? {
             if !sourceEndsAtInterruption && Interruption.isRequested { return nil }
-            do { return try pipe.take() } catch where Interruption.isRequested { return nil }
+            switch pipe.pop() {
+            case .element(let frame): return frame
+            case .ended(let error?) where !Interruption.isRequested: throw error
+            case .ended, .cancelled, .timedOut: return nil
+            }
         }
         do {
             while frameLimit.map({ index < $0 }) ?? true, let frame = try nextFrame() {
@@ -340,60 +350,5 @@ extension Output {
     /// One line on stderr without the `h264:` prefix.
     static func note(_ line: String) {
         writeStandardError(line + "\n")
-    }
-}
-
-/// A bounded queue of frames from a producer thread to the encoding thread.
-private final class FramePipe: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var frames: [VideoFrame] = []
-    private var finished = false
-    private var cancelled = false
-    private var failure: (any Error)?
-    private let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// Adds a frame, waiting while the queue is full; false once the consumer has cancelled.
-    func put(_ frame: VideoFrame) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while frames.count >= capacity && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        frames.append(frame)
-        condition.broadcast()
-        return true
-    }
-
-    /// The producer has no more frames (or failed).
-    func finish(_ error: (any Error)?) {
-        condition.lock()
-        finished = true
-        failure = error
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The consumer wants no more frames.
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        frames.removeAll()
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The next frame, waiting for the producer; nil at the end; the producer's error.
-    func take() throws -> VideoFrame? {
-        condition.lock()
-        defer { condition.unlock() }
-        while frames.isEmpty && !finished { condition.wait() }
-        if !frames.isEmpty {
-            let frame = frames.removeFirst()
-            condition.broadcast()
-            return frame
-        }
-        if let failure { throw failure }
-        return nil
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import H264
 import MP4
 
@@ -9,16 +10,10 @@ final class MP4EncodeOutput: EncodeOutput {
     private let file: MP4File
     private let recorder: MP4Recorder
 
-    init(path: String, encoder: any FrameEncoder, layout: MP4Conversion.Layout) throws {
+    init(path: String, encoder: any FrameEncoder, mode: MP4Recorder.Mode) throws {
         guard path != "-" else { throw CLIError("an MP4 file cannot go to stdout") }
         staging = StagedPath(path)
         file = try MP4File(creatingAtPath: staging.writingPath)
-        let mode: MP4Recorder.Mode
-        switch layout {
-        case .fragmented: mode = .fragmented()
-        case .fastStart: mode = .progressive(.fastStart)
-        case .mediaFirst: mode = .progressive(.mediaFirst)
-        }
         recorder = MP4Recorder(file: file, mode: mode, parameterSets: encoder.parameterSets)
     }
 

@@ -1,4 +1,6 @@
+import CommandLineSupport
 import FLV
+import MP4
 import H264
 import RTMP
 
@@ -42,10 +44,10 @@ enum EncodeOutputs {
     ///   - mp4Layout: the MP4 file's layout.
     static func open(_ path: String, format: Format, encoder: any FrameEncoder, metadata: FLVMetadata,
                      configurationPath: String?, lengthSize: AVCC.LengthSize,
-                     mp4Layout: MP4Conversion.Layout = .fragmented) throws -> any EncodeOutput {
+                     mp4Layout: MP4Recorder.Mode = .fragmented()) throws -> any EncodeOutput {
         switch format {
         case .mp4:
-            return try MP4EncodeOutput(path: path, encoder: encoder, layout: mp4Layout)
+            return try MP4EncodeOutput(path: path, encoder: encoder, mode: mp4Layout)
         case .avcc:
             guard let config = configurationPath ?? (OutputFile.isRegularFilePath(path) ? defaultConfigurationPath(for: path) : nil) else {
                 throw CLIError("--avcc-config FILE is needed when OUT ('\(path)') is not a regular file")

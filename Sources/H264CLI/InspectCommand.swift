@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Glibc
 import H264
 
@@ -114,7 +115,7 @@ enum InspectCommand: CLICommand {
     /// A line is written when its access unit arrives, except its start (index, offset, size:
     /// the size is known when the next access unit begins), so no access unit is held and the
     /// chunks it refers to are let go of at once. Nothing is allocated per access unit: lines
-    /// are written (``ByteWriter``) into reused buffers, the held text or the output buffer.
+    /// are written (the ``JSON`` appenders) into reused buffers, the held text or the output buffer.
     struct Report {
         /// What happens to an access unit's line.
         enum Mode {
@@ -249,31 +250,33 @@ enum InspectCommand: CLICommand {
         /// Writes a whole line (no newline): its start, its text up to the PTS, the PTS plus
         /// `delay`, the rest.
         private static func write(_ line: Line, text: [UInt8], presentationDelay delay: Int64, json: Bool, to out: inout [UInt8]) {
-            let bound = 3 &* (ByteWriter.maximumDecimalLength &+ 12) &* 2 &+ (line.end &- line.start)
-            ByteWriter.append(to: &out, atMost: bound) { w in
+            // Three numbers of at most 20 bytes, each with its key (at most 12) or padding.
+            out.append(addingCapacity: 3 &* (JSON.maximumDecimalLength &+ 12)) { out in
                 if json {
-                    w.write(#"{"index":"#)
-                    w.writeDecimal(Int64(line.index))
-                    w.write(#","offset":"#)
-                    w.writeDecimal(Int64(line.offset))
-                    w.write(#","size":"#)
-                    w.writeDecimal(Int64(line.size))
+                    JSON.appendLiteral(#"{"index":"#, to: &out)
+                    JSON.appendDecimal(Int64(line.index), to: &out)
+                    JSON.appendLiteral(#","offset":"#, to: &out)
+                    JSON.appendDecimal(Int64(line.offset), to: &out)
+                    JSON.appendLiteral(#","size":"#, to: &out)
+                    JSON.appendDecimal(Int64(line.size), to: &out)
                 } else {
-                    w.writePadded(Int64(line.index), width: 7)
-                    w.writePadded(Int64(line.offset), width: 11)
-                    w.writePadded(Int64(line.size), width: 9)
+                    appendPadded(Int64(line.index), width: 7, to: &out)
+                    appendPadded(Int64(line.offset), width: 11, to: &out)
+                    appendPadded(Int64(line.size), width: 9, to: &out)
                 }
-                w.write(text[line.start..<line.ptsAt])
-                let pts = line.pts.map { $0 &+ delay }
-                if json {
-                    if let pts { w.writeDecimal(pts) } else { w.write("null") }
-                } else if let pts {
-                    w.writePadded(pts, width: 10)
-                } else {
-                    w.writePadded("-", width: 10)
-                }
-                w.write(text[line.ptsAt..<line.end])
             }
+            out.append(contentsOf: text[line.start..<line.ptsAt])
+            let pts = line.pts.map { $0 &+ delay }
+            out.append(addingCapacity: JSON.maximumDecimalLength &+ 10) { out in
+                if json {
+                    if let pts { JSON.appendDecimal(pts, to: &out) } else { JSON.appendLiteral("null", to: &out) }
+                } else if let pts {
+                    appendPadded(pts, width: 10, to: &out)
+                } else {
+                    appendPadded("-", width: 10, to: &out)
+                }
+            }
+            out.append(contentsOf: text[line.ptsAt..<line.end])
         }
 
         /// Appends the access unit's line after its size, PTS left out, to `out`; returns the
@@ -281,55 +284,55 @@ enum InspectCommand: CLICommand {
         private static func writeRest(_ au: AccessUnit, json: Bool, to out: inout [UInt8]) -> Line {
             let start = out.count
             var ptsAt = 0
-            // Fixed text and numbers take less than 320 bytes; a NAL unit type at most 3, a slice
-            // type at most 5.
+            // Fixed text and numbers take less than 320 bytes; a NAL unit type at most 3 and a
+            // comma, a slice type at most 5.
             let bound = 320 &+ 4 &* au.nalUnits.count &+ 5 &* au.sliceTypes.count
-            ByteWriter.append(to: &out, atMost: bound) { w in
+            out.append(addingCapacity: bound) { out in
                 if json {
-                    w.write(#","keyframe":"#)
-                    w.write(au.isRandomAccessPoint)
-                    w.write(#","idr":"#)
-                    w.write(au.flags.isSync)
-                    w.write(#","nal_types":["#)
+                    JSON.appendLiteral(#","keyframe":"#, to: &out)
+                    JSON.appendBool(au.isRandomAccessPoint, to: &out)
+                    JSON.appendLiteral(#","idr":"#, to: &out)
+                    JSON.appendBool(au.flags.isSync, to: &out)
+                    JSON.appendLiteral(#","nal_types":["#, to: &out)
                     for (i, unit) in au.nalUnits.enumerated() {
-                        if i > 0 { w.write(UInt8(ascii: ",")) }
-                        w.writeDecimal(Int64(unit.type.rawValue))
+                        if i > 0 { out.append(UInt8(ascii: ",")) }
+                        JSON.appendDecimal(Int64(unit.type.rawValue), to: &out)
                     }
-                    w.write(#"],"slice_types":["#)
+                    JSON.appendLiteral(#"],"slice_types":["#, to: &out)
                     for (i, kind) in au.sliceTypes.enumerated() {
-                        if i > 0 { w.write(UInt8(ascii: ",")) }
-                        w.write(UInt8(ascii: "\""))
-                        w.write(Self.sliceLetters[Int(kind.rawValue)])
-                        w.write(UInt8(ascii: "\""))
+                        if i > 0 { out.append(UInt8(ascii: ",")) }
+                        out.append(UInt8(ascii: "\""))
+                        JSON.appendLiteral(Self.sliceLetters[Int(kind.rawValue)], to: &out)
+                        out.append(UInt8(ascii: "\""))
                     }
-                    w.write(#"],"frame_num":"#)
-                    w.writeDecimal(Int64(au.frameNum))
-                    w.write(#","poc":"#)
-                    if let poc = au.poc { w.writeDecimal(poc) } else { w.write("null") }
-                    w.write(#","dts":"#)
-                    if let dts = au.dts { w.writeDecimal(dts) } else { w.write("null") }
-                    w.write(#","pts":"#)
-                    ptsAt = start &+ w.count
+                    JSON.appendLiteral(#"],"frame_num":"#, to: &out)
+                    JSON.appendDecimal(Int64(au.frameNum), to: &out)
+                    JSON.appendLiteral(#","poc":"#, to: &out)
+                    if let poc = au.poc { JSON.appendDecimal(poc, to: &out) } else { JSON.appendLiteral("null", to: &out) }
+                    JSON.appendLiteral(#","dts":"#, to: &out)
+                    if let dts = au.dts { JSON.appendDecimal(dts, to: &out) } else { JSON.appendLiteral("null", to: &out) }
+                    JSON.appendLiteral(#","pts":"#, to: &out)
+                    ptsAt = start &+ out.count
                     if let r = au.flags.recoveryFrameCount {
-                        w.write(#","recovery_frame_cnt":"#)
-                        w.writeDecimal(Int64(r))
+                        JSON.appendLiteral(#","recovery_frame_cnt":"#, to: &out)
+                        JSON.appendDecimal(Int64(r), to: &out)
                     }
-                    if au.flags.isIntraOnlyWithoutIDR { w.write(#","intra_only_non_idr":true"#) }
-                    if au.formatChange != nil { w.write(#","format_change":true"#) }
-                    w.write(UInt8(ascii: "}"))
+                    if au.flags.isIntraOnlyWithoutIDR { JSON.appendLiteral(#","intra_only_non_idr":true"#, to: &out) }
+                    if au.formatChange != nil { JSON.appendLiteral(#","format_change":true"#, to: &out) }
+                    out.append(UInt8(ascii: "}"))
                 } else {
                     let kind: StaticString = au.flags.isSync ? "IDR" : (au.flags.isRandomAccess ? "RAP" : (au.flags.hasNoPicture ? "-" : "non"))
-                    w.writePadded(kind, width: 6)
-                    w.writePadded(au.isRandomAccessPoint ? "K" : ".", width: 5)
-                    w.writePadded(au.flags.isSync ? "1" : "0", width: 4)
-                    w.writePadded(Int64(au.frameNum), width: 11)
-                    if let poc = au.poc { w.writePadded(poc, width: 10) } else { w.writePadded("-", width: 10) }
-                    if let dts = au.dts { w.writePadded(dts, width: 10) } else { w.writePadded("-", width: 10) }
-                    ptsAt = start &+ w.count
-                    w.write("  ")
+                    appendPadded(kind, width: 6, to: &out)
+                    appendPadded(au.isRandomAccessPoint ? "K" : ".", width: 5, to: &out)
+                    appendPadded(au.flags.isSync ? "1" : "0", width: 4, to: &out)
+                    appendPadded(Int64(au.frameNum), width: 11, to: &out)
+                    if let poc = au.poc { appendPadded(poc, width: 10, to: &out) } else { appendPadded("-", width: 10, to: &out) }
+                    if let dts = au.dts { appendPadded(dts, width: 10, to: &out) } else { appendPadded("-", width: 10, to: &out) }
+                    ptsAt = start &+ out.count
+                    JSON.appendLiteral("  ", to: &out)
                     for (i, kind) in au.sliceTypes.enumerated() {
-                        if i > 0 { w.write(UInt8(ascii: ",")) }
-                        w.write(Self.sliceLetters[Int(kind.rawValue)])
+                        if i > 0 { out.append(UInt8(ascii: ",")) }
+                        JSON.appendLiteral(Self.sliceLetters[Int(kind.rawValue)], to: &out)
                     }
                 }
             }
@@ -374,6 +377,28 @@ enum InspectCommand: CLICommand {
     static func pad(_ v: Int, _ w: Int) -> String { pad(String(v), w) }
     static func pad(_ s: String, _ w: Int) -> String {
         s.count >= w ? s + " " : String(repeating: " ", count: w - s.count) + s
+    }
+
+    /// Appends `value` as ``pad(_:_:)`` writes it: right-aligned in `width` columns, or followed
+    /// by a space when it fills them (the columns of the table), without an intermediate string.
+    static func appendPadded(_ value: Int64, width: Int, to out: inout OutputSpan<UInt8>) {
+        var length = value < 0 ? 2 : 1
+        var rest = value.magnitude / 10
+        while rest > 0 {
+            length &+= 1
+            rest /= 10
+        }
+        if length < width { out.append(repeating: UInt8(ascii: " "), count: width &- length) }
+        JSON.appendDecimal(value, to: &out)
+        if length >= width { out.append(UInt8(ascii: " ")) }
+    }
+
+    /// Appends ASCII `text` as ``pad(_:_:)`` writes it.
+    static func appendPadded(_ text: StaticString, width: Int, to out: inout OutputSpan<UInt8>) {
+        let length = text.utf8CodeUnitCount
+        if length < width { out.append(repeating: UInt8(ascii: " "), count: width &- length) }
+        JSON.appendLiteral(text, to: &out)
+        if length >= width { out.append(UInt8(ascii: " ")) }
     }
 }
 

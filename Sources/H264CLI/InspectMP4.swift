@@ -1,3 +1,4 @@
+import CommandLineSupport
 import H264
 import MP4
 
@@ -129,6 +130,9 @@ enum MP4Inspection {
         }
         if track.presentationOffset != 0 || track.decodeDelay != 0 {
             Output.line("  times        presentation offset \(track.presentationOffset), decode delay \(track.decodeDelay)")
+        }
+        if track.orientation != .identity {
+            Output.line("  orientation  \(track.orientation.map { "\($0) (tkhd matrix)" } ?? "tkhd matrix not a quarter turn")")
         }
         for (k, d) in track.descriptions.enumerated() {
             var parts = ["\(d.format)"]

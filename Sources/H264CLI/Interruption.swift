@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -16,7 +18,8 @@ import Synchronization
 /// (and the two signals unblocked): a shell script starts background jobs with SIGINT ignored,
 /// and such a job must still stop when told to. They are installed without `SA_RESTART`, so a blocking system call on the
 /// thread that takes the signal returns `EINTR`; and since the signal may be delivered to any
-/// thread, the handler also writes a byte into a pipe whose read end ``waitReadable(_:)`` polls
+/// thread, the handler also fires an `Interrupt` (the package's one, whose firing is
+/// async-signal-safe: an atomic flag and a write to a pipe) that ``waitReadable(_:)`` watches
 /// along with the descriptor it waits for: a read on a pipe or terminal never outlives the
 /// signal, whichever thread reads.
 ///
@@ -26,26 +29,18 @@ enum Interruption {
     private static let signalNumber = Atomic<Int32>(0)
     /// Signals received.
     private static let count = Atomic<Int>(0)
-    /// The pipe's write end (-1 before ``install()``), written by the handler.
-    private static let wakeWriter = Atomic<Int32>(-1)
-    /// The pipe's read end: readable from the first signal on (never drained).
-    private static let wakeReader = Atomic<Int32>(-1)
+    /// Fired by the handler: every ``waitReadable(_:)`` returns from the first signal on.
+    private static let wake = Interrupt()
+    /// True once the handlers are installed.
+    private static let installed = Atomic<Bool>(false)
 
     /// Installs the handlers for SIGINT and SIGTERM (once; later calls do nothing).
     static func install() {
-        guard wakeReader.load(ordering: .acquiring) < 0 else { return }
+        guard installed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         // Every global the handler touches is made here, not in the handler.
         _ = signalNumber.load(ordering: .relaxed)
         _ = count.load(ordering: .relaxed)
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
-            wakeWriter.store(fds[1], ordering: .releasing)
-            wakeReader.store(fds[0], ordering: .releasing)
-        }
+        _ = wake.isFired
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { received in Interruption.handle(received) }
         sigemptyset(&action.sa_mask)
@@ -65,11 +60,7 @@ enum Interruption {
     private static func handle(_ received: Int32) {
         _ = signalNumber.compareExchange(expected: 0, desired: received, ordering: .relaxed)
         let n = count.wrappingAdd(1, ordering: .relaxed).newValue
-        let fd = wakeWriter.load(ordering: .relaxed)
-        if fd >= 0 {
-            var byte: UInt8 = 1
-            _ = write(fd, &byte, 1)  // non-blocking: a full pipe is readable already
-        }
+        wake.fire()
         if n > 3 {
             // The process ends by the signal, as it would without a handler (the signal is
             // blocked while its handler runs: unblocked first).
@@ -102,16 +93,7 @@ enum Interruption {
     /// interruption is requested.
     /// - Returns: false when interrupted.
     static func waitReadable(_ fd: Int32) -> Bool {
-        while true {
-            if isRequested { return false }
-            let wake = wakeReader.load(ordering: .acquiring)
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            // Without installed handlers (`wake` -1) poll ignores the second entry.
-            let rc = poll(&fds, 2, -1)
-            if rc < 0 && errno != EINTR { return true }  // let the read report the error
-            if fds[1].revents != 0 || isRequested { return false }
-            if rc > 0 && fds[0].revents != 0 { return true }
-        }
+        !isRequested && wake.waitUntilReadable(fd) && !isRequested
     }
 
     /// What ``read(_:into:mayBlock:)`` got.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import H264
 
 /// `h264 nals`: one line per NAL unit.

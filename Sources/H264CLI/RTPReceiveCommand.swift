@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import H264
 import MP4
@@ -13,10 +14,12 @@ enum RTPReceiveCommand: CLICommand {
     usage: h264 rtp-receive [SDP] -o OUT [--port N] [--rtcp-port N] [--bind ADDR]
                             [--payload-type PT] [--packetization-mode 0|1] [--duration S]
                             [--idle-timeout S] [--wait S] [--strict] [--reorder-window N]
-                            [--fps N[/D]] [--json]
+                            [--json]
 
     Listens for RTP (RFC 6184) on a local UDP port, depacketises it and writes the access units
-    to OUT: Annex-B, or MP4 (fragmented) when OUT ends in .mp4 or .m4v. The SDP file (what
+    to OUT: Annex-B, or MP4 (fragmented) when OUT ends in .mp4 or .m4v, its samples timed by
+    the sender's RTP timestamps (decoding times derived from the stream's reorder depth). The
+    SDP file (what
     ffmpeg -sdp_file or h264 rtp-send --sdp writes) gives the port (m=video), the payload type,
     packetization-mode and sprop-parameter-sets, which are put before the first IDR picture when
     the stream does not carry them. Without an SDP, --port is required. Output starts at the
@@ -45,8 +48,6 @@ enum RTPReceiveCommand: CLICommand {
                                 bits, forbidden or reserved bit set, FU-A or STAP-A under
                                 packetization-mode 0) instead of accepting them with a warning
       --reorder-window N        packets held to put reordered ones back in order (default 64)
-      --fps N[/D]               MP4 output: frame rate for streams without VUI timing
-                                (default: the SDP's a=framerate, else 25)
       --json                    print the report as one JSON object
     """
 
@@ -62,14 +63,12 @@ enum RTPReceiveCommand: CLICommand {
         let wait = try args.option("--wait").map { try seconds($0, "--wait") }
         let strict = args.flag("--strict")
         let window = try args.intOption("--reorder-window", in: 1...RTPDepacketizer.maximumReorderWindow) ?? 64
-        let fps = try args.option("--fps").map(RTPSendCommand.frameRate)
         let json = args.flag("--json")
         let sdpPath = try args.positionals(min: 0, max: 1).first
 
         var configuration = RTPReceiver.Configuration(duration: duration, idleTimeout: idle, firstPacketTimeout: wait)
         var port = portOption
         var bind = bindOption ?? "0.0.0.0"
-        var frameRate: Double?
         var rtcpPort = rtcpPortOption
         var rtcpMux = false
         if let sdpPath {
@@ -78,7 +77,6 @@ enum RTPReceiveCommand: CLICommand {
                                                           firstPacketTimeout: wait)
             port = port ?? sdp.port
             if bindOption == nil && sdp.connectionAddress.contains(":") { bind = "::" }
-            frameRate = sdp.frameRate
             if rtcpPort == nil && !(portOption != nil && portOption != sdp.port) {
                 rtcpPort = sdp.rtcpPort
                 rtcpMux = sdp.rtcpMux
@@ -93,7 +91,7 @@ enum RTPReceiveCommand: CLICommand {
         // A recording starts where a decoder can: a stray packet first must not end it.
         configuration.skipsUntilDecodable = true
 
-        let output = try ReceiveOutput(path: outPath, frameRate: fps ?? frameRate.flatMap(Self.rational))
+        let output = try ReceiveOutput(path: outPath, parameterSets: configuration.parameterSets)
         let rtp = try UDPSocket(receivingOn: port ?? 0, address: bind)
         var rtcp: UDPSocket?
         var listening = "listening on \(bind) port \(rtp.localPort)"
@@ -151,52 +149,52 @@ enum RTPReceiveCommand: CLICommand {
         guard let v = Double(s), v > 0, v <= 86_400 else { throw CLIError("\(option): '\(s)' is not a number of seconds in (0, 86400]") }
         return .milliseconds(Int64((v * 1000).rounded(.up)))
     }
-
-    /// A frame rate from an SDP's a=framerate (25, 29.97) as a fraction.
-    static func rational(_ rate: Double) -> (Int64, Int64)? {
-        guard rate.isFinite, rate > 0, rate <= 1000 else { return nil }
-        let whole = rate.rounded()
-        if abs(rate - whole) < 1e-6 { return (Int64(whole), 1) }
-        return (Int64((rate * 1001).rounded()), 1001)
-    }
 }
 
-/// Where `rtp-receive` writes: Annex-B as the access units come, or MP4 through the MP4
-/// module's Annex-B converter (its timing from the stream's VUI or the frame rate, not from
-/// the RTP timestamps).
+/// Where `rtp-receive` writes: Annex-B as the access units come, or MP4 through the library's
+/// `MP4Recorder` (fragmented: a recording cut short keeps its complete fragments), which takes
+/// the received access units as they are, with their times on the RTP clock.
 private final class ReceiveOutput {
     private var annexB: OutputFile?
     private var mp4File: MP4File?
-    private var converter: MP4AnnexBConverter?
+    private var recorder: MP4Recorder?
     private var bytes: [UInt8] = []
+    /// Access units the MP4 recording could not take (no SPS and PPS for them, a malformed
+    /// parameter set): skipped with a warning, as the stream goes on.
+    private var skipped = 0
 
-    init(path: String, frameRate: (Int64, Int64)?) throws {
+    init(path: String, parameterSets: [NALUnit]) throws {
         if MP4Conversion.isMP4Name(path) {
             let file = try MP4File(creatingAtPath: path)
             mp4File = file
-            var timing = TimestampAssigner.Configuration()
-            if let frameRate { timing.frameRate = frameRate }
-            converter = MP4AnnexBConverter(timing: timing) { (timescale: Int64) throws -> any MP4SampleWriting in
-                try MP4Conversion.writer(.fragmented, file: file, timescale: timescale)
-            }
+            recorder = MP4Recorder(file: file, mode: .fragmented(), parameterSets: parameterSets)
         } else {
             annexB = try OutputFile(path, staged: false)  // a recording keeps what it got
         }
     }
 
     func write(_ au: RTPReceivedAccessUnit) throws {
-        bytes.removeAll(keepingCapacity: true)
-        for unit in au.nalUnits { AnnexB.append(unit, to: &bytes) }
-        if let annexB { try annexB.write(bytes) }
-        if converter != nil { try converter!.append(bytes) }
+        if let annexB {
+            bytes.removeAll(keepingCapacity: true)
+            for unit in au.nalUnits { AnnexB.append(unit, to: &bytes) }
+            try annexB.write(bytes)
+        }
+        guard let recorder else { return }
+        do {
+            try recorder.write(au)
+        } catch {
+            guard error.code == .invalidDecoderConfiguration || error.code == .h264 else { throw error }
+            skipped += 1
+            if skipped <= 5 { Output.error("warning: access unit at RTP time \(au.timestamp) not recorded: \(error.code): \(error.reason)") }
+        }
     }
 
     func close() throws {
         if let annexB { try annexB.close() }
-        if converter != nil {
-            let summary = try converter!.finish()
-            for e in summary.problems.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
-            mp4File?.close()
+        if let recorder {
+            if skipped > 5 { Output.error("warning: \(skipped) access units not recorded in all") }
+            defer { mp4File?.close() }
+            try recorder.finish()  // an error when nothing was recorded
         }
     }
 }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import H264
 import RTP
@@ -10,7 +11,6 @@ enum RTPSendCommand: CLICommand {
     usage: h264 rtp-send FILE --to HOST:PORT [--mtu 1200] [--sdp PATH] [--dry-run] [--fast]
                          [--fps N[/D]] [--speed X] [--payload-type PT] [--repeat-parameter-sets]
                          [--webrtc] [--packetization-mode 0|1] [--no-stap-a]
-           h264 rtp-send FILE --bench [--mtu 1200]
 
     Packetises the stream (RFC 6184 packetization-mode 1: single NAL unit, STAP-A, FU-A; or
     mode 0: single NAL unit packets only) and sends it to HOST:PORT ([ADDR]:PORT for IPv6),
@@ -36,8 +36,6 @@ enum RTPSendCommand: CLICommand {
                                 a NAL unit larger than the MTU is an error (encode with
                                 --slice-max-size MTU-12)
       --no-stap-a               send no STAP-A (mode 1): every NAL unit that fits alone
-      --bench                   measure packetising and depacketising speed of FILE in memory
-                                and print JSON (rtp_packetize_gbps, rtp_depacketize_gbps)
     """
 
     static func run(_ args: inout Arguments) throws {
@@ -61,16 +59,9 @@ enum RTPSendCommand: CLICommand {
         if webRTC && (mode != 1 || noAggregation || mtu != 1200) {
             throw CLIError("--webrtc sets mode 1, STAP-A and MTU 1200; leave out --packetization-mode, --no-stap-a and --mtu")
         }
-        let bench = args.flag("--bench")
         let path = try args.positionals(min: 1, max: 1)[0]
 
         let bytes = try Input.readAll(path)
-        if bench {
-            var o = JSONObject()
-            for (key, gbps) in try RTPBench.results(stream: bytes, mtu: mtu) { o.add(dynamicKey: key, gbps) }
-            Output.line(o.rendered)
-            return
-        }
         guard let to else { throw CLIError("--to HOST:PORT is required") }
         let (host, port) = try hostAndPort(to)
 

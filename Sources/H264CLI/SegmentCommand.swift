@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Glibc
 import H264
 import MP4

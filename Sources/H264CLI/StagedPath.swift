@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Glibc
 
 /// An output file written under a temporary name in its directory (`.NAME.partial-PID`) and

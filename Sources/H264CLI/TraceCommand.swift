@@ -1,3 +1,4 @@
+import CommandLineSupport
 import H264
 
 /// `h264 trace`: every syntax element of every NAL unit, FFmpeg `trace_headers` style.

@@ -6,7 +6,6 @@ let commands: [any CLICommand.Type] = [
     TraceCommand.self,
     EditCommand.self,
     ConvertCommand.self,
-    BenchCommand.self,
     InspectCommand.self,
     EncodeCommand.self,
     RTPSendCommand.self,

@@ -29,11 +29,12 @@ public struct FLVStreamChecker: Sendable {
     }
 
     /// Checks the next chunk of the file.
-    /// - Throws: the FLV reader's errors (a malformed tag: the file cannot be read further), and
-    ///   `FLVError/Code/invalidDecoderConfiguration` for a sequence header that is not an avcC record.
-    public mutating func append(_ chunk: ArraySlice<UInt8>) throws(FLVError) {
+    /// - Throws: ``DeliveryError/Code/flv`` with the FLV reader's error (a malformed tag, or a
+    ///   sequence header that is not an avcC record, the core's error behind the reader's): the
+    ///   file cannot be read further.
+    public mutating func append(_ chunk: ArraySlice<UInt8>) throws(DeliveryError) {
         reader.append(chunk)
-        while let event = try reader.nextVideoEvent() {
+        while let event = try Self.flv({ () throws(FLVError) in try reader.nextVideoEvent() }) {
             switch event {
             case .decoderConfiguration(let bytes, _):
                 do throws(H264Error) {
@@ -41,7 +42,7 @@ public struct FLVStreamChecker: Sendable {
                     configuration = record
                     pendingConfiguration = record.parameterSets
                 } catch {
-                    throw FLVError(.invalidDecoderConfiguration, "sequence header: \(error.reason)", underlying: error)
+                    throw DeliveryError.h264(error, "sequence header")
                 }
             case .sample(let sample):
                 check(sample)
@@ -52,10 +53,16 @@ public struct FLVStreamChecker: Sendable {
     }
 
     /// Ends the file: checks the rules that need the whole stream.
-    /// - Throws: `FLVError/Code/truncated` when the file ends inside a tag.
-    public mutating func finish() throws(FLVError) {
+    /// - Throws: ``DeliveryError/Code/flv`` with the FLV reader's `truncated` when the file ends
+    ///   inside a tag.
+    public mutating func finish() throws(DeliveryError) {
         checker.finish()
-        try reader.finish()
+        try Self.flv { () throws(FLVError) in try reader.finish() }
+    }
+
+    /// Runs `body`, a call into the FLV reader, wrapping its error as ``DeliveryError/Code/flv``.
+    private static func flv<Value>(_ body: () throws(FLVError) -> Value) throws(DeliveryError) -> Value {
+        do { return try body() } catch { throw DeliveryError.wrapping(error, as: .flv) }
     }
 
     private mutating func check(_ sample: FLVVideoSample) {

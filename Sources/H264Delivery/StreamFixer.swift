@@ -49,21 +49,26 @@ public struct StreamFixer: Sendable {
     }
 
     /// Fixes the next chunk; appends to `out` what is ready.
-    /// - Throws: `H264Error/Code/invalidArgument` for edits that cannot be applied to an
-    ///   SPS; nothing else (what cannot be parsed is copied, or counted in ``problems``).
-    public mutating func append(_ chunk: ArraySlice<UInt8>, to out: inout [UInt8]) throws(H264Error) {
-        guard splitter != nil else { return try editor.append(chunk, to: &out) }
+    /// - Throws: ``DeliveryError/Code/h264`` with the core's `invalidArgument` for edits that
+    ///   cannot be applied to an SPS; nothing else (what cannot be parsed is copied, or counted
+    ///   in ``problems``).
+    public mutating func append(_ chunk: ArraySlice<UInt8>, to out: inout [UInt8]) throws(DeliveryError) {
+        guard splitter != nil else {
+            return try DeliveryError.catchingH264("header edit") { () throws(H264Error) in try editor.append(chunk, to: &out) }
+        }
         var edited: [UInt8] = []
-        try editor.append(chunk, to: &edited)
+        try DeliveryError.catchingH264("header edit") { () throws(H264Error) in try editor.append(chunk, to: &edited) }
         secondStage(edited, finishing: false, to: &out)
     }
 
     /// Ends the stream: appends the rest of the output.
     /// - Throws: as ``append(_:to:)``.
-    public mutating func finish(to out: inout [UInt8]) throws(H264Error) {
-        guard splitter != nil else { return try editor.finish(to: &out) }
+    public mutating func finish(to out: inout [UInt8]) throws(DeliveryError) {
+        guard splitter != nil else {
+            return try DeliveryError.catchingH264("header edit") { () throws(H264Error) in try editor.finish(to: &out) }
+        }
         var edited: [UInt8] = []
-        try editor.finish(to: &edited)
+        try DeliveryError.catchingH264("header edit") { () throws(H264Error) in try editor.finish(to: &edited) }
         secondStage(edited, finishing: true, to: &out)
     }
 
@@ -97,7 +102,7 @@ extension StreamFixer {
     ///   of the input.
     /// - Throws: as ``append(_:to:)``.
     /// - Complexity: O(n) in the stream's size, two passes.
-    public static func fix(annexB bytes: ArraySlice<UInt8>, profile: DeliveryProfile) throws(H264Error)
+    public static func fix(annexB bytes: ArraySlice<UInt8>, profile: DeliveryProfile) throws(DeliveryError)
         -> (output: [UInt8], plan: DeliveryFixPlan, check: StreamChecker) {
         let check = StreamChecker.check(annexB: bytes, profile: profile)
         var fixer = StreamFixer(plan: profile.fixPlan(for: check))

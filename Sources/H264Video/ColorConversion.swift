@@ -50,11 +50,12 @@ public struct ColorConversion: Sendable, Hashable {
     ///   - source: a `PixelFormat.bgra` or `PixelFormat.argb` frame.
     ///   - format: `PixelFormat.i420` or `PixelFormat.nv12`.
     /// - Returns: the converted frame, with the source's timestamp and orientation.
-    /// - Throws: `H264Error.Code.unsupported` for other formats.
+    /// - Throws: `H264VideoError.Code.unsupported` for other formats.
     /// - Complexity: O(width x height).
-    public func convert(_ source: VideoFrame, to format: PixelFormat) throws(H264Error) -> VideoFrame {
-        var out = try VideoFrame(width: source.width, height: source.height, format: format,
-                                 pts: source.pts, timescale: source.timescale)
+    public func convert(_ source: VideoFrame, to format: PixelFormat) throws(H264VideoError) -> VideoFrame {
+        var out = try H264VideoError.catchingH264("converted frame") { () throws(H264Error) in
+            try VideoFrame(width: source.width, height: source.height, format: format, pts: source.pts, timescale: source.timescale)
+        }
         out.orientation = source.orientation
         try convert(source, into: &out)
         return out
@@ -63,23 +64,23 @@ public struct ColorConversion: Sendable, Hashable {
     /// Converts a BGRA or ARGB frame into an existing I420 or NV12 frame of the same size,
     /// keeping its strides; reusing the destination avoids an allocation per frame.
     ///
-    /// - Throws: `H264Error.Code.unsupported` for other formats,
-    ///   `H264Error.Code.invalidArgument` when the sizes differ.
+    /// - Throws: `H264VideoError.Code.unsupported` for other formats,
+    ///   `H264VideoError.Code.invalidArgument` when the sizes differ.
     /// - Complexity: O(width x height).
-    public func convert(_ source: VideoFrame, into destination: inout VideoFrame) throws(H264Error) {
+    public func convert(_ source: VideoFrame, into destination: inout VideoFrame) throws(H264VideoError) {
         try convert(source, into: &destination, vectorized: Self.vectorizedByDefault)
     }
 
     /// ``convert(_:into:)`` with the SIMD loop or the scalar one (the tests compare the two).
-    func convert(_ source: VideoFrame, into destination: inout VideoFrame, vectorized: Bool) throws(H264Error) {
+    func convert(_ source: VideoFrame, into destination: inout VideoFrame, vectorized: Bool) throws(H264VideoError) {
         guard source.format.isRGB else {
-            throw H264Error.invalid(.unsupported, "colour conversion from \(source.format) is not supported")
+            throw H264VideoError.invalid(.unsupported, "colour conversion from \(source.format) is not supported")
         }
         guard destination.format == .i420 || destination.format == .nv12 else {
-            throw H264Error.invalid(.unsupported, "colour conversion to \(destination.format) is not supported")
+            throw H264VideoError.invalid(.unsupported, "colour conversion to \(destination.format) is not supported")
         }
         guard source.width == destination.width, source.height == destination.height else {
-            throw H264Error.invalid(.invalidArgument, "sizes differ: \(source.width)x\(source.height) -> \(destination.width)x\(destination.height)")
+            throw H264VideoError.invalid(.invalidArgument, "sizes differ: \(source.width)x\(source.height) -> \(destination.width)x\(destination.height)")
         }
         // Byte order in a little-endian 32-bit load: BGRA = B | G<<8 | R<<16; ARGB = R<<8 | G<<16 | B<<24.
         let shifts: (r: UInt32, g: UInt32, b: UInt32) = source.format == .bgra ? (16, 8, 0) : (8, 16, 24)

@@ -39,8 +39,8 @@ extension FrameSource {
 /// **The end.** When the source ends (`FrameSource.start(_:onEnd:)` reports it: a pull
 /// source's `start` returned, a push source called `onEnd`), the consumer gets the frames that
 /// wait, then the end, or the source's error, rethrown unchanged. ``stop()`` stops the source
-/// and ends the sequence the same way. A push source that does not implement
-/// `start(_:onEnd:)` cannot say when it ends: its frames end when its `start` returns.
+/// and ends the sequence the same way. A source whose `start(_:onEnd:)` reports the end when
+/// its `start(_:)` returns (`reportingEndOnReturn`) ends there.
 ///
 /// **Cancellation.** When the consuming task is cancelled (or the iterator is dropped), the
 /// suspended `next()` throws `CancellationError` at once, whatever the source is doing, the
@@ -49,7 +49,7 @@ extension FrameSource {
 /// a thread waiting for room); a push source stops after its next check of `stop`.
 ///
 /// The sequence can be iterated once: a second iterator throws
-/// `H264Error.Code.invalidArgument` (call `frames()` again for a new one).
+/// `H264VideoError.Code.invalidArgument` (call `frames()` again for a new one).
 ///
 /// - Complexity: O(1) per frame besides the source's own work, plus a thread start for the
 ///   first frame. Memory: at most (``FrameBuffering/capacity`` + 1) frames (those that wait
@@ -85,11 +85,11 @@ public struct FrameSourceSequence: AsyncSequence, Sendable {
         ///
         /// - Throws: `CancellationError` when the task is cancelled; what the source's
         ///   `start(_:onEnd:)` reported, after the frames that were waiting;
-        ///   `H264Error.Code.limitExceeded` when the system refuses a thread for the source;
-        ///   `H264Error.Code.invalidArgument` on a second iterator of one sequence.
+        ///   `H264VideoError.Code.limitExceeded` when the system refuses a thread for the source;
+        ///   `H264VideoError.Code.invalidArgument` on a second iterator of one sequence.
         public mutating func next() async throws -> VideoFrame? {
             guard let iteration else {
-                throw H264Error.invalid(.invalidArgument, "the frames of a FrameSourceSequence can be iterated once; call frames() again")
+                throw H264VideoError.invalid(.invalidArgument, "the frames of a FrameSourceSequence can be iterated once; call frames() again")
             }
             return try await iteration.channel.next()
         }

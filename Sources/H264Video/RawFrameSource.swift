@@ -24,19 +24,19 @@ public final class RawFrameSource: FrameSource {
 
     /// Creates a source; `read` returns the next chunk of the stream, or nil at its end.
     ///
-    /// - Throws: `H264Error.Code.invalidArgument` for a size out of range or a frame rate
+    /// - Throws: `H264VideoError.Code.invalidArgument` for a size out of range or a frame rate
     ///   that is not positive.
     public init(width: Int, height: Int, format: PixelFormat, frameRate: (numerator: Int32, denominator: Int32),
-                read: @escaping @Sendable () throws -> [UInt8]?) throws(H264Error) {
+                read: @escaping @Sendable () throws -> [UInt8]?) throws(H264VideoError) {
         var geometry: [(rowBytes: Int, rows: Int)] = []
         for i in 0..<format.planeCount {
             guard let g = format.planeGeometry(i, width: width, height: height) else {
-                throw H264Error.invalid(.invalidArgument, "raw frame size \(width)x\(height) is out of range")
+                throw H264VideoError.invalid(.invalidArgument, "raw frame size \(width)x\(height) is out of range")
             }
             geometry.append(g)
         }
         guard frameRate.numerator > 0, frameRate.denominator > 0 else {
-            throw H264Error.invalid(.invalidArgument, "frame rate must be positive")
+            throw H264VideoError.invalid(.invalidArgument, "frame rate must be positive")
         }
         self.width = width
         self.height = height
@@ -52,7 +52,7 @@ public final class RawFrameSource: FrameSource {
     /// Delivers every frame of the stream on the caller's thread, with `pts` counting frames
     /// at ``frameRate``; returns at its end or after ``stop()``.
     ///
-    /// - Throws: what `read` or `consumer` throws; `H264Error.Code.truncated` when the stream
+    /// - Throws: what `read` or `consumer` throws; `H264VideoError.Code.truncated` when the stream
     ///   ends inside a frame.
     public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
         stopped.store(false, ordering: .relaxed)
@@ -68,15 +68,17 @@ public final class RawFrameSource: FrameSource {
                     planes.append(VideoFrame.Plane(bytes: Array(buffer[position..<(position &+ n)]), bytesPerRow: g.rowBytes))
                     position &+= n
                 }
-                let frame = try VideoFrame(width: width, height: height, format: format, planes: planes,
-                                           pts: index &* Int64(frameRate.denominator), timescale: frameRate.numerator)
+                let frame = try H264VideoError.catchingH264("raw frame \(index)") { () throws(H264Error) in
+                    try VideoFrame(width: width, height: height, format: format, planes: planes,
+                                   pts: index &* Int64(frameRate.denominator), timescale: frameRate.numerator)
+                }
                 index &+= 1
                 try consumer(frame)
                 continue
             }
             guard let chunk = try read() else {
                 if buffer.count > position {
-                    throw H264Error.truncated("raw stream ends inside frame \(index) (\(buffer.count &- position) of \(size) bytes)")
+                    throw H264VideoError.invalid(.truncated, "raw stream ends inside frame \(index) (\(buffer.count &- position) of \(size) bytes)")
                 }
                 return
             }
@@ -86,6 +88,12 @@ public final class RawFrameSource: FrameSource {
             }
             buffer.append(contentsOf: chunk)
         }
+    }
+
+    /// Delivers the frames as ``start(_:)`` does, on this thread, then reports its return (nil)
+    /// or its error to `onEnd`.
+    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+        reportingEndOnReturn(consumer, onEnd: onEnd)
     }
 
     /// Asks ``start(_:)`` to return before the next frame; safe from any thread.

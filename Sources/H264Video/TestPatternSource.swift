@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 import Synchronization
 
 /// A synthetic `FrameSource`: moving colour bars with the frame number drawn on them, or
@@ -28,22 +29,22 @@ public final class TestPatternSource: FrameSource {
     /// The pattern.
     public let pattern: Pattern
     private let stopped = Atomic(false)
-    private let random = Mutex<UInt64>(0x9E37_79B9_7F4A_7C15)
+    private let random = ThreadLock<UInt64>(0x9E37_79B9_7F4A_7C15)
 
     /// Creates a test pattern source.
     ///
-    /// - Throws: `H264Error.Code.invalidArgument` for a size out of range, odd sizes (4:2:0
+    /// - Throws: `H264VideoError.Code.invalidArgument` for a size out of range, odd sizes (4:2:0
     ///   output), a frame rate that is not positive or a negative frame count.
     public init(width: Int = 1280, height: Int = 720, frameRate: (numerator: Int32, denominator: Int32) = (30, 1),
-                frameCount: Int = 300, pattern: Pattern = .colorBars) throws(H264Error) {
+                frameCount: Int = 300, pattern: Pattern = .colorBars) throws(H264VideoError) {
         guard width > 0, height > 0, width <= PixelFormat.maxDimension, height <= PixelFormat.maxDimension,
               width % 2 == 0, height % 2 == 0 else {
-            throw H264Error.invalid(.invalidArgument, "test pattern size \(width)x\(height) must be even and positive")
+            throw H264VideoError.invalid(.invalidArgument, "test pattern size \(width)x\(height) must be even and positive")
         }
         guard frameRate.numerator > 0, frameRate.denominator > 0 else {
-            throw H264Error.invalid(.invalidArgument, "frame rate must be positive")
+            throw H264VideoError.invalid(.invalidArgument, "frame rate must be positive")
         }
-        guard frameCount >= 0 else { throw H264Error.invalid(.invalidArgument, "frame count must not be negative") }
+        guard frameCount >= 0 else { throw H264VideoError.invalid(.invalidArgument, "frame count must not be negative") }
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -64,6 +65,12 @@ public final class TestPatternSource: FrameSource {
         }
     }
 
+    /// Delivers the frames as ``start(_:)`` does, on this thread, then reports its return (nil)
+    /// or its error to `onEnd`.
+    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+        reportingEndOnReturn(consumer, onEnd: onEnd)
+    }
+
     /// Asks ``start(_:)`` to return before the next frame; safe from any thread.
     public func stop() { stopped.store(true, ordering: .relaxed) }
 
@@ -75,12 +82,14 @@ public final class TestPatternSource: FrameSource {
 
     /// Renders frame number `index`.
     ///
-    /// - Throws: `H264Error.Code.invalidArgument` for a negative index.
-    public func makeFrame(_ index: Int) throws(H264Error) -> VideoFrame {
-        guard index >= 0 else { throw H264Error.invalid(.invalidArgument, "frame index must not be negative") }
+    /// - Throws: `H264VideoError.Code.invalidArgument` for a negative index.
+    public func makeFrame(_ index: Int) throws(H264VideoError) -> VideoFrame {
+        guard index >= 0 else { throw H264VideoError.invalid(.invalidArgument, "frame index must not be negative") }
         // index * denominator fits Int64 for any index below 2^31.
         let pts = Int64(index) &* Int64(frameRate.denominator)
-        var frame = try VideoFrame(width: width, height: height, format: .i420, pts: pts, timescale: frameRate.numerator)
+        var frame = try H264VideoError.catchingH264("test pattern frame \(index)") { () throws(H264Error) in
+            try VideoFrame(width: width, height: height, format: .i420, pts: pts, timescale: frameRate.numerator)
+        }
         switch pattern {
         case .noise: fillNoise(&frame)
         case .colorBars: drawBars(&frame, index)

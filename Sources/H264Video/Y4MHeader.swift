@@ -63,13 +63,13 @@ public struct Y4MHeader: Hashable, Sendable {
 
     /// Parses the header line (without its final newline).
     ///
-    /// - Throws: `H264Error.Code.invalidArgument` for a line that is not a Y4M header or has a
-    ///   malformed parameter, `H264Error.Code.unsupported` for colour spaces other than 8-bit
-    ///   4:2:0, 4:2:2 and 4:4:4, `H264Error.Code.limitExceeded` for sizes over
+    /// - Throws: `H264VideoError.Code.invalidArgument` for a line that is not a Y4M header or has a
+    ///   malformed parameter, `H264VideoError.Code.unsupported` for colour spaces other than 8-bit
+    ///   4:2:0, 4:2:2 and 4:4:4, `H264VideoError.Code.limitExceeded` for sizes over
     ///   `PixelFormat.maxDimension`.
-    public init<C: Collection>(line: C) throws(H264Error) where C.Element == UInt8 {
+    public init<C: Collection>(line: C) throws(H264VideoError) where C.Element == UInt8 {
         let words = line.split(separator: 0x20, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
-        guard words.first == "YUV4MPEG2" else { throw H264Error.invalid(.invalidArgument, "not a YUV4MPEG2 stream") }
+        guard words.first == "YUV4MPEG2" else { throw H264VideoError.invalid(.invalidArgument, "not a YUV4MPEG2 stream") }
         var width = -1, height = -1
         var rate = (numerator: 0, denominator: 0), aspect = (numerator: 0, denominator: 0)
         var interlacing = Interlacing.unknown
@@ -96,19 +96,19 @@ public struct Y4MHeader: Hashable, Sendable {
             case "X":
                 extensions.append(value)
                 if value == "COLORRANGE=FULL" { range = .full } else if value == "COLORRANGE=LIMITED" { range = .limited }
-            default: throw H264Error.invalid(.invalidArgument, "unknown Y4M header parameter '\(word)'")
+            default: throw H264VideoError.invalid(.invalidArgument, "unknown Y4M header parameter '\(word)'")
             }
         }
-        guard width > 0, height > 0 else { throw H264Error.invalid(.invalidArgument, "Y4M header needs positive W and H") }
+        guard width > 0, height > 0 else { throw H264VideoError.invalid(.invalidArgument, "Y4M header needs positive W and H") }
         // Both <= 2^30 after number(): the product fits in Int.
         guard width <= PixelFormat.maxDimension, height <= PixelFormat.maxDimension, width &* height <= Y4MHeader.maxPixels else {
-            throw H264Error.invalid(.limitExceeded, "Y4M frame \(width)x\(height) is too large")
+            throw H264VideoError.invalid(.limitExceeded, "Y4M frame \(width)x\(height) is too large")
         }
         switch colorspace {
         case "420jpeg", "420paldv", "420mpeg2", "420": pixelFormat = .i420
         case "422": pixelFormat = .i422
         case "444": pixelFormat = .i444
-        default: throw H264Error.invalid(.unsupported, "Y4M colour space '\(colorspace)' is not supported (8-bit 420, 422, 444 only)")
+        default: throw H264VideoError.invalid(.unsupported, "Y4M colour space '\(colorspace)' is not supported (8-bit 420, 422, 444 only)")
         }
         self.width = width
         self.height = height
@@ -120,16 +120,16 @@ public struct Y4MHeader: Hashable, Sendable {
         self.extensions = extensions
     }
 
-    private static func number(_ s: String, _ name: String) throws(H264Error) -> Int {
+    private static func number(_ s: String, _ name: String) throws(H264VideoError) -> Int {
         guard s.utf8.count <= 9, let v = Int(s), v >= 0 else {
-            throw H264Error.invalid(.invalidArgument, "Y4M \(name) value '\(s)' is not a number")
+            throw H264VideoError.invalid(.invalidArgument, "Y4M \(name) value '\(s)' is not a number")
         }
         return v
     }
 
-    private static func ratio(_ s: String, _ name: String) throws(H264Error) -> (numerator: Int, denominator: Int) {
+    private static func ratio(_ s: String, _ name: String) throws(H264VideoError) -> (numerator: Int, denominator: Int) {
         let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw H264Error.invalid(.invalidArgument, "Y4M \(name) value '\(s)' is not n:d") }
+        guard parts.count == 2 else { throw H264VideoError.invalid(.invalidArgument, "Y4M \(name) value '\(s)' is not n:d") }
         return (try number(String(parts[0]), name), try number(String(parts[1]), name))
     }
 }

@@ -43,9 +43,9 @@ public struct Y4MParser: Sendable {
     /// header's frame rate (timescale = rate numerator, a frame = denominator ticks), or 1/25 s
     /// when the rate is unknown.
     /// - Throws: header errors (see ``Y4MHeader/init(line:)``), or
-    ///   `H264Error.Code.invalidArgument` for a frame that does not start with `FRAME` or a
+    ///   `H264VideoError.Code.invalidArgument` for a frame that does not start with `FRAME` or a
     ///   line longer than ``maxLineLength``.
-    public mutating func nextFrame() throws(H264Error) -> VideoFrame? {
+    public mutating func nextFrame() throws(H264VideoError) -> VideoFrame? {
         if header == nil {
             guard let line = try takeLine() else { return nil }
             header = try Y4MHeader(line: line)
@@ -59,7 +59,7 @@ public struct Y4MParser: Sendable {
         // end - position <= maxLineLength, frameBytes <= 3 * 2^32: the sums fit in Int.
         guard buffer.count &- (end &+ 1) >= frameBytes else { return nil }
         guard buffer[position..<end].starts(with: Y4MParser.frameTag) else {
-            throw H264Error.invalid(.invalidArgument, "Y4M frame \(frameIndex) does not start with FRAME")
+            throw H264VideoError.invalid(.invalidArgument, "Y4M frame \(frameIndex) does not start with FRAME")
         }
         var offset = end &+ 1
         var planes: [VideoFrame.Plane] = []
@@ -75,18 +75,19 @@ public struct Y4MParser: Sendable {
         let timescale = validRate ? Int32(rate.numerator) : 25
         let pts = Int64(frameIndex) &* Int64(validRate ? rate.denominator : 1)
         frameIndex &+= 1
-        return try VideoFrame(width: h.width, height: h.height, format: h.pixelFormat, planes: planes,
-                              pts: pts, timescale: timescale)
+        return try H264VideoError.catchingH264("Y4M frame \(frameIndex &- 1)") { () throws(H264Error) in
+            try VideoFrame(width: h.width, height: h.height, format: h.pixelFormat, planes: planes, pts: pts, timescale: timescale)
+        }
     }
 
     /// Checks that the stream did not end inside a header or a frame.
     ///
-    /// - Throws: `H264Error.Code.truncated` when bytes of an incomplete frame remain.
-    public func finish() throws(H264Error) {
+    /// - Throws: `H264VideoError.Code.truncated` when bytes of an incomplete frame remain.
+    public func finish() throws(H264VideoError) {
         if position < buffer.count {
-            throw .truncated("Y4M stream ends inside frame \(frameIndex) (\(buffer.count &- position) bytes left)")
+            throw .invalid(.truncated, "Y4M stream ends inside frame \(frameIndex) (\(buffer.count &- position) bytes left)")
         }
-        if header == nil { throw .truncated("Y4M stream has no header") }
+        if header == nil { throw .invalid(.truncated, "Y4M stream has no header") }
     }
 
     private static let frameTag: [UInt8] = Array("FRAME".utf8)
@@ -99,13 +100,13 @@ public struct Y4MParser: Sendable {
         return nil
     }
 
-    private func checkLineLength() throws(H264Error) {
+    private func checkLineLength() throws(H264VideoError) {
         if buffer.count &- position >= Y4MParser.maxLineLength {
-            throw H264Error.invalid(.invalidArgument, "Y4M line longer than \(Y4MParser.maxLineLength) bytes")
+            throw H264VideoError.invalid(.invalidArgument, "Y4M line longer than \(Y4MParser.maxLineLength) bytes")
         }
     }
 
-    private mutating func takeLine() throws(H264Error) -> ArraySlice<UInt8>? {
+    private mutating func takeLine() throws(H264VideoError) -> ArraySlice<UInt8>? {
         guard let end = lineEnd() else {
             try checkLineLength()
             return nil

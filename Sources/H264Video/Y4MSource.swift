@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 import Synchronization
 
 /// A `FrameSource` over a Y4M stream read in chunks by a caller-supplied function (a file,
@@ -15,7 +16,7 @@ public final class Y4MSource: FrameSource {
     }
 
     private let read: @Sendable () throws -> [UInt8]?
-    private let state = Mutex(State())
+    private let state = ThreadLock(State())
     private let stopped = Atomic(false)
 
     /// The stream header, once read (by ``readHeader()`` or by ``start(_:)``).
@@ -27,16 +28,16 @@ public final class Y4MSource: FrameSource {
 
     /// Reads and parses until the header is known, without delivering a frame.
     ///
-    /// - Throws: what `read` throws; header errors (an `H264Error`, see ``Y4MHeader/init(line:)``);
-    ///   `H264Error.Code.truncated` when the stream ends first.
+    /// - Throws: what `read` throws; header errors (an `H264VideoError`, see ``Y4MHeader/init(line:)``);
+    ///   `H264VideoError.Code.truncated` when the stream ends first.
     public func readHeader() throws -> Y4MHeader {
         while true {
-            let header = try state.withLock { (s: inout State) throws(H264Error) -> Y4MHeader? in
+            let header = try state.withLock { (s: inout State) throws(H264VideoError) -> Y4MHeader? in
                 if s.parser.header == nil, s.pending == nil, let f = try s.parser.nextFrame() { s.pending = f }
                 return s.parser.header
             }
             if let header { return header }
-            guard let chunk = try read() else { throw H264Error.truncated("Y4M stream has no header") }
+            guard let chunk = try read() else { throw H264VideoError.invalid(.truncated, "Y4M stream has no header") }
             state.withLock { $0.parser.append(chunk) }
         }
     }
@@ -44,11 +45,11 @@ public final class Y4MSource: FrameSource {
     /// Delivers every frame of the stream on the caller's thread; returns at its end or after
     /// ``stop()``.
     ///
-    /// - Throws: what `read` or `consumer` throws; the parser's `H264Error`s.
+    /// - Throws: what `read` or `consumer` throws; the parser's `H264VideoError`s.
     public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
         stopped.store(false, ordering: .relaxed)
         while !stopped.load(ordering: .relaxed) {
-            let frame = try state.withLock { (s: inout State) throws(H264Error) -> VideoFrame? in
+            let frame = try state.withLock { (s: inout State) throws(H264VideoError) -> VideoFrame? in
                 if let f = s.pending { s.pending = nil; return f }
                 return try s.parser.nextFrame()
             }
@@ -57,11 +58,17 @@ public final class Y4MSource: FrameSource {
                 continue
             }
             guard let chunk = try read() else {
-                try state.withLock { (s: inout State) throws(H264Error) in try s.parser.finish() }
+                try state.withLock { (s: inout State) throws(H264VideoError) in try s.parser.finish() }
                 return
             }
             state.withLock { $0.parser.append(chunk) }
         }
+    }
+
+    /// Delivers the frames as ``start(_:)`` does, on this thread, then reports its return (nil)
+    /// or its error to `onEnd`.
+    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+        reportingEndOnReturn(consumer, onEnd: onEnd)
     }
 
     /// Asks ``start(_:)`` to return before the next frame; safe from any thread.

@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// State shared by threads, behind a POSIX mutex, with a condition variable a thread can sleep on
-/// until another changes the state (a frame source's back-pressure, an RTMP publisher's sender
-/// queue).
+/// until another changes the state or a ``Deadline`` passes (``BoundedQueue``'s back-pressure,
+/// an RTMP publisher's finish): the one lock of the package, for plain state too.
 ///
 /// POSIX rather than `Synchronization.Mutex` for two reasons: a thread must be able to sleep
 /// until the state changes, which `Mutex` cannot do; and on Linux `Mutex` locks with atomics and
@@ -29,7 +29,17 @@ package final class ThreadLock<State>: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
+        #if canImport(Darwin)
+        pthread_cond_init(condition, nil)  // timed waits are relative (Waiter.wait(until:))
+        #else
+        // Timed waits measure on the monotonic clock: a change of the wall clock cannot
+        // lengthen or cut them.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        #endif
     }
 
     deinit {
@@ -69,5 +79,43 @@ package final class ThreadLock<State>: @unchecked Sendable {
         fileprivate let condition: UnsafeMutablePointer<pthread_cond_t>
 
         package func wait() { pthread_cond_wait(condition, mutex) }
+
+        /// Sleeps as ``wait()`` does, but not past `deadline` (`nil`: as ``wait()``).
+        /// - Returns: false when the deadline had passed or passed while sleeping (callers
+        ///   still recheck the state: a signal and the deadline may come together).
+        @discardableResult
+        package func wait(until deadline: Deadline?) -> Bool {
+            guard let deadline else {
+                wait()
+                return true
+            }
+            let left = deadline.remaining
+            guard left > .zero else { return false }
+            let (seconds, attoseconds) = left.components
+            // Below 10^9 nanoseconds; the seconds are capped at a day (a longer wait wakes once
+            // a day and the caller's loop waits again).
+            let nanoseconds = Int(attoseconds / 1_000_000_000)
+            let wholeSeconds = Int(min(seconds, 86_400))
+            #if canImport(Darwin)
+            var relative = timespec(tv_sec: wholeSeconds, tv_nsec: nanoseconds)
+            return pthread_cond_timedwait_relative_np(condition, mutex, &relative) != ETIMEDOUT
+            #else
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            // now.tv_nsec and nanoseconds are each below 10^9: their sum is below 2 * 10^9.
+            var nsec = now.tv_nsec &+ nanoseconds
+            var sec = now.tv_sec &+ wholeSeconds  // the monotonic clock's seconds plus at most a day
+            if nsec >= 1_000_000_000 {
+                nsec &-= 1_000_000_000
+                sec &+= 1
+            }
+            var absolute = timespec(tv_sec: sec, tv_nsec: nsec)
+            return pthread_cond_timedwait(condition, mutex, &absolute) != ETIMEDOUT
+            #endif
+        }
+
+        /// Wakes every thread waiting on this lock (as ``ThreadLock/signalAll()``), from inside
+        /// the lock.
+        package func signalAll() { pthread_cond_broadcast(condition) }
     }
 }

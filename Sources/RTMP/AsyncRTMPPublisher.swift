@@ -1,6 +1,6 @@
-import Dispatch
 import FLV
 import H264
+import MediaSupport
 
 /// RTMP publishing for Swift concurrency: `async` connect, send, finish and whole-sequence
 /// publishing that never block a thread of the cooperative pool, and that stop when their task
@@ -14,9 +14,9 @@ import H264
 /// ```
 ///
 /// Built on the synchronous ``RTMPVideoPublisher`` (the fast path: `send` only queues): every
-/// call that waits for the network (the connection and `publish` handshake, ``finish(timeoutMilliseconds:)``,
-/// a ``send(_:)`` under ``RTMPPublisher/OverflowPolicy/block(maximumWaitMilliseconds:)``)
-/// runs on this publisher's own serial `DispatchQueue` while the task suspends. Samples go in
+/// call that waits for the network (the connection and `publish` handshake, ``finish(timeout:)``,
+/// a ``send(_:)`` under ``RTMPPublisher/OverflowPolicy/block(maximumWait:)``)
+/// runs on this publisher's own thread while the task suspends. Samples go in
 /// as the encoder or the parser hands them over (any `AccessUnitSample`): the library converts
 /// their timestamps to milliseconds, writes composition times, shifts a negative first DTS and
 /// sends a new sequence header when the parameter sets change.
@@ -27,7 +27,7 @@ import H264
 /// at once, from the cancellation handler (it does not wait for the server, nor for the
 /// deadline of the operation in progress), and the publisher is cancelled
 /// (``RTMPPublisher/cancel()``): queued frames are dropped and the connection is closed
-/// without a goodbye. The socket is closed by the publisher's queue as soon as its current
+/// without a goodbye. The socket is closed by the publisher's thread as soon as its current
 /// system call returns; every wait on the socket also watches the interrupt that cancellation
 /// fires, so that is at once (a DNS lookup in progress, which cannot be interrupted, finishes
 /// first: connect by address where that matters). A call made after cancellation throws
@@ -39,7 +39,8 @@ public final class AsyncRTMPPublisher: Sendable {
     /// The synchronous publisher underneath (its ``RTMPVideoPublisher/publisher`` has the
     /// statistics and the error).
     public let publisher: RTMPVideoPublisher
-    private let queue: DispatchQueue
+    /// The thread the waiting calls run on, one at a time.
+    private let worker: BlockingWorker
 
     /// Connects, publishes `url` and queues the metadata, off the cooperative pool.
     /// - Parameters:
@@ -53,21 +54,20 @@ public final class AsyncRTMPPublisher: Sendable {
     ///   ``RTMPVideoPublisher/init(url:metadata:parameterSets:options:)``.
     public init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit] = [],
                 options: RTMPPublisher.Options = .init()) async throws(RTMPError) {
-        let interrupt = SocketInterrupt()
-        let queue = DispatchQueue(label: "swift-h264.rtmp.async-publisher")
-        publisher = try await BlockingCall.run(on: queue, onCancel: { interrupt.fire() },
-                                               discard: { $0.publisher.cancel() }) { () throws(RTMPError) in
+        let interrupt = Interrupt()
+        let worker = BlockingWorker()
+        publisher = try await worker.run(onCancel: { interrupt.fire() }, cancellationError: Self.cancelled,
+                                         discard: { $0.publisher.cancel() }) { () throws(RTMPError) in
             try RTMPVideoPublisher(url: url, metadata: metadata, parameterSets: parameterSets, options: options,
                                    interrupt: interrupt)
         }
-        self.queue = queue
+        self.worker = worker
     }
 
     /// Queues one access unit or encoded frame (see ``RTMPVideoPublisher/send(_:)``).
     ///
     /// With the default overflow policy (``RTMPPublisher/OverflowPolicy/dropUntilKeyframe``)
-    /// this never waits; with `.block(maximumWaitMilliseconds:)` the wait runs on the
-    /// publisher's queue.
+    /// this never waits; with `.block(maximumWait:)` the wait runs on the publisher's thread.
     /// - Returns: false when the overflow policy dropped the frame.
     /// - Throws: ``RTMPError/Code/cancelled`` when the task is cancelled (the publisher is
     ///   cancelled with it), and the errors of ``RTMPVideoPublisher/send(_:)``.
@@ -79,24 +79,25 @@ public final class AsyncRTMPPublisher: Sendable {
             return try publisher.send(sample)
         case .block:
             let publisher = self.publisher
-            return try await BlockingCall.run(on: queue, onCancel: { publisher.publisher.cancel() }) { () throws(RTMPError) in
-                try publisher.send(sample)
+            return try await worker.run(onCancel: { publisher.publisher.cancel() }, cancellationError: Self.cancelled) {
+                () throws(RTMPError) in try publisher.send(sample)
             }
         }
     }
 
     /// Sends what is queued, the end of sequence, `FCUnpublish` and `deleteStream`, and closes
     /// the connection, off the cooperative pool; returns the counters.
-    /// - Parameter timeoutMilliseconds: the deadline for the queue to drain and the goodbye.
+    /// - Parameter timeout: the deadline for the queue to drain and the goodbye (10 s by
+    ///   default).
     /// - Throws: ``RTMPError/Code/cancelled`` when the task is cancelled (at once: the
     ///   publisher is cancelled and closes without a goodbye), and the errors of
-    ///   ``RTMPVideoPublisher/finish(timeoutMilliseconds:)``.
+    ///   ``RTMPVideoPublisher/finish(timeout:)``.
     @discardableResult
-    public func finish(timeoutMilliseconds: Int = 10_000) async throws(RTMPError) -> RTMPPublisher.Statistics {
+    public func finish(timeout: Duration = .seconds(10)) async throws(RTMPError) -> RTMPPublisher.Statistics {
         try checkCancellation()
         let publisher = self.publisher
-        return try await BlockingCall.run(on: queue, onCancel: { publisher.publisher.cancel() }) { () throws(RTMPError) in
-            try publisher.finish(timeoutMilliseconds: timeoutMilliseconds)
+        return try await worker.run(onCancel: { publisher.publisher.cancel() }, cancellationError: Self.cancelled) {
+            () throws(RTMPError) in try publisher.finish(timeout: timeout)
         }
     }
 
@@ -108,13 +109,13 @@ public final class AsyncRTMPPublisher: Sendable {
     ///
     /// - Parameters:
     ///   - samples: the access units or encoded frames, in decoding order.
-    ///   - finishTimeoutMilliseconds: the deadline of the final ``finish(timeoutMilliseconds:)``.
+    ///   - finishTimeout: the deadline of the final ``finish(timeout:)`` (10 s by default).
     /// - Throws: what `samples` throws (a `CancellationError` from an encoder's sequence, a
     ///   read error), unchanged; ``RTMPError/Code/cancelled`` when the task is cancelled; the
     ///   publisher's errors. On any error the publisher is cancelled (closed without a
     ///   goodbye) before the error is thrown.
     @discardableResult
-    public func publish<Samples: AsyncSequence>(_ samples: Samples, finishTimeoutMilliseconds: Int = 10_000) async throws
+    public func publish<Samples: AsyncSequence>(_ samples: Samples, finishTimeout: Duration = .seconds(10)) async throws
         -> RTMPPublisher.Statistics where Samples.Element: AccessUnitSample {
         do {
             for try await sample in samples { try await send(sample) }
@@ -122,7 +123,7 @@ public final class AsyncRTMPPublisher: Sendable {
             cancel()
             throw error
         }
-        return try await finish(timeoutMilliseconds: finishTimeoutMilliseconds)
+        return try await finish(timeout: finishTimeout)
     }
 
     /// Stops the publisher at once (``RTMPPublisher/cancel()``): from any thread, any number
@@ -136,6 +137,11 @@ public final class AsyncRTMPPublisher: Sendable {
     private func checkCancellation() throws(RTMPError) {
         guard Task.isCancelled else { return }
         cancel()
-        throw RTMPError.invalid(.cancelled, "the task was cancelled")
+        throw Self.cancelled()
+    }
+
+    /// The error of a call whose task was cancelled.
+    @Sendable private static func cancelled() -> RTMPError {
+        RTMPError.invalid(.cancelled, "the task was cancelled")
     }
 }

@@ -91,7 +91,7 @@ package struct RTMPClientSession: Sendable {
             do throws(FLVError) {
                 return try AMF0.decodeAll(m.payload[...])
             } catch {
-                throw RTMPError(.protocolViolation, "malformed AMF0 command from the server: \(error.reason)", underlying: error)
+                throw RTMPError.wrapping(error, as: .protocolViolation, "malformed AMF0 command from the server")
             }
         default:
             break  // acknowledgements, peer bandwidth, data, media: nothing to do for a publisher

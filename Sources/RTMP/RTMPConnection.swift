@@ -1,14 +1,15 @@
 import FLV
 import H264
+import MediaSupport
 
 /// A synchronous RTMP publishing session over one TCP connection: handshake, `connect`,
 /// `createStream`, `publish`, then FLV video and metadata messages, then a clean
 /// `FCUnpublish`/`deleteStream`.
 ///
 /// Every operation has one deadline that holds whatever the server sends, checked each time
-/// round the loops that read and while writing: the TCP connection (``Options/connectTimeoutMilliseconds``), then the
+/// round the loops that read and while writing: the TCP connection (``Options/connectTimeout``), then the
 /// handshake, `connect`, `createStream`, `publish`, each message sent and the goodbye
-/// (``Options/timeoutMilliseconds`` each). A server that floods the connection, sends a message
+/// (``Options/timeout`` each). A server that floods the connection, sends a message
 /// one byte at a time, or never finishes the handshake gets ``RTMPError/Code/timedOut`` when
 /// the operation's time is up. What it sends is parsed by an `RTMPClientSession` within the
 /// `RTMPChunkReader` limits.
@@ -17,11 +18,11 @@ import H264
 public final class RTMPConnection {
     /// Connection settings.
     public struct Options: Sendable, Hashable {
-        /// Time allowed for the TCP connection.
-        public var connectTimeoutMilliseconds: Int
+        /// Time allowed for the TCP connection (every address the host name resolves to).
+        public var connectTimeout: Duration
         /// Time allowed for each later operation (the handshake, `connect`, `createStream`,
         /// `publish`, each message sent, the goodbye).
-        public var timeoutMilliseconds: Int
+        public var timeout: Duration
         /// The chunk size we announce with Set Chunk Size and send with (128...65536).
         public var chunkSize: Int
         /// The `flashVer` of `connect`.
@@ -30,10 +31,16 @@ public final class RTMPConnection {
         public var sendFCPublish: Bool
 
         /// Creates options.
-        public init(connectTimeoutMilliseconds: Int = 5000, timeoutMilliseconds: Int = 5000, chunkSize: Int = 4096,
+        /// - Parameters:
+        ///   - connectTimeout: time allowed for the TCP connection (5 s by default).
+        ///   - timeout: time allowed for each later operation (5 s by default).
+        ///   - chunkSize: the chunk size announced and sent with, 128...65536.
+        ///   - flashVersion: the `flashVer` of `connect`.
+        ///   - sendFCPublish: send `releaseStream` and `FCPublish` before `publish`.
+        public init(connectTimeout: Duration = .seconds(5), timeout: Duration = .seconds(5), chunkSize: Int = 4096,
                     flashVersion: String = "FMLE/3.0 (compatible; swift-h264)", sendFCPublish: Bool = true) {
-            self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
-            self.timeoutMilliseconds = timeoutMilliseconds
+            self.connectTimeout = connectTimeout
+            self.timeout = timeout
             self.chunkSize = chunkSize
             self.flashVersion = flashVersion
             self.sendFCPublish = sendFCPublish
@@ -52,6 +59,8 @@ public final class RTMPConnection {
     public var bytesReceived: Int64 { handshakeBytes &+ session.bytesReceived }
 
     private let socket: TCPSocket
+    /// The socket's operations, their failures as `RTMPError`s.
+    private var transport: Transport { Transport(socket: socket) }
     private var session = RTMPClientSession()
     private var handshakeBytes: Int64 = 0
     private var transaction: Double = 1
@@ -75,16 +84,17 @@ public final class RTMPConnection {
 
     /// Connects as ``init(url:options:)`` does; every wait also watches `interrupt`, so firing
     /// it stops the connection in progress with ``RTMPError/Code/cancelled``.
-    init(url: RTMPURL, options: Options, interrupt: SocketInterrupt?) throws(RTMPError) {
+    init(url: RTMPURL, options: Options, interrupt: Interrupt?) throws(RTMPError) {
         self.url = url
         self.options = options
         guard (128...65536).contains(options.chunkSize) else {
             throw RTMPError.invalid(.invalidArgument, "RTMP chunk size \(options.chunkSize) outside 128...65536")
         }
-        socket = try TCPSocket(host: url.host, port: url.port, timeoutMilliseconds: options.connectTimeoutMilliseconds,
-                               interrupt: interrupt)
-        try handshake(deadline: Deadline(milliseconds: options.timeoutMilliseconds))
-        let deadline = Deadline(milliseconds: options.timeoutMilliseconds)
+        socket = try RTMPError.mapping { () throws(SocketError) in
+            try TCPSocket.connect(to: url.host, port: Int(url.port), deadline: .after(options.connectTimeout), interrupt: interrupt)
+        }
+        try handshake(deadline: .after(options.timeout))
+        let deadline = Deadline.after(options.timeout)
         session.send(.control(.setChunkSize, UInt32(options.chunkSize)), on: RTMPChunkStream.control)
         session.chunkSize = options.chunkSize
         let info: [AMF0Property] = [
@@ -117,7 +127,7 @@ public final class RTMPConnection {
     ///   use, a refused publish), ``RTMPError/Code/timedOut``, and the errors of the transport.
     public func publish() throws(RTMPError) {
         let name = AMF0Value.string(url.streamName)
-        var deadline = Deadline(milliseconds: options.timeoutMilliseconds)
+        var deadline = Deadline.after(options.timeout)
         if options.sendFCPublish {
             session.send(.command("releaseStream", transaction: nextTransaction(), [.null, name]), on: RTMPChunkStream.command)
             session.send(.command("FCPublish", transaction: nextTransaction(), [.null, name]), on: RTMPChunkStream.command)
@@ -127,7 +137,7 @@ public final class RTMPConnection {
             throw RTMPError.invalid(.protocolViolation, "createStream answered without a stream id")
         }
         streamID = sid
-        deadline = Deadline(milliseconds: options.timeoutMilliseconds)
+        deadline = .after(options.timeout)
         session.send(.command("publish", transaction: 0, [.null, name, .string("live")], streamID: sid), on: RTMPChunkStream.command)
         try flush(deadline: deadline)
         while true {
@@ -147,14 +157,14 @@ public final class RTMPConnection {
     public func sendMetadata(_ metadata: FLVMetadata) throws(RTMPError) {
         let payload = AMF0.encode([.string("@setDataFrame"), .string("onMetaData"), metadata.ecmaArray])
         session.send(RTMPMessage(.dataAMF0, streamID: streamID, payload: payload), on: RTMPChunkStream.data)
-        try flush(deadline: Deadline(milliseconds: options.timeoutMilliseconds))
+        try flush(deadline: .after(options.timeout))
     }
 
     /// Sends one FLV video tag body (a sequence header, a frame, an end of sequence) as a
     /// video message at `timestamp` milliseconds (the DTS).
     public func sendVideo(_ packet: FLVVideoPacket, timestamp: UInt32) throws(RTMPError) {
         session.send(RTMPMessage(.video, streamID: streamID, timestamp: timestamp, payload: packet.bytes), on: RTMPChunkStream.video)
-        try flush(deadline: Deadline(milliseconds: options.timeoutMilliseconds))
+        try flush(deadline: .after(options.timeout))
         try serviceIncoming()
     }
 
@@ -164,10 +174,10 @@ public final class RTMPConnection {
     ///   ``RTMPError/Code/connectionRejected`` when it stopped the stream.
     public func serviceIncoming() throws(RTMPError) {
         var budget = Self.serviceBudget
-        while budget > 0 && socket.isReadable() {
+        while budget > 0 && socket.isReadable {
             let bytes: [UInt8]
-            do {
-                bytes = try socket.receive(maximum: min(64 * 1024, budget), deadline: Deadline(milliseconds: 0))
+            do throws(RTMPError) {
+                bytes = try transport.receive(maximum: min(64 * 1024, budget), deadline: .now)
             } catch where error.code == .timedOut {
                 return  // a spurious wake-up: nothing to read after all
             }
@@ -180,7 +190,7 @@ public final class RTMPConnection {
                 }
             }
         }
-        try flush(deadline: Deadline(milliseconds: options.timeoutMilliseconds))
+        try flush(deadline: .after(options.timeout))
     }
 
     /// Ends publishing with `FCUnpublish` and `deleteStream`, then closes the connection; one
@@ -190,7 +200,7 @@ public final class RTMPConnection {
         defer { socket.close() }
         guard publishing else { return }
         publishing = false
-        let deadline = Deadline(milliseconds: options.timeoutMilliseconds)
+        let deadline = Deadline.after(options.timeout)
         let name = AMF0Value.string(url.streamName)
         if options.sendFCPublish {
             session.send(.command("FCUnpublish", transaction: nextTransaction(), [.null, name]), on: RTMPChunkStream.command)
@@ -198,7 +208,7 @@ public final class RTMPConnection {
         session.send(.command("deleteStream", transaction: nextTransaction(), [.null, .number(Double(streamID))]),
                      on: RTMPChunkStream.command)
         try flush(deadline: deadline)
-        socket.shutdownAndDrain(deadline: Deadline(milliseconds: min(deadline.remainingMilliseconds, 1000)))
+        socket.shutdownAndDrain(deadline: deadline.capped(at: .seconds(1)))
     }
 
     /// Closes the connection at once, without a goodbye (a cancelled publisher).
@@ -209,22 +219,17 @@ public final class RTMPConnection {
 
     // MARK: Internals
 
+    /// C0 and C1 out, S0 and S1 in, C2 out, S2 in, under one deadline that holds however the
+    /// server sends its packets (``TCPSocket/receive(exactly:deadline:)`` checks it each time
+    /// bytes arrive).
     private func handshake(deadline: Deadline) throws(RTMPError) {
         let c1 = RTMPHandshake.c0c1(seed: UInt64(truncatingIfNeeded: ContinuousClock.now.hashValue))
-        try socket.send(c1, deadline: deadline)
-        var got: [UInt8] = []
-        let s0s1 = 1 + RTMPHandshake.packetSize
-        while got.count < s0s1 {
-            try deadline.check("the handshake")
-            got += try socket.receive(maximum: s0s1 &- got.count, deadline: deadline)
-        }
-        try socket.send(try RTMPHandshake.c2(fromS0S1: got[...]), deadline: deadline)
-        let total = s0s1 &+ RTMPHandshake.packetSize
-        while got.count < total {
-            try deadline.check("the handshake")
-            got += try socket.receive(maximum: total &- got.count, deadline: deadline)
-        }
-        handshakeBytes = Int64(got.count)
+        try transport.send(c1, deadline: deadline)
+        let s0s1 = try transport.receive(exactly: 1 + RTMPHandshake.packetSize, deadline: deadline)
+        let c2 = try RTMPHandshake.c2(fromS0S1: s0s1[...])
+        try transport.send(c2, deadline: deadline)
+        let s2 = try transport.receive(exactly: RTMPHandshake.packetSize, deadline: deadline)
+        handshakeBytes = Int64(s0s1.count &+ s2.count)  // two packets of 1537 and 1536 bytes
     }
 
     private func nextTransaction() -> Double {
@@ -232,11 +237,29 @@ public final class RTMPConnection {
         return transaction
     }
 
+    /// The socket's send and receive, their failures mapped to `RTMPError` (one place:
+    /// `RTMPError(_:)` from a `SocketError`).
+    private struct Transport {
+        let socket: TCPSocket
+
+        func send(_ bytes: [UInt8], deadline: Deadline) throws(RTMPError) {
+            try RTMPError.mapping { () throws(SocketError) in try socket.send(bytes, deadline: deadline) }
+        }
+
+        func receive(maximum: Int, deadline: Deadline) throws(RTMPError) -> [UInt8] {
+            try RTMPError.mapping { () throws(SocketError) in try socket.receive(maximum: maximum, deadline: deadline) }
+        }
+
+        func receive(exactly count: Int, deadline: Deadline) throws(RTMPError) -> [UInt8] {
+            try RTMPError.mapping { () throws(SocketError) in try socket.receive(exactly: count, deadline: deadline) }
+        }
+    }
+
     /// Sends what the session has queued.
     private func flush(deadline: Deadline) throws(RTMPError) {
         let out = session.takeOutgoing()
         guard !out.isEmpty else { return }
-        try socket.send(out, deadline: deadline)
+        try transport.send(out, deadline: deadline)
         bytesSent &+= Int64(out.count)  // an Int64 byte count does not overflow in practice
     }
 
@@ -264,13 +287,13 @@ public final class RTMPConnection {
     /// deadline is checked each time round, whatever arrives.
     private func nextCommand(deadline: Deadline) throws(RTMPError) -> [AMF0Value] {
         while true {
-            try deadline.check("waiting for the server")
+            guard !deadline.hasPassed else { throw RTMPError.invalid(.timedOut, "waiting for the server timed out") }
             if let values = try session.nextCommand() {
                 try flush(deadline: deadline)
                 return values
             }
             try flush(deadline: deadline)
-            let bytes = try socket.receive(maximum: 64 * 1024, deadline: deadline)
+            let bytes = try transport.receive(maximum: 64 * 1024, deadline: deadline)
             session.receive(bytes[...])
         }
     }

@@ -3,13 +3,15 @@ import H264
 
 /// The error type of the RTMP module: the network, the server's answers, the protocol, limits.
 ///
-/// As `H264Error` does, it carries a ``Code`` (a struct over a private enum, so codes can be
-/// added without breaking a caller's `switch`), a human reason and where it was raised; two
-/// errors are equal when their codes are. An FLV or H.264 error behind it (a sample that cannot
-/// be framed) is kept in ``underlying``.
-public struct RTMPError: Error, Hashable, Sendable, CustomStringConvertible {
+/// A member of the package's error family (`CodedError`, which supplies the reason, the source
+/// location, equality by code and the factories): a ``Code`` (a struct over a private enum, so
+/// codes can be added without breaking a caller's `switch`), one reference wide; two errors are
+/// equal when their codes are. The error behind it is kept in `underlying`: the core's
+/// `H264Error` under ``Code/h264``, an `FLVError` under ``Code/invalidArgument`` (a sample that
+/// cannot be framed) or ``Code/protocolViolation`` (a malformed AMF0 command from the server).
+public struct RTMPError: CodedError {
     /// What kind of failure this is.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible, WrapsH264Error {
         enum Base: String, Hashable, Sendable {
             case connectionRefused
             case timedOut
@@ -20,6 +22,7 @@ public struct RTMPError: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidArgument
             case io
             case cancelled
+            case h264
         }
 
         let base: Base
@@ -45,43 +48,16 @@ public struct RTMPError: Error, Hashable, Sendable, CustomStringConvertible {
         /// task awaiting an ``AsyncRTMPPublisher`` call): the operation in progress stopped and
         /// the connection was closed without a goodbye.
         public static let cancelled = Code(.cancelled)
+        /// The H.264 core refused the stream (an Annex-B stream without an access unit): the
+        /// `H264Error` in `underlying` says why.
+        public static let h264 = Code(.h264)
 
         public var description: String { base.rawValue }
     }
 
-    private let detail: ErrorDetail<Code, any Error>
+    /// The error's contents (read through `CodedError`'s accessors).
+    public let _detail: ErrorDetail<Code>
 
-    /// What kind of failure this is.
-    public var code: Code { detail.code }
-    /// A human-readable explanation.
-    public var reason: String { detail.reason }
-    /// The FLV or core error behind this one, if any.
-    public var underlying: (any Error)? { detail.underlying }
-    /// The source file that raised the error.
-    public var file: String { detail.file }
-    /// The source line that raised the error.
-    public var line: Int { detail.line }
-
-    /// Creates an error. Prefer the static factories, which keep error paths out of hot code.
-    public init(_ code: Code, _ reason: String, underlying: (any Error)? = nil, file: String = #fileID, line: Int = #line) {
-        detail = ErrorDetail(code, reason, underlying: underlying, file: file, line: line)
-    }
-
-    public var description: String { "RTMPError.\(code): \(reason)" }
-
-    public static func == (lhs: RTMPError, rhs: RTMPError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-}
-
-extension RTMPError {
-    @inline(never)
-    static func invalid(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) -> RTMPError {
-        RTMPError(code, reason, file: file, line: line)
-    }
-
-    /// A sample or metadata that cannot be sent (an FLV framing error).
-    @inline(never)
-    static func argument(_ error: FLVError, file: String = #fileID, line: Int = #line) -> RTMPError {
-        RTMPError(.invalidArgument, "\(error.code): \(error.reason)", underlying: error, file: file, line: line)
-    }
+    /// An error with these contents, made by `CodedError`'s initialiser.
+    public init(_detail: ErrorDetail<Code>) { self._detail = _detail }
 }

@@ -1,10 +1,9 @@
-import Dispatch
 import FLV
 import H264
 import MediaSupport
 
-/// Publishes H.264 video to an RTMP server from its own queue, so that the encoder's thread
-/// never waits on the network longer than it allows.
+/// Publishes H.264 video to an RTMP server from a sender thread of its own, so that the
+/// encoder's thread never waits on the network longer than it allows.
 ///
 /// ```swift
 /// let publisher = try RTMPPublisher(url: "rtmp://127.0.0.1/live/test")
@@ -20,11 +19,12 @@ import MediaSupport
 /// ``OverflowPolicy`` decides. Sequence headers, metadata and the end of sequence are never
 /// dropped and do not count against the bound.
 ///
-/// Always call ``finish(endOfSequenceTimestamp:timeoutMilliseconds:)``: the sending queue
-/// keeps the publisher and its connection alive until then.
+/// Always call ``finish(endOfSequenceTimestamp:timeout:)``: the sender thread keeps the
+/// publisher and its connection alive until then.
 public final class RTMPPublisher: @unchecked Sendable {
     // @unchecked: `connection` is used by the creating thread until the sender starts, then
-    // only on `queue`; all other shared state is in `state` (a lock ThreadSanitizer can see).
+    // only by the sender thread; all other shared state is in `state` and `items` (locks
+    // ThreadSanitizer can see).
 
     /// What to do with a frame when the queue is full.
     public enum OverflowPolicy: Sendable, Hashable {
@@ -32,7 +32,7 @@ public final class RTMPPublisher: @unchecked Sendable {
         /// frames in between could not be decoded anyway).
         case dropUntilKeyframe
         /// Wait up to the given time for room, then drop as ``dropUntilKeyframe`` does.
-        case block(maximumWaitMilliseconds: Int)
+        case block(maximumWait: Duration)
     }
 
     /// Publisher settings.
@@ -65,31 +65,24 @@ public final class RTMPPublisher: @unchecked Sendable {
         public var bytesSent: Int64 = 0
     }
 
-    private enum Item {
+    /// What the sender thread takes, in order: frames count against the queue's capacity,
+    /// everything else is exempt.
+    private enum Item: Sendable {
         case metadata(FLVMetadata)
         case video(FLVVideoPacket, timestamp: UInt32, isFrame: Bool)
         case finish
     }
 
     private struct State {
-        var items: [Item] = []
-        var head = 0
-        var droppingUntilKeyframe = false
         var error: RTMPError?
         var finishing = false
         var cancelled = false
+        /// The sender thread has ended (the goodbye said, or the connection aborted).
+        var done = false
+        /// The group of the frames being sent: a keyframe starts the next (the queue drops
+        /// the rest of a group whose frame it dropped).
+        var group: UInt64 = 0
         var statistics = Statistics()
-
-        mutating func pop() -> Item? {
-            guard head < items.count else { return nil }
-            let item = items[head]
-            head += 1
-            if head > 64 && head * 2 > items.count {
-                items.removeFirst(head)
-                head = 0
-            }
-            return item
-        }
     }
 
     /// Where this publisher sends.
@@ -98,143 +91,136 @@ public final class RTMPPublisher: @unchecked Sendable {
     public let options: Options
     private let connection: RTMPConnection
     private let state = ThreadLock(State())
-    private let slots: DispatchSemaphore
-    private let ready = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
-    private let queue = DispatchQueue(label: "swift-h264.rtmp.publisher")
-    private let interrupt: SocketInterrupt
+    private let items: BoundedQueue<Item>
+    private let interrupt: Interrupt
 
-    /// Connects, publishes `url`, and starts the sending queue.
-    /// - Throws: ``RTMPError/Code/invalidArgument`` for a bad URL or capacity, and the errors of
-    ///   ``RTMPConnection/init(url:options:)`` and ``RTMPConnection/publish()``.
+    /// Connects, publishes `url`, and starts the sender thread.
+    /// - Throws: ``RTMPError/Code/invalidArgument`` for a bad URL or capacity, the errors of
+    ///   ``RTMPConnection/init(url:options:)`` and ``RTMPConnection/publish()``, and
+    ///   ``RTMPError/Code/io`` when the system refuses a thread for the sender.
     public convenience init(url: String, options: Options = Options()) throws(RTMPError) {
-        try self.init(url: url, options: options, interrupt: SocketInterrupt())
+        try self.init(url: url, options: options, interrupt: Interrupt())
     }
 
     /// Connects as ``init(url:options:)`` does, every wait watching `interrupt`: firing it
     /// (from another thread) stops the connection in progress with
     /// ``RTMPError/Code/cancelled``, and later ``cancel()`` fires it.
-    init(url: String, options: Options, interrupt: SocketInterrupt) throws(RTMPError) {
+    init(url: String, options: Options, interrupt: Interrupt) throws(RTMPError) {
         self.interrupt = interrupt
         self.url = try RTMPURL(url)
         self.options = options
         guard options.queueCapacity > 0 else {
             throw RTMPError.invalid(.invalidArgument, "queue capacity must be positive")
         }
-        slots = DispatchSemaphore(value: options.queueCapacity)
+        switch options.overflowPolicy {
+        case .dropUntilKeyframe: items = BoundedQueue(capacity: options.queueCapacity, overflow: .dropNewest)
+        case .block: items = BoundedQueue(capacity: options.queueCapacity, overflow: .block)
+        }
         connection = try RTMPConnection(url: self.url, options: options.connection, interrupt: interrupt)
         try connection.publish()
-        queue.async { self.run() }
-    }
-
-    deinit {
-        // A cancelled sender leaves frames queued; each holds a slot, and libdispatch traps
-        // when a semaphore is released below its initial value: give the slots back.
-        let held = state.withLock { s in
-            s.items[s.head...].reduce(0) { n, item in
-                if case .video(_, _, true) = item { return n &+ 1 }
-                return n
-            }
+        do throws(BlockingWorker.ThreadStartError) {
+            try BlockingWorker.detach { self.run() }
+        } catch {
+            connection.abort()
+            throw RTMPError.invalid(.io, "no sender thread for the publisher: \(error)")
         }
-        for _ in 0..<held { slots.signal() }
     }
 
     /// The counters so far.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    public var statistics: Statistics {
+        var statistics = state.withLock { $0.statistics }
+        statistics.framesDropped = items.statistics.dropped
+        return statistics
+    }
 
     /// The error that stopped the sender, if any.
     public var error: RTMPError? { state.withLock { $0.error } }
 
     /// Queues `@setDataFrame onMetaData`.
     public func send(metadata: FLVMetadata) {
-        enqueue(.metadata(metadata))
+        items.push(.metadata(metadata), exempt: true)
     }
 
     /// Queues an AVC sequence header (call it again with a new record on a format change).
     /// - Throws: ``RTMPError/Code/invalidArgument`` for a time outside the 32-bit range.
     public func send(decoderConfiguration avcC: [UInt8], timestamp: Int64) throws(RTMPError) {
         try checkOpen()
-        enqueue(.video(.sequenceHeader(avcC[...]), timestamp: try Self.time(timestamp), isFrame: false))
+        items.push(.video(.sequenceHeader(avcC[...]), timestamp: try Self.time(timestamp), isFrame: false), exempt: true)
     }
 
     /// Queues one frame, waiting for room only as the ``OverflowPolicy`` allows.
     /// - Returns: true when queued, false when dropped.
     /// - Throws: the error that stopped the sender (e.g. ``RTMPError/Code/connectionClosed``
     ///   when the server went away), or ``RTMPError/Code/invalidArgument`` for bad times or
-    ///   after ``finish(endOfSequenceTimestamp:timeoutMilliseconds:)``.
+    ///   after ``finish(endOfSequenceTimestamp:timeout:)``.
     @discardableResult
     public func send(_ sample: FLVVideoSample) throws(RTMPError) -> Bool {
         try checkOpen()
         let packet: FLVVideoPacket
-        do throws(FLVError) { packet = try FLVVideoPacket.frame(sample) } catch { throw RTMPError.argument(error) }
+        do throws(FLVError) { packet = try FLVVideoPacket.frame(sample) } catch { throw RTMPError.wrapping(error, as: .invalidArgument) }
         let time = try Self.time(sample.dts)
-        let skip = state.withLock { s -> Bool in
-            if s.droppingUntilKeyframe && !sample.isKeyframe {
-                s.statistics.framesDropped += 1
-                return true
-            }
-            return false
+        let group = state.withLock { s -> UInt64 in
+            if sample.isKeyframe { s.group &+= 1 }  // one per keyframe sent: does not wrap
+            return s.group
         }
-        if skip { return false }
-        let wait: Int
+        let deadline: Deadline
         switch options.overflowPolicy {
-        case .dropUntilKeyframe: wait = 0
-        case .block(let ms): wait = max(ms, 0)
+        case .dropUntilKeyframe: deadline = .now
+        case .block(let wait): deadline = .after(wait)
         }
-        guard slots.wait(timeout: .now() + .milliseconds(wait)) == .success else {
-            state.withLock {
-                $0.droppingUntilKeyframe = true
-                $0.statistics.framesDropped += 1
-            }
+        switch items.push(.video(packet, timestamp: time, isFrame: true), group: group, deadline: deadline) {
+        case .queued:
+            state.withLock { $0.statistics.framesQueued += 1 }
+            return true
+        case .dropped:
+            return false
+        case .closed:
+            try checkOpen()
             return false
         }
-        state.withLock {
-            $0.droppingUntilKeyframe = false
-            $0.statistics.framesQueued += 1
-        }
-        enqueue(.video(packet, timestamp: time, isFrame: true))
-        return true
     }
 
     /// Sends what is queued, the end-of-sequence message, `FCUnpublish` and `deleteStream`,
     /// and closes the connection.
     /// - Parameters:
     ///   - endOfSequenceTimestamp: time of the end-of-sequence message; nil sends none.
-    ///   - timeoutMilliseconds: how long to wait for the queue to drain.
+    ///   - timeout: how long to wait for the queue to drain and the goodbye (10 s by default).
     /// - Throws: the error that stopped the sender, or ``RTMPError/Code/timedOut``.
-    public func finish(endOfSequenceTimestamp: Int64? = nil, timeoutMilliseconds: Int = 10_000) throws(RTMPError) {
+    public func finish(endOfSequenceTimestamp: Int64? = nil, timeout: Duration = .seconds(10)) throws(RTMPError) {
+        let deadline = Deadline.after(timeout)
         if let t = endOfSequenceTimestamp {
-            enqueue(.video(.endOfSequence, timestamp: try Self.time(t), isFrame: false))
+            items.push(.video(.endOfSequence, timestamp: try Self.time(t), isFrame: false), exempt: true)
         }
         let first = state.withLock { s -> Bool in
             defer { s.finishing = true }
             return !s.finishing
         }
-        if first { enqueue(.finish) }
-        guard done.wait(timeout: .now() + .milliseconds(max(timeoutMilliseconds, 0))) == .success else {
-            throw RTMPError.invalid(.timedOut, "the RTMP queue did not drain in \(timeoutMilliseconds) ms")
+        if first { items.push(.finish, exempt: true) }
+        let done = state.withLock { s, waiter -> Bool in
+            while !s.done && !deadline.hasPassed { waiter.wait(until: deadline) }
+            return s.done
         }
-        done.signal()  // let a second finish() return too
+        guard done else { throw RTMPError.invalid(.timedOut, "the RTMP queue did not drain in \(timeout)") }
         if let error = self.error { throw error }
     }
 
     /// Stops the publisher at once, whatever the server does: the operation in progress on the
     /// connection (a send waiting for a server that does not read, the goodbye of
-    /// ``finish(endOfSequenceTimestamp:timeoutMilliseconds:)``) ends without waiting for its
+    /// ``finish(endOfSequenceTimestamp:timeout:)``) ends without waiting for its
     /// deadline, queued frames are dropped, and the connection is closed without
     /// `FCUnpublish`/`deleteStream`. Later calls throw ``RTMPError/Code/cancelled``, and a
     /// `finish` waiting returns with it.
     ///
-    /// Safe from any thread, more than once. The sending queue closes the socket as soon as
+    /// Safe from any thread, more than once. The sender thread closes the socket as soon as
     /// its current system call returns, which the cancellation wakes at once (every wait of
-    /// the socket also watches a pipe that this fires).
+    /// the socket also watches the interrupt that this fires).
     public func cancel() {
         state.withLock {
             $0.cancelled = true
             if $0.error == nil { $0.error = RTMPError.invalid(.cancelled, "the publisher was cancelled") }
         }
         interrupt.fire()
-        ready.signal()
+        items.cancel()
     }
 
     /// True once ``cancel()`` was called.
@@ -247,11 +233,6 @@ public final class RTMPPublisher: @unchecked Sendable {
         if finishing { throw RTMPError.invalid(.invalidArgument, "the publisher has finished") }
     }
 
-    private func enqueue(_ item: Item) {
-        state.withLock { $0.items.append(item) }
-        ready.signal()
-    }
-
     private static func time(_ ms: Int64) throws(RTMPError) -> UInt32 {
         guard let t = UInt32(exactly: ms) else {
             throw RTMPError.invalid(.invalidArgument, "time \(ms) ms is outside 0...\(UInt32.max)")
@@ -259,22 +240,24 @@ public final class RTMPPublisher: @unchecked Sendable {
         return t
     }
 
-    /// The sender: takes items in order; between items, services the server's messages.
+    /// The sender thread: takes items in order; while none comes for 200 ms, services the
+    /// server's messages.
     private func run() {
         while true {
-            if state.withLock({ $0.cancelled }) {
-                connection.abort()
-                state.withLock { $0.statistics.bytesSent = connection.bytesSent }
-                done.signal()
-                return
-            }
-            if ready.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            let item: Item
+            switch items.pop(deadline: .after(.milliseconds(200))) {
+            case .element(let next):
+                item = next
+            case .timedOut:
                 if self.error == nil {
                     do { try connection.serviceIncoming() } catch { fail(error) }
                 }
                 continue
+            case .cancelled, .ended:
+                connection.abort()
+                end()
+                return
             }
-            guard let item = state.withLock({ $0.pop() }) else { continue }
             let failed = self.error != nil
             switch item {
             case .finish:
@@ -283,14 +266,12 @@ public final class RTMPPublisher: @unchecked Sendable {
                 } else {
                     try? connection.close()
                 }
-                state.withLock { $0.statistics.bytesSent = connection.bytesSent }
-                done.signal()
+                end()
                 return
             case .metadata(let m):
                 guard !failed else { continue }
                 do { try connection.sendMetadata(m) } catch { fail(error) }
             case .video(let packet, let time, let isFrame):
-                if isFrame { slots.signal() }
                 guard !failed else { continue }
                 do {
                     try connection.sendVideo(packet, timestamp: time)
@@ -308,5 +289,15 @@ public final class RTMPPublisher: @unchecked Sendable {
 
     private func fail(_ error: RTMPError) {
         state.withLock { if $0.error == nil { $0.error = error } }
+    }
+
+    /// The sender thread's last act: the counters, then `finish` may return.
+    private func end() {
+        let sent = connection.bytesSent
+        state.withLock {
+            $0.statistics.bytesSent = sent
+            $0.done = true
+        }
+        state.signalAll()
     }
 }

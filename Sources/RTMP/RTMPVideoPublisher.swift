@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -22,7 +24,7 @@ import MediaSupport
 /// ```
 ///
 /// This is the synchronous fast path: `send` queues and returns (it never waits on the
-/// network), while the creation and ``finish(timeoutMilliseconds:)`` wait for the server. From
+/// network), while the creation and ``finish(timeout:)`` wait for the server. From
 /// Swift concurrency use ``AsyncRTMPPublisher``, built on this type, whose calls never block a
 /// cooperative thread and which stops when its task is cancelled.
 ///
@@ -44,12 +46,12 @@ public final class RTMPVideoPublisher: Sendable {
     public convenience init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit] = [],
                             options: RTMPPublisher.Options = .init()) throws(RTMPError) {
         try self.init(url: url, metadata: metadata, parameterSets: parameterSets, options: options,
-                      interrupt: SocketInterrupt())
+                      interrupt: Interrupt())
     }
 
     /// Connects as the public initialiser does, every wait watching `interrupt`.
     init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit], options: RTMPPublisher.Options,
-         interrupt: SocketInterrupt) throws(RTMPError) {
+         interrupt: Interrupt) throws(RTMPError) {
         state = ThreadLock((FLVSampleBuilder(parameterSets: parameterSets), 0))
         publisher = try RTMPPublisher(url: url, options: options, interrupt: interrupt)
         publisher.send(metadata: metadata)
@@ -65,7 +67,7 @@ public final class RTMPVideoPublisher: Sendable {
     public func send(_ sample: some AccessUnitSample) throws(RTMPError) -> Bool {
         try state.withLock { (s) throws(RTMPError) -> Bool in
             let built: (avcC: [UInt8]?, sample: FLVVideoSample)
-            do throws(FLVError) { built = try s.builder.sample(sample) } catch { throw RTMPError.argument(error) }
+            do throws(FLVError) { built = try s.builder.sample(sample) } catch { throw RTMPError.wrapping(error, as: .invalidArgument) }
             if let avcC = built.avcC { try publisher.send(decoderConfiguration: avcC, timestamp: built.sample.dts) }
             s.lastDTS = built.sample.dts
             return try publisher.send(built.sample)
@@ -73,10 +75,11 @@ public final class RTMPVideoPublisher: Sendable {
     }
 
     /// Sends the end of sequence, unpublishes and closes; returns the counters.
-    /// - Parameter timeoutMilliseconds: the deadline for the queue to drain and the goodbye.
+    /// - Parameter timeout: the deadline for the queue to drain and the goodbye (10 s by
+    ///   default).
     @discardableResult
-    public func finish(timeoutMilliseconds: Int = 10_000) throws(RTMPError) -> RTMPPublisher.Statistics {
-        try publisher.finish(endOfSequenceTimestamp: state.withLock { $0.lastDTS }, timeoutMilliseconds: timeoutMilliseconds)
+    public func finish(timeout: Duration = .seconds(10)) throws(RTMPError) -> RTMPPublisher.Statistics {
+        try publisher.finish(endOfSequenceTimestamp: state.withLock { $0.lastDTS }, timeout: timeout)
         return publisher.statistics
     }
 
@@ -88,13 +91,13 @@ public final class RTMPVideoPublisher: Sendable {
     ///   - timing: frame rate (for streams without VUI timing) and reorder choices.
     ///   - realTime: pace the frames by their DTS (otherwise as fast as the policy allows).
     ///   - options: publisher settings.
-    /// - Throws: ``RTMPError/Code/invalidArgument`` (with the core's error) for a stream without
-    ///   access units, and the publisher's errors.
+    /// - Throws: ``RTMPError/Code/h264`` (with the core's error) for a stream without access
+    ///   units, and the publisher's errors.
     public static func publish(annexB: [UInt8], to url: String, timing: TimestampAssigner.Configuration = .init(),
                                realTime: Bool = true, options: RTMPPublisher.Options = .init()) throws(RTMPError) -> RTMPPublisher.Statistics {
         let (accessUnits, errors) = AccessUnits.assemble(annexB: annexB[...], timing: timing, leadingData: .skip)
         if accessUnits.isEmpty, let first = errors.first {
-            throw RTMPError(.invalidArgument, "no access unit: \(first.code): \(first.reason)", underlying: first)
+            throw RTMPError.h264(first, "no access unit")
         }
         let session = try RTMPVideoPublisher(url: url, metadata: FLVMetadataCollector.metadata(for: accessUnits), options: options)
         let clock = ContinuousClock()

@@ -22,10 +22,10 @@ public enum Base64 {
     }
 
     /// Decodes Base64, padded or not.
-    /// - Throws: `H264Error.Code.invalidArgument` for a character outside the alphabet,
+    /// - Throws: ``RTPError/Code/invalidArgument`` for a character outside the alphabet,
     ///   misplaced padding, a dangling single character, or nonzero bits in the unused tail.
     /// - Complexity: O(n).
-    public static func decode<S: StringProtocol>(_ text: S) throws(H264Error) -> [UInt8] {
+    public static func decode<S: StringProtocol>(_ text: S) throws(RTPError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count / 4 * 3 + 2)
         var word: UInt32 = 0, have = 0, padding = 0
@@ -71,5 +71,5 @@ public enum Base64 {
     }
 
     @inline(never)
-    private static func bad(_ reason: String) -> H264Error { .invalid(.invalidArgument, "Base64: \(reason)") }
+    private static func bad(_ reason: String) -> RTPError { .invalid(.invalidArgument, "Base64: \(reason)") }
 }

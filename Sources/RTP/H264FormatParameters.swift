@@ -27,13 +27,14 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
 
     /// Format parameters for packetization-mode 1 describing a stream's parameter sets:
     /// `profile-level-id` from the first SPS, `sprop-parameter-sets` from every SPS and PPS given.
-    /// - Throws: `H264Error.Code.missingParameterSet` when no SPS is given; errors of
-    ///   `ProfileLevelID(sps:)`.
-    public init(parameterSets units: [NALUnit]) throws(H264Error) {
+    /// - Throws: ``RTPError/Code/missingParameterSet`` when no SPS is given;
+    ///   ``RTPError/Code/h264`` with the error of `ProfileLevelID(sps:)` for an SPS that does
+    ///   not parse.
+    public init(parameterSets units: [NALUnit]) throws(RTPError) {
         guard let sps = units.first(where: { $0.type == .sps }) else {
-            throw H264Error.invalid(.missingParameterSet, "no SPS for profile-level-id")
+            throw RTPError.invalid(.missingParameterSet, "no SPS for profile-level-id")
         }
-        self.init(profileLevelID: try ProfileLevelID(sps: sps),
+        self.init(profileLevelID: try RTPError.catchingH264("profile-level-id") { () throws(H264Error) in try ProfileLevelID(sps: sps) },
                   parameterSets: units.filter { $0.type == .sps || $0.type == .pps }.map { Array($0.bytes) })
     }
 
@@ -42,9 +43,9 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     /// the first PPS anywhere when none comes before), at most ``maximumParameterSets``.
     /// - Parameter units: the stream's NAL units in order (Annex-B split); only those up to the
     ///   first slice after a PPS are looked at.
-    /// - Throws: as ``init(parameterSets:)``: `H264Error.Code.missingParameterSet` without an
+    /// - Throws: as ``init(parameterSets:)``: ``RTPError/Code/missingParameterSet`` without an
     ///   SPS.
-    public init(stream units: [NALUnit]) throws(H264Error) {
+    public init(stream units: [NALUnit]) throws(RTPError) {
         var sets: [NALUnit] = []
         var hasSPS = false, hasPPS = false
         for u in units {
@@ -61,10 +62,11 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// Parses the parameters of an fmtp line: `a=fmtp:96 name=value;...` or just `name=value;...`.
-    /// - Throws: `H264Error.Code.invalidArgument` for a malformed parameter, a bad
-    ///   `profile-level-id` or Base64; `H264Error.Code.limitExceeded` for more than
-    ///   ``maximumParameterSets`` parameter sets; NAL unit header errors of the parameter sets.
-    public init<S: StringProtocol>(parsing text: S) throws(H264Error) {
+    /// - Throws: ``RTPError/Code/invalidArgument`` for a malformed parameter, a bad
+    ///   `profile-level-id` (with the core's error) or Base64; ``RTPError/Code/limitExceeded``
+    ///   for more than ``maximumParameterSets`` parameter sets; ``RTPError/Code/h264`` for a
+    ///   parameter set whose NAL unit header the core refuses.
+    public init<S: StringProtocol>(parsing text: S) throws(RTPError) {
         self.init(packetizationMode: 0)  // RFC 6184 8.1: absent means 0
         var body = Substring(text)
         if body.hasPrefix("a=fmtp:") || body.hasPrefix("fmtp:") {
@@ -76,17 +78,19 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
             if field.isEmpty { continue }
             let scalars = field.unicodeScalars
             guard let eq = scalars.firstIndex(of: "=") else {
-                throw H264Error.invalid(.invalidArgument, "fmtp parameter '\(field)' has no '='")
+                throw RTPError.invalid(.invalidArgument, "fmtp parameter '\(field)' has no '='")
             }
             let name = Self.trimmed(Substring(scalars[..<eq])), value = Self.trimmed(Substring(scalars[scalars.index(after: eq)...]))
             switch name.lowercased() {
             case "packetization-mode":
                 guard let mode = Int(value), (0...2).contains(mode) else {
-                    throw H264Error.invalid(.invalidArgument, "packetization-mode '\(value)'")
+                    throw RTPError.invalid(.invalidArgument, "packetization-mode '\(value)'")
                 }
                 packetizationMode = mode
             case "profile-level-id":
-                profileLevelID = try ProfileLevelID(parsing: value)
+                do throws(H264Error) { profileLevelID = try ProfileLevelID(parsing: value) } catch {
+                    throw RTPError.wrapping(error, as: .invalidArgument, "profile-level-id")
+                }
             case "sprop-parameter-sets":
                 parameterSets = try Self.parseParameterSets(value)
             default:
@@ -115,11 +119,14 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// The parameter sets as NAL units (views into ``parameterSets``).
-    /// - Throws: NAL unit header errors (`H264Error.Code.emptyNALUnit`, ...).
-    public func parameterSetNALUnits() throws(H264Error) -> [NALUnit] {
-        var units: [NALUnit] = []
-        for bytes in parameterSets { units.append(try NALUnit(bytes)) }
-        return units
+    /// - Throws: ``RTPError/Code/h264`` with the core's NAL unit header error (`emptyNALUnit`,
+    ///   ...).
+    public func parameterSetNALUnits() throws(RTPError) -> [NALUnit] {
+        try RTPError.catchingH264("sprop-parameter-sets") { () throws(H264Error) in
+            var units: [NALUnit] = []
+            for bytes in parameterSets { units.append(try NALUnit(bytes)) }
+            return units
+        }
     }
 
     /// `sprop-parameter-sets`: each NAL unit in Base64, separated by commas.
@@ -134,14 +141,14 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     /// configurations), in the order given; empty entries (`,,`, a trailing comma, spaces) are
     /// skipped.
     /// - Throws: see ``init(parsing:)``.
-    public static func parseParameterSets<S: StringProtocol>(_ value: S) throws(H264Error) -> [[UInt8]] {
+    public static func parseParameterSets<S: StringProtocol>(_ value: S) throws(RTPError) -> [[UInt8]] {
         var sets: [[UInt8]] = []
         for part in split(Substring(value), at: ",") where !trimmed(part).isEmpty {
             guard sets.count < maximumParameterSets else {
-                throw H264Error.invalid(.limitExceeded, "more than \(maximumParameterSets) sprop-parameter-sets")
+                throw RTPError.invalid(.limitExceeded, "more than \(maximumParameterSets) sprop-parameter-sets")
             }
             let bytes = try Base64.decode(trimmed(part))
-            _ = try NALUnit(bytes)
+            _ = try RTPError.catchingH264("sprop-parameter-sets") { () throws(H264Error) in try NALUnit(bytes) }
             sets.append(bytes)
         }
         return sets

@@ -92,38 +92,38 @@ extension RTCP {
     /// - Parameter datagram: one UDP datagram from the RTCP port (or a multiplexed one from the
     ///   RTP port, see ``isMultiplexedRTCP(_:)``).
     /// - Returns: the packets, in order (at most ``maximumPacketsPerCompound``).
-    /// - Throws: `H264Error.Code.truncated` for an empty datagram, fewer than 4 bytes left for a
-    ///   header, or a report or BYE too short for the fields its count announces;
-    ///   `H264Error.Code.lengthPastEnd` for a length field past the end of the datagram;
-    ///   `H264Error.Code.invalidBitstream` for a version other than 2, padding in a packet that
+    /// - Throws: ``RTPError/Code/truncated`` for an empty datagram, fewer than 4 bytes left for a
+    ///   header, a length field past the end of the datagram, or a report or BYE too short for
+    ///   the fields its count announces; ``RTPError/Code/invalidPacket`` for a version other
+    ///   than 2, padding in a packet that
     ///   is not the last, or a padding count of 0 or past the packet's start;
-    ///   `H264Error.Code.limitExceeded` for more than ``maximumPacketsPerCompound`` packets or
+    ///   ``RTPError/Code/limitExceeded`` for more than ``maximumPacketsPerCompound`` packets or
     ///   more than ``maximumCompoundSize`` bytes.
     /// - Complexity: O(n) in the datagram's bytes.
-    public static func packets(in datagram: ArraySlice<UInt8>) throws(H264Error) -> [RTCPPacket] {
-        guard !datagram.isEmpty else { throw .truncated("empty RTCP datagram") }
+    public static func packets(in datagram: ArraySlice<UInt8>) throws(RTPError) -> [RTCPPacket] {
+        guard !datagram.isEmpty else { throw .invalid(.truncated, "empty RTCP datagram") }
         guard datagram.count <= maximumCompoundSize else {
-            throw H264Error.invalid(.limitExceeded, "RTCP datagram of \(datagram.count) bytes, more than \(maximumCompoundSize)")
+            throw RTPError.invalid(.limitExceeded, "RTCP datagram of \(datagram.count) bytes, more than \(maximumCompoundSize)")
         }
         var r = ByteReader<RTPByteReads>(datagram)
         var out: [RTCPPacket] = []
         while !r.isAtEnd {
             guard out.count < maximumPacketsPerCompound else {
-                throw H264Error.invalid(.limitExceeded, "more than \(maximumPacketsPerCompound) packets in a compound RTCP packet")
+                throw RTPError.invalid(.limitExceeded, "more than \(maximumPacketsPerCompound) packets in a compound RTCP packet")
             }
-            guard r.count >= 4 else { throw .truncated("\(r.count) bytes left for a 4-byte RTCP header") }
+            guard r.count >= 4 else { throw .invalid(.truncated, "\(r.count) bytes left for a 4-byte RTCP header") }
             let b0 = try r.readUInt8("RTCP header"), type = try r.readUInt8("RTCP header")
-            guard b0 >> 6 == 2 else { throw H264Error.invalid(.invalidBitstream, "RTCP version \(b0 >> 6), expected 2") }
+            guard b0 >> 6 == 2 else { throw RTPError.invalid(.invalidPacket, "RTCP version \(b0 >> 6), expected 2") }
             let size = Int(try r.readUInt16("RTCP length")) &* 4  // the bytes after the header: < 2^18
             guard size <= r.count else {
-                throw H264Error.invalid(.lengthPastEnd, "RTCP packet of \(size &+ 4) bytes, \(r.count &+ 4) left")
+                throw RTPError.invalid(.truncated, "RTCP packet of \(size &+ 4) bytes, \(r.count &+ 4) left")
             }
             var body = try r.readBytes(size, "RTCP packet")
             if b0 & 0x20 != 0 {
-                guard r.isAtEnd else { throw H264Error.invalid(.invalidBitstream, "padding in an RTCP packet that is not the last") }
+                guard r.isAtEnd else { throw RTPError.invalid(.invalidPacket, "padding in an RTCP packet that is not the last") }
                 let padding = Int(body.last ?? 0)
                 guard padding > 0, padding <= size else {
-                    throw H264Error.invalid(.invalidBitstream, "RTCP padding count \(padding) is zero or longer than the packet")
+                    throw RTPError.invalid(.invalidPacket, "RTCP padding count \(padding) is zero or longer than the packet")
                 }
                 body = body.dropLast(padding)
             }
@@ -132,7 +132,7 @@ extension RTCP {
             switch type {
             case senderReportType:
                 guard body.count >= 24 + count * 24 else {
-                    throw .truncated("RTCP sender report with \(count) report blocks in \(body.count) bytes")
+                    throw .invalid(.truncated, "RTCP sender report with \(count) report blocks in \(body.count) bytes")
                 }
                 out.append(.senderReport(RTCPSenderReport(ssrc: try p.readUInt32("SSRC"), ntpTimestamp: try p.readUInt64("NTP timestamp"),
                                                           rtpTimestamp: try p.readUInt32("RTP timestamp"),
@@ -140,11 +140,11 @@ extension RTCP {
                                                           octetCount: try p.readUInt32("sender's octet count"))))
             case receiverReportType:
                 guard body.count >= 4 + count * 24 else {
-                    throw .truncated("RTCP receiver report with \(count) report blocks in \(body.count) bytes")
+                    throw .invalid(.truncated, "RTCP receiver report with \(count) report blocks in \(body.count) bytes")
                 }
                 out.append(.receiverReport(ssrc: try p.readUInt32("SSRC")))
             case byeType:
-                guard body.count >= count * 4 else { throw .truncated("RTCP BYE with \(count) sources in \(body.count) bytes") }
+                guard body.count >= count * 4 else { throw .invalid(.truncated, "RTCP BYE with \(count) sources in \(body.count) bytes") }
                 var ssrcs: [UInt32] = []
                 ssrcs.reserveCapacity(count)
                 for _ in 0..<count { ssrcs.append(try p.readUInt32("SSRC")) }

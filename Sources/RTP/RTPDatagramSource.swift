@@ -18,18 +18,18 @@ public protocol RTPDatagramSource {
     ///   - timeout: the longest wait; the source returns nil once it has passed.
     /// - Returns: the datagram's size (its bytes are `buffer[..<n]`), or nil when none arrived
     ///   in time.
-    mutating func receive(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> Int?
+    mutating func receive(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> Int?
 
     /// As ``receive(into:timeout:)``, and says which port the datagram arrived on. A source that
     /// listens on one port needs nothing more: the default takes every datagram as arriving on
     /// the RTP port (where ``RTPReceiver`` still recognises multiplexed RTCP).
     /// - Returns: the datagram's size and port, or nil when none arrived in time.
-    mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> (count: Int, channel: RTPChannel)?
+    mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> (count: Int, channel: RTPChannel)?
 }
 
 extension RTPDatagramSource {
     /// Every datagram on the RTP port: ``receive(into:timeout:)``.
-    public mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> (count: Int, channel: RTPChannel)? {
+    public mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> (count: Int, channel: RTPChannel)? {
         try receive(into: &buffer, timeout: timeout).map { ($0, .rtp) }
     }
 }

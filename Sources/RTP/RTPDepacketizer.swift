@@ -175,24 +175,24 @@ public struct RTPDepacketizer: Sendable {
     private var fuType: UInt8 = 0
     private var fuFragments = 0
     private var discardingFragments = false
-    private var violation: H264Error?
+    private var violation: RTPError?
 
     /// Creates a depacketiser.
-    /// - Throws: `H264Error.Code.invalidArgument` for a reorder window outside
+    /// - Throws: ``RTPError/Code/invalidArgument`` for a reorder window outside
     ///   1...``maximumReorderWindow``, a maximum access unit size below 1 or a
     ///   packetization-mode other than 0 or 1.
-    public init(_ configuration: Configuration = Configuration()) throws(H264Error) {
+    public init(_ configuration: Configuration = Configuration()) throws(RTPError) {
         guard (1...Self.maximumReorderWindow).contains(configuration.reorderWindow) else {
-            throw H264Error.invalid(.invalidArgument, "reorder window \(configuration.reorderWindow) is outside 1...\(Self.maximumReorderWindow)")
+            throw RTPError.invalid(.invalidArgument, "reorder window \(configuration.reorderWindow) is outside 1...\(Self.maximumReorderWindow)")
         }
         guard (1...(1 << 40)).contains(configuration.maximumAccessUnitSize) else {
-            throw H264Error.invalid(.invalidArgument, "maximum access unit size must be in 1...2^40")
+            throw RTPError.invalid(.invalidArgument, "maximum access unit size must be in 1...2^40")
         }
         guard (1...Self.maximumNALUnitsLimit).contains(configuration.maximumNALUnitsPerAccessUnit) else {
-            throw H264Error.invalid(.invalidArgument, "maximum NAL units per access unit \(configuration.maximumNALUnitsPerAccessUnit) is outside 1...\(Self.maximumNALUnitsLimit)")
+            throw RTPError.invalid(.invalidArgument, "maximum NAL units per access unit \(configuration.maximumNALUnitsPerAccessUnit) is outside 1...\(Self.maximumNALUnitsLimit)")
         }
         guard configuration.packetizationMode == 0 || configuration.packetizationMode == 1 else {
-            throw H264Error.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not received (0 or 1)")
+            throw RTPError.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not received (0 or 1)")
         }
         self.configuration = configuration
         var size = 1
@@ -232,28 +232,28 @@ public struct RTPDepacketizer: Sendable {
     /// - Parameters:
     ///   - packet: one UDP datagram.
     ///   - deliver: called with each completed access unit.
-    /// - Throws: for a malformed packet, which is then ignored: `H264Error.Code.truncated`
-    ///   (short header, payload, STAP-A or FU-A), `H264Error.Code.invalidBitstream` (RTP
-    ///   version, padding, NAL unit type 0; unless ``Configuration/lenient``: S and E both set,
-    ///   the FU header's reserved bit set), `H264Error.Code.lengthPastEnd` (a STAP-A size past
-    ///   the end), `H264Error.Code.forbiddenBitSet` (unless lenient), `H264Error.Code.unsupported`
+    /// - Throws: for a malformed packet, which is then ignored: ``RTPError/Code/truncated``
+    ///   (short header, payload, STAP-A or FU-A, a STAP-A size past the end),
+    ///   ``RTPError/Code/invalidPacket`` (RTP version, padding, NAL unit type 0, a STAP-A unit of
+    ///   size 0; unless ``Configuration/lenient``: S and E both set, the FU header's reserved
+    ///   bit set, the F bit set), ``RTPError/Code/unsupported``
     ///   (STAP-B, MTAP16, MTAP24, FU-B, types 30 and 31, another SSRC or payload type; STAP-A
     ///   or FU-A under packetization-mode 0 unless lenient); each is counted in
-    ///   ``RTPLossReport/packetsRejected``. `H264Error.Code.invalidBitstream` also reports a packet
+    ///   ``RTPLossReport/packetsRejected``. ``RTPError/Code/invalidPacket`` also reports a packet
     ///   sequence that breaks RFC 6184 with no packet lost (an FU-A fragment without a start, an
     ///   FU-A interrupted); the packet was processed and the NAL unit dropped before the throw.
     /// - Complexity: O(n) in the packet's bytes, plus the packets it releases from the window.
-    public mutating func push(_ packet: ArraySlice<UInt8>, _ deliver: (RTPReceivedAccessUnit) -> Void) throws(H264Error) {
+    public mutating func push(_ packet: ArraySlice<UInt8>, _ deliver: (RTPReceivedAccessUnit) -> Void) throws(RTPError) {
         if violation != nil { violation = nil }
         let parsed: RTPPacket
         let tolerated: ToleranceSet
-        do throws(H264Error) {
+        do throws(RTPError) {
             guard packet.count <= Self.maximumPacketSize else {
-                throw H264Error.invalid(.limitExceeded, "RTP packet of \(packet.count) bytes, more than \(Self.maximumPacketSize)")
+                throw RTPError.invalid(.limitExceeded, "RTP packet of \(packet.count) bytes, more than \(Self.maximumPacketSize)")
             }
             parsed = try RTPPacket(parsing: packet)
             if let pt = configuration.payloadType, parsed.header.payloadType != pt {
-                throw H264Error.invalid(.unsupported, "payload type \(parsed.header.payloadType), expected \(pt)")
+                throw RTPError.invalid(.unsupported, "payload type \(parsed.header.payloadType), expected \(pt)")
             }
             tolerated = try Self.validate(parsed.payload, packetizationMode: configuration.packetizationMode,
                                           lenient: configuration.lenient)
@@ -261,7 +261,7 @@ public struct RTPDepacketizer: Sendable {
             report.packetsRejected += 1
             throw error
         }
-        var replayed: H264Error?
+        var replayed: RTPError?
         if started && parsed.header.ssrc != currentSSRC {
             guard candidateSSRC == parsed.header.ssrc, parsed.header.sequenceNumber == candidateSequence &+ 1 else {
                 candidateSSRC = parsed.header.ssrc
@@ -270,7 +270,7 @@ public struct RTPDepacketizer: Sendable {
                 probation.reserveGeometrically(toFit: packet.count, limit: Self.maximumPacketSize)
                 probation.append(contentsOf: packet)
                 report.packetsRejected += 1
-                throw H264Error.invalid(.unsupported, "packet from SSRC \(parsed.header.ssrc) while receiving SSRC \(currentSSRC)")
+                throw RTPError.invalid(.unsupported, "packet from SSRC \(parsed.header.ssrc) while receiving SSRC \(currentSSRC)")
             }
             // Two packets of another source in sequence, none of the current one between them.
             let held = probation
@@ -282,7 +282,7 @@ public struct RTPDepacketizer: Sendable {
             resyncSequence = nil
             report.sourceChanges += 1
             record(.sourceChanged(ssrc: parsed.header.ssrc))
-            do throws(H264Error) { try push(held[...], deliver) } catch { replayed = error }
+            do throws(RTPError) { try push(held[...], deliver) } catch { replayed = error }
         } else if started {
             candidateSSRC = nil
         }
@@ -444,7 +444,7 @@ public struct RTPDepacketizer: Sendable {
         joining = false
         if loss {
             if fuStart >= 0 {
-                dropFragments(.truncated("an FU-A fragment was lost"))
+                dropFragments(.invalid(.truncated, "an FU-A fragment was lost"))
                 // Fragments that follow without a start are the rest of this NAL unit (or of one
                 // whose start was lost with the gap): dropped without a second report.
                 discardingFragments = true
@@ -512,12 +512,12 @@ public struct RTPDepacketizer: Sendable {
 
     /// The limit a NAL unit that did not fit passed: one of two errors made once (a flood of
     /// tiny NAL units past the limit costs no allocation per unit).
-    private func limitReason(newUnit: Bool) -> H264Error {
+    private func limitReason(newUnit: Bool) -> RTPError {
         newUnit && auUnits >= configuration.maximumNALUnitsPerAccessUnit ? Self.tooManyNALUnits : Self.accessUnitTooLarge
     }
 
-    private static let accessUnitTooLarge = H264Error.invalid(.limitExceeded, "access unit larger than the maximum")
-    private static let tooManyNALUnits = H264Error.invalid(.limitExceeded, "more NAL units in the access unit than the maximum")
+    private static let accessUnitTooLarge = RTPError.invalid(.limitExceeded, "access unit larger than the maximum")
+    private static let tooManyNALUnits = RTPError.invalid(.limitExceeded, "more NAL units in the access unit than the maximum")
 
     /// Appends `bytes` but the first `offset` to the access unit's bytes, growing them
     /// geometrically but not past the limit. Through a buffer pointer: a slice of the packet
@@ -533,7 +533,7 @@ public struct RTPDepacketizer: Sendable {
     /// A non-FU packet arrived: an FU-A still open was interrupted.
     private mutating func endFragments() {
         discardingFragments = false
-        if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidBitstream, "FU-A interrupted before its E bit")) }
+        if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidPacket, "FU-A interrupted before its E bit")) }
     }
 
     private mutating func fragment(_ payload: ArraySlice<UInt8>, afterLoss loss: Bool, joined: Bool) {
@@ -544,7 +544,7 @@ public struct RTPDepacketizer: Sendable {
         let type = fuHeader & 0x1F
         if isStart {
             discardingFragments = false
-            if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidBitstream, "FU-A start before the previous one ended")) }
+            if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidPacket, "FU-A start before the previous one ended")) }
             guard fits(dataCount &+ 1, newUnit: true) else {
                 fuType = type
                 fuFragments = 1
@@ -564,7 +564,7 @@ public struct RTPDepacketizer: Sendable {
         } else if fuStart >= 0 {
             fuFragments += 1
             guard type == fuType else {
-                dropFragments(flagging: .invalid(.invalidBitstream, "FU-A fragment of type \(type) continues type \(fuType)"))
+                dropFragments(flagging: .invalid(.invalidPacket, "FU-A fragment of type \(type) continues type \(fuType)"))
                 discardingFragments = !isEnd
                 return
             }
@@ -580,9 +580,9 @@ public struct RTPDepacketizer: Sendable {
             if !discardingFragments {
                 fuType = type
                 fuFragments = 1
-                let reason: H264Error = joined ? .truncated("joined the stream inside an FU-A NAL unit")
-                    : loss ? .truncated("the first FU-A fragment was lost")
-                    : .invalid(.invalidBitstream, "FU-A fragment without a start")
+                let reason: RTPError = joined ? .invalid(.truncated, "joined the stream inside an FU-A NAL unit")
+                    : loss ? .invalid(.truncated, "the first FU-A fragment was lost")
+                    : .invalid(.invalidPacket, "FU-A fragment without a start")
                 if !loss && !joined, violation == nil { violation = reason }
                 noteDropped(reason)
             }
@@ -593,7 +593,7 @@ public struct RTPDepacketizer: Sendable {
     /// The E bit arrived: the NAL unit being reassembled is complete.
     private mutating func endNALUnit() {
         if NALUnitType(rawValue: fuType).hasHeaderExtension && auBytes.count - fuStart < 4 {
-            dropFragments(flagging: .truncated("FU-A NAL unit too short for its header extension"))
+            dropFragments(flagging: .invalid(.truncated, "FU-A NAL unit too short for its header extension"))
         } else {
             auRanges.reserveGeometrically(toFit: auRanges.count + 1, limit: configuration.unitCapacityLimit)
             auRanges.append(fuStart..<auBytes.count)
@@ -602,12 +602,12 @@ public struct RTPDepacketizer: Sendable {
     }
 
     /// Drops the NAL unit being reassembled, remembering a protocol violation to throw.
-    private mutating func dropFragments(flagging reason: H264Error) {
+    private mutating func dropFragments(flagging reason: RTPError) {
         if violation == nil { violation = reason }
         dropFragments(reason)
     }
 
-    private mutating func dropFragments(_ reason: H264Error) {
+    private mutating func dropFragments(_ reason: RTPError) {
         if fuStart >= 0 {
             auHeld &-= auBytes.count &- fuStart &+ Self.bookkeepingBytesPerNALUnit  // what the start and the fragments added
             auUnits &-= 1
@@ -617,7 +617,7 @@ public struct RTPDepacketizer: Sendable {
         noteDropped(reason)
     }
 
-    private mutating func noteDropped(_ reason: H264Error) {
+    private mutating func noteDropped(_ reason: RTPError) {
         auIncomplete = true
         report.nalUnitsDropped += 1
         record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: fuType),
@@ -633,9 +633,9 @@ public struct RTPDepacketizer: Sendable {
         guard auActive else { return }
         if fuStart >= 0 {
             switch end {
-            case .marker: dropFragments(flagging: .invalid(.invalidBitstream, "marker bit on an FU-A fragment without the E bit"))
-            case .newTimestamp: dropFragments(flagging: .invalid(.invalidBitstream, "FU-A fragments with different timestamps"))
-            case .flush: dropFragments(.truncated("the stream ended inside an FU-A NAL unit"))
+            case .marker: dropFragments(flagging: .invalid(.invalidPacket, "marker bit on an FU-A fragment without the E bit"))
+            case .newTimestamp: dropFragments(flagging: .invalid(.invalidPacket, "FU-A fragments with different timestamps"))
+            case .flush: dropFragments(.invalid(.truncated, "the stream ended inside an FU-A NAL unit"))
             }
         }
         let marker = end == .marker
@@ -671,9 +671,9 @@ public struct RTPDepacketizer: Sendable {
 
     /// The checks of `NALUnit.init` on a header byte whose F bit is known to be 0, without making one.
     @inline(__always)
-    private static func checkHeader(_ header: UInt8, count: Int) throws(H264Error) {
+    private static func checkHeader(_ header: UInt8, count: Int) throws(RTPError) {
         if count < 4 && NALUnitType(rawValue: header).hasHeaderExtension {
-            throw .truncated("NAL unit header extension of type \(header & 0x1F) needs 4 bytes, has \(count)")
+            throw .invalid(.truncated, "NAL unit header extension of type \(header & 0x1F) needs 4 bytes, has \(count)")
         }
     }
 
@@ -686,64 +686,64 @@ public struct RTPDepacketizer: Sendable {
 
     /// Checks the structure of an RTP payload for H.264 so that unpacking it cannot fail.
     /// - Returns: the violations tolerated (only when `lenient`).
-    static func validate(_ payload: ArraySlice<UInt8>, packetizationMode: Int, lenient: Bool) throws(H264Error) -> ToleranceSet {
+    static func validate(_ payload: ArraySlice<UInt8>, packetizationMode: Int, lenient: Bool) throws(RTPError) -> ToleranceSet {
         var tolerated = ToleranceSet()
-        guard let h = payload.first else { throw .truncated("empty RTP payload") }
+        guard let h = payload.first else { throw .invalid(.truncated, "empty RTP payload") }
         if h & 0x80 != 0 {
-            guard lenient else { throw H264Error.invalid(.forbiddenBitSet, "F bit set in the payload header") }
+            guard lenient else { throw RTPError.invalid(.invalidPacket, "F bit set in the payload header") }
             tolerated.insert(.forbiddenBit)
         }
         let s = payload.startIndex
         let structure = h & 0x1F
         if packetizationMode == 0 && (structure == RTPPayloadStructure.stapA || structure == RTPPayloadStructure.fuA) {
             guard lenient else {
-                throw H264Error.invalid(.unsupported, "\(structure == RTPPayloadStructure.fuA ? "FU-A" : "STAP-A") under packetization-mode 0")
+                throw RTPError.invalid(.unsupported, "\(structure == RTPPayloadStructure.fuA ? "FU-A" : "STAP-A") under packetization-mode 0")
             }
             tolerated.insert(.packetizationModeMismatch)
         }
         switch structure {
         case 0:
-            throw H264Error.invalid(.invalidBitstream, "payload header with NAL unit type 0")
+            throw RTPError.invalid(.invalidPacket, "payload header with NAL unit type 0")
         case 1...23:
             try checkHeader(h, count: payload.count)
         case RTPPayloadStructure.stapA:
             var r = ByteReader<RTPByteReads>(payload[(s &+ 1)...])
-            guard !r.isAtEnd else { throw .truncated("STAP-A without a NAL unit") }
+            guard !r.isAtEnd else { throw .invalid(.truncated, "STAP-A without a NAL unit") }
             while !r.isAtEnd {  // consumes at least 3 bytes per pass
                 let size = Int(try r.readUInt16("STAP-A NALU size"))
-                guard size > 0 else { throw H264Error.invalid(.emptyNALUnit, "STAP-A with a NAL unit of size 0") }
+                guard size > 0 else { throw RTPError.invalid(.invalidPacket, "STAP-A with a NAL unit of size 0") }
                 guard size <= r.count else {
-                    throw H264Error.invalid(.lengthPastEnd, "STAP-A NAL unit of \(size) bytes, \(r.count) left")
+                    throw RTPError.invalid(.truncated, "STAP-A NAL unit of \(size) bytes, \(r.count) left")
                 }
                 let inner = r.peekUInt8() ?? 0  // size > 0 bytes are left
                 if inner & 0x80 != 0 {
-                    guard lenient else { throw H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit is 1 in a STAP-A") }
+                    guard lenient else { throw RTPError.invalid(.invalidPacket, "forbidden_zero_bit is 1 in a STAP-A") }
                     tolerated.insert(.forbiddenBit)
                 }
                 guard (1...23).contains(inner & 0x1F) else {
-                    throw H264Error.invalid(.invalidBitstream, "STAP-A holds a NAL unit of type \(inner & 0x1F)")
+                    throw RTPError.invalid(.invalidPacket, "STAP-A holds a NAL unit of type \(inner & 0x1F)")
                 }
                 try checkHeader(inner, count: size)
                 try r.skip(size, "STAP-A NAL unit")
             }
         case RTPPayloadStructure.fuA:
-            guard payload.count >= 2 else { throw .truncated("FU-A without an FU header") }
+            guard payload.count >= 2 else { throw .invalid(.truncated, "FU-A without an FU header") }
             let fuHeader = payload[s + 1]
             if fuHeader & 0xC0 == 0xC0 {
-                guard lenient else { throw H264Error.invalid(.invalidBitstream, "FU-A with both the S and E bits set") }
+                guard lenient else { throw RTPError.invalid(.invalidPacket, "FU-A with both the S and E bits set") }
                 tolerated.insert(.fragmentStartAndEnd)
             }
             if fuHeader & 0x20 != 0 {
-                guard lenient else { throw H264Error.invalid(.invalidBitstream, "FU-A with the reserved bit set") }
+                guard lenient else { throw RTPError.invalid(.invalidPacket, "FU-A with the reserved bit set") }
                 tolerated.insert(.reservedBit)
             }
             guard (1...23).contains(fuHeader & 0x1F) else {
-                throw H264Error.invalid(.invalidBitstream, "FU-A carrying NAL unit type \(fuHeader & 0x1F)")
+                throw RTPError.invalid(.invalidPacket, "FU-A carrying NAL unit type \(fuHeader & 0x1F)")
             }
         case RTPPayloadStructure.stapB, RTPPayloadStructure.mtap16, RTPPayloadStructure.mtap24, RTPPayloadStructure.fuB:
-            throw H264Error.invalid(.unsupported, "payload structure \(h & 0x1F) (STAP-B, MTAP or FU-B) needs the interleaved packetization-mode 2")
+            throw RTPError.invalid(.unsupported, "payload structure \(h & 0x1F) (STAP-B, MTAP or FU-B) needs the interleaved packetization-mode 2")
         default:
-            throw H264Error.invalid(.unsupported, "payload structure \(h & 0x1F) is undefined in RFC 6184")
+            throw RTPError.invalid(.unsupported, "payload structure \(h & 0x1F) is undefined in RFC 6184")
         }
         return tolerated
     }

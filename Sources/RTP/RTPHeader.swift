@@ -56,35 +56,35 @@ public struct RTPPacket: Sendable {
     /// Parses an RTP packet (RFC 3550 5.1), skipping CSRCs, a header extension and padding.
     ///
     /// - Parameter packet: one whole UDP datagram.
-    /// - Throws: `H264Error.Code.truncated` for fewer than 12 bytes or CSRCs or an extension
-    ///   running past the end; `H264Error.Code.invalidBitstream` for a version other than 2 or
+    /// - Throws: ``RTPError/Code/truncated`` for fewer than 12 bytes or CSRCs or an extension
+    ///   running past the end; ``RTPError/Code/invalidPacket`` for a version other than 2 or
     ///   a padding count of zero or larger than what follows the header.
     /// - Complexity: O(1).
     @inlinable
-    public init(parsing packet: ArraySlice<UInt8>) throws(H264Error) {
+    public init(parsing packet: ArraySlice<UInt8>) throws(RTPError) {
         guard packet.count >= RTPHeader.fixedLength else {
-            throw .truncated("RTP packet of \(packet.count) bytes is shorter than the 12-byte header")
+            throw .invalid(.truncated, "RTP packet of \(packet.count) bytes is shorter than the 12-byte header")
         }
         // The fixed header is there (12 bytes): read in place, without a reader (whose view of
         // the datagram would cost a retain and a release per packet).
         let s = packet.startIndex
         let b0 = packet[s], b1 = packet[s &+ 1]
-        guard b0 >> 6 == 2 else { throw H264Error.invalid(.invalidBitstream, "RTP version \(b0 >> 6), expected 2") }
+        guard b0 >> 6 == 2 else { throw RTPError.invalid(.invalidPacket, "RTP version \(b0 >> 6), expected 2") }
         header = RTPHeader(marker: b1 & 0x80 != 0, payloadType: b1 & 0x7F, sequenceNumber: packet.peekInteger(at: 2) ?? 0,
                            timestamp: packet.peekInteger(at: 4) ?? 0, ssrc: packet.peekInteger(at: 8) ?? 0)
         var start = RTPHeader.fixedLength &+ Int(b0 & 0x0F) &* 4  // at most 72
         if b0 & 0x10 != 0 {
             guard let words = packet.peekInteger(at: start &+ 2, as: UInt16.self) else {
-                throw .truncated("RTP header extension runs past the end of the packet")
+                throw .invalid(.truncated, "RTP header extension runs past the end of the packet")
             }
             start &+= 4 &+ Int(words) &* 4  // below 2^18 + 76
         }
-        guard start <= packet.count else { throw .truncated("RTP CSRCs or header extension run past the end of the packet") }
+        guard start <= packet.count else { throw .invalid(.truncated, "RTP CSRCs or header extension run past the end of the packet") }
         var end = packet.endIndex
         if b0 & 0x20 != 0 {
             let padding = Int(packet[end &- 1])
             guard padding > 0, padding <= packet.count &- start else {
-                throw H264Error.invalid(.invalidBitstream, "RTP padding count \(padding) is zero or longer than the payload")
+                throw RTPError.invalid(.invalidPacket, "RTP padding count \(padding) is zero or longer than the payload")
             }
             end &-= padding  // padding <= the bytes after the header
         }

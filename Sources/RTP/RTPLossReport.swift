@@ -79,7 +79,7 @@ public enum RTPDepacketizerEvent: Hashable, Sendable {
     /// A NAL unit sent as FU-A fragments was dropped: `reason` says why (a lost fragment, a
     /// fragment without a start, joining the stream inside the NAL unit (`truncated`), an
     /// interrupted or oversized NAL unit).
-    case nalUnitDropped(timestamp: UInt32, nalUnitType: NALUnitType, fragmentsReceived: Int, reason: H264Error)
+    case nalUnitDropped(timestamp: UInt32, nalUnitType: NALUnitType, fragmentsReceived: Int, reason: RTPError)
     /// A packet whose sequence number had already been received or given up on was ignored.
     case packetIgnored(sequenceNumber: UInt16, duplicate: Bool)
     /// The sequence numbering restarted at `sequenceNumber` (see ``RTPLossReport/resynchronizations``);

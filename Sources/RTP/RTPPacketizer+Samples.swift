@@ -54,12 +54,12 @@ extension RTPPacketizer {
     /// An encoder's samples carry no SPS/PPS by default (they travel out of band): give the
     /// encoder's parameter sets as ``ParameterSetInsertion/given(_:)`` so that each IDR picture
     /// goes out with them, or put them in the SDP's `sprop-parameter-sets`.
-    /// - Throws: `H264Error.Code.invalidArgument` for a sample without timestamps; what
+    /// - Throws: ``RTPError/Code/invalidArgument`` for a sample without timestamps; what
     ///   packetising an ``RTPAccessUnit`` throws (a NAL unit over the MTU in mode 0).
     /// - Complexity: as packetising an ``RTPAccessUnit``: O(n) in the sample's bytes.
-    public mutating func packetize(_ sample: some AccessUnitSample, into packets: inout RTPPacketBuffer) throws(H264Error) {
+    public mutating func packetize(_ sample: some AccessUnitSample, into packets: inout RTPPacketBuffer) throws(RTPError) {
         guard let unit = RTPAccessUnit(sample: sample) else {
-            throw H264Error.invalid(.invalidArgument, "a sample without timestamps has no RTP timestamp")
+            throw RTPError.invalid(.invalidArgument, "a sample without timestamps has no RTP timestamp")
         }
         try packetize(unit, into: &packets)
     }
@@ -112,7 +112,7 @@ public struct RTPPacketSequence<Samples: AsyncSequence>: AsyncSequence where Sam
 
         /// The packets of the next sample with a picture or other NAL units; nil at the end.
         /// - Throws: `CancellationError` when the task is cancelled; what the samples throw;
-        ///   `H264Error.Code.invalidArgument` for a sample without timestamps.
+        ///   ``RTPError/Code/invalidArgument`` for a sample without timestamps.
         public mutating func next() async throws -> RTPPacketBuffer? {
             while true {
                 try Task.checkCancellation()

@@ -108,18 +108,18 @@ public struct RTPPacketizer: Sendable {
     var inserter: ParameterSetInserter
 
     /// Creates a packetiser.
-    /// - Throws: `H264Error.Code.invalidArgument` for an MTU outside
+    /// - Throws: ``RTPError/Code/invalidArgument`` for an MTU outside
     ///   ``minimumMTU``...``maximumMTU``, a payload type above 127 or a packetization-mode
     ///   other than 0 or 1 (mode 2, interleaved, is not sent).
-    public init(_ configuration: Configuration) throws(H264Error) {
+    public init(_ configuration: Configuration) throws(RTPError) {
         guard (Self.minimumMTU...Self.maximumMTU).contains(configuration.mtu) else {
-            throw H264Error.invalid(.invalidArgument, "MTU \(configuration.mtu) is outside \(Self.minimumMTU)...\(Self.maximumMTU)")
+            throw RTPError.invalid(.invalidArgument, "MTU \(configuration.mtu) is outside \(Self.minimumMTU)...\(Self.maximumMTU)")
         }
         guard configuration.payloadType < 128 else {
-            throw H264Error.invalid(.invalidArgument, "payload type \(configuration.payloadType) is above 127")
+            throw RTPError.invalid(.invalidArgument, "payload type \(configuration.payloadType) is above 127")
         }
         guard configuration.packetizationMode == 0 || configuration.packetizationMode == 1 else {
-            throw H264Error.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not 0 or 1")
+            throw RTPError.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not 0 or 1")
         }
         self.configuration = configuration
         if case .given(let sets) = configuration.parameterSets {
@@ -138,13 +138,13 @@ public struct RTPPacketizer: Sendable {
     /// - Parameters:
     ///   - accessUnit: the NAL units and timestamp; an access unit with no NAL units yields no packet.
     ///   - packets: the output buffer.
-    /// - Throws: in packetization-mode 0 only, `H264Error.Code.nalUnitTooLarge` when a NAL unit
+    /// - Throws: in packetization-mode 0 only, ``RTPError/Code/nalUnitTooLarge`` when a NAL unit
     ///   (an inserted parameter set included) is larger than the MTU less the RTP header;
     ///   nothing is appended and no sequence number is used. Have the encoder cut slices to fit
     ///   (`X264Encoder.Configuration.maxSliceSize`, x264 `--slice-max-size`), or use mode 1.
     /// - Complexity: O(n) in the access unit's bytes; no allocation once `packets` has grown to
     ///   the largest access unit (parameter-set insertion builds one small array per IDR).
-    public mutating func packetize(_ accessUnit: RTPAccessUnit, into packets: inout RTPPacketBuffer) throws(H264Error) {
+    public mutating func packetize(_ accessUnit: RTPAccessUnit, into packets: inout RTPPacketBuffer) throws(RTPError) {
         let timestamp = configuration.initialTimestamp &+ UInt32(truncatingIfNeeded: accessUnit.timestamp90kHz)
         let firstPacket = packets.count
         switch configuration.parameterSets {
@@ -168,7 +168,7 @@ public struct RTPPacketizer: Sendable {
         return h
     }
 
-    private mutating func packetize(_ units: [NALUnit], timestamp: UInt32, into packets: inout RTPPacketBuffer) throws(H264Error) {
+    private mutating func packetize(_ units: [NALUnit], timestamp: UInt32, into packets: inout RTPPacketBuffer) throws(RTPError) {
         let maxPayload = self.maxPayload
         if configuration.packetizationMode == 0 {
             // Checked before anything is written, so that a refusal leaves no partial access unit.
@@ -251,8 +251,8 @@ public struct RTPPacketizer: Sendable {
     }
 
     @inline(never)
-    private static func tooLargeForMode0(_ unit: NALUnit, _ maxPayload: Int) -> H264Error {
-        H264Error.invalid(.nalUnitTooLarge, "\(unit.type) NAL unit of \(unit.count) bytes exceeds the \(maxPayload) bytes of payload "
+    private static func tooLargeForMode0(_ unit: NALUnit, _ maxPayload: Int) -> RTPError {
+        RTPError.invalid(.nalUnitTooLarge, "\(unit.type) NAL unit of \(unit.count) bytes exceeds the \(maxPayload) bytes of payload "
             + "a packet holds in packetization-mode 0 (no FU-A): cut slices to fit (x264 slice-max-size) or use mode 1")
     }
 

@@ -2,7 +2,11 @@ import H264
 
 /// An access unit rebuilt by the ``RTPDepacketizer``: the NAL units that arrived whole, in
 /// decoding order, under one RTP timestamp.
-public struct RTPReceivedAccessUnit: Sendable {
+///
+/// It is an `AccessUnitSample`: what an ``RTPReceiver`` delivers has ``timestamps`` on the
+/// 90 kHz RTP clock (``RTPSampleTiming``), so the library's muxers (`MP4Recorder`,
+/// `FLVSampleBuilder`, an `RTPPacketizer` that sends it on) write it with the sender's timing.
+public struct RTPReceivedAccessUnit: AccessUnitSample {
     /// The RTP timestamp (90 kHz clock) shared by the access unit's packets.
     public var timestamp: UInt32
     /// The NAL units: views into the depacketiser's buffer. Keeping them is safe (the buffer is
@@ -21,15 +25,23 @@ public struct RTPReceivedAccessUnit: Sendable {
     /// ``RTCPSenderReport/ntpTimestamp(at:clockRate:)``); nil before, and from an
     /// ``RTPDepacketizer`` alone. ``RTCP/unixSeconds(ntpTimestamp:)`` converts it.
     public var ntpTimestamp: UInt64?
+    /// Presentation and decoding times on the 90 kHz clock: ``timestamp`` unwrapped, and a
+    /// decoding time derived from the stream's reorder depth (``RTPSampleTiming``). Set by an
+    /// ``RTPReceiver``; nil from an ``RTPDepacketizer`` alone.
+    public var timestamps: SampleTimestamps?
+
+    /// Flags derived from the NAL units (`AccessUnitFlags(accessUnit:)`), computed when asked.
+    public var flags: AccessUnitFlags { AccessUnitFlags(accessUnit: nalUnits) }
 
     /// Creates a received access unit.
     public init(timestamp: UInt32, nalUnits: [NALUnit], markerReceived: Bool, mayBeIncomplete: Bool, ssrc: UInt32 = 0,
-                ntpTimestamp: UInt64? = nil) {
+                ntpTimestamp: UInt64? = nil, timestamps: SampleTimestamps? = nil) {
         self.timestamp = timestamp
         self.nalUnits = nalUnits
         self.markerReceived = markerReceived
         self.mayBeIncomplete = mayBeIncomplete
         self.ssrc = ssrc
         self.ntpTimestamp = ntpTimestamp
+        self.timestamps = timestamps
     }
 }

@@ -22,6 +22,12 @@ import H264
 /// (``RTPReceivedAccessUnit/ntpTimestamp``). Malformed RTCP is counted
 /// (``RTPLossReport/rtcpDatagramsRejected``) and kept in ``errors``.
 ///
+/// Each access unit delivered carries its times on the 90 kHz clock
+/// (``RTPReceivedAccessUnit/timestamps``, from ``RTPSampleTiming``: the RTP timestamps
+/// unwrapped, decoding times from the reorder depth of the first SPS, carried on across a change
+/// of SSRC), so it can go to a muxer as it is: `MP4Recorder.write(_:)` records the sender's
+/// timing.
+///
 /// ```swift
 /// let sdp = try RTPSessionDescription(parsing: text)
 /// var sockets = try UDPSocketPair(receivingOn: sdp.port, rtcpPort: sdp.rtcpPort)
@@ -34,8 +40,8 @@ import H264
 /// while an IDR access unit gets parameter sets a second list of its NAL unit views (32 bytes
 /// per NAL unit, within the depacketiser's NAL unit limit), the parameter sets known (at most
 /// one per id, see `ParameterSetInserter`), one 64 KiB datagram buffer, two sender reports, the
-/// RTCP packets of one datagram (``RTCP/maximumPacketsPerCompound``) and at most
-/// ``maximumKeptErrors`` errors.
+/// RTCP packets of one datagram (``RTCP/maximumPacketsPerCompound``), at most
+/// ``maximumKeptErrors`` errors, and the 17 times of ``RTPSampleTiming``.
 public struct RTPReceiver: Sendable {
     /// Receiver settings.
     public struct Configuration: Sendable {
@@ -86,10 +92,10 @@ public struct RTPReceiver: Sendable {
         ///   - idleTimeout: see ``idleTimeout``.
         ///   - firstPacketTimeout: see ``firstPacketTimeout``.
         ///   - skipsUntilDecodable: see ``skipsUntilDecodable``.
-        /// - Throws: `H264Error` of a parameter set whose NAL unit header is invalid.
+        /// - Throws: ``RTPError/Code/h264`` for a parameter set whose NAL unit header is invalid.
         public init(session: RTPSessionDescription, lenient: Bool = true, duration: Duration? = nil,
                     idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil,
-                    skipsUntilDecodable: Bool = false) throws(H264Error) {
+                    skipsUntilDecodable: Bool = false) throws(RTPError) {
             let mode = session.format.packetizationMode == 0 ? 0 : 1
             self.init(depacketizer: .init(payloadType: session.payloadType, packetizationMode: mode, lenient: lenient),
                       parameterSets: try session.format.parameterSetNALUnits(), duration: duration, idleTimeout: idleTimeout,
@@ -119,7 +125,7 @@ public struct RTPReceiver: Sendable {
     public private(set) var depacketizer: RTPDepacketizer
     /// The first errors met: rejected packets and RFC 6184 violations (the NAL units they hit
     /// were dropped and are also in the events).
-    public private(set) var errors: [H264Error] = []
+    public private(set) var errors: [RTPError] = []
     /// Errors in all.
     public private(set) var errorCount = 0
     /// True once an RTCP BYE from the stream's SSRC arrived.
@@ -145,6 +151,10 @@ public struct RTPReceiver: Sendable {
         var waiting: Bool
         var lastSSRC: UInt32?
         var skipped = 0
+        /// The access units' times: made at the first access unit delivered, from the SPS it
+        /// carries or the configuration's (else for a stream without reordering).
+        var timing: RTPSampleTiming?
+        let parameterSets: [NALUnit]
 
         func report(for ssrc: UInt32) -> RTCPSenderReport? {
             if let r = streamReport, r.ssrc == ssrc { return r }
@@ -159,11 +169,12 @@ public struct RTPReceiver: Sendable {
 
     /// Creates a receiver.
     /// - Throws: errors of ``RTPDepacketizer/init(_:)``.
-    public init(_ configuration: Configuration) throws(H264Error) {
+    public init(_ configuration: Configuration) throws(RTPError) {
         self.configuration = configuration
         depacketizer = try RTPDepacketizer(configuration.depacketizer)
         delivery = Delivery(inserter: ParameterSetInserter(parameterSets: configuration.parameterSets),
-                            skipsUntilDecodable: configuration.skipsUntilDecodable, waiting: configuration.skipsUntilDecodable)
+                            skipsUntilDecodable: configuration.skipsUntilDecodable, waiting: configuration.skipsUntilDecodable,
+                            parameterSets: configuration.parameterSets)
     }
 
     /// What was received, lost, reordered and dropped so far, with the receiver's own counts
@@ -196,7 +207,8 @@ public struct RTPReceiver: Sendable {
             receiveRTCP(datagram)
             return
         }
-        var delivery = self.delivery
+        var delivery = Self.idleDelivery
+        swap(&delivery, &self.delivery)  // the only owner of its buffers while it is changed: no copy
         do {
             try depacketizer.push(datagram) { Self.deliver($0, &delivery, deliver) }
         } catch {
@@ -207,10 +219,15 @@ public struct RTPReceiver: Sendable {
 
     /// Ends the stream: delivers what the reorder window holds and the access unit in progress.
     public mutating func finish(_ deliver: (RTPReceivedAccessUnit) -> Void) {
-        var delivery = self.delivery
+        var delivery = Self.idleDelivery
+        swap(&delivery, &self.delivery)
         depacketizer.flush { Self.deliver($0, &delivery, deliver) }
         self.delivery = delivery
     }
+
+    /// What ``delivery`` holds while the delivery path has it.
+    private static let idleDelivery = Delivery(inserter: ParameterSetInserter(), skipsUntilDecodable: false, waiting: false,
+                                               parameterSets: [])
 
     /// One RTCP datagram: sender reports are kept, a BYE of the stream's SSRC noted.
     private mutating func receiveRTCP(_ datagram: ArraySlice<UInt8>) {
@@ -254,7 +271,7 @@ public struct RTPReceiver: Sendable {
     ///   - deliver: called with each access unit in order; an error it throws ends the loop
     ///     without ``finish(_:)`` and is rethrown.
     /// - Returns: why the loop stopped.
-    /// - Throws: errors of the source (`H264Error.Code.io`) and of `deliver`.
+    /// - Throws: errors of the source (``RTPError/Code/io``) and of `deliver`.
     public mutating func run<Source: RTPDatagramSource>(from source: inout Source, until: () -> Bool = { false },
                                                         events: (RTPDepacketizerEvent) -> Void = { _ in },
                                                         deliver: (RTPReceivedAccessUnit) throws -> Void) throws -> Stop {
@@ -301,16 +318,17 @@ public struct RTPReceiver: Sendable {
         return stop
     }
 
-    private mutating func note(_ error: H264Error) {
+    private mutating func note(_ error: RTPError) {
         errorCount += 1
         if errors.count < Self.maximumKeptErrors { errors.append(error) }
     }
 
-    /// Puts parameter sets in front of an IDR access unit that lacks them, the wall-clock time
-    /// on it, and passes it on unless it is skipped.
+    /// Puts parameter sets in front of an IDR access unit that lacks them, the times and the
+    /// wall-clock time on it, and passes it on unless it is skipped.
     private static func deliver(_ au: RTPReceivedAccessUnit, _ delivery: inout Delivery, _ deliver: (RTPReceivedAccessUnit) -> Void) {
         if au.ssrc != delivery.lastSSRC {
             if delivery.lastSSRC != nil && delivery.skipsUntilDecodable { delivery.waiting = true }
+            if delivery.lastSSRC != nil { delivery.timing?.restart() }
             delivery.lastSSRC = au.ssrc
             if let r = delivery.otherReport, r.ssrc == au.ssrc { delivery.streamReport = r }
         }
@@ -325,6 +343,12 @@ public struct RTPReceiver: Sendable {
             delivery.waiting = false
         }
         out.ntpTimestamp = delivery.report(for: au.ssrc)?.ntpTimestamp(at: au.timestamp)
+        if delivery.timing == nil {
+            let sps = (out.nalUnits + delivery.parameterSets).lazy.filter { $0.type == .sps }
+                .compactMap { try? SequenceParameterSet(rbsp: $0.rbsp) }.first
+            delivery.timing = sps.map(RTPSampleTiming.init(sps:)) ?? RTPSampleTiming()
+        }
+        out.timestamps = delivery.timing?.timestamps(forRTPTimestamp: au.timestamp)
         deliver(out)
     }
 

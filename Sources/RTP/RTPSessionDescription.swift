@@ -71,10 +71,10 @@ public struct RTPSessionDescription: Hashable, Sendable {
     /// `m=video` port and payload type, the `a=fmtp` of that payload type, and the media's
     /// `a=rtcp` (RFC 3605, its port; the address, if any, is not kept) and `a=rtcp-mux`
     /// (RFC 5761).
-    /// - Throws: `H264Error.Code.invalidArgument` when there is no `m=video` line or no
+    /// - Throws: ``RTPError/Code/invalidArgument`` when there is no `m=video` line or no
     ///   `rtpmap` naming H264 for its payload type, or a line is malformed (an `a=rtcp` port
     ///   outside 1...65535 included); errors of ``H264FormatParameters/init(parsing:)``.
-    public init(parsing text: String) throws(H264Error) {
+    public init(parsing text: String) throws(RTPError) {
         var address: String?, port: Int?, payloadType: UInt8?, name = "", fmtp: Substring?, isH264 = false
         var frameRate: Double?, rtcpPort: Int?, rtcpMux = false
         var inVideo = false  // inside the first m=video section
@@ -87,14 +87,14 @@ public struct RTPSessionDescription: Hashable, Sendable {
                 inVideo = true
                 let f = line.split(separator: " ")
                 guard f.count >= 4, let p = Int(f[1]), (0...65535).contains(p), let pt = UInt8(f[3]), pt < 128 else {
-                    throw H264Error.invalid(.invalidArgument, "malformed media line '\(line)'")
+                    throw RTPError.invalid(.invalidArgument, "malformed media line '\(line)'")
                 }
                 port = p
                 payloadType = pt
             }
             if inVideo && line.hasPrefix("a=rtcp:") {
                 guard let field = line.dropFirst("a=rtcp:".count).split(separator: " ").first, let p = Int(field), (1...65535).contains(p) else {
-                    throw H264Error.invalid(.invalidArgument, "malformed RTCP attribute '\(line)'")
+                    throw RTPError.invalid(.invalidArgument, "malformed RTCP attribute '\(line)'")
                 }
                 rtcpPort = p
             }
@@ -104,10 +104,10 @@ public struct RTPSessionDescription: Hashable, Sendable {
             if line.hasPrefix("a=fmtp:\(pt) ") { fmtp = line }
             if line.hasPrefix("a=framerate:") { frameRate = Double(line.dropFirst("a=framerate:".count)) }
         }
-        guard let port, let payloadType else { throw H264Error.invalid(.invalidArgument, "no m=video line") }
-        guard isH264 else { throw H264Error.invalid(.invalidArgument, "payload type \(payloadType) is not mapped to H264") }
+        guard let port, let payloadType else { throw RTPError.invalid(.invalidArgument, "no m=video line") }
+        guard isH264 else { throw RTPError.invalid(.invalidArgument, "payload type \(payloadType) is not mapped to H264") }
         self.init(sessionName: name, connectionAddress: address ?? "", port: port, payloadType: payloadType,
-                  format: try fmtp.map { (f: Substring) throws(H264Error) in try H264FormatParameters(parsing: f) } ?? H264FormatParameters(packetizationMode: 0),
+                  format: try fmtp.map { (f: Substring) throws(RTPError) in try H264FormatParameters(parsing: f) } ?? H264FormatParameters(packetizationMode: 0),
                   frameRate: frameRate, rtcpPort: rtcpPort == port + 1 ? nil : rtcpPort, rtcpMux: rtcpMux)
     }
 }

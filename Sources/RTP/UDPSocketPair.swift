@@ -33,30 +33,30 @@ public struct UDPSocketPair: RTPDatagramSource {
     ///   - address: the numeric local address both are bound to.
     ///   - receiveBufferSize: the kernel receive buffer asked for the RTP socket.
     /// - Throws: errors of ``UDPSocket/init(receivingOn:address:receiveBufferSize:)``, and
-    ///   `H264Error.Code.invalidArgument` when the RTP port is 65535 and no RTCP port is given.
+    ///   ``RTPError/Code/invalidArgument`` when the RTP port is 65535 and no RTCP port is given.
     public init(receivingOn port: Int, rtcpPort: Int? = nil, address: String = "0.0.0.0",
-                receiveBufferSize: Int = 8 << 20) throws(H264Error) {
+                receiveBufferSize: Int = 8 << 20) throws(RTPError) {
         let rtp = try UDPSocket(receivingOn: port, address: address, receiveBufferSize: receiveBufferSize)
         let control = rtcpPort ?? rtp.localPort + 1
-        guard control <= 65535 else { throw H264Error.invalid(.invalidArgument, "no RTCP port after RTP port \(rtp.localPort)") }
+        guard control <= 65535 else { throw RTPError.invalid(.invalidArgument, "no RTCP port after RTP port \(rtp.localPort)") }
         self.init(rtp: rtp, rtcp: try UDPSocket(receivingOn: control, address: address, receiveBufferSize: 1 << 20))
     }
 
     /// A datagram from either port, without saying which (see ``receiveDatagram(into:timeout:)``).
-    public mutating func receive(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> Int? {
+    public mutating func receive(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> Int? {
         try receiveDatagram(into: &buffer, timeout: timeout)?.count
     }
 
     /// Waits at most `timeout` for a datagram on either port.
     /// - Returns: its size (its bytes are `buffer[..<n]`) and port, or nil when none arrived in
     ///   time.
-    /// - Throws: `H264Error.Code.io` when a system call fails.
-    public mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> (count: Int, channel: RTPChannel)? {
+    /// - Throws: ``RTPError/Code/io`` when a system call fails.
+    public mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> (count: Int, channel: RTPChannel)? {
         guard let rtcp else { return try rtp.receive(into: &buffer, timeout: timeout).map { ($0, .rtp) } }
-        // The port read when both have a datagram alternates.
+        // The port read first when both have a datagram alternates.
         rtcpFirst.toggle()
-        let (first, second) = rtcpFirst ? (rtp, rtcp) : (rtcp, rtp)
+        let (first, second) = rtcpFirst ? (rtcp, rtp) : (rtp, rtcp)
         guard let (n, fromSecond) = try UDPSocket.receive(from: first, or: second, into: &buffer, timeout: timeout) else { return nil }
-        return (n, (fromSecond == rtcpFirst) ? .rtcp : .rtp)
+        return (n, (fromSecond != rtcpFirst) ? .rtcp : .rtp)
     }
 }

@@ -1,8 +1,8 @@
-import Dispatch
 import H264
+import MediaSupport
 
-/// A `FrameEncoder` for Swift concurrency: every call runs on a dedicated serial
-/// `DispatchQueue`, so an encode (milliseconds of x264 work) never occupies a thread of the
+/// A `FrameEncoder` for Swift concurrency: every call runs on a thread of the wrapper's own, one
+/// at a time, so an encode (milliseconds of x264 work) never occupies a thread of the
 /// cooperative pool, and the caller's task suspends until it is done.
 ///
 /// ```swift
@@ -12,21 +12,27 @@ import H264
 /// }
 /// ```
 ///
-/// Calls are served in the order they reach the queue; the wrapped encoder's own rules
+/// Calls are served in the order they reach the wrapper; the wrapped encoder's own rules
 /// (timestamps, no frames after flush) and errors are unchanged, typed as `Encoder.Failure`.
 ///
-/// - Complexity: each call adds one queue hop and one continuation to the encoder's own cost;
-///   memory is the encoder's plus the output of the call in flight.
+/// - Complexity: each call adds one thread hop and one continuation to the encoder's own cost;
+///   memory is the encoder's plus the output of the call in flight, and a thread (started with
+///   the first call, ended when the wrapper is released).
 public final class AsyncFrameEncoder<Encoder: FrameEncoder>: Sendable {
     /// The wrapped encoder (for its configuration and parameter sets; its blocking methods
     /// are better called through this wrapper from async code).
     public let encoder: Encoder
-    private let queue: DispatchQueue
+    private let worker = BlockingWorker()
 
-    /// Wraps `encoder`; its calls run on a new serial queue labelled `label`.
-    public init(_ encoder: Encoder, label: String = "swift-h264.encoder") {
+    /// Wraps `encoder`; its calls run on a thread of the wrapper's own.
+    public init(_ encoder: Encoder) {
         self.encoder = encoder
-        self.queue = DispatchQueue(label: label, qos: .userInitiated)
+    }
+
+    /// Wraps `encoder`; `label` named the Dispatch queue of earlier releases and is not used.
+    @available(*, deprecated, renamed: "init(_:)", message: "the calls run on a thread of the wrapper's own; the label is not used")
+    public convenience init(_ encoder: Encoder, label: String) {
+        self.init(encoder)
     }
 
     /// Encodes one frame off the cooperative pool; see `FrameEncoder.encode(_:options:)`.
@@ -60,10 +66,7 @@ public final class AsyncFrameEncoder<Encoder: FrameEncoder>: Sendable {
     }
 
     private func run<T: Sendable>(_ body: @escaping @Sendable () throws(Encoder.Failure) -> T) async throws(Encoder.Failure) -> T {
-        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<T, Encoder.Failure>, Never>) in
-            queue.async { c.resume(returning: Result { () throws(Encoder.Failure) in try body() }) }
-        }
-        return try result.get()
+        try await worker.run(body)
     }
 }
 

@@ -1,8 +1,11 @@
 internal import CX264
 import H264
+import MediaSupport
 import Synchronization
 #if canImport(Glibc)
 internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
 #elseif canImport(Darwin)
 internal import Darwin
 #endif
@@ -42,7 +45,7 @@ extension X264Encoder {
                 case .recoveryPoint:
                     perPicture.append(message)
                 default:
-                    let payload = try X264Error.core { () throws(H264Error) in try message.payloadBytes() }
+                    let payload = try X264Error.catchingH264 { () throws(H264Error) in try message.payloadBytes() }
                     guard payload.count <= Int(Int32.max) else { throw X264Error.invalid(.invalidArgument, "SEI payload too large") }
                     extraSEI.append((Int32(message.payloadType.rawValue), payload))
                 }
@@ -91,7 +94,7 @@ extension X264Encoder {
 enum ExtraSEILedger {
     private static let header = 16  // keeps the payload 16-byte aligned, as malloc's
     private static let nextToken = Atomic<Int>(1)
-    private static let outstanding = Mutex<[Int: Int]>([:])
+    private static let outstanding = ThreadLock<[Int: Int]>([:])
 
     /// A new owner token (one per encoder).
     static func makeToken() -> Int { nextToken.wrappingAdd(1, ordering: .relaxed).oldValue }
@@ -118,6 +121,8 @@ enum ExtraSEILedger {
         }
         #if canImport(Glibc)
         Glibc.free(block)
+        #elseif canImport(Musl)
+        Musl.free(block)
         #else
         Darwin.free(block)
         #endif

@@ -141,7 +141,7 @@ extension X264Encoder {
                 storage.append(contentsOf: body)
                 ranges.append(start..<storage.count)
             }
-            return [try X264Error.core { () throws(H264Error) in
+            return [try X264Error.catchingH264 { () throws(H264Error) in
                 try EncodedFrame(storage: storage, ranges: ranges, pts: out.i_pts, dts: out.i_dts, timescale: timescale)
             }]
         }

@@ -1,6 +1,7 @@
 internal import CX264
 import H264
-import Synchronization
+import H264Video
+import MediaSupport
 
 /// A `FrameEncoder` over libx264.
 ///
@@ -93,7 +94,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: ThreadLock<State>
     private let log: X264Log
     /// This encoder's token in ``ExtraSEILedger``.
     let seiOwner = ExtraSEILedger.makeToken()
@@ -112,7 +113,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
         self.log = log
         let targets = configuration.initialRateTargets
         let session = try Session(configuration, plan: configuration.ratePlan(targets), levelIDC: nil, log: log)
-        state = Mutex(State(session: session, targets: targets))
+        state = ThreadLock(State(session: session, targets: targets))
     }
 
     deinit {
@@ -157,12 +158,14 @@ public final class X264Encoder: FrameEncoder, Sendable {
             if frame.format.isRGB {
                 var scratch: VideoFrame
                 if let existing = s.scratch { scratch = existing } else {
-                    scratch = try X264Error.core { () throws(H264Error) in
+                    scratch = try X264Error.catchingH264 { () throws(H264Error) in
                         try VideoFrame(width: frame.width, height: frame.height, format: .i420)
                     }
                 }
                 s.scratch = nil
-                try X264Error.core { () throws(H264Error) in try c.rgbConversion.convert(frame, into: &scratch) }
+                do throws(H264VideoError) { try c.rgbConversion.convert(frame, into: &scratch) } catch {
+                    throw X264Error.wrapping(error, as: .invalidArgument, "colour conversion")
+                }
                 input = scratch
                 s.scratch = scratch
             }

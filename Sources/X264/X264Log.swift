@@ -1,12 +1,12 @@
 internal import CX264
 import H264
-import Synchronization
+import MediaSupport
 
 /// Receives x264's log messages for one encoder: forwards them to the configured handler and
 /// keeps the errors for the message of a failed open. x264 may log from its worker threads.
 final class X264Log: Sendable {
     let handler: (@Sendable (X264Encoder.LogLevel, String) -> Void)?
-    let errors = Mutex<[String]>([])
+    let errors = ThreadLock<[String]>([])
 
     init(handler: (@Sendable (X264Encoder.LogLevel, String) -> Void)?) { self.handler = handler }
 

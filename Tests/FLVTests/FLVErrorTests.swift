@@ -22,12 +22,17 @@ import Testing
         #expect(error != FLVError(.truncated, "no FLV signature"))
     }
 
-    /// An error of the core inside a tag keeps the core's error behind the FLV one.
-    @Test func coreErrorIsUnderlying() {
+    /// An error of the core inside a tag is wrapped the one way: code `h264`, the core's error
+    /// in `underlying`, its code and reason after the context.
+    @Test func coreErrorIsWrappedAsH264() {
         let core = H264Error.invalid(.forbiddenBitSet, "forbidden_zero_bit = 1")
-        let error = FLVError.bitstream(core, "video tag at 40 ms")
-        #expect(error.code == .invalidBitstream)
-        #expect(error.underlying == core)
-        #expect(error.underlying?.reason == "forbidden_zero_bit = 1")
+        let error = FLVError.h264(core, "video tag at 40 ms")
+        #expect(error.code == .h264)
+        #expect(error.reason == "video tag at 40 ms: forbiddenBitSet: forbidden_zero_bit = 1")
+        #expect(error.description == "FLVError.h264: video tag at 40 ms: forbiddenBitSet: forbidden_zero_bit = 1")
+        #expect(error.underlying(as: H264Error.self) == core)
+        #expect(error.underlying(as: H264Error.self)?.reason == "forbidden_zero_bit = 1")
+        #expect(error.underlying(as: FLVError.self) == nil)
+        #expect(error == FLVError(.h264, "another reason"))
     }
 }

@@ -110,8 +110,8 @@ import H264
         w = FLVWriter()
         try w.writeDecoderConfiguration(Self.avcC(Self.sps), timestamp: 0)
         try w.writeSample(FLVVideoSample(dts: 0, pts: 0, isKeyframe: true, data: [0, 0, 0, 9, 0x65]))
-        let error = #expect(throws: FLVError(.invalidBitstream, "")) { try FLVVideoTrack(reading: w.bytes).annexB() }
-        #expect(error?.underlying?.code == .lengthPastEnd)
+        let error = #expect(throws: FLVError(.h264, "")) { try FLVVideoTrack(reading: w.bytes).annexB() }
+        #expect(error?.underlying(as: H264Error.self)?.code == .lengthPastEnd)
         // Another codec.
         w = FLVWriter()
         try w.writeTag(FLVTag(type: .video, timestamp: 0, body: [0x12, 0, 0, 0, 0]))

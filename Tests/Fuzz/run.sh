@@ -3,7 +3,7 @@
 #
 #   Tests/Fuzz/run.sh TARGET SECONDS [extra libFuzzer arguments]
 #
-# TARGET is a key of FuzzBodies.targets (Tests/H264Tests/Fuzz/FuzzBodies.swift) or, for
+# TARGET is a key of FuzzBodies.targets (Tests/IntegrationTests/Fuzz/FuzzBodies.swift) or, for
 # the MP4 targets, of MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift):
 #   H.264 core:  annexb_parse, streaming, avcc, access_units, roundtrip
 #   around it:   flv_read, rtp_depacketize, rtmp_receive, y4m_parse, sdp_parse, mp4_read
@@ -12,7 +12,8 @@
 # The library modules (H264, MediaSupport, H264Video, RTP, FLV, RTMP, MP4) are compiled as they are in the package, one static
 # library each with libFuzzer's coverage instrumentation, into .build/fuzz/modules; the shared
 # bodies, Tests/TestSupport/FuzzProperty.swift (a broken property traps here, so that libFuzzer
-# keeps the input) and the entry point (Tests/Fuzz/Targets/Entry.swift) make ONE binary for all targets,
+# keeps the input), Tests/TestSupport/FramingEvents.swift (the splitter drivers the streaming
+# body shares with the framing tests) and the entry point (Tests/Fuzz/Targets/Entry.swift) make ONE binary for all targets,
 # .build/fuzz/bin/h264-fuzz[-SANITIZERS]; FUZZ_TARGET selects the body at run time.
 #
 # FUZZ_SANITIZE (default: none) adds sanitizers to libFuzzer's coverage instrumentation, e.g.
@@ -83,12 +84,14 @@ for m in H264 MediaSupport H264Video RTP FLV RTMP MP4; do
     fi
 done
 if [ "$rebuilt" = yes ] || [ ! -x "$bin" ] || \
-   [ -n "$(find "$here/Targets" "$root/Tests/H264Tests/Fuzz" "$root/Tests/MP4Tests/Fuzz" "$root/Tests/TestSupport/FuzzProperty.swift" \
+   [ -n "$(find "$here/Targets" "$root/Tests/IntegrationTests/Fuzz" "$root/Tests/MP4Tests/Fuzz" "$root/Tests/TestSupport/FuzzProperty.swift" \
+        "$root/Tests/TestSupport/FramingEvents.swift" \
         -name '*.swift' -newer "$bin" | head -n 1)" ]; then
     echo "building $bin..." >&2
-    { find "$here/Targets" "$root/Tests/H264Tests/Fuzz" -name 'Fuzz*.swift' -o -name 'Entry.swift'
+    { find "$here/Targets" "$root/Tests/IntegrationTests/Fuzz" -name 'Fuzz*.swift' -o -name 'Entry.swift'
       echo "$root/Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift"
-      echo "$root/Tests/TestSupport/FuzzProperty.swift"; } | grep -v Regression > "$out/sources"
+      echo "$root/Tests/TestSupport/FuzzProperty.swift"
+      echo "$root/Tests/TestSupport/FramingEvents.swift"; } | grep -v Regression > "$out/sources"
     # In $out: a whole-module build with -g leaves the binary's module files (H264Fuzz-1.swiftmodule,
     # ...) in the current directory.
     # shellcheck disable=SC2086

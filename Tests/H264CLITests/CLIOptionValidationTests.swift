@@ -27,8 +27,6 @@ import TestSupport
         for o in ["--mtu", "--fps", "--speed", "--payload-type", "--to"] {
             list.append((["rtp-send", "IN", "--dry-run", "--sdp", "OUT.sdp"] + (o == "--to" ? [] : ["--to", "127.0.0.1:5004"]), o))
         }
-        list.append((["bench", "--only", "memcpy_gbps", "--repetitions", "1"], "--size-mb"))
-        list.append((["bench", "--only", "memcpy_gbps", "--size-mb", "1"], "--repetitions"))
         for o in ["--size", "--profile", "--level", "--poc-type", "--fps", "--sar", "--colour", "--reorder", "--slices", "--avcc"] {
             list.append((["build-stream", "I", "-o", "OUT.264"], o))
         }

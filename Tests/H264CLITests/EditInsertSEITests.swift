@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import Testing
 @testable import H264CLI
@@ -62,7 +63,8 @@ struct EditInsertSEITests {
         let userData = frames.enumerated().filter { $0.element.sideData.contains("H.26[45] User Data Unregistered SEI message") }.map(\.offset)
         #expect(userData == [0, 10, 11, 12])
         // The input had none of it.
-        #expect(try Self.frames(input).allSatisfy { !$0.sideData.contains(Self.captionsSideData) && $0.timecode == nil })
+        let inputFrames = try Self.frames(input)
+        #expect(inputFrames.count == 40 && inputFrames.allSatisfy { !$0.sideData.contains(Self.captionsSideData) && $0.timecode == nil })
     }
 
     /// NAL HRD without pic_struct: the SPS edit, and the stream's own pic_timing messages

@@ -1,8 +1,10 @@
+import CommandLineSupport
 import Foundation
 import Testing
 @testable import H264CLI
 import FLV
 import H264
+import H264Video
 import MP4
 import TestSupport
 
@@ -90,7 +92,7 @@ import TestSupport
             y4m += (0..<(w * h * 3 / 2)).map { UInt8(truncatingIfNeeded: $0 &+ i) }
         }
         try Output.write(Array(y4m.dropLast(100)), to: dir + "/cut.y4m")
-        #expect(throws: H264Error(.truncated, "")) {
+        #expect(throws: H264VideoError(.truncated, "")) {
             try Self.run(EncodeCommand.self, [dir + "/cut.y4m", "-o", dir + "/out.mp4", "--preset", "ultrafast", "--threads", "1"])
         }
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.mp4"))

@@ -171,6 +171,30 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
         #expect(limits.maxAccessUnitBytes >= 64 << 20)
         #expect(limits.maxNALUnitsPerAccessUnit >= 10_000)
     }
+
+    /// Zero bytes between the NAL units of one access unit count toward its limit: views of a
+    /// streaming parser's chunks would otherwise keep any amount of input for a few NAL units.
+    @Test func anAccessUnitsSpanIsLimited() throws {
+        let limits = AccessUnitAssembler.Limits(maxAccessUnitBytes: 4096)
+        var bytes: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x06, 5, 1, 0x80]  // AUD, SEI
+        bytes += [UInt8](repeating: 0, count: 10_000)  // trailing zero bytes
+        bytes += [0, 0, 1, 0x06, 5, 1, 0x80, 0, 0, 1, 0x41, 0x9A, 0x02]  // another SEI, a slice
+        var parser = AccessUnitParser(limits: limits)
+        parser.append(bytes[...])
+        parser.finish()
+        var errors: [H264Error.Code] = []
+        var units = 0
+        while true {
+            do {
+                guard let au = try parser.next() else { break }
+                units += au.nalUnits.count
+            } catch {
+                errors.append(error.code)
+            }
+        }
+        #expect(errors == [.limitExceeded])
+        #expect(units == 1)  // the access unit is dropped with the SEI that passed the limit; the slice starts again
+    }
 }
 
 @Suite(.enabled(if: Corpus.isPresent && FFmpeg.isPresent, "needs ../shared/corpus and ffprobe"))
@@ -211,29 +235,5 @@ struct AccessUnitCorpusTests {
         let ours = units.filter { !$0.flags.hasNoPicture }.sorted { $0.pts! < $1.pts! }.map { starts[$0.index] }.filter(ffSet.contains)
         #expect(frames.count > 1, "\(path): \(frames.count) frames from ffprobe")
         #expect(ours == frames, "\(path)")
-    }
-
-    /// Zero bytes between the NAL units of one access unit count toward its limit: views of a
-    /// streaming parser's chunks would otherwise keep any amount of input for a few NAL units.
-    @Test func anAccessUnitsSpanIsLimited() throws {
-        let limits = AccessUnitAssembler.Limits(maxAccessUnitBytes: 4096)
-        var bytes: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x06, 5, 1, 0x80]  // AUD, SEI
-        bytes += [UInt8](repeating: 0, count: 10_000)  // trailing zero bytes
-        bytes += [0, 0, 1, 0x06, 5, 1, 0x80, 0, 0, 1, 0x41, 0x9A, 0x02]  // another SEI, a slice
-        var parser = AccessUnitParser(limits: limits)
-        parser.append(bytes[...])
-        parser.finish()
-        var errors: [H264Error.Code] = []
-        var units = 0
-        while true {
-            do {
-                guard let au = try parser.next() else { break }
-                units += au.nalUnits.count
-            } catch {
-                errors.append(error.code)
-            }
-        }
-        #expect(errors == [.limitExceeded])
-        #expect(units == 1)  // the access unit is dropped with the SEI that passed the limit; the slice starts again
     }
 }

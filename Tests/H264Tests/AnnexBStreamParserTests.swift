@@ -2,7 +2,7 @@ import Testing
 @testable import H264
 import TestSupport
 
-/// The batch and streaming drivers are the fuzz bodies' own (`FuzzBodies.splitEvents` and
+/// The batch and streaming drivers are the fuzz bodies' own (`FramingEvents.split` and
 /// `streamEvents`), so these tests and the `streaming` fuzz target check the same thing.
 @Suite(.recordingFuzzViolations) struct AnnexBStreamParserTests {
     static let edgeCases: [[UInt8]] = [
@@ -24,9 +24,9 @@ import TestSupport
     func edgeCasesAgreeWithBatch(_ index: Int) {
         let bytes = Self.edgeCases[index]
         for policy in [AnnexB.LeadingDataPolicy.reject, .skip] {
-            let expected = FuzzBodies.splitEvents(bytes[...], policy: policy)
+            let expected = FramingEvents.split(bytes[...], policy: policy)
             for size in 1...max(1, bytes.count) {
-                #expect(FuzzBodies.streamEvents(bytes, sizes: [size], policy: policy) == expected, "chunk \(size)")
+                #expect(FramingEvents.stream(bytes, sizes: [size], policy: policy) == expected, "chunk \(size)")
             }
         }
     }
@@ -68,12 +68,12 @@ import TestSupport
         var bytes: [UInt8] = [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100) + [0, 0, 1, 0x41, 1]
         bytes += [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100)
         for size in [1, 7, 50, 1000] {
-            let events = FuzzBodies.streamEvents(bytes, sizes: [size], maximum: 64)
+            let events = FramingEvents.stream(bytes, sizes: [size], maximum: 64)
             #expect(events == [.error(.nalUnitTooLarge), .unit([0x41, 1]), .error(.nalUnitTooLarge)], "chunk \(size)")
         }
         // Zeros do not grow the buffer, however many.
         let zeros = [0, 0, 1, 0x41] + [UInt8](repeating: 0, count: 10_000) + [0, 0, 1, 0x41]
-        #expect(FuzzBodies.streamEvents(zeros, sizes: [3], maximum: 8) == [.unit([0x41]), .unit([0x41])])
+        #expect(FramingEvents.stream(zeros, sizes: [3], maximum: 8) == [.unit([0x41]), .unit([0x41])])
     }
 
     @Test func randomChunkingAgrees() {
@@ -87,9 +87,9 @@ import TestSupport
                 bytes.append(r < 4 ? 0 : r < 6 ? 1 : UInt8(truncatingIfNeeded: rng.next()) & 0x7F)
             }
             for policy in [AnnexB.LeadingDataPolicy.reject, .skip] {
-                let expected = FuzzBodies.splitEvents(bytes[...], policy: policy)
+                let expected = FramingEvents.split(bytes[...], policy: policy)
                 let sizes = (0..<5).map { _ in Int(rng.next() % 9) + 1 }
-                #expect(FuzzBodies.streamEvents(bytes, sizes: sizes, policy: policy) == expected, "round \(round)")
+                #expect(FramingEvents.stream(bytes, sizes: sizes, policy: policy) == expected, "round \(round)")
             }
         }
     }
@@ -100,12 +100,12 @@ import TestSupport
     @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"), arguments: Corpus.annexBStreams)
     func corpusStreamingEqualsBatch(_ path: String) throws {
         let bytes = try Corpus.read(path)
-        let expected = FuzzBodies.splitEvents(bytes[...])
+        let expected = FramingEvents.split(bytes[...])
         #expect(!expected.isEmpty)
         for size in Self.corpusChunkSizes {
             if size == 1 && bytes.count > 60_000 { continue }  // byte-by-byte only on the small streams
             if size == 7 && bytes.count > 400_000 { continue }
-            #expect(FuzzBodies.streamEvents(bytes, sizes: [size]) == expected, "chunk size \(size)")
+            #expect(FramingEvents.stream(bytes, sizes: [size]) == expected, "chunk size \(size)")
         }
     }
 
@@ -115,7 +115,7 @@ import TestSupport
         for path in Corpus.annexBStreams.prefix(12) {
             let bytes = try Corpus.read(path)
             let sizes = (0..<16).map { _ in Int(rng.next() % 3000) + 1 }
-            #expect(FuzzBodies.streamEvents(bytes, sizes: sizes) == FuzzBodies.splitEvents(bytes[...]), "\(path)")
+            #expect(FramingEvents.stream(bytes, sizes: sizes) == FramingEvents.split(bytes[...]), "\(path)")
         }
     }
 
@@ -127,7 +127,7 @@ import TestSupport
         let second: [UInt8] = [0, 0, 1, 0x09, 0xF0]
         var parser = AnnexBStreamParser()
         parser.append(first)
-        var events: [FuzzBodies.SplitEvent] = []
+        var events: [FramingEvents.Event] = []
         do { _ = try parser.next() } catch { events.append(.error(error.code)) }
         #expect(events == [.error(.forbiddenBitSet)])
         parser.append(second)  // the first chunk is not drained yet
@@ -140,7 +140,7 @@ import TestSupport
                 events.append(.unit(Array(unit.bytes)))
             } catch { events.append(.error(error.code)) }
         }
-        #expect(events == FuzzBodies.splitEvents((first + second)[...]))
+        #expect(events == FramingEvents.split((first + second)[...]))
         #expect(events == [.error(.forbiddenBitSet), .unit([0x09, 0xF0]), .unit([0x09, 0xF0])])
     }
 

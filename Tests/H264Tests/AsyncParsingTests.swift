@@ -56,6 +56,8 @@ private func chunked(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
         while true {
             do { guard let unit = try splitter.next() else { break }; batch.append(Array(unit.bytes)) } catch { continue }
         }
+        // Not two empty lists: at least a NAL unit per access unit of the fixture's facts.
+        #expect(batch.count >= max(1, fixture.facts.accessUnitCount), "\(fixture): \(batch.count) NAL units")
         var streamed: [[UInt8]] = []
         for try await unit in chunked(bytes, size: 13).nalUnits(leadingData: Self.leadingData(fixture), problem: { _ in }) {
             streamed.append(Array(unit.bytes))

@@ -9,7 +9,7 @@ import TestSupport
     /// A unit and where it is: the header byte's offset and the start code's length (4 when a
     /// zero byte precedes `00 00 01`).
     struct Located: Equatable, CustomStringConvertible {
-        var event: FuzzBodies.SplitEvent
+        var event: FramingEvents.Event
         var offset: Int
         var startCodeLength: Int
         var description: String { "\(event)@\(offset)/\(startCodeLength)" }
@@ -42,7 +42,7 @@ import TestSupport
             while end > start && b[end - 1] == 0 { end -= 1 }
             if end > start {
                 let type = b[start] & 0x1F
-                let event: FuzzBodies.SplitEvent
+                let event: FramingEvents.Event
                 if b[start] & 0x80 != 0 {
                     event = .error(.forbiddenBitSet)
                 } else if (type == 14 || type == 20 || type == 21) && end - start < 4 {
@@ -78,8 +78,8 @@ import TestSupport
         return Array(out.prefix(n))
     }
 
-    static func batch(_ bytes: [UInt8], policy: AnnexB.LeadingDataPolicy) -> [FuzzBodies.SplitEvent] {
-        FuzzBodies.splitEvents(bytes[...], policy: policy)
+    static func batch(_ bytes: [UInt8], policy: AnnexB.LeadingDataPolicy) -> [FramingEvents.Event] {
+        FramingEvents.split(bytes[...], policy: policy)
     }
 
     /// The streaming parser's events with their positions.

@@ -23,7 +23,7 @@ import TestSupport
             }
             #expect(steps <= bytes.count + 2)
         }
-        _ = FuzzBodies.streamEvents(Array(bytes), sizes: [7, 1, 30], maximum: 64)
+        _ = FramingEvents.stream(Array(bytes), sizes: [7, 1, 30], maximum: 64)
         _ = try? AVCDecoderConfigurationRecord(parsing: bytes)
         if let avcc = try? FormatConversion.annexBToAVCC(bytes, leadingData: .skip) {
             _ = try? FormatConversion.avccToAnnexB(avcc.bytes[...], configuration: avcc.configuration)

@@ -6,7 +6,7 @@ import H264Fixtures
     /// x264 writes its settings as user_data_unregistered; removing them drops that message
     /// (and an SEI NAL unit left empty) and leaves every other NAL unit byte-identical.
     @Test func removeUserDataUnregistered() throws {
-        let bytes = try Fixture.mainCABACBFrames.bytes()
+        let bytes = Fixture.mainCABACBFrames.bytes()
         var edits = HeaderEdits()
         edits.removedSEIPayloadTypes = [SEIPayloadType(name: "user_data_unregistered")!]
         let out = try AnnexBHeaderEditor.edit(bytes[...], edits: edits)
@@ -26,7 +26,7 @@ import H264Fixtures
     /// AUD insertion finds access units with the access-unit layer: removing every AUD and
     /// inserting them again gives the original stream back.
     @Test func audRemoveThenInsertRoundTrips() throws {
-        let bytes = try Fixture.aud.bytes()
+        let bytes = Fixture.aud.bytes()
         var remove = HeaderEdits()
         remove.accessUnitDelimiters = .remove
         let stripped = try AnnexBHeaderEditor.edit(bytes[...], edits: remove)

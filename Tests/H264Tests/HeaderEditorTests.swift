@@ -4,16 +4,15 @@ import H264Fixtures
 import TestSupport
 
 /// `AnnexBHeaderEditor`: no edits gives the same bytes; edits change only what they name.
-@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
-struct HeaderEditorTests {
-    @Test(arguments: Corpus.annexBStreams)
+@Suite struct HeaderEditorTests {
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"), arguments: Corpus.annexBStreams)
     func noEditsIsByteIdentical(stream: String) throws {
         let input = try Corpus.read(stream)
         let output = try AnnexBHeaderEditor.edit(input[...], edits: HeaderEdits())
         #expect(output == input)
     }
 
-    @Test func vuiEditsChangeOnlyTheVUI() throws {
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus")) func vuiEditsChangeOnlyTheVUI() throws {
         let input = try Corpus.read("cros-codecs/test-25fps.h264")
         var edits = HeaderEdits()
         edits.sampleAspectRatio = (4, 3)
@@ -42,7 +41,7 @@ struct HeaderEditorTests {
         }
     }
 
-    @Test func cropAndAccessUnitDelimiters() throws {
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus")) func cropAndAccessUnitDelimiters() throws {
         let input = try Corpus.read("openh264/BA_MW_D.264")
         var edits = HeaderEdits()
         edits.crop = [8, 8, 16, 0]
@@ -65,7 +64,7 @@ struct HeaderEditorTests {
         #expect(throws: H264Error(.invalidArgument, "")) { try AnnexBHeaderEditor.edit(input[...], edits: bad) }
     }
 
-    @Test func unparsableNALUnitsAreCopied() throws {
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus")) func unparsableNALUnitsAreCopied() throws {
         // A slice naming PPS 5, which no stream defines, between two good streams' units.
         var w = BitWriter()
         w.writeBits(0x65, 8); w.writeUE(0); w.writeUE(7); w.writeUE(5); w.writeBits(0xFFFF_FFFF, 32)

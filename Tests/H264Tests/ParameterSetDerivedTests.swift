@@ -3,14 +3,13 @@ import Testing
 import TestSupport
 
 /// Derived SPS values against what ffprobe reports for corpus streams.
-@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
-struct ParameterSetDerivedTests {
+@Suite struct ParameterSetDerivedTests {
     static func firstSPS(_ stream: String) throws -> SequenceParameterSet {
         let nal = try #require(try Corpus.nalUnits(stream).first { $0.type == .sps })
         return try SequenceParameterSet(rbsp: nal.rbsp)
     }
 
-    @Test(arguments: [
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"), arguments: [
         ("openh264/CVFC1_Sony_C.jsv", 300, 168, "Constrained Baseline"),
         ("openh264/SarVui.264", 176, 144, "Baseline"),
         ("cros-codecs/test-25fps.h264", 320, 240, "Main"),
@@ -25,13 +24,13 @@ struct ParameterSetDerivedTests {
         #expect(sps.profileName == profile)
     }
 
-    @Test func sampleAspectRatioAndLevel() throws {
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus")) func sampleAspectRatioAndLevel() throws {
         let sps = try Self.firstSPS("openh264/SarVui.264")
         #expect(sps.sampleAspectRatio.map { [$0.width, $0.height] } == [80, 33])
         #expect(sps.levelName == "2.1")
     }
 
-    @Test func monochromeHasChromaArrayType0() throws {
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus")) func monochromeHasChromaArrayType0() throws {
         let sps = try Self.firstSPS("fate-frext/HPCVMOLQ_BRCM_B.264")
         #expect(sps.chromaArrayType == 0)
         #expect(sps.cropUnit.x == 1)

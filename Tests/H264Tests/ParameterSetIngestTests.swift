@@ -106,7 +106,7 @@ import H264Fixtures
 
     @Test(arguments: annexBFixtures)
     func aRecognisedRepeatLeavesTheStateAParseWould(fixture: Fixture) throws {
-        let units = Self.units(try fixture.bytes())
+        let units = Self.units(fixture.bytes())
         for mode in [ParseMode.default, .lenient, .strict] {
             var pair = Pair(mode: mode)
             // Twice over: the second pass repeats every set of the first.

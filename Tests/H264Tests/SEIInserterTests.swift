@@ -46,7 +46,7 @@ import TestSupport
     /// With nothing to insert, the output is the input.
     @Test(arguments: fixtures)
     func nothingToInsertIsIdentity(_ fixture: Fixture) throws {
-        let bytes = try fixture.bytes()
+        let bytes = fixture.bytes()
         let (out, inserter) = try Self.run(bytes, chunk: 997, schedule: SEIInsertionSchedule())
         #expect(out == bytes)
         #expect(inserter.problemCount == 0 && inserter.insertedMessageCount == 0)
@@ -56,7 +56,7 @@ import TestSupport
     /// the new SEI NAL unit is the last NAL unit before the first slice.
     @Test(arguments: [Fixture.mainCABACBFrames, .highBPyramid, .baselineCAVLC, .openGOP])
     func messagesLandOnTheirFrames(_ fixture: Fixture) throws {
-        let bytes = try fixture.bytes()
+        let bytes = fixture.bytes()
         let uuid: [UInt8] = Array(0..<16)
         let inserter = SEIInserter { point in
             [try! .userDataUnregistered(uuid: uuid, payload: [UInt8(truncatingIfNeeded: point.presentationIndex)])]
@@ -89,7 +89,7 @@ import TestSupport
     /// an inserted time code replaces the pic_timing, keeping its delays, and stays behind the
     /// buffering_period.
     @Test func timecodeMergesWithTheStreamsPicTiming() throws {
-        let bytes = try Fixture.seiHRD.bytes()
+        let bytes = Fixture.seiHRD.bytes()
         var schedule = SEIInsertionSchedule()
         schedule.timecode = .init(start: try SMPTETimecode(parsing: "01:00:00:00"), framesPerSecond: 25)
         let (out, inserter) = try Self.run(bytes, schedule: schedule)
@@ -110,7 +110,7 @@ import TestSupport
     /// Without pic_struct_present_flag a time code cannot be carried: left out and reported,
     /// unless the inserter sets the flag in the SPS.
     @Test func timecodeNeedsPicStruct() throws {
-        let bytes = try Fixture.mainCABACBFrames.bytes()
+        let bytes = Fixture.mainCABACBFrames.bytes()
         var schedule = SEIInsertionSchedule()
         schedule.timecode = .init(start: try SMPTETimecode(parsing: "00:00:10:00"))
         let refused = try Self.run(bytes, schedule: schedule)
@@ -136,14 +136,14 @@ import TestSupport
     @Test func timecodesFitThePictureStructure() throws {
         var schedule = SEIInsertionSchedule()
         schedule.timecode = .init(start: try SMPTETimecode(parsing: "12:00:00:00"), framesPerSecond: 25)
-        let mbaff = try Self.run(try Fixture.mbaffTFF.bytes(), schedule: schedule)
+        let mbaff = try Self.run(Fixture.mbaffTFF.bytes(), schedule: schedule)
         #expect(mbaff.inserter.problemCount == 0)
         for (frame, picture) in try Self.picturesInPresentationOrder(mbaff.bytes).enumerated() {
             let timings = picture.messages.compactMap { m -> SEIPicTiming? in if case .picTiming(let p) = m.payload { return p }; return nil }
             #expect(timings.map(\.picStruct) == [3] && timings.first?.clockTimestamps.count == 2, "frame \(frame)")
             #expect(timings.first?.timecode?.description == "12:00:00:0\(frame)")
         }
-        let fields = try Self.run(try Fixture.paffFields.bytes(), schedule: schedule, options: .init(setsPicStructPresent: true))
+        let fields = try Self.run(Fixture.paffFields.bytes(), schedule: schedule, options: .init(setsPicStructPresent: true))
         #expect(fields.inserter.problemCount == 0)
         let structs = try AnnexB.split(fields.bytes).filter { $0.type == .sei }.flatMap { unit in
             try SEI.parse(unit, context: TestSEIContext.single(SEITimingInfo(nalHRD: nil, vclHRD: nil, picStructPresent: true))).messages
@@ -157,7 +157,7 @@ import TestSupport
     /// open-gop.264 has recovery points on its non-IDR I pictures: an inserted one replaces
     /// each (never two in one picture), and the default frames are the I pictures without one.
     @Test func recoveryPointsReplaceTheStreamsOwn() throws {
-        let bytes = try Fixture.openGOP.bytes()
+        let bytes = Fixture.openGOP.bytes()
         let before = try Self.picturesInPresentationOrder(bytes)
         let marked = before.enumerated().filter { $0.element.messages.contains { $0.payloadType == .recoveryPoint } }.map(\.offset)
         #expect(!marked.isEmpty)
@@ -178,7 +178,7 @@ import TestSupport
     /// every NAL unit still comes out once, in order, and every frame still gets its message.
     /// A larger access unit is copied without insertion.
     @Test func heldBytesBound() throws {
-        let bytes = try Fixture.highBPyramid.bytes()
+        let bytes = Fixture.highBPyramid.bytes()
         var schedule = SEIInsertionSchedule()
         schedule.add(try .userDataUnregistered(uuid: Array(0..<16), payload: [1]), on: .all)
         let units = try Self.picturesInPresentationOrder(bytes).map(\.au)

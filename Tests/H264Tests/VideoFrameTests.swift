@@ -43,4 +43,34 @@ import Testing
         #expect(Orientation(rotation: .clockwise90, mirrored: true).anticlockwiseRotation == 0xC000)
         #expect(Orientation.identity.displayOrientationPayload.count == 3)
     }
+
+    /// Every quarter turn, mirrored or not, survives the SEI message and back; a vertical flip
+    /// is a horizontal one turned by 180 degrees; a cancelled message is the identity; and the
+    /// first display orientation message of an access unit is found among its NAL units.
+    @Test func orientationFromTheSEIMessage() throws {
+        for rotation in Orientation.Rotation.allCases {
+            for mirrored in [false, true] {
+                let o = Orientation(rotation: rotation, mirrored: mirrored)
+                #expect(Orientation(o.displayOrientation) == o)
+            }
+        }
+        var flipped = SEIDisplayOrientation()
+        flipped.verticalFlip = true
+        #expect(Orientation(flipped) == Orientation(rotation: .rotate180, mirrored: true))
+        flipped.horizontalFlip = true
+        #expect(Orientation(flipped) == Orientation(rotation: .rotate180))
+        var nearly = SEIDisplayOrientation()
+        nearly.anticlockwiseRotation = 0x4000 + 900  // 95 degrees anticlockwise: the nearest quarter turn
+        #expect(Orientation(nearly) == Orientation(rotation: .clockwise270))
+        var cancelled = Orientation(rotation: .clockwise90).displayOrientation
+        cancelled.cancel = true
+        #expect(Orientation(cancelled) == .identity)
+
+        let wanted = Orientation(rotation: .clockwise90, mirrored: true)
+        let sei = try SEINALUnit(messages: [SEIMessage(.userDataUnregistered(SEIUserDataUnregistered(uuid: Array(repeating: 7, count: 16), payload: [1, 2]))),
+                                            SEIMessage(.displayOrientation(wanted.displayOrientation))]).nalUnit()
+        let slice = try NALUnit([0x65, 0x88, 0x84])
+        #expect(Orientation.displayOrientation(in: [sei, slice]) == wanted)
+        #expect(Orientation.displayOrientation(in: [slice]) == nil)
+    }
 }

@@ -132,10 +132,10 @@ import H264
 
     @Test func rejectsOtherFormats() throws {
         let yuv = try VideoFrame(width: 4, height: 4, format: .i420)
-        #expect(throws: H264Error(.unsupported, "")) { try ColorConversion().convert(yuv, to: .i420) }
+        #expect(throws: H264VideoError(.unsupported, "")) { try ColorConversion().convert(yuv, to: .i420) }
         let rgb = try VideoFrame(width: 4, height: 4, format: .bgra)
-        #expect(throws: H264Error(.unsupported, "")) { try ColorConversion().convert(rgb, to: .i444) }
+        #expect(throws: H264VideoError(.unsupported, "")) { try ColorConversion().convert(rgb, to: .i444) }
         var small = try VideoFrame(width: 2, height: 2, format: .nv12)
-        #expect(throws: H264Error(.invalidArgument, "")) { try ColorConversion().convert(rgb, into: &small) }
+        #expect(throws: H264VideoError(.invalidArgument, "")) { try ColorConversion().convert(rgb, into: &small) }
     }
 }

@@ -44,6 +44,10 @@ private final class PullSource: FrameSource {
         }
     }
 
+    func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+        reportingEndOnReturn(consumer, onEnd: onEnd)
+    }
+
     func stop() {
         record.stops.add(1, ordering: .relaxed)
         stopped.store(true, ordering: .relaxed)
@@ -148,6 +152,9 @@ private func cancelAndCheck<T>(_ task: Task<T, any Error>, record: Record) async
             func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
                 insideATask.store(withUnsafeCurrentTask { $0 != nil }, ordering: .relaxed)
                 try consumer(try pattern.makeFrame(0))
+            }
+            func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+                reportingEndOnReturn(consumer, onEnd: onEnd)
             }
             func stop() {}
         }
@@ -314,16 +321,21 @@ private func cancelAndCheck<T>(_ task: Task<T, any Error>, record: Record) async
         let frames = PullSource(count: 3).frames()
         var first = frames.makeAsyncIterator()
         var second = frames.makeAsyncIterator()
-        await #expect(throws: H264Error.self) { _ = try await second.next() }
+        await #expect(throws: H264VideoError.self) { _ = try await second.next() }
         #expect(try await first.next()?.pts == 0)
     }
 
-    /// A push source that only implements `start(_:)` cannot say when it ends: its frames end
-    /// when `start` returns (documented), and the sequence stops it.
-    @Test func aPushSourceWithoutOnEndEndsAtTheReturnOfStart() async throws {
+    /// A push source whose author reports its end at the return of `start(_:)` (written with
+    /// `reportingEndOnReturn`, as for a pull source): its frames end when `start` returns, and
+    /// the sequence stops it. (A source that writes neither method cannot conform: the
+    /// protocol has no default for either, so no near-miss signature is silently bypassed.)
+    @Test func aPushSourceReportingItsEndOnReturnEndsThere() async throws {
         final class PlainPush: FrameSource {
             let inner = PushCapturer(count: .max)
             func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws { try inner.start(consumer) }
+            func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+                reportingEndOnReturn(consumer, onEnd: onEnd)
+            }
             func stop() { inner.stop() }
         }
         let source = PlainPush()

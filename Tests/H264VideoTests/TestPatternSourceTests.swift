@@ -19,6 +19,6 @@ import Testing
         #expect(delivered == 2)
         let noise = try TestPatternSource(width: 16, height: 16, frameCount: 2, pattern: .noise)
         #expect(try noise.makeFrame(0).planes[0].bytes != noise.makeFrame(0).planes[0].bytes)
-        #expect(throws: H264Error(.invalidArgument, "")) { try TestPatternSource(width: 15, height: 16) }
+        #expect(throws: H264VideoError(.invalidArgument, "")) { try TestPatternSource(width: 15, height: 16) }
     }
 }

@@ -44,14 +44,14 @@ import H264
     }
 
     @Test func badHeaders() {
-        #expect(throws: H264Error(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG W8 H2".utf8)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8".utf8)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8 H2 Fx".utf8)) }
-        #expect(throws: H264Error(.unsupported, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8 H2 C420p10".utf8)) }
-        #expect(throws: H264Error(.unsupported, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8 H2 Cmono".utf8)) }
-        #expect(throws: H264Error(.limitExceeded, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W99999 H2".utf8)) }
-        #expect(throws: H264Error(.limitExceeded, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W65536 H65536".utf8)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W999999999999 H2".utf8)) }
+        #expect(throws: H264VideoError(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG W8 H2".utf8)) }
+        #expect(throws: H264VideoError(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8".utf8)) }
+        #expect(throws: H264VideoError(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8 H2 Fx".utf8)) }
+        #expect(throws: H264VideoError(.unsupported, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8 H2 C420p10".utf8)) }
+        #expect(throws: H264VideoError(.unsupported, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W8 H2 Cmono".utf8)) }
+        #expect(throws: H264VideoError(.limitExceeded, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W99999 H2".utf8)) }
+        #expect(throws: H264VideoError(.limitExceeded, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W65536 H65536".utf8)) }
+        #expect(throws: H264VideoError(.invalidArgument, "")) { try Y4MHeader(line: Array("YUV4MPEG2 W999999999999 H2".utf8)) }
     }
 
     @Test(arguments: [("C420jpeg", PixelFormat.i420, 6 * 4 + 2 * 3 * 2), ("C422", .i422, 6 * 4 + 2 * 3 * 4), ("C444", .i444, 3 * 6 * 4)])
@@ -68,7 +68,7 @@ import H264
 
     @Test func sourceReadsChunks() throws {
         let queue = Mutex(Self.stream("YUV4MPEG2 W4 H2 F30:1", frames: 2, frameBytes: 12).chunks(ofCount: 5))
-        let source = Y4MSource { () throws(H264Error) -> [UInt8]? in queue.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+        let source = Y4MSource { () throws(H264VideoError) -> [UInt8]? in queue.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
         #expect(try source.readHeader().width == 4)
         let n = Atomic(0)
         try source.start { _ in n.add(1, ordering: .relaxed) }
@@ -82,15 +82,15 @@ import H264
         var parser = Y4MParser()
         parser.append(bytes)
         #expect(try parser.nextFrame() == nil)
-        #expect(throws: H264Error(.truncated, "")) { try parser.finish() }
+        #expect(throws: H264VideoError(.truncated, "")) { try parser.finish() }
 
         var bad = Y4MParser()
         bad.append(Array("YUV4MPEG2 W4 H2\nFRAMX\n".utf8) + [UInt8](repeating: 0, count: 12))
-        #expect(throws: H264Error(.invalidArgument, "")) { try bad.nextFrame() }
+        #expect(throws: H264VideoError(.invalidArgument, "")) { try bad.nextFrame() }
 
         var long = Y4MParser()
         long.append([UInt8](repeating: 0x41, count: 5000))
-        #expect(throws: H264Error(.invalidArgument, "")) { try long.nextFrame() }
+        #expect(throws: H264VideoError(.invalidArgument, "")) { try long.nextFrame() }
     }
 
     /// A long header line and frames fed a byte at a time: the search for a line's end goes on
@@ -117,18 +117,18 @@ import H264
             if n < Y4MParser.maxLineLength {
                 #expect(try long.nextFrame() == nil)
             } else {
-                #expect(throws: H264Error(.invalidArgument, "")) { try long.nextFrame() }
+                #expect(throws: H264VideoError(.invalidArgument, "")) { try long.nextFrame() }
             }
         }
     }
 
     @Test func rawFrames() throws {
         let chunks = Mutex([UInt8](repeating: 9, count: 2 * 4 * 4 * 2 + 3).chunks(ofCount: 10))
-        let source = try RawFrameSource(width: 4, height: 2, format: .bgra, frameRate: (30, 1)) { () throws(H264Error) -> [UInt8]? in
+        let source = try RawFrameSource(width: 4, height: 2, format: .bgra, frameRate: (30, 1)) { () throws(H264VideoError) -> [UInt8]? in
             chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         }
         let collected = Mutex<[VideoFrame]>([])
-        #expect(throws: H264Error(.truncated, "")) { try source.start { f in collected.withLock { $0.append(f) } } }
+        #expect(throws: H264VideoError(.truncated, "")) { try source.start { f in collected.withLock { $0.append(f) } } }
         let frames = collected.withLock { $0 }
         #expect(frames.count == 2 && frames[1].pts == 1 && frames[0].planes[0].bytesPerRow == 16)
     }

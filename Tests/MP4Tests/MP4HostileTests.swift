@@ -11,8 +11,10 @@ import TestSupport
 @Suite struct MP4HostileTests {
     typealias S = MP4TestSupport
 
-    /// A small valid progressive file (two IDRs, P-frames): the base the cases patch.
-    static let base: [UInt8] = (try? S.mp4(Fixture.baselineCAVLC.bytes(), layout: .fastStart).bytes) ?? []
+    /// A small valid progressive file (two IDRs, P-frames): the base the cases patch. Made
+    /// once; a failure to make it fails each test that uses it.
+    static func base() throws -> [UInt8] { try baseFile.get() }
+    private static let baseFile = Result { try S.mp4(Fixture.baselineCAVLC.bytes(), layout: .fastStart).bytes }
 
     /// `bytes` with `value` written big-endian at `offset` bytes into the payload of the box at `path`.
     static func patched(_ bytes: [UInt8], _ path: [MP4FourCC], at offset: Int, _ value: [UInt8]) throws -> [UInt8] {
@@ -47,22 +49,22 @@ import TestSupport
     }
 
     @Test func baseFileIsValid() throws {
-        try #require(!Self.base.isEmpty)
-        #expect(Self.walk(Self.base) == nil)
+        try #require(!(try Self.base()).isEmpty)
+        #expect(Self.walk(try Self.base()) == nil)
     }
 
     // MARK: - Box headers
 
     @Test func boxSizeBelowHeader() throws {
         for size: UInt32 in [1 + 1, 4, 7] {  // 1 means largesize: tested below
-            #expect(Self.walk(try Self.resized(Self.base, ["moov"], to: size)) == MP4Error(.invalidBox, ""))
-            #expect(Self.walk(try Self.resized(Self.base, S.stblPath + ["stsz"], to: size)) == MP4Error(.invalidBox, ""))
+            #expect(Self.walk(try Self.resized(try Self.base(), ["moov"], to: size)) == MP4Error(.invalidBox, ""))
+            #expect(Self.walk(try Self.resized(try Self.base(), S.stblPath + ["stsz"], to: size)) == MP4Error(.invalidBox, ""))
         }
     }
 
     @Test func sizeZeroOnlyAtTopLevel() throws {
         // Nested: an error (infinite loops in go-mp4 #151, mp4-rs #47).
-        #expect(Self.walk(try Self.resized(Self.base, S.stblPath + ["stts"], to: 0)) == MP4Error(.invalidBox, ""))
+        #expect(Self.walk(try Self.resized(try Self.base(), S.stblPath + ["stts"], to: 0)) == MP4Error(.invalidBox, ""))
         // The last top-level box (mdat here): to the end of the file.
         let mdatFirst = try S.mp4(Fixture.baselineCAVLC.bytes(), layout: .fastStart).bytes
         #expect(Self.walk(try Self.resized(mdatFirst, ["mdat"], to: 0)) == nil)
@@ -73,18 +75,18 @@ import TestSupport
     @Test func largeSizeBelowHeaderOrPastTheEnd() throws {
         // moov with size 1 and largesize 0, 8 and 15: below its 16-byte header (dcm4che #1609).
         for large: UInt64 in [0, 8, 15] {
-            var bytes = try Self.resized(Self.base, ["moov"], to: 1)
-            let moov = try #require(try S.node(["ftyp"], in: Self.base)).header.size
+            var bytes = try Self.resized(try Self.base(), ["moov"], to: 1)
+            let moov = try #require(try S.node(["ftyp"], in: try Self.base())).header.size
             bytes.replaceSubrange(Int(moov + 8)..<Int(moov + 16), with: S.be64(large))
             #expect(Self.walk(bytes) == MP4Error(.invalidBox, ""), "largesize \(large)")
         }
         // A largesize that wraps offset + size: past the end of the file.
-        var huge = try Self.resized(Self.base, ["moov"], to: 1)
-        let moovOffset = Int(try #require(try S.node(["ftyp"], in: Self.base)).header.size)
+        var huge = try Self.resized(try Self.base(), ["moov"], to: 1)
+        let moovOffset = Int(try #require(try S.node(["ftyp"], in: try Self.base())).header.size)
         huge.replaceSubrange((moovOffset + 8)..<(moovOffset + 16), with: S.be64(UInt64.max - 4))
         #expect(Self.walk(huge) != nil)
         // A nested box running past its parent.
-        #expect(Self.walk(try Self.resized(Self.base, S.stblPath + ["stsd"], to: 0xFFFF_FF00)) == MP4Error(.invalidBox, ""))
+        #expect(Self.walk(try Self.resized(try Self.base(), S.stblPath + ["stsd"], to: 0xFFFF_FF00)) == MP4Error(.invalidBox, ""))
     }
 
     @Test func nestingDeeperThanTheLimit() throws {
@@ -99,22 +101,22 @@ import TestSupport
     }
 
     @Test func bytesAfterTheLastBox() throws {
-        let reader = try MP4Reader(Self.base + [0, 0, 1])
+        let reader = try MP4Reader(try Self.base() + [0, 0, 1])
         #expect(reader.hasTruncatedTail)
-        #expect(Self.walk(Self.base + [0, 0, 1]) == nil)
+        #expect(Self.walk(try Self.base() + [0, 0, 1]) == nil)
     }
 
     // MARK: - Counts checked against the box and the file
 
     @Test func stsdCountBeyondItsBox() throws {
         // mp4parse-rust #394: 738,197,505 entries.
-        let bytes = try Self.patched(Self.base, S.stblPath + ["stsd"], at: 4, S.be32(738_197_505))
+        let bytes = try Self.patched(try Self.base(), S.stblPath + ["stsd"], at: 4, S.be32(738_197_505))
         #expect(Self.walk(bytes) == MP4Error(.invalidSampleTable, ""))
     }
 
     @Test(arguments: ["stts", "stss", "stsc", "stco", "ctts"] as [MP4FourCC])
     func entryCountBeyondItsBox(_ table: MP4FourCC) throws {
-        let base = table == "ctts" ? try S.mp4(Fixture.mainCABACBFrames.bytes()).bytes : Self.base
+        let base = table == "ctts" ? try S.mp4(Fixture.mainCABACBFrames.bytes()).bytes : try Self.base()
         for count: UInt32 in [0x4000_0001, 0xFFFF_FFFF] {  // count x entry size wraps 32 bits (minimp4 #52)
             let bytes = try Self.patched(base, S.stblPath + [table], at: 4, S.be32(count))
             #expect(Self.walk(bytes) == MP4Error(.invalidSampleTable, ""), "\(table) \(count)")
@@ -123,17 +125,17 @@ import TestSupport
 
     @Test func stszCountsBeyondTheFile() throws {
         // A table: 4 bytes a sample must be in the box.
-        let table = try Self.patched(Self.base, S.stblPath + ["stsz"], at: 8, S.be32(0x4000_0000))
+        let table = try Self.patched(try Self.base(), S.stblPath + ["stsz"], at: 8, S.be32(0x4000_0000))
         #expect(Self.walk(table) == MP4Error(.invalidSampleTable, ""))
         // One size for all: count x size must fit the file (mp4ff #397: 9-90 GB from tiny files).
-        var constant = try Self.patched(Self.base, S.stblPath + ["stsz"], at: 4, S.be32(1000))
+        var constant = try Self.patched(try Self.base(), S.stblPath + ["stsz"], at: 4, S.be32(1000))
         constant = try Self.patched(constant, S.stblPath + ["stsz"], at: 8, S.be32(0xFFFF_FFFF))
         #expect(Self.walk(constant) == MP4Error(.limitExceeded, ""))
     }
 
     @Test func stscDescriptionIndexOutOfRange() throws {
         // Chromium maps it to entry 0; we refuse it.
-        let bytes = try Self.patched(Self.base, S.stblPath + ["stsc"], at: 16, S.be32(7))
+        let bytes = try Self.patched(try Self.base(), S.stblPath + ["stsc"], at: 16, S.be32(7))
         #expect(Self.walk(bytes) == MP4Error(.invalidSampleTable, ""))
     }
 
@@ -143,15 +145,15 @@ import TestSupport
         let entry = { (first: UInt32, n: UInt32) in S.be32(first) + S.be32(n) + S.be32(1) }
         func file(_ entries: [[UInt8]]) throws -> [UInt8] {
             // Replace stsc with the given entries (same box size: pad with a free box after).
-            let node = try #require(try S.node(S.stblPath + ["stsc"], in: Self.base))
+            let node = try #require(try S.node(S.stblPath + ["stsc"], in: try Self.base()))
             let body = [0, 0, 0, 0] + S.be32(UInt32(entries.count)) + entries.flatMap { $0 }
             let new = S.box("stsc", body)
-            var out = Self.base
+            var out = try Self.base()
             out.replaceSubrange(Int(node.offset)..<Int(node.offset + node.header.size), with: new)
             return try Self.fixSizes(out, delta: new.count - Int(node.header.size))
         }
-        let samples = try MP4Reader(Self.base).videoTrack!.sampleCount
-        let chunks = Int(S.u32(try #require(try S.payload(S.stblPath + ["stco"], in: Self.base)), 4))
+        let samples = try MP4Reader(try Self.base()).videoTrack!.sampleCount
+        let chunks = Int(S.u32(try #require(try S.payload(S.stblPath + ["stco"], in: try Self.base())), 4))
         // Out of order (mp4parse-rust #113): an error.
         #expect(Self.walk(try file([entry(1, 1), entry(3, 1), entry(2, 1)])) == MP4Error(.invalidSampleTable, ""))
         // Not starting at chunk 1.
@@ -198,7 +200,7 @@ import TestSupport
 
     @Test func chunkOffsetsPastTheEnd() throws {
         // The first chunk points past the file: the sample read says so (mp4parse-rust #455).
-        let bytes = try Self.patched(Self.base, S.stblPath + ["stco"], at: 8, S.be32(0xFFFF_FF00))
+        let bytes = try Self.patched(try Self.base(), S.stblPath + ["stco"], at: 8, S.be32(0xFFFF_FF00))
         #expect(Self.walk(bytes) == MP4Error(.truncated, ""))
         // co64 near 2^64: offset + size would wrap (CVE-2016-6164 style). One sample per chunk
         // makes 8 stco entries: the same box holds 4 co64 entries.
@@ -250,9 +252,9 @@ import TestSupport
 
     @Test func timeTablesShorterThanTheSamples() throws {
         // stts covering fewer samples than stsz: an error at the first sample it cannot time.
-        let stts = try #require(try S.payload(S.stblPath + ["stts"], in: Self.base))
+        let stts = try #require(try S.payload(S.stblPath + ["stts"], in: try Self.base()))
         let firstCount = S.u32(stts, 8)
-        let bytes = try Self.patched(Self.base, S.stblPath + ["stts"], at: 8, S.be32(firstCount - 1))
+        let bytes = try Self.patched(try Self.base(), S.stblPath + ["stts"], at: 8, S.be32(firstCount - 1))
         #expect(Self.walk(bytes) == MP4Error(.invalidSampleTable, ""))
         // A ctts shorter than the samples: the rest have offset 0 (as FFmpeg reads it).
         let b = try S.mp4(Fixture.mainCABACBFrames.bytes()).bytes
@@ -262,9 +264,9 @@ import TestSupport
 
     @Test func zeroDurationTrailingSttsEntry() throws {
         // gpac #3924: an stts entry of 0 samples or of duration 0 at the end is not an error.
-        let stts = try #require(try S.payload(S.stblPath + ["stts"], in: Self.base))
+        let stts = try #require(try S.payload(S.stblPath + ["stts"], in: try Self.base()))
         let n = S.u32(stts, 4)
-        var bytes = try Self.patched(Self.base, S.stblPath + ["stts"], at: 8 + 8 * Int(n) - 4, S.be32(0))
+        var bytes = try Self.patched(try Self.base(), S.stblPath + ["stts"], at: 8 + 8 * Int(n) - 4, S.be32(0))
         bytes = try Self.patched(bytes, S.stblPath + ["stts"], at: 0, [0, 0, 0, 0])
         #expect(Self.walk(bytes) == nil)
         let reader = try MP4Reader(bytes)
@@ -272,18 +274,21 @@ import TestSupport
     }
 
     @Test func syncSampleTablePresentEmptyOrAbsent() throws {
-        let empty = try Self.patched(Self.base, S.stblPath + ["stss"], at: 4, S.be32(0))
+        let empty = try Self.patched(try Self.base(), S.stblPath + ["stss"], at: 4, S.be32(0))
         let reader = try MP4Reader(empty)
-        #expect(try reader.sampleInfos(of: reader.videoTrack!).allSatisfy { !$0.flags.isSync })
-        let gone = try Self.patched(Self.base, S.stblPath + ["stss"], at: -4, MP4FourCC("free").bytes)
+        let samples = Fixture.baselineCAVLC.facts.accessUnitCount
+        let none = try reader.sampleInfos(of: reader.videoTrack!)
+        #expect(none.count == samples && none.allSatisfy { !$0.flags.isSync })
+        let gone = try Self.patched(try Self.base(), S.stblPath + ["stss"], at: -4, MP4FourCC("free").bytes)
         let all = try MP4Reader(gone)
-        #expect(try all.sampleInfos(of: all.videoTrack!).allSatisfy { $0.flags.isSync })
+        let every = try all.sampleInfos(of: all.videoTrack!)
+        #expect(every.count == samples && every.allSatisfy { $0.flags.isSync })
     }
 
     /// Firefox's "sync lies": every sample claims sync; the flags read as written, the access
     /// units made of the samples tell the truth from the bitstream.
     @Test func lyingSyncFlags() throws {
-        let gone = try Self.patched(Self.base, S.stblPath + ["stss"], at: -4, MP4FourCC("free").bytes)
+        let gone = try Self.patched(try Self.base(), S.stblPath + ["stss"], at: -4, MP4FourCC("free").bytes)
         let reader = try MP4Reader(gone)
         let track = try #require(reader.videoTrack)
         var idr = 0
@@ -298,43 +303,46 @@ import TestSupport
 
     // MARK: - Fragments
 
-    static let fragmented: [UInt8] = {
-        let samples = (try? S.samples(Fixture.baselineCAVLC.bytes())) ?? []
+    /// A fragmented file of the same stream, a fragment per sample. Made once; a failure to
+    /// make it fails each test that uses it.
+    static func fragmented() throws -> [UInt8] { try fragmentedFile.get() }
+    private static let fragmentedFile = Result { () throws -> [UInt8] in
+        let samples = try S.samples(Fixture.baselineCAVLC.bytes())
         let file = MP4MemoryFile()
-        guard let w = try? MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: 1)) else { return [] }
-        for (d, s) in samples { try? w.append(s, description: d) }
-        try? w.finish()
+        let w = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: 1))
+        for (d, s) in samples { try w.append(s, description: d) }
+        try w.finish()
         return file.bytes
-    }()
+    }
 
     @Test func trunCountWithoutSizes() throws {
         // A trun claiming 2^32-1 samples with no per-sample fields and no default size.
         let trun = S.fullBox("trun", flags: 0, S.be32(0xFFFF_FFFF))
         let traf = S.box("traf", S.fullBox("tfhd", flags: 0x2_0000, S.be32(1)) + trun)
-        let file = Self.fragmented + S.box("moof", S.fullBox("mfhd", S.be32(99)) + traf) + S.box("mdat", [1, 2, 3])
+        let file = try Self.fragmented() + S.box("moof", S.fullBox("mfhd", S.be32(99)) + traf) + S.box("mdat", [1, 2, 3])
         #expect(Self.walk(file) == MP4Error(.invalidSampleTable, ""))
         // With a default size of 1: count x 1 byte must lie in the file.
         let sized = S.box("traf", S.fullBox("tfhd", flags: 0x2_0010, S.be32(1) + S.be32(1)) + trun)
-        let file2 = Self.fragmented + S.box("moof", S.fullBox("mfhd", S.be32(99)) + sized) + S.box("mdat", [1, 2, 3])
+        let file2 = try Self.fragmented() + S.box("moof", S.fullBox("mfhd", S.be32(99)) + sized) + S.box("mdat", [1, 2, 3])
         #expect(Self.walk(file2) == MP4Error(.invalidSampleTable, ""))
     }
 
     @Test func trunEntriesBeyondItsBox() throws {
         let trun = S.fullBox("trun", flags: 0x300, S.be32(1000) + S.be32(40) + S.be32(1))  // one entry, 1000 claimed
         let traf = S.box("traf", S.fullBox("tfhd", flags: 0x2_0000, S.be32(1)) + trun)
-        let file = Self.fragmented + S.box("moof", S.fullBox("mfhd", S.be32(99)) + traf)
+        let file = try Self.fragmented() + S.box("moof", S.fullBox("mfhd", S.be32(99)) + traf)
         #expect(Self.walk(file) == MP4Error(.invalidSampleTable, ""))
     }
 
     /// A recording cut short inside its last fragment reads up to the fragment before.
     @Test func fragmentedFileCutShort() throws {
-        let whole = try MP4Reader(Self.fragmented)
+        let whole = try MP4Reader(try Self.fragmented())
         let all = try whole.sampleInfos(of: whole.videoTrack!)
-        let lastMoof = try #require(try MP4BoxTree.nodes(in: Self.fragmented).last { $0.header.type == "moof" })
+        let lastMoof = try #require(try MP4BoxTree.nodes(in: try Self.fragmented()).last { $0.header.type == "moof" })
         let kept = all.filter { $0.offset < lastMoof.offset }.count
         #expect(kept > 0 && kept < all.count)
-        for cut in [Int(lastMoof.offset) + 4, Int(lastMoof.offset + lastMoof.header.size) + 9, Self.fragmented.count - 1] {
-            let reader = try MP4Reader(Array(Self.fragmented.prefix(cut)))
+        for cut in [Int(lastMoof.offset) + 4, Int(lastMoof.offset + lastMoof.header.size) + 9, try Self.fragmented().count - 1] {
+            let reader = try MP4Reader(Array(try Self.fragmented().prefix(cut)))
             #expect(reader.hasTruncatedTail)
             let infos = try reader.sampleInfos(of: reader.videoTrack!)
             #expect(infos.count == kept, "cut at \(cut)")
@@ -346,7 +354,7 @@ import TestSupport
 
     /// Every prefix of a small file: a typed error or fewer samples, never a trap.
     @Test func everyPrefix() throws {
-        for file in [Self.base, Self.fragmented] {
+        for file in [try Self.base(), try Self.fragmented()] {
             for n in stride(from: 0, to: file.count, by: max(1, file.count / 400)) {
                 _ = Self.walk(Array(file.prefix(n)))
                 FuzzProperty.replay(MP4FuzzBodies.read, Array(file.prefix(n)), label: "prefix of \(n) bytes")

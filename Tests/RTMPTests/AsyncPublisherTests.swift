@@ -1,5 +1,11 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 import Testing
 import FLV
@@ -20,7 +26,7 @@ import X264
     /// and a test starved of the cooperative pool by a loaded machine (30 s was seen between
     /// the server's greeting and the test's cancel) cannot reach them first.
     static let bound = 1.0
-    static let patient = RTMPPublisher.Options(connection: .init(connectTimeoutMilliseconds: 300_000, timeoutMilliseconds: 300_000))
+    static let patient = RTMPPublisher.Options(connection: .init(connectTimeout: .seconds(300), timeout: .seconds(300)))
 
     /// A count shared with a producer.
     final class Counter: Sendable {
@@ -77,7 +83,7 @@ import X264
     /// `publish`: every frame recorded, DTS from 0 in milliseconds, and FFmpeg decodes it all.
     @Test(.enabled(if: canPublish, "needs nginx with libnginx-mod-rtmp and ffmpeg"))
     func publishEncodedFramesFromAnAsyncSequence() async throws {
-        let (server, encoder, rtmp) = try await Self.publishing("async", options: .init(overflowPolicy: .block(maximumWaitMilliseconds: 5000)))
+        let (server, encoder, rtmp) = try await Self.publishing("async", options: .init(overflowPolicy: .block(maximumWait: .seconds(5))))
         let pulled = Counter()
         let statistics = try await rtmp.publish(encoder.encodedFrames(from: try Self.frames(50, pulled: pulled)))
         #expect(statistics.framesSent == 50 && statistics.framesDropped == 0)

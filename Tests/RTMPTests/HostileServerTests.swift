@@ -1,5 +1,11 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Testing
 import FLV
 import H264
@@ -100,7 +106,7 @@ import H264
     }
 
     static let deadline = 1000
-    static let options = RTMPConnection.Options(connectTimeoutMilliseconds: 1000, timeoutMilliseconds: deadline)
+    static let options = RTMPConnection.Options(connectTimeout: .seconds(1), timeout: .milliseconds(deadline))
 
     /// Connects to `server`; returns the error and the time it took.
     static func connect(_ server: Server) -> (error: RTMPError?, seconds: Double) {
@@ -197,7 +203,7 @@ import H264
             while !shouldStop() { usleep(10_000) }
         }
         defer { server.finish() }
-        let options = RTMPPublisher.Options(connection: .init(connectTimeoutMilliseconds: 1000, timeoutMilliseconds: 300))
+        let options = RTMPPublisher.Options(connection: .init(connectTimeout: .seconds(1), timeout: .milliseconds(300)))
         #expect(throws: RTMPError(.timedOut, "")) {
             try RTMPPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/test", options: options)
         }

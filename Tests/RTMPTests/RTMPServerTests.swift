@@ -1,5 +1,11 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Testing
 import H264
 import FLV
@@ -22,7 +28,7 @@ import TestSupport
         let order = try FFmpeg.presentationOrder(path)
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
         #expect(accessUnits.count == 250)  // 10 s at 25 fps
-        let options = RTMPPublisher.Options(queueCapacity: 16, overflowPolicy: .block(maximumWaitMilliseconds: 5000))
+        let options = RTMPPublisher.Options(queueCapacity: 16, overflowPolicy: .block(maximumWait: .seconds(5)))
         let stats = try RTMPVideoPublisher.publish(annexB: annexB, to: "rtmp://127.0.0.1:\(server.port)/live/test",
                                                realTime: false, options: options)
         #expect(stats.framesSent == 250 && stats.framesDropped == 0)
@@ -74,7 +80,7 @@ import TestSupport
         let server = try NginxServer()
         let annexB = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Corpus.path(Self.stream))))
         let accessUnits = AccessUnits.assemble(annexB: annexB[...]).accessUnits
-        let options = RTMPPublisher.Options(queueCapacity: 4, overflowPolicy: .block(maximumWaitMilliseconds: 2000))
+        let options = RTMPPublisher.Options(queueCapacity: 4, overflowPolicy: .block(maximumWait: .seconds(2)))
         let session = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(server.port)/live/gone", metadata: FLVMetadata(), options: options)
         for au in accessUnits.prefix(10) { try session.send(au) }
         server.kill()
@@ -85,8 +91,8 @@ import TestSupport
                 usleep(2000)
             }
             try session.finish()
-        } catch let e as RTMPError {
-            caught = e
+        } catch {
+            caught = error
         }
         #expect(caught?.code == .connectionClosed, "\(String(describing: caught))")
     }

@@ -2,29 +2,6 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Ports for the end-to-end tests.
-enum Ports {
-    /// True when a UDP socket is bound to `port` (Linux `/proc/net/udp`).
-    static func udpPortIsBound(_ port: Int) -> Bool {
-        let hex = String(port, radix: 16, uppercase: true)
-        let padded = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        for table in ["/proc/net/udp", "/proc/net/udp6"] {
-            if let text = try? String(contentsOfFile: table, encoding: .utf8), text.contains(":\(padded) ") { return true }
-        }
-        return false
-    }
-
-    /// An even port with it and the next one (RTCP) free.
-    static func freeEvenPort() -> Int {
-        var rng = SystemRandomNumberGenerator()
-        for _ in 0..<100 {
-            let port = Int.random(in: 20_000..<30_000, using: &rng) * 2
-            if !udpPortIsBound(port) && !udpPortIsBound(port + 1) { return port }
-        }
-        return 50_000
-    }
-}
-
 /// Sends a corpus stream with `h264 rtp-send` over loopback to a receiver started first from the
 /// SDP, and compares the frames FFmpeg decodes from what was received with those of the file.
 struct LoopbackReceive {
@@ -106,12 +83,12 @@ struct GStreamerReceiveTests {
     }
 }
 
-@Suite(.enabled(if: FFmpeg.isPresent && Support.h264 != nil, "needs ffmpeg (with libx264) and the built h264 tool"))
-struct RTPReceiveCommandTests {
+@Suite struct RTPReceiveCommandTests {
     /// `h264 rtp-receive` started from the SDP FFmpeg writes, then FFmpeg's `-f rtp` sending:
     /// Annex-B (and MP4) output decodes to the source's frames; the report counts every frame
     /// and no loss; the receiver stops on its own after the idle timeout.
-    @Test(.timeLimit(.minutes(1)), arguments: [("baseline", "out.264", true), ("bframes", "out.mp4", false)])
+    @Test(.enabled(if: FFmpeg.isPresent && Support.h264 != nil, "needs ffmpeg (with libx264) and the built h264 tool"),
+          .timeLimit(.minutes(1)), arguments: [("baseline", "out.264", true), ("bframes", "out.mp4", false)])
     func receivesFromAnSDP(stream: String, outputName: String, json: Bool) throws {
         let h264 = try #require(Support.h264)
         let path = try SenderStreams.path(stream)
@@ -148,7 +125,8 @@ struct RTPReceiveCommandTests {
     /// a sender that ends with an RTCP BYE (FFmpeg with `-rtpflags send_bye`, or `h264
     /// rtp-send`): the stray access unit is skipped and counted, the recording is the source's
     /// 50 frames, and the receiver stops because of the BYE (its idle timeout is 30 s away).
-    @Test(.timeLimit(.minutes(1)), arguments: ["ffmpeg", "rtp-send"])
+    @Test(.enabled(if: FFmpeg.isPresent && Support.h264 != nil, "needs ffmpeg (with libx264) and the built h264 tool"),
+          .timeLimit(.minutes(1)), arguments: ["ffmpeg", "rtp-send"])
     func stopsAtByeAfterAStrayPacket(sender: String) throws {
         let h264 = try #require(Support.h264)
         let path = try SenderStreams.path("baseline")
@@ -187,7 +165,8 @@ struct RTPReceiveCommandTests {
         #expect(try FFmpeg.frameMD5s(file: output) == SenderStreams.reference(path))
     }
 
-    @Test func refusesWithoutAPortOrSDP() throws {
+    @Test(.enabled(if: Support.h264 != nil, "needs the built h264 tool"))
+    func refusesWithoutAPortOrSDP() throws {
         let h264 = try #require(Support.h264)
         let r = try Support.run(h264, ["rtp-receive", "-o", "/dev/null"])
         #expect(r.status == 1 && r.stderr.contains("--port"))

@@ -71,14 +71,12 @@ struct RTCPByeTests {
         #expect(r.sourceChanges == 1 && r.accessUnitsSkipped == 1 && r.accessUnitsDelivered == 50, "\(r)")
         #expect(r.packetsLost == 0 && r.byesIgnored == 0 && r.rtcpDatagramsRejected == 0 && r.senderReports >= 2)
         let times = received.ntpTimestamps.compactMap { $0 }
-        #expect(times.count >= 40)
-        if let first = times.first {
-            #expect(abs(RTCP.unixSeconds(ntpTimestamp: first) - Date().timeIntervalSince1970) < 120)
-            // Consecutive pictures 40 ms apart on the sender's clock (under the first report:
-            // the last one, sent after the last packet, maps FFmpeg's paced clock anew).
-            let early = times.prefix(40)
-            #expect(zip(early, early.dropFirst()).allSatisfy { abs(Int64(bitPattern: $1 &- $0) - (Int64(1) << 32) / 25) < 1000 })
-        }
+        try #require(times.count >= 40)
+        #expect(abs(RTCP.unixSeconds(ntpTimestamp: times[0]) - Date().timeIntervalSince1970) < 120)
+        // Consecutive pictures 40 ms apart on the sender's clock (under the first report:
+        // the last one, sent after the last packet, maps FFmpeg's paced clock anew).
+        let early = times.prefix(40)
+        #expect(zip(early, early.dropFirst()).allSatisfy { abs(Int64(bitPattern: $1 &- $0) - (Int64(1) << 32) / 25) < 1000 })
         #expect(received.senderReport?.packetCount == UInt32(r.packetsReceived - 1))  // the stray one was not FFmpeg's
         try Self.expectFramesOfTheSource(received, path)
     }

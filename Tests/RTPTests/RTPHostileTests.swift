@@ -8,43 +8,43 @@ import TestSupport
         [first, marker ? 0xE0 : 0x60, UInt8(seq >> 8), UInt8(seq & 0xFF), 0, 0, 0x0E, 0x10, 0, 0, 0, 1] + payload
     }
 
-    static let cases: [(String, [UInt8], H264Error.Code)] = [
+    static let cases: [(String, [UInt8], RTPError.Code)] = [
         ("empty datagram", [], .truncated),
         ("short header", [0x80, 0x60, 0, 1, 0], .truncated),
-        ("version 1", rtp([0x41, 1], first: 0x40), .invalidBitstream),
-        ("version 0", rtp([0x41, 1], first: 0x00), .invalidBitstream),
+        ("version 1", rtp([0x41, 1], first: 0x40), .invalidPacket),
+        ("version 0", rtp([0x41, 1], first: 0x00), .invalidPacket),
         ("15 CSRCs past the end", rtp([0x41, 1], first: 0x8F), .truncated),
         ("extension header past the end", rtp([], first: 0x90) + [0xBE], .truncated),
         ("extension length past the end", rtp([0xBE, 0xDE, 0x00, 0x09, 0x41], first: 0x90), .truncated),
-        ("padding count 0", rtp([0x41, 1, 0], first: 0xA0), .invalidBitstream),
-        ("padding longer than payload", rtp([0x41, 1, 9], first: 0xA0), .invalidBitstream),
+        ("padding count 0", rtp([0x41, 1, 0], first: 0xA0), .invalidPacket),
+        ("padding longer than payload", rtp([0x41, 1, 9], first: 0xA0), .invalidPacket),
         ("padding eats the payload", rtp([0x41, 2], first: 0xA0), .truncated),
         ("empty payload", rtp([]), .truncated),
-        ("F bit", rtp([0xC1, 1]), .forbiddenBitSet),
-        ("NAL type 0", rtp([0x00, 1]), .invalidBitstream),
+        ("F bit", rtp([0xC1, 1]), .invalidPacket),
+        ("NAL type 0", rtp([0x00, 1]), .invalidPacket),
         ("NAL type 30", rtp([0x1E, 1]), .unsupported),
         ("header extension cut", rtp([0x74, 0x80]), .truncated),
         ("STAP-A alone", rtp([0x78]), .truncated),
         ("STAP-A size cut", rtp([0x78, 0, 2, 0x67, 1, 0]), .truncated),
-        ("STAP-A size past the end", rtp([0x78, 0, 9, 0x67, 1]), .lengthPastEnd),
-        ("STAP-A zero size", rtp([0x78, 0, 0, 0, 2, 0x68, 1]), .emptyNALUnit),
-        ("STAP-A nested", rtp([0x78, 0, 2, 0x78, 0]), .invalidBitstream),
-        ("STAP-A forbidden bit inside", rtp([0x78, 0, 2, 0xE7, 0]), .forbiddenBitSet),
+        ("STAP-A size past the end", rtp([0x78, 0, 9, 0x67, 1]), .truncated),
+        ("STAP-A zero size", rtp([0x78, 0, 0, 0, 2, 0x68, 1]), .invalidPacket),
+        ("STAP-A nested", rtp([0x78, 0, 2, 0x78, 0]), .invalidPacket),
+        ("STAP-A forbidden bit inside", rtp([0x78, 0, 2, 0xE7, 0]), .invalidPacket),
         ("STAP-B", rtp([0x79, 0, 1, 0, 2, 0x67, 1]), .unsupported),
         ("MTAP16", rtp([0x7A, 0, 1]), .unsupported),
         ("MTAP24", rtp([0x7B, 0, 1]), .unsupported),
         ("FU-B", rtp([0x7D, 0x85, 0, 1, 2]), .unsupported),
         ("FU-A without header", rtp([0x7C]), .truncated),
-        ("FU-A with S and E", rtp([0x7C, 0xC5, 1]), .invalidBitstream),
-        ("FU-A of a STAP-A", rtp([0x7C, 0x98, 1]), .invalidBitstream),
-        ("FU-A reserved bit", rtp([0x7C, 0xA5, 1]), .invalidBitstream),
+        ("FU-A with S and E", rtp([0x7C, 0xC5, 1]), .invalidPacket),
+        ("FU-A of a STAP-A", rtp([0x7C, 0x98, 1]), .invalidPacket),
+        ("FU-A reserved bit", rtp([0x7C, 0xA5, 1]), .invalidPacket),
     ]
 
     @Test(arguments: cases)
-    func rejected(name: String, packet: [UInt8], code: H264Error.Code) throws {
+    func rejected(name: String, packet: [UInt8], code: RTPError.Code) throws {
         var d = try RTPDepacketizer()
         var delivered: [RTPReceivedAccessUnit] = []
-        #expect(throws: H264Error(code, name)) { try d.push(packet[...]) { delivered.append($0) } }
+        #expect(throws: RTPError(code, name)) { try d.push(packet[...]) { delivered.append($0) } }
         // The stream goes on after the bad packet.
         try d.push(Self.rtp([0x65, 0x88, 0x84], seq: 2)[...]) { delivered.append($0) }
         d.flush { delivered.append($0) }
@@ -53,17 +53,17 @@ import TestSupport
 
     @Test func payloadTypeAndSSRCFilters() throws {
         var d = try RTPDepacketizer(.init(payloadType: 97))
-        #expect(throws: H264Error(.unsupported, "")) { try d.push(Self.rtp([0x41, 1])[...]) { _ in } }
+        #expect(throws: RTPError(.unsupported, "")) { try d.push(Self.rtp([0x41, 1])[...]) { _ in } }
         var e = try RTPDepacketizer()
         try e.push(Self.rtp([0x41, 1])[...]) { _ in }
         var other = Self.rtp([0x41, 1], seq: 2)
         other[11] = 2
-        #expect(throws: H264Error(.unsupported, "")) { try e.push(other[...]) { _ in } }
+        #expect(throws: RTPError(.unsupported, "")) { try e.push(other[...]) { _ in } }
     }
 
     @Test func invalidConfiguration() {
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPDepacketizer(.init(reorderWindow: 0)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPDepacketizer(.init(reorderWindow: 100_000)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPDepacketizer(.init(reorderWindow: 0)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPDepacketizer(.init(reorderWindow: 100_000)) }
     }
 
     @Test func interruptedFragmentIsDroppedAndReported() throws {
@@ -71,7 +71,7 @@ import TestSupport
         var delivered: [[[UInt8]]] = []
         let sink = { (au: RTPReceivedAccessUnit) in delivered.append(au.nalUnits.map { Array($0.bytes) }) }
         try d.push(Self.rtp([0x7C, 0x85, 1, 2], seq: 1, marker: false)[...], sink)
-        #expect(throws: H264Error(.invalidBitstream, "")) { try d.push(Self.rtp([0x41, 7], seq: 2)[...], sink) }
+        #expect(throws: RTPError(.invalidPacket, "")) { try d.push(Self.rtp([0x41, 7], seq: 2)[...], sink) }
         d.flush(sink)
         #expect(delivered == [[[0x41, 7]]])
         #expect(d.report.nalUnitsDropped == 1)
@@ -80,7 +80,7 @@ import TestSupport
             Issue.record("no drop event: \(events)")
             return
         }
-        #expect(type == .idrSlice && fragments == 1 && reason.code == .invalidBitstream)
+        #expect(type == .idrSlice && fragments == 1 && reason.code == .invalidPacket)
     }
 
     /// The limit counts each NAL unit's bytes and its bookkeeping: room for 10 bytes in one unit.

@@ -13,24 +13,24 @@ import Testing
         var description: String
         var packets: [[UInt8]]
         var mode: Int
-        var strictError: H264Error.Code
+        var strictError: RTPError.Code
         var tolerance: RTPTolerance
         var delivered: [[UInt8]]
     }
 
     static let cases: [Case] = [
         Case(description: "FU-A with S and E", packets: [rtp([0x7C, 0xC5, 0x88, 0x84], seq: 1, marker: true)], mode: 1,
-             strictError: .invalidBitstream, tolerance: .fragmentStartAndEnd, delivered: [[0x65, 0x88, 0x84]]),
+             strictError: .invalidPacket, tolerance: .fragmentStartAndEnd, delivered: [[0x65, 0x88, 0x84]]),
         Case(description: "F bit in a single NAL unit packet", packets: [rtp([0xE5, 0x88, 0x84], seq: 1, marker: true)], mode: 1,
-             strictError: .forbiddenBitSet, tolerance: .forbiddenBit, delivered: [[0x65, 0x88, 0x84]]),
+             strictError: .invalidPacket, tolerance: .forbiddenBit, delivered: [[0x65, 0x88, 0x84]]),
         Case(description: "F bit inside a STAP-A", packets: [rtp([0x78, 0, 2, 0xE7, 0x42, 0, 2, 0x68, 0xCE], seq: 1, marker: true)],
-             mode: 1, strictError: .forbiddenBitSet, tolerance: .forbiddenBit, delivered: [[0x67, 0x42], [0x68, 0xCE]]),
+             mode: 1, strictError: .invalidPacket, tolerance: .forbiddenBit, delivered: [[0x67, 0x42], [0x68, 0xCE]]),
         Case(description: "F bit in an FU indicator",
              packets: [rtp([0xFC, 0x85, 0x88], seq: 1), rtp([0x7C, 0x45, 0x84], seq: 2, marker: true)], mode: 1,
-             strictError: .forbiddenBitSet, tolerance: .forbiddenBit, delivered: [[0x65, 0x88, 0x84]]),
+             strictError: .invalidPacket, tolerance: .forbiddenBit, delivered: [[0x65, 0x88, 0x84]]),
         Case(description: "FU header reserved bit",
              packets: [rtp([0x7C, 0xA5, 0x88], seq: 1), rtp([0x7C, 0x65, 0x84], seq: 2, marker: true)], mode: 1,
-             strictError: .invalidBitstream, tolerance: .reservedBit, delivered: [[0x65, 0x88, 0x84]]),
+             strictError: .invalidPacket, tolerance: .reservedBit, delivered: [[0x65, 0x88, 0x84]]),
         Case(description: "FU-A under packetization-mode 0",
              packets: [rtp([0x7C, 0x85, 0x88], seq: 1), rtp([0x7C, 0x45, 0x84], seq: 2, marker: true)], mode: 0,
              strictError: .unsupported, tolerance: .packetizationModeMismatch, delivered: [[0x65, 0x88, 0x84]]),
@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: cases)
     func strictRejectsLenientTolerates(c: Case) throws {
         var strict = try RTPDepacketizer(.init(packetizationMode: c.mode))
-        #expect(throws: H264Error(c.strictError, "")) { try strict.push(c.packets[0][...]) { _ in } }
+        #expect(throws: RTPError(c.strictError, "")) { try strict.push(c.packets[0][...]) { _ in } }
         #expect(strict.report.packetsRejected == 1 && strict.report.toleratedViolations == 0)
 
         var lenient = try RTPDepacketizer(.init(packetizationMode: c.mode, lenient: true))
@@ -90,7 +90,7 @@ import Testing
         // After the start, a fragment without a start and no loss is still a violation.
         var e = try RTPDepacketizer(.init(lenient: lenient))
         try e.push(Self.rtp([0x41, 0x9A], seq: 1, marker: true)[...]) { _ in }
-        #expect(throws: H264Error(.invalidBitstream, "")) { try e.push(Self.rtp([0x7C, 0x45, 0x12], seq: 2, ts: 2)[...]) { _ in } }
+        #expect(throws: RTPError(.invalidPacket, "")) { try e.push(Self.rtp([0x7C, 0x45, 0x12], seq: 2, ts: 2)[...]) { _ in } }
     }
 
     /// Packets put back in order are counted as reordered; rejected ones as rejected.
@@ -100,11 +100,11 @@ import Testing
         for seq in [1, 3, 2, 5, 4, 6] as [UInt16] {
             try d.push(Self.rtp([0x41, UInt8(seq)], seq: seq, ts: UInt8(seq), marker: true)[...]) { nals += $0.nalUnits.map { $0.bytes.last! } }
         }
-        #expect(throws: H264Error(.truncated, "")) { try d.push([0x80, 0x60][...]) { _ in } }
+        #expect(throws: RTPError(.truncated, "")) { try d.push([0x80, 0x60][...]) { _ in } }
         d.flush { nals += $0.nalUnits.map { $0.bytes.last! } }
         #expect(nals == [1, 2, 3, 4, 5, 6])
         #expect(d.report.reorderedPackets == 2 && d.report.packetsRejected == 1 && d.report.packetsLost == 0)
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPDepacketizer(.init(packetizationMode: 2)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPDepacketizer(.init(packetizationMode: 2)) }
     }
 }
 

@@ -3,11 +3,11 @@ import RTP
 import Testing
 import TestSupport
 
-@Suite(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"))
-struct RTPLossTests {
+@Suite struct RTPLossTests {
     /// 5% loss, 3% duplication, reordering inside blocks of 8: every NAL unit none of whose packets
     /// was lost comes back exactly, in order, in the right access unit; losses are reported.
-    @Test(arguments: [("cros-codecs/test-25fps.h264", 1200, UInt64(1)), ("cros-codecs/test-25fps.h264", 300, 2),
+    @Test(.enabled(if: Corpus.isPresent, "needs ../shared/corpus"),
+          arguments: [("cros-codecs/test-25fps.h264", 1200, UInt64(1)), ("cros-codecs/test-25fps.h264", 300, 2),
                       ("openh264/test_scalinglist_jm.264", 200, 3), ("cros-codecs/test-25fps.h264", 60, 4),
                       ("fate-frext/HCAFF1_HHI.264", 1200, 5), ("openh264/sps_subsetsps_bothVUI.264", 400, 6)])
     func lossReorderDuplication(stream: String, mtu: Int, seed: UInt64) throws {

@@ -92,11 +92,11 @@ import TestSupport
     @Test func oversizedPacketsAndLimits() throws {
         var d = try RTPDepacketizer()
         let big = Self.rtp([0x41] + [UInt8](repeating: 1, count: 65_535), seq: 1)
-        #expect(throws: H264Error(.limitExceeded, "")) { try d.push(big[...]) { _ in } }
+        #expect(throws: RTPError(.limitExceeded, "")) { try d.push(big[...]) { _ in } }
         #expect(d.report.packetsRejected == 1 && d.retainedByteCount < 64 << 10)
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPDepacketizer(.init(maximumNALUnitsPerAccessUnit: 0)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPDepacketizer(.init(maximumNALUnitsPerAccessUnit: 1 << 21)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPDepacketizer(.init(maximumAccessUnitSize: 0)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPDepacketizer(.init(maximumNALUnitsPerAccessUnit: 0)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPDepacketizer(.init(maximumNALUnitsPerAccessUnit: 1 << 21)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPDepacketizer(.init(maximumAccessUnitSize: 0)) }
     }
 
     /// Large packets held out of order in the reorder window: each slot keeps at most one
@@ -133,7 +133,7 @@ import TestSupport
         try d.push(Self.rtp([0x41, 0x9A, 0xFF], seq: 999, ssrc: 0xDEAD, timestamp: 7)[...], sink)  // no marker: in progress
         #expect(d.ssrc == 0xDEAD)
         let stream = (0..<4).map { Self.rtp([0x65, 0x88, UInt8($0)], seq: UInt16(40 + $0), ssrc: 5, timestamp: UInt32($0) * 3000, marker: true) }
-        #expect(throws: H264Error(.unsupported, "")) { try d.push(stream[0][...], sink) }
+        #expect(throws: RTPError(.unsupported, "")) { try d.push(stream[0][...], sink) }
         for packet in stream.dropFirst() { try d.push(packet[...], sink) }
         d.flush(sink)
         #expect(d.ssrc == 5)
@@ -146,7 +146,7 @@ import TestSupport
         var count = 0
         for i in 0..<20 {
             try e.push(Self.rtp([0x41, UInt8(i)], seq: UInt16(i), ssrc: 1, marker: true)[...]) { _ in count += 1 }
-            #expect(throws: H264Error(.unsupported, "")) {
+            #expect(throws: RTPError(.unsupported, "")) {
                 try e.push(Self.rtp([0x41, UInt8(i)], seq: UInt16(100 + i), ssrc: 2, marker: true)[...]) { _ in count += 1 }
             }
         }

@@ -37,7 +37,7 @@ import Testing
         var p = try RTPPacketizer(.init(mtu: 200, ssrc: 1, initialSequenceNumber: 10, packetizationMode: 0))
         var buffer = RTPPacketBuffer()
         let big = RTPAccessUnit(nalUnits: try [T.sps, T.pps, T.idr(189)].map { try NALUnit($0) }, timestamp90kHz: 0)
-        #expect(throws: H264Error(.nalUnitTooLarge, "")) { try p.packetize(big, into: &buffer) }
+        #expect(throws: RTPError(.nalUnitTooLarge, "")) { try p.packetize(big, into: &buffer) }
         #expect(buffer.isEmpty && p.nextSequenceNumber == 10)
         // 188 bytes is exactly the payload of a 200-byte packet.
         try p.packetize(RTPAccessUnit(nalUnits: [try NALUnit(T.idr(188))], timestamp90kHz: 0), into: &buffer)
@@ -46,10 +46,10 @@ import Testing
         let hugeSPS = [UInt8](T.sps) + [UInt8](repeating: 0x55, count: 300)
         var q = try RTPPacketizer(.init(mtu: 200, ssrc: 1, parameterSets: .given([try NALUnit(hugeSPS), try NALUnit(T.pps)]),
                                         packetizationMode: 0))
-        #expect(throws: H264Error(.nalUnitTooLarge, "")) {
+        #expect(throws: RTPError(.nalUnitTooLarge, "")) {
             try q.packetize(RTPAccessUnit(nalUnits: [try NALUnit(T.idr(50))], timestamp90kHz: 0), into: &buffer)
         }
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPPacketizer(.init(ssrc: 1, packetizationMode: 2)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPPacketizer(.init(ssrc: 1, packetizationMode: 2)) }
     }
 
     /// STAP-A off: small NAL units each go alone; large ones are still fragmented.

@@ -48,9 +48,9 @@ import Testing
     }
 
     @Test func invalidConfiguration() {
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPPacketizer(.init(mtu: 14, ssrc: 1)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPPacketizer(.init(mtu: 70_000, ssrc: 1)) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPPacketizer(.init(payloadType: 128, ssrc: 1)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPPacketizer(.init(mtu: 14, ssrc: 1)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPPacketizer(.init(mtu: 70_000, ssrc: 1)) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPPacketizer(.init(payloadType: 128, ssrc: 1)) }
     }
 
     @Test func givenParameterSetsBeforeIDR() throws {

@@ -8,11 +8,11 @@ struct ScriptedSessionSource: RTPDatagramSource {
     var datagrams: [([UInt8], RTPChannel)]
     var gap: Duration = .zero
 
-    mutating func receive(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> Int? {
+    mutating func receive(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> Int? {
         try receiveDatagram(into: &buffer, timeout: timeout)?.count
     }
 
-    mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> (count: Int, channel: RTPChannel)? {
+    mutating func receiveDatagram(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> (count: Int, channel: RTPChannel)? {
         guard !datagrams.isEmpty, gap <= timeout else {
             pause(max(timeout, .zero))
             return nil
@@ -127,7 +127,7 @@ struct ScriptedSessionSource: RTPDatagramSource {
         #expect(receiver.report.rtcpDatagramsRejected == asRTCP)
         #expect(receiver.report.packetsRejected == hostile.count + 1 - asRTCP)
         #expect(receiver.errorCount == hostile.count + 1 && receiver.errors.count == RTPReceiver.maximumKeptErrors)
-        #expect(receiver.errors.first?.code == .truncated && receiver.errors[1].code == .invalidBitstream)
+        #expect(receiver.errors.first?.code == .truncated && receiver.errors[1].code == .invalidPacket)
     }
 
     /// The sockets of a session over loopback: each datagram comes with its port, and a
@@ -151,7 +151,7 @@ struct ScriptedSessionSource: RTPDatagramSource {
         #expect(got.count == 6)
         #expect(got.prefix(2).contains { $0 == (0xBB, .rtcp) })
         #expect(got.filter { $0.1 == .rtp }.map(\.0) == [0, 1, 2, 3, 4])
-        #expect(throws: H264Error(.invalidArgument, "")) { try UDPSocketPair(receivingOn: 65535, address: "127.0.0.1") }
+        #expect(throws: RTPError(.invalidArgument, "")) { try UDPSocketPair(receivingOn: 65535, address: "127.0.0.1") }
     }
 
     /// With `skipsUntilDecodable`, nothing comes out before an IDR picture whose PPS and SPS are

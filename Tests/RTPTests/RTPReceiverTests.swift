@@ -14,7 +14,7 @@ struct ScriptedSource: RTPDatagramSource {
     var gap: Duration = .zero
     var waited: Duration = .zero
 
-    mutating func receive(into buffer: inout [UInt8], timeout: Duration) throws(H264Error) -> Int? {
+    mutating func receive(into buffer: inout [UInt8], timeout: Duration) throws(RTPError) -> Int? {
         guard !datagrams.isEmpty, gap <= timeout else {
             // Nothing (more) to give: the whole timeout passes.
             let t = max(timeout, .zero)
@@ -126,9 +126,9 @@ struct ScriptedSource: RTPDatagramSource {
         let began = clock.now
         #expect(try rx.receive(into: &buffer, timeout: .milliseconds(100)) == nil)
         #expect(clock.now - began >= .milliseconds(100))
-        #expect(throws: H264Error(.invalidArgument, "")) { try UDPSocket(receivingOn: 70_000) }
-        #expect(throws: H264Error(.invalidArgument, "")) { try UDPSocket(receivingOn: 0, address: "not-an-address") }
-        #expect(throws: H264Error(.io, "")) { try UDPSocket(receivingOn: rx.localPort, address: "127.0.0.1") }
-        #expect(throws: H264Error(.invalidArgument, "")) { try payload.withUnsafeBytes { try rx.send($0) } }
+        #expect(throws: RTPError(.invalidArgument, "")) { try UDPSocket(receivingOn: 70_000) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try UDPSocket(receivingOn: 0, address: "not-an-address") }
+        #expect(throws: RTPError(.io, "")) { try UDPSocket(receivingOn: rx.localPort, address: "127.0.0.1") }
+        #expect(throws: RTPError(.invalidArgument, "")) { try payload.withUnsafeBytes { try rx.send($0) } }
     }
 }

@@ -41,7 +41,7 @@ import Testing
     @Test func accessUnitWithoutTimestampsIsATypedError() throws {
         var packetizer = try RTPPacketizer(.init(ssrc: 7))
         var packets = RTPPacketBuffer()
-        #expect(throws: H264Error(.invalidArgument, "")) {
+        #expect(throws: RTPError(.invalidArgument, "")) {
             try packetizer.packetize(AccessUnit(nalUnits: [Self.p], index: 0), into: &packets)
         }
         #expect(packets.isEmpty)

@@ -18,7 +18,7 @@ import TestSupport
         // A PPS only after the first slice is still taken.
         let late = try H264FormatParameters(stream: [sps1, idr, pps0, idr])
         #expect(late.parameterSets == [sps1, pps0].map { Array($0.bytes) })
-        #expect(throws: H264Error(.missingParameterSet, "")) { try H264FormatParameters(stream: [pps0, idr]) }
+        #expect(throws: RTPError(.missingParameterSet, "")) { try H264FormatParameters(stream: [pps0, idr]) }
     }
 
     /// The RTCP port of the video stream: `a=rtcp` (RFC 3605) with or without an address,
@@ -39,7 +39,7 @@ import TestSupport
         #expect(muxed.rtcpMux && muxed.effectiveRTCPPort == 5004)
         #expect(try RTPSessionDescription(parsing: muxed.text) == muxed)
         for bad in ["a=rtcp:\r\n", "a=rtcp:0\r\n", "a=rtcp:70000\r\n", "a=rtcp:x IN IP4 1.2.3.4\r\n"] {
-            #expect(throws: H264Error(.invalidArgument, bad)) { try RTPSessionDescription(parsing: head + video + bad) }
+            #expect(throws: RTPError(.invalidArgument, bad)) { try RTPSessionDescription(parsing: head + video + bad) }
         }
     }
 
@@ -60,7 +60,7 @@ import TestSupport
 
     @Test(arguments: ["Z", "Zg=a", "Zh==", "Zm9=", "Z!==", "=", "Zg===="])
     func base64Rejects(text: String) {
-        #expect(throws: H264Error(.invalidArgument, "")) { try Base64.decode(text) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try Base64.decode(text) }
     }
 
     /// `ProfileLevelID` is the core's `ProfileLevel` (its own tests are in H264Tests): read
@@ -77,7 +77,7 @@ import TestSupport
         #expect(stream.compatibility(withNegotiated: negotiated, levelAsymmetryAllowed: strict.levelAsymmetryAllowed)
                 == .levelTooHigh(stream: .init(levelIDC: 30), negotiated: .init(levelIDC: 21)))
         #expect(stream.compatibility(withNegotiated: negotiated, levelAsymmetryAllowed: asymmetric.levelAsymmetryAllowed).isCompatible)
-        #expect(throws: H264Error(.invalidArgument, "")) { try H264FormatParameters(parsing: "profile-level-id=4d401") }
+        #expect(throws: RTPError(.invalidArgument, "")) { try H264FormatParameters(parsing: "profile-level-id=4d401") }
     }
 
     @Test func formatParametersRoundTrip() throws {
@@ -89,10 +89,11 @@ import TestSupport
         #expect(try parsed.parameterSetNALUnits().map(\.type) == [.sps, .pps])
         let other = try H264FormatParameters(parsing: "profile-level-id=42e01f; level-asymmetry-allowed=1")
         #expect(other.packetizationMode == 0 && other.otherParameters == ["level-asymmetry-allowed=1"])
-        #expect(throws: H264Error(.invalidArgument, "")) { try H264FormatParameters(parsing: "packetization-mode=7") }
-        #expect(throws: H264Error(.invalidArgument, "")) { try H264FormatParameters(parsing: "sprop-parameter-sets=Z0L!") }
-        #expect(throws: H264Error(.forbiddenBitSet, "")) { try H264FormatParameters(parsing: "sprop-parameter-sets=5w==") }
-        #expect(throws: H264Error(.missingParameterSet, "")) { try H264FormatParameters(parameterSets: [units[1]]) }
+        #expect(throws: RTPError(.invalidArgument, "")) { try H264FormatParameters(parsing: "packetization-mode=7") }
+        #expect(throws: RTPError(.invalidArgument, "")) { try H264FormatParameters(parsing: "sprop-parameter-sets=Z0L!") }
+        let core = #expect(throws: RTPError(.h264, "")) { try H264FormatParameters(parsing: "sprop-parameter-sets=5w==") }
+        #expect(core?.underlying(as: H264Error.self)?.code == .forbiddenBitSet)
+        #expect(throws: RTPError(.missingParameterSet, "")) { try H264FormatParameters(parameterSets: [units[1]]) }
     }
 
     /// sprop-parameter-sets with any number of entries, empty ones included: never a trap.
@@ -114,8 +115,8 @@ import TestSupport
     @Test func spropParameterSetsBounded() throws {
         let many = Array(repeating: "aM48gA==", count: H264FormatParameters.maximumParameterSets).joined(separator: ",")
         #expect(try H264FormatParameters.parseParameterSets(many).count == H264FormatParameters.maximumParameterSets)
-        #expect(throws: H264Error(.limitExceeded, "")) { try H264FormatParameters.parseParameterSets(many + ",aM48gA==") }
-        #expect(throws: H264Error(.invalidArgument, "")) { try H264FormatParameters.parseParameterSets("Z0LAH9oB,%%") }
+        #expect(throws: RTPError(.limitExceeded, "")) { try H264FormatParameters.parseParameterSets(many + ",aM48gA==") }
+        #expect(throws: RTPError(.invalidArgument, "")) { try H264FormatParameters.parseParameterSets("Z0LAH9oB,%%") }
     }
 
     @Test func sessionDescriptionRoundTrip() throws {
@@ -129,8 +130,8 @@ import TestSupport
         let v6 = RTPSessionDescription(connectionAddress: "::1", port: 6000, payloadType: 100, format: format)
         #expect(v6.text.contains("c=IN IP6 ::1"))
         #expect(try RTPSessionDescription(parsing: v6.text) == v6)
-        #expect(throws: H264Error(.invalidArgument, "")) { try RTPSessionDescription(parsing: "v=0\r\n") }
-        #expect(throws: H264Error(.invalidArgument, "")) {
+        #expect(throws: RTPError(.invalidArgument, "")) { try RTPSessionDescription(parsing: "v=0\r\n") }
+        #expect(throws: RTPError(.invalidArgument, "")) {
             try RTPSessionDescription(parsing: "m=video 5004 RTP/AVP 96\na=rtpmap:96 VP8/90000\n")
         }
     }

@@ -5,8 +5,10 @@ import Foundation
 ///
 /// Tests that need them are enabled with `.enabled(if: FFmpeg.isPresent, ...)`.
 public enum FFmpeg {
-    /// Whether both `ffmpeg` and `ffprobe` are on PATH.
-    public static let isPresent: Bool = Support.which("ffmpeg") != nil && Support.which("ffprobe") != nil
+    /// Whether both `ffmpeg` and `ffprobe` are on PATH; under CI, true (a missing tool fails the
+    /// tests instead of skipping them, see ``Tool``).
+    public static let isPresent: Bool = Tool.required("ffmpeg and ffprobe",
+                                                      present: Support.which("ffmpeg") != nil && Support.which("ffprobe") != nil)
 
     /// Runs `ffmpeg` (with `-hide_banner -nostdin`).
     @discardableResult

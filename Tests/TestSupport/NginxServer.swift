@@ -10,7 +10,9 @@ public final class NginxServer {
     public static let binary = Support.which("nginx") ?? "/usr/sbin/nginx"
     public static let modulePaths = ["/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so"]
     public static let module = modulePaths.first { FileManager.default.fileExists(atPath: $0) }
-    public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: binary) && module != nil }
+    /// Whether nginx and its RTMP module are installed; under CI, true (see ``Tool``).
+    public static let isAvailable: Bool = Tool.required("nginx with libnginx-mod-rtmp",
+                                                        present: FileManager.default.isExecutableFile(atPath: binary) && module != nil)
 
     public let directory: String
     public let port: UInt16

@@ -18,25 +18,37 @@ public enum Support {
 
     /// The built `h264` executable: next to the test bundle, else in `.build/debug`; nil when it
     /// is not built (tests that run it skip with a reason).
-    public static let h264: String? = {
+    public static let h264: String? = executable("h264")
+
+    /// The built benchmark executable (`H264Benchmarks`), found as ``h264`` is.
+    public static let benchmarks: String? = executable("H264Benchmarks")
+
+    /// The package's executable `name`: next to the test bundle, else in `.build/debug`.
+    private static func executable(_ name: String) -> String? {
         var candidates: [String] = []
         if let first = CommandLine.arguments.first {
             var dir = URL(fileURLWithPath: first)
             for _ in 0..<3 {  // the bundle, or an executable inside it
                 dir.deleteLastPathComponent()
-                candidates.append(dir.appendingPathComponent("h264").path)
+                candidates.append(dir.appendingPathComponent(name).path)
             }
         }
-        candidates.append(root + "/.build/debug/h264")
+        candidates.append(root + "/.build/debug/" + name)
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    }
 
     /// `gst-launch-1.0`, when it and every one of `elements` are installed (checked with
     /// `gst-inspect-1.0 --exists`); nil otherwise.
+    /// Under CI a missing GStreamer or element records an issue and gives `gst-launch-1.0`
+    /// anyway, so that the tests that need it fail instead of skipping (see ``Tool``).
     public static func gstLaunch(with elements: [String]) -> String? {
-        guard let launch = which("gst-launch-1.0"), let inspect = which("gst-inspect-1.0") else { return nil }
-        let all = elements.allSatisfy { (try? run(inspect, ["--exists", $0]))?.succeeded ?? false }
-        return all ? launch : nil
+        var launch: String?
+        if let found = which("gst-launch-1.0"), let inspect = which("gst-inspect-1.0"),
+           elements.allSatisfy({ (try? run(inspect, ["--exists", $0]))?.succeeded ?? false }) {
+            launch = found
+        }
+        let name = "GStreamer (gst-launch-1.0 with \(elements.joined(separator: ", ")))"
+        return Tool.required(name, present: launch != nil) ? launch ?? "gst-launch-1.0" : nil
     }
 
     /// What a finished program did.
@@ -83,7 +95,7 @@ public enum Support {
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: which(program) ?? program)
+        p.executableURL = URL(fileURLWithPath: try path(of: program))
         p.arguments = args
         if !environment.isEmpty {
             p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
@@ -103,13 +115,23 @@ public enum Support {
     /// Starts a program in the background (stdout and stderr to /dev/null unless given).
     public static func start(_ program: String, _ args: [String], stdout: Any? = nil) throws -> Process {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: which(program) ?? program)
+        p.executableURL = URL(fileURLWithPath: try path(of: program))
         p.arguments = args
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = stdout ?? FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
         return p
+    }
+
+    /// The path of `program` (a path, or a name looked up on PATH).
+    /// - Throws: ``ProcessFailure`` naming a program that is not installed (under `CI=true`, a
+    ///   tool `.ci/run` installs: see ``Tool``).
+    static func path(of program: String) throws -> String {
+        if let found = which(program) { return found }
+        if program.contains("/") && FileManager.default.isExecutableFile(atPath: program) { return program }
+        throw ProcessFailure(description: "\(program) is not installed (not on PATH)"
+                             + (Tool.isCI ? "; CI=true: .ci/run installs it, so the test fails instead of skipping" : ""))
     }
 
     /// Waits for a started program; with a `timeout` (seconds) kills it (SIGKILL) at the limit.

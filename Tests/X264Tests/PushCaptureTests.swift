@@ -23,9 +23,14 @@ private final class ThreadedCapturer: FrameSource {
     }
 
     func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
+        start(consumer, onEnd: { _ in })
+    }
+
+    func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
         stopped.store(false, ordering: .relaxed)
         let thread = Thread { [self] in
             defer { done.signal() }
+            defer { onEnd(nil) }
             if Thread.isMainThread { captureThreadWasMain.store(true, ordering: .relaxed) }
             var index = 0
             while !stopped.load(ordering: .relaxed) {

@@ -57,6 +57,7 @@ import TestSupport
     @Test func flagsComeFromTheBitstream() throws {
         let encoder = try X264Encoder(configuration: X264Support.config())
         let out = try X264Support.encode(encoder, count: 30, inBandParameterSets: false)
+        #expect(out.count == 30)
         for au in out {
             let hasIDR = au.nalUnits.contains { $0.type == .idrSlice }
             #expect(au.flags.isSync == hasIDR)
@@ -68,9 +69,9 @@ import TestSupport
 
     @Test func streamStructureOptions() throws {
         let aud = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.accessUnitDelimiters = true }), count: 3)
-        #expect(aud.allSatisfy { $0.nalUnits.first?.type == .accessUnitDelimiter })
+        #expect(aud.count == 3 && aud.allSatisfy { $0.nalUnits.first?.type == .accessUnitDelimiter })
         let sliced = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.slices = 3 }), count: 3)
-        #expect(sliced.allSatisfy { $0.nalUnits.filter(\.type.isVCL).count == 3 })
+        #expect(sliced.count == 3 && sliced.allSatisfy { $0.nalUnits.filter(\.type.isVCL).count == 3 })
         let small = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.maxSliceSize = 1200; $0.rateControl = .constantQP(20) }),
                                        count: 3, pattern: .noise)
         #expect(small.allSatisfy { au in au.nalUnits.filter(\.type.isVCL).allSatisfy { $0.count <= 1200 } })

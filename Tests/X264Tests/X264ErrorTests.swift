@@ -27,11 +27,13 @@ import TestSupport
         #expect(try encoder.flush().count == 2)
     }
 
-    /// An error of the core met inside the encoder keeps the core's error.
+    /// An error of the core met inside the encoder is wrapped the one way: code `h264`, the
+    /// core's error in `underlying`; equality by code.
     @Test func coreErrorsAreWrapped() {
         let wrapped = X264Error.h264(.truncated("cut"))
         #expect(wrapped.code == .h264)
-        #expect(wrapped.underlying == H264Error(.truncated, ""))
+        #expect(wrapped.underlying(as: H264Error.self) == H264Error(.truncated, ""))
         #expect(wrapped.description == "X264Error.h264: truncated: cut")
+        #expect(wrapped == X264Error(.h264, "another reason") && wrapped != X264Error(.encoderFailure, "cut"))
     }
 }

@@ -162,7 +162,7 @@ import TestSupport
         #expect(try (encoder.flush()).map(\.pts).sorted() == [7, 8])
     }
 
-    @Test(.enabled(if: Support.which("x264") != nil, "needs the x264 CLI"))
+    @Test(.enabled(if: Tool.required("x264"), "needs the x264 CLI"))
     func sameBitstreamAsTheX264CLI() throws {
         // 45 frames of the test pattern as Y4M; the same settings for both encoders.
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 45)

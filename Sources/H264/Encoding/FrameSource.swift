@@ -28,16 +28,35 @@
 ///
 /// ``start(_:onEnd:)`` also reports when the frames are over, and why: it calls its `onEnd`
 /// exactly once, after the last call to the consumer, with nil (the source ran out or was
-/// stopped) or the error that ended it. A pull source gets it for free (the protocol's default
-/// calls `start(_:)` and reports its return or its error). A push source implements it (its
-/// capture thread calls `onEnd` when it stops, runs out or fails, a camera unplugged), and
-/// its `start(_:)` as `start(consumer, onEnd: { _ in })`: without it, a caller that waits for
-/// the end (the `H264Video` module's `frames()`, an `AsyncSequence` of the frames) would take
-/// the return from `start` for the end.
+/// stopped) or the error that ended it. Both methods are requirements with no default, so a
+/// conformer that gets either signature slightly wrong (a `throws` too many, a closure type
+/// that differs) does not compile, instead of having a default silently called in its place.
+/// Each takes one line to write from the other:
+///
+/// - a pull source writes `start(_:)` and implements `start(_:onEnd:)` with
+///   ``reportingEndOnReturn(_:onEnd:)``, which calls `start(_:)` and reports its return or its
+///   error;
+/// - a push source writes `start(_:onEnd:)` (its capture thread calls `onEnd` when it stops,
+///   runs out or fails, a camera unplugged) and `start(_:)` as
+///   `start(consumer, onEnd: { _ in })`. A caller that waits for the end (the `H264Video`
+///   module's `frames()`, an `AsyncSequence` of the frames) uses `start(_:onEnd:)`.
+///
+/// ```swift
+/// final class Camera: FrameSource {            // a push source
+///     func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
+///         start(consumer, onEnd: { _ in })
+///     }
+///     func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void,
+///                onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+///         // keep both; the capture thread calls consumer per frame and onEnd once at the end
+///     }
+///     func stop() { /* ask the capture thread to stop */ }
+/// }
+/// ```
 ///
 /// ## Errors
 ///
-/// A source's errors and its consumer's are of different modules (a Y4M reader's `H264Error`,
+/// A source's errors and its consumer's are of different modules (a Y4M reader's `H264VideoError`,
 /// the caller's own file errors, an encoder's `X264Error`), so ``start(_:)`` throws untyped.
 /// An error thrown by the consumer stops the source: a pull source rethrows it unchanged from
 /// `start`; a push source, which has already returned, drops the consumer (the error stays
@@ -52,9 +71,8 @@ public protocol FrameSource: AnyObject, Sendable {
     /// with the error that ended it otherwise (its own, or the consumer's). Errors go to
     /// `onEnd`, never thrown.
     ///
-    /// The default implementation, right for a pull source, calls ``start(_:)`` and then
-    /// `onEnd` with its error, if any. A push source implements this method: see the protocol's
-    /// discussion.
+    /// A pull source implements it with ``reportingEndOnReturn(_:onEnd:)``; a push source
+    /// writes it: see the protocol's discussion.
     func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void)
 
     /// Asks the source to stop delivering frames. Safe to call from any thread, more than
@@ -63,9 +81,17 @@ public protocol FrameSource: AnyObject, Sendable {
 }
 
 extension FrameSource {
-    /// For a pull source (its `start(_:)` returns when it has run out, been stopped or failed):
-    /// calls ``start(_:)``, then `onEnd` with nil or the error it threw.
-    public func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+    /// `start(_:onEnd:)` for a pull source (its ``start(_:)`` returns when it has run out, been
+    /// stopped or failed): calls ``start(_:)``, then `onEnd` with nil or the error it threw.
+    ///
+    /// ```swift
+    /// func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void,
+    ///            onEnd: @escaping @Sendable ((any Error)?) -> Void) {
+    ///     reportingEndOnReturn(consumer, onEnd: onEnd)
+    /// }
+    /// ```
+    public func reportingEndOnReturn(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void,
+                                     onEnd: @escaping @Sendable ((any Error)?) -> Void) {
         do {
             try start(consumer)
             onEnd(nil)

@@ -1,4 +1,4 @@
-/// The one error type of the library.
+/// The error of the core.
 ///
 /// An `H264Error` carries a ``Code`` that says what kind of failure it is, a human-readable
 /// reason, and where in the library it was raised. Two errors are equal when their codes are
@@ -7,14 +7,18 @@
 /// Codes are a struct over a private enum: new codes can be added in later versions without
 /// breaking code that switches over the ones it knows.
 ///
-/// The value is one reference wide (8 bytes; swift-asn1's `ASN1Error` is built the same way):
-/// the code, the reason and the source location live in an immutable object allocated when the
-/// error is made, so a typed `throws(H264Error)` moves one word, not a 48-byte value, on every
-/// call that can throw.
+/// It is the first member of the package's error family (``CodedError``, which supplies
+/// everything but the codes). The value is one reference wide (8 bytes; swift-asn1's
+/// `ASN1Error` is built the same way): the code, the reason and the source location live in an
+/// immutable object allocated when the error is made, so a typed `throws(H264Error)` moves one
+/// word, not a 48-byte value, on every call that can throw. As the lowest layer, its
+/// ``CodedError/underlying`` is always nil.
 ///
-/// The other modules have their own errors (`FLVError`, `RTMPError`, `MP4Error`, `X264Error`);
-/// these codes are the core's.
-public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
+/// The modules above the core have their own errors (`H264VideoError`, `X264Error`,
+/// `RTPError`, `FLVError`, `RTMPError`, `MP4Error`, `DeliveryError`), which carry an
+/// `H264Error` they met under their code `h264` (``WrapsH264Error``); these codes are the
+/// core's.
+public struct H264Error: CodedError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Base: String, Hashable, Sendable {
@@ -34,7 +38,6 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
             case limitExceeded
             case invalidArgument
             case invalidBitstream
-            case io
         }
 
         let base: Base
@@ -72,49 +75,29 @@ public struct H264Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(.invalidArgument)
         /// The bitstream violates a constraint of the specification.
         public static let invalidBitstream = Code(.invalidBitstream)
-        /// A system call on a socket failed, or could not complete before its deadline (RTP over
-        /// UDP); the reason carries the system's message.
-        public static let io = Code(.io)
 
         public var description: String { base.rawValue }
     }
 
-    private let detail: ErrorDetail<Code, Never>
+    /// The error's contents (read through ``CodedError``'s accessors).
+    public let _detail: ErrorDetail<Code>
 
-    /// What kind of failure this is.
-    public var code: Code { detail.code }
-    /// A human-readable explanation.
-    public var reason: String { detail.reason }
-    /// The source file that raised the error.
-    public var file: String { detail.file }
-    /// The source line that raised the error.
-    public var line: Int { detail.line }
-
-    /// Creates an error. Prefer the static factories, which keep error paths out of hot code.
-    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
-        detail = ErrorDetail(code, reason, file: file, line: line)
-    }
-
-    public var description: String { "H264Error.\(code): \(reason)" }
+    /// An error with these contents; ``CodedError/init(_:_:underlying:file:line:)`` makes them.
+    public init(_detail: ErrorDetail<Code>) { self._detail = _detail }
 
     /// True when `other` is this very error value (not only the same code).
-    func isIdentical(to other: H264Error) -> Bool { detail === other.detail }
-
-    public static func == (lhs: H264Error, rhs: H264Error) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    func isIdentical(to other: H264Error) -> Bool { _detail === other._detail }
 }
 
 extension H264Error {
+    /// The input ended before a syntax element or structure was complete.
     @inline(never)
     public static func truncated(_ reason: String = "input ended early", file: String = #fileID, line: Int = #line) -> H264Error {
         H264Error(.truncated, reason, file: file, line: line)
     }
+    /// The syntax element `name` has a value outside the range the specification allows.
     @inline(never)
     public static func outOfRange(_ name: String, _ value: Int64, file: String = #fileID, line: Int = #line) -> H264Error {
         H264Error(.valueOutOfRange, "\(name) = \(value) is out of range", file: file, line: line)
-    }
-    @inline(never)
-    public static func invalid(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) -> H264Error {
-        H264Error(code, reason, file: file, line: line)
     }
 }

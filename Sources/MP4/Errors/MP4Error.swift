@@ -3,14 +3,17 @@ import H264
 /// The error of the `MP4` module: a ``Code`` saying what kind of failure it is, a human reason,
 /// and where it was raised.
 ///
-/// Like `H264Error`, codes are a struct over a private enum, so codes can be added without
-/// breaking code that switches over the ones it knows; two errors are equal when their codes
-/// are equal. Errors of the H.264 core met while reading or writing a file (an avcC record that
-/// does not parse, a NAL unit too long for its length field) keep their `H264Error` in
-/// ``underlying``.
-public struct MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
+/// A member of the package's error family (`CodedError`, which supplies the reason, the source
+/// location, equality by code and the factories): codes are a struct over a private enum, so
+/// codes can be added without breaking code that switches over the ones it knows; two errors
+/// are equal when their codes are equal; the value is one reference wide. Errors of the H.264
+/// core met while reading or writing a file keep their `H264Error` in `underlying`: code
+/// ``Code/h264`` (a NAL unit too long for its length field, a sample whose lengths do not add
+/// up), or ``Code/invalidDecoderConfiguration`` for an avcC record that does not parse or
+/// cannot be made.
+public struct MP4Error: CodedError {
     /// What kind of failure this is.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible, WrapsH264Error {
         enum Base: String, Hashable, Sendable {
             case truncated
             case invalidBox
@@ -51,7 +54,7 @@ public struct MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(.invalidArgument)
         /// Reading or writing a file failed.
         public static let io = Code(.io)
-        /// The H.264 core reported an error (kept in ``MP4Error/underlying``).
+        /// The H.264 core reported an error (kept in `underlying`).
         public static let h264 = Code(.h264)
         /// Segmented output got samples, but none where decoding can start (no IDR access
         /// unit, or no recovery point either when those were allowed): nothing was written.
@@ -60,47 +63,17 @@ public struct MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
         public var description: String { base.rawValue }
     }
 
-    private let detail: ErrorDetail<Code, H264Error>
+    /// The error's contents (read through `CodedError`'s accessors).
+    public let _detail: ErrorDetail<Code>
 
-    /// What kind of failure this is.
-    public var code: Code { detail.code }
-    /// A human-readable explanation.
-    public var reason: String { detail.reason }
-    /// The core error behind a ``Code/h264`` or ``Code/invalidDecoderConfiguration`` error.
-    public var underlying: H264Error? { detail.underlying }
-    /// The source file that raised the error.
-    public var file: String { detail.file }
-    /// The source line that raised the error.
-    public var line: Int { detail.line }
-
-    /// Creates an error. Prefer the static factories, which keep error paths out of hot code.
-    public init(_ code: Code, _ reason: String, underlying: H264Error? = nil, file: String = #fileID, line: Int = #line) {
-        detail = ErrorDetail(code, reason, underlying: underlying, file: file, line: line)
-    }
-
-    public var description: String { "MP4Error.\(code): \(reason)" }
-
-    public static func == (lhs: MP4Error, rhs: MP4Error) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    /// An error with these contents, made by `CodedError`'s initialiser.
+    public init(_detail: ErrorDetail<Code>) { self._detail = _detail }
 }
 
 extension MP4Error {
-    /// An error of `code` with `reason`.
-    @inline(never)
-    public static func invalid(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) -> MP4Error {
-        MP4Error(code, reason, file: file, line: line)
-    }
-
     /// The input ended before a structure was complete.
     @inline(never)
     public static func truncated(_ reason: String, file: String = #fileID, line: Int = #line) -> MP4Error {
         MP4Error(.truncated, reason, file: file, line: line)
-    }
-
-    /// A core error met while handling MP4, with what was being done.
-    @inline(never)
-    public static func h264(_ error: H264Error, _ context: String, file: String = #fileID, line: Int = #line) -> MP4Error {
-        let code: Code = error.code == .invalidDecoderConfiguration ? .invalidDecoderConfiguration : .h264
-        return MP4Error(code, "\(context): \(error.code): \(error.reason)", underlying: error, file: file, line: line)
     }
 }

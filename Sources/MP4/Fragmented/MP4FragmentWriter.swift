@@ -146,6 +146,9 @@ public struct MP4FragmentWriter: Sendable {
         public var segmentMajorBrand: MP4FourCC
         /// The media segments' `styp` compatible brands.
         public var segmentCompatibleBrands: [MP4FourCC]
+        /// How the pictures are turned for display: `tkhd`'s transformation matrix in the init
+        /// segments (identity by default).
+        public var orientation: Orientation = .identity
 
         /// 16 MiB: ``maximumFragmentBytes`` unless given.
         public static let defaultMaximumFragmentBytes = 16 << 20
@@ -467,7 +470,7 @@ public struct MP4FragmentWriter: Sendable {
         var edit: Int64? = nil
         if options.compositionTimes == .editList && firstOffset > 0 { edit = firstOffset }
         let track = MovieBoxes.Track(timescale: timescale, mediaDuration: 0, presentationDuration: 0, description: description,
-                                     editMediaTime: edit, editDuration: 0)
+                                     editMediaTime: edit, editDuration: 0, orientation: options.orientation)
         w.box(.moov) { w in
             MovieBoxes.movieHeader(track, into: &w)
             MovieBoxes.track(track, descriptions: [description], into: &w) { w in

@@ -1,3 +1,5 @@
+import H264
+
 /// One track of an MP4 file as ``MP4Reader`` found it: identity, timescale, sample
 /// descriptions, edit list, and (kept internal, compact) where its samples are.
 public struct MP4Track: Sendable {
@@ -30,6 +32,19 @@ public struct MP4Track: Sendable {
     public internal(set) var decodeDelay: Int64 = 0
     /// The number of samples, in `moov` and in all movie fragments.
     public internal(set) var sampleCount: Int
+    /// How the pictures are turned for display, from `tkhd`'s transformation matrix: a quarter
+    /// turn, with or without a horizontal flip (what capturers and FFmpeg's `rotate` write);
+    /// nil for another matrix (a scale, a shear, an arbitrary angle).
+    public internal(set) var orientation: Orientation? = .identity
+
+    /// ``mediaDuration`` as a duration; nil when the file gives none (0, as a fragmented
+    /// file's init segment does) or the timescale is 0.
+    public var duration: Duration? {
+        guard mediaDuration > 0, timescale > 0 else { return nil }
+        let (seconds, rest) = mediaDuration.quotientAndRemainder(dividingBy: UInt64(timescale))
+        // rest < timescale < 2^32: rest * 10^9 fits 64 bits; nanoseconds are exact enough for any use
+        return .seconds(Int64(clamping: seconds)) + .nanoseconds(Int64(rest &* 1_000_000_000 / UInt64(timescale)))
+    }
 
     var tables: SampleTables
     var runs: [FragmentRun] = []

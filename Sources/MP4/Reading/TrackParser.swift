@@ -14,7 +14,9 @@ enum TrackParser {
         let (tkhdVersion, _) = try r.readFullBoxHeader("tkhd")
         try r.skip(tkhdVersion == 1 ? 16 : 8, "tkhd")
         let trackID = try r.readUInt32("tkhd")
-        try r.skip(4 + (tkhdVersion == 1 ? 8 : 4) + 8 + 8 + 36, "tkhd")
+        try r.skip(4 + (tkhdVersion == 1 ? 8 : 4) + 8 + 8, "tkhd")
+        var matrix: [UInt32] = []
+        for _ in 0..<9 { matrix.append(try r.readUInt32("tkhd")) }
         let width = Int(try r.readUInt32("tkhd") >> 16)
         let height = Int(try r.readUInt32("tkhd") >> 16)
 
@@ -50,6 +52,7 @@ enum TrackParser {
                              presentationOffset: presentationOffset(edits, movieTimescale: movieTimescale, mediaTimescale: timescale),
                              tables: tables)
         track.decodeDelay = max(0, 0 &- (tables.compositionOffsets.map(\.value).min() ?? 0))  // offsets fit 32 bits
+        track.orientation = MovieBoxes.orientation(matrix: matrix)
         return track
     }
 
@@ -144,7 +147,7 @@ enum TrackParser {
                 do {
                     description.decoderConfiguration = try AVCDecoderConfigurationRecord(parsing: body)
                 } catch {
-                    throw MP4Error.h264(error, "\(type): avcC")
+                    throw MP4Error.wrapping(error, as: .invalidDecoderConfiguration, "\(type): avcC")
                 }
             case .pasp:
                 // pasp and colr repeat what the SPS says: a malformed one is ignored, as FFmpeg does.

@@ -1,8 +1,10 @@
 import H264
 
-/// Records an encoder's output (`EncodedFrame`s, from any `FrameEncoder`) to an MP4 file as the
-/// frames come, the way `FLVWriter` records to FLV: what a live service uses to keep a copy
-/// of what it encodes.
+/// Records samples to an MP4 file as they come, the way `FLVWriter` records to FLV: an
+/// encoder's output (`EncodedFrame`s, from any `FrameEncoder`), received RTP access units
+/// (`RTPReceivedAccessUnit`, timed by the sender's RTP timestamps), parsed access units: any
+/// `AccessUnitSample` with timestamps. What a live service uses to keep a copy of what it
+/// encodes or receives.
 ///
 /// ```swift
 /// let recorder = MP4Recorder(file: try MP4File(creatingAtPath: "rec.mp4"), mode: .fragmented(),
@@ -20,10 +22,11 @@ import H264
 /// | ``Mode-swift.enum/progressive(_:)`` `.mediaFirst` | `mdat` first, `moov` written at the end | not playable (no `moov`) |
 /// | ``Mode-swift.enum/progressive(_:)`` `.fastStart` | `moov` moved before `mdat` at the end | not playable |
 ///
-/// The track's timescale is the frames' (raised to at least 10,000, see
-/// ``MP4SampleBuilder/suggestedTimescale(for:)``); the first frame's decoding time is 0 in
-/// the file, and the presentation starts at 0 through an edit list when the encoder reorders
-/// frames.
+/// The track's timescale is the first sample's (raised to at least 10,000, see
+/// ``MP4SampleBuilder/suggestedTimescale(for:)``: 90,000 for RTP's clock); the first sample's
+/// decoding time is 0 in the file, and the presentation starts at 0 through an edit list when
+/// the encoder reorders frames. A sample's times are its own, converted (nearest tick): a
+/// recording of received RTP keeps the sender's timestamps.
 public final class MP4Recorder {
     /// The kind of file.
     public enum Mode: Sendable, Hashable {
@@ -42,8 +45,12 @@ public final class MP4Recorder {
     private var builder: MP4SampleBuilder?
     private var writer: (any MP4SampleWriting)?
     private let parameterSets: [NALUnit]
-    /// The number of frames written.
+    /// The number of samples written.
     public private(set) var frameCount = 0
+    /// How the pictures are turned for display (`tkhd`'s matrix): as given, else the display
+    /// orientation SEI of the first sample (what `X264Encoder` writes for a frame with an
+    /// orientation), else none.
+    public private(set) var orientation: Orientation?
 
     /// Creates a recorder; the file is written from the first frame on.
     /// - Parameters:
@@ -51,35 +58,38 @@ public final class MP4Recorder {
     ///   - mode: progressive or fragmented.
     ///   - parameterSets: the encoder's SPS and PPS (`FrameEncoder.parameterSets`), for
     ///     encoders that do not repeat them before the first frame.
-    public init(file: any MP4WritableFile, mode: Mode = .fragmented(), parameterSets: [NALUnit] = []) {
+    ///   - orientation: how the pictures are turned for display, written as the track's
+    ///     transformation matrix (browsers, MSE and AVPlayer apply it; most ignore the SEI);
+    ///     nil takes it from the first sample's display orientation SEI, if any.
+    public init(file: any MP4WritableFile, mode: Mode = .fragmented(), parameterSets: [NALUnit] = [],
+                orientation: Orientation? = nil) {
         self.file = file
         self.mode = mode
         self.parameterSets = parameterSets
+        self.orientation = orientation
     }
 
-    /// Writes one encoded frame (in decoding order).
-    /// - Throws: ``MP4Error/Code/invalidDecoderConfiguration`` when no SPS and PPS are known,
-    ///   and the writer's and file's errors.
-    public func write(_ frame: EncodedFrame) throws(MP4Error) {
+    /// Writes one sample (in decoding order): an encoded frame, a received or parsed access
+    /// unit. An access unit without a picture (parameter sets or SEI alone) is not a sample of
+    /// the file: it is skipped.
+    /// - Throws: ``MP4Error/Code/invalidArgument`` for a sample without timestamps,
+    ///   ``MP4Error/Code/invalidDecoderConfiguration`` when no SPS and PPS are known, and the
+    ///   writer's and file's errors.
+    public func write(_ sample: some AccessUnitSample) throws(MP4Error) {
+        guard !sample.flags.hasNoPicture else { return }
         if builder == nil {
-            let timescale = MP4SampleBuilder.suggestedTimescale(
-                for: TimeBase(numerator: 1, denominator: Int64(max(1, frame.timescale))))
-            builder = MP4SampleBuilder(timescale: timescale, parameterSets: parameterSets)
-            switch mode {
-            case .progressive(let layout):
-                writer = try MP4Writer(file: file, options: .init(timescale: timescale, layout: layout))
-            case .fragmented(let seconds, let synchronizes):
-                let target = max(1, Int64((seconds * Double(timescale)).rounded()))
-                var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target, cutting: .anySample,
-                                                        compositionTimes: .editList)
-                options.writesSegmentType = false
-                writer = try MP4FragmentedFileWriter(file: file, options: options, synchronizesFragments: synchronizes)
+            guard let timeBase = sample.timestamps?.timeBase else {
+                throw MP4Error.invalid(.invalidArgument, "a sample without timestamps cannot go into MP4")
             }
+            let timescale = MP4SampleBuilder.suggestedTimescale(for: timeBase)
+            builder = MP4SampleBuilder(timescale: timescale, parameterSets: parameterSets)
+            if orientation == nil { orientation = Orientation.displayOrientation(in: sample.nalUnits) }
+            writer = try mode.makeWriter(file: file, timescale: timescale, orientation: orientation ?? .identity)
         }
         guard var b = builder, let writer else { return }
-        let (description, sample) = try b.sample(frame)
+        let (description, made) = try b.sample(sample)
         builder = b
-        try writer.append(sample, description: description)
+        try writer.append(made, description: description)
         frameCount &+= 1
     }
 
@@ -88,5 +98,34 @@ public final class MP4Recorder {
     public func finish() throws(MP4Error) {
         guard let writer else { throw MP4Error.invalid(.invalidArgument, "no frame was recorded") }
         try writer.finish()
+    }
+}
+
+extension MP4Recorder.Mode {
+    /// The writer of this mode for a track of `timescale` units per second in `file`: what an
+    /// ``MP4Recorder`` writes with, and what an ``MP4AnnexBConverter`` can be given to make
+    /// (its `makeWriter`), so that a conversion writes the file a recording of the same mode does.
+    ///
+    /// Progressive: an ``MP4Writer`` with the layout. Fragmented: an ``MP4FragmentedFileWriter``
+    /// whose fragments end after `fragmentDuration` seconds at any sample (a recording cut
+    /// short keeps all but its last fragment), without `styp`, the presentation started at 0 by
+    /// an edit list as the progressive layouts' is.
+    /// `orientation` is written as the track's transformation matrix.
+    /// - Throws: the writers' errors (a timescale outside 1...2^32-1).
+    public func makeWriter(file: any MP4WritableFile, timescale: Int64,
+                           orientation: Orientation = .identity) throws(MP4Error) -> any MP4SampleWriting {
+        switch self {
+        case .progressive(let layout):
+            var options = MP4Writer.Options(timescale: timescale, layout: layout)
+            options.orientation = orientation
+            return try MP4Writer(file: file, options: options)
+        case .fragmented(let seconds, let synchronizes):
+            let target = Swift.max(1, Int64((seconds * Double(timescale)).rounded()))
+            var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target, cutting: .anySample,
+                                                    compositionTimes: .editList)
+            options.writesSegmentType = false
+            options.orientation = orientation
+            return try MP4FragmentedFileWriter(file: file, options: options, synchronizesFragments: synchronizes)
+        }
     }
 }

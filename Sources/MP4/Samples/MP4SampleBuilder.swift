@@ -69,7 +69,7 @@ public struct MP4SampleBuilder: Sendable {
         if let sets = parameterSets.configurationChange(for: units) {
             let record: AVCDecoderConfigurationRecord
             do { record = try AVCDecoderConfigurationRecord(parameterSets: sets) } catch {
-                throw MP4Error.h264(error, "sample at DTS \(dts)")
+                throw MP4Error.wrapping(error, as: .invalidDecoderConfiguration, "sample at DTS \(dts)")
             }
             let made = try MP4SampleDescription(decoderConfiguration: record, format: format)
             if made != description { description = made }

@@ -66,6 +66,9 @@ public final class MP4Writer {
         /// After a format change (a new `stsd` entry), also put the new parameter sets in band in
         /// the first sample that uses them (see ``MP4Sample/carryingParameterSets(of:)``).
         public var repeatsParameterSetsAfterFormatChange: Bool
+        /// How the pictures are turned for display: written as `tkhd`'s transformation matrix,
+        /// which browsers, MSE and AVPlayer apply (identity by default).
+        public var orientation: Orientation = .identity
 
         /// Creates options: fast start, edit list, chunks of at most 1 MiB and 1 s, brands
         /// `isom` (minor 512) with `isom`, `iso2`, `avc1`, `mp41` (FFmpeg's choice).
@@ -146,8 +149,8 @@ public final class MP4Writer {
     /// - Throws: ``MP4Error/Code/invalidArgument`` after ``finish()``, for a decoding time
     ///   that goes back or jumps more than 2^32-1 units, a composition offset that does not
     ///   fit 32 bits, a sample of 4 GiB or more, or more than 2^32-1 samples;
-    ///   ``MP4Error/Code/h264`` for an avcC record that cannot be written (more parameter sets
-    ///   than it counts, one over 65,535 bytes); the file's errors.
+    ///   ``MP4Error/Code/invalidDecoderConfiguration`` for an avcC record that cannot be
+    ///   written (more parameter sets than it counts, one over 65,535 bytes); the file's errors.
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "sample after finish()") }
         if options.repeatsParameterSetsAfterFormatChange, let last = lastDescription, last != description,
@@ -189,7 +192,7 @@ public final class MP4Writer {
             }
             // The moov writes it later: a record its fields cannot count fails here, with its sample.
             if let record = description.decoderConfiguration {
-                do { _ = try record.serialized() } catch { throw MP4Error.h264(error, "the sample description's avcC record") }
+                do { _ = try record.serialized() } catch { throw MP4Error.wrapping(error, as: .invalidDecoderConfiguration, "the sample description's avcC record") }
             }
             descriptions.append(description)
             index = descriptions.count &- 1
@@ -238,7 +241,7 @@ public final class MP4Writer {
         let mediaDuration = UInt64(clock.lastDecodeTime &+ last)  // >= 0
         var track = MovieBoxes.Track(timescale: timescale, mediaDuration: mediaDuration, presentationDuration: mediaDuration,
                                      description: first, editMediaTime: nil, editDuration: 0,
-                                     creationTime: options.creationTime)
+                                     creationTime: options.creationTime, orientation: options.orientation)
         if options.writesEditList, minComposition > 0 {
             track.editMediaTime = minComposition
             track.editDuration = UInt64(max(0, presentationEnd &- minComposition))

@@ -20,6 +20,46 @@ enum MovieBoxes {
         var editDuration: UInt64
         /// `creation_time` and `modification_time`, seconds since 1904.
         var creationTime: UInt64 = 0
+        /// How the pictures are turned for display: `tkhd`'s transformation matrix.
+        var orientation: Orientation = .identity
+    }
+
+    /// The orientation whose rotation and flip `matrix` (nine `tkhd` values) applies, whatever
+    /// its translation; nil when it is no quarter turn with or without a horizontal flip.
+    static func orientation(matrix: [UInt32]) -> Orientation? {
+        guard matrix.count == 9 else { return nil }
+        for mirrored in [false, true] {
+            for rotation in Orientation.Rotation.allCases {
+                let candidate = Orientation(rotation: rotation, mirrored: mirrored)
+                let m = Self.matrix(candidate, width: 0, height: 0)
+                if [0, 1, 3, 4].allSatisfy({ m[$0] == matrix[$0] }) { return candidate }
+            }
+        }
+        return nil
+    }
+
+    /// `tkhd`'s transformation matrix for `orientation` over a `width` x `height` picture (ISO/IEC
+    /// 14496-12 8.3.2: a point (x, y) is displayed at (a x + c y + tx, b x + d y + ty)): the
+    /// horizontal flip first, then the clockwise rotation, each moved back into the positive
+    /// quadrant, as FFmpeg writes them (rotation 90: `0 1 -1 0`, translated by the height).
+    /// Nine values: a, b, u, c, d, v, tx, ty, w (u, v, w in 2.30 fixed point, the rest in 16.16).
+    static func matrix(_ orientation: Orientation, width: Int, height: Int) -> [UInt32] {
+        // Row-vector affine maps [x y 1] * M, as (a, b, c, d, tx, ty) in whole pixels.
+        typealias Affine = (a: Int, b: Int, c: Int, d: Int, tx: Int, ty: Int)
+        func then(_ m: Affine, _ n: Affine) -> Affine {  // m, then n
+            (m.a &* n.a &+ m.b &* n.c, m.a &* n.b &+ m.b &* n.d, m.c &* n.a &+ m.d &* n.c, m.c &* n.b &+ m.d &* n.d,
+             m.tx &* n.a &+ m.ty &* n.c &+ n.tx, m.tx &* n.b &+ m.ty &* n.d &+ n.ty)
+        }
+        var m: Affine = (1, 0, 0, 1, 0, 0)
+        var (w, h) = (width, height)
+        if orientation.mirrored { m = then(m, (-1, 0, 0, 1, w, 0)) }
+        for _ in 0..<(orientation.rotation.rawValue / 90) {
+            m = then(m, (0, 1, -1, 0, h, 0))  // a quarter turn clockwise; the picture's sides swap
+            (w, h) = (h, w)
+        }
+        // Sizes are below 2^16 in a 16.16 field; entries are -1, 0 or 1.
+        func fixed(_ v: Int) -> UInt32 { UInt32(bitPattern: Int32(truncatingIfNeeded: v &* 0x1_0000)) }
+        return [fixed(m.a), fixed(m.b), 0, fixed(m.c), fixed(m.d), 0, fixed(m.tx), fixed(m.ty), 0x4000_0000]
     }
 
     static func fileType(_ type: MP4FourCC, major: MP4FourCC, minor: UInt32, compatible: [MP4FourCC], into w: inout BoxWriter) {
@@ -121,7 +161,7 @@ enum MovieBoxes {
             w.zeros(8)  // reserved
             w.u16(0); w.u16(0)  // layer, alternate_group
             w.u16(0); w.u16(0)  // volume 0 (video), reserved
-            w.unityMatrix()
+            for v in matrix(t.orientation, width: t.description.width, height: t.description.height) { w.u32(v) }
             var width = t.description.width
             if let par = t.description.pixelAspectRatio, par.verticalSpacing > 0, par.horizontalSpacing != par.verticalSpacing {
                 // width <= 2^17 and spacings < 2^32: the product fits 64 bits.

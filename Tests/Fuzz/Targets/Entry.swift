@@ -1,5 +1,5 @@
 // The libFuzzer entry point of every target. One binary serves all targets: Tests/Fuzz/run.sh
-// sets FUZZ_TARGET to the name of an entry of FuzzBodies.targets (Tests/H264Tests/Fuzz/FuzzBodies.swift)
+// sets FUZZ_TARGET to the name of an entry of FuzzBodies.targets (Tests/IntegrationTests/Fuzz/FuzzBodies.swift)
 // or MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift), whose function is shared
 // with the regression tests. With FUZZ_MAKE_SEEDS=DIR the binary instead writes the target's
 // derived seeds (FuzzSeeds.swift, MP4FuzzBodies.seeds) from the Annex-B files named on its command

@@ -11,16 +11,23 @@ final class Capturer: FrameSource {
 
     init(frameCount: Int) { self.frameCount = frameCount }
 
-    /// Keeps the consumer, starts the capture thread and returns at once. A consumer that
-    /// throws stops the capture (FrameSource's rule for push sources).
+    /// Keeps the consumer, starts the capture thread and returns at once.
     func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void) throws {
+        start(consumer, onEnd: { _ in })
+    }
+
+    /// The same, and the capture thread reports the end: nil when stopped or out of frames,
+    /// the consumer's error when one stopped the capture (FrameSource's rule for push sources).
+    func start(_ consumer: @escaping @Sendable (VideoFrame) throws -> Void, onEnd: @escaping @Sendable ((any Error)?) -> Void) {
         running.store(true, ordering: .relaxed)
         Thread.detachNewThread { [self] in
+            var failure: (any Error)?
             for index in 0..<frameCount where running.load(ordering: .relaxed) {
-                do { try consumer(grab(index)) } catch { break }
+                do { try consumer(grab(index)) } catch { failure = error; break }
             }
             running.store(false, ordering: .relaxed)
             finished.signal()
+            onEnd(failure)
         }
     }
 
