@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// One value of Action Message Format version 0 (AMF0), the encoding of FLV script data
 /// (`onMetaData`) and of RTMP commands (`connect`, `publish`, `_result`, `onStatus`).
@@ -75,7 +76,7 @@ public enum AMF0 {
         switch value {
         case .number(let n):
             out.append(Marker.number.rawValue)
-            out.writeBigEndian(n.bitPattern, size: 8)
+            out.writeUInt64(n.bitPattern)
         case .boolean(let b):
             out.append(Marker.boolean.rawValue)
             out.append(b ? 1 : 0)
@@ -106,7 +107,7 @@ public enum AMF0 {
             for v in values { encode(v, into: &out) }
         case .date(let ms, let tz):
             out.append(Marker.date.rawValue)
-            out.writeBigEndian(ms.bitPattern, size: 8)
+            out.writeUInt64(ms.bitPattern)
             out.writeUInt16(UInt16(bitPattern: tz))
         }
     }
@@ -141,7 +142,7 @@ public enum AMF0 {
     /// - Complexity: O(n) in the bytes consumed; counts read from the input never size an
     ///   allocation (each element takes at least one byte, so they are bounded by the input).
     public static func decode(from bytes: inout ArraySlice<UInt8>) throws(FLVError) -> AMF0Value {
-        var cursor = ByteCursor(bytes)
+        var cursor = ByteReader<FLVByteReads>(bytes)
         let v = try decode(&cursor, depth: 0)
         bytes = cursor.remaining
         return v
@@ -150,13 +151,13 @@ public enum AMF0 {
     /// Decodes every value in `bytes`.
     /// - Throws: as ``decode(from:)``, for the first value that fails.
     public static func decodeAll(_ bytes: ArraySlice<UInt8>) throws(FLVError) -> [AMF0Value] {
-        var cursor = ByteCursor(bytes)
+        var cursor = ByteReader<FLVByteReads>(bytes)
         var values: [AMF0Value] = []
         while !cursor.isAtEnd { values.append(try decode(&cursor, depth: 0)) }
         return values
     }
 
-    static func decode(_ c: inout ByteCursor, depth: Int) throws(FLVError) -> AMF0Value {
+    static func decode(_ c: inout ByteReader<FLVByteReads>, depth: Int) throws(FLVError) -> AMF0Value {
         guard depth < maximumNesting else {
             throw FLVError.invalid(.limitExceeded, "AMF0 nesting deeper than \(maximumNesting)")
         }
@@ -166,7 +167,7 @@ public enum AMF0 {
         }
         switch marker {
         case .number:
-            return .number(Double(bitPattern: try c.readUInt(8, "AMF0 number")))
+            return .number(Double(bitPattern: try c.readUInt64("AMF0 number")))
         case .boolean:
             return .boolean(try c.readUInt8("AMF0 boolean") != 0)
         case .string:
@@ -192,7 +193,7 @@ public enum AMF0 {
             for _ in 0..<n { values.append(try decode(&c, depth: depth &+ 1)) }  // depth < 32
             return .strictArray(values)
         case .date:
-            let ms = Double(bitPattern: try c.readUInt(8, "AMF0 date"))
+            let ms = Double(bitPattern: try c.readUInt64("AMF0 date"))
             let tz = Int16(bitPattern: try c.readUInt16("AMF0 date time zone"))
             return .date(milliseconds: ms, timeZone: tz)
         case .objectEnd:
@@ -202,7 +203,7 @@ public enum AMF0 {
         }
     }
 
-    private static func decodeProperties(_ c: inout ByteCursor, depth: Int) throws(FLVError) -> [AMF0Property] {
+    private static func decodeProperties(_ c: inout ByteReader<FLVByteReads>, depth: Int) throws(FLVError) -> [AMF0Property] {
         var props: [AMF0Property] = []
         while true {
             let n = Int(try c.readUInt16("AMF0 property name length"))

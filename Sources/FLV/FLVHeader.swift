@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// The 9-byte FLV file header (`FLV`, version 1, audio/video flags, data offset), followed in
 /// the file by `PreviousTagSize0` (always 0).
@@ -30,7 +31,7 @@ public struct FLVHeader: Hashable, Sendable {
     /// Parses the header and `PreviousTagSize0` from the front of `cursor`.
     /// - Throws: ``FLVError/Code/invalidContainer`` without the `FLV` signature or with a data
     ///   offset below 9; ``FLVError/Code/truncated`` when the file is shorter.
-    static func read(_ c: inout ByteCursor) throws(FLVError) -> FLVHeader {
+    static func read(_ c: inout ByteReader<FLVByteReads>) throws(FLVError) -> FLVHeader {
         let signature = try c.readBytes(3, "FLV signature")
         guard signature.elementsEqual([0x46, 0x4C, 0x56]) else {
             throw FLVError.invalid(.invalidContainer, "no FLV signature")

@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// What the video layer of an FLV file holds, tag by tag.
 public enum FLVVideoEvent: Hashable, Sendable {
@@ -34,13 +35,13 @@ public struct FLVReader: Sendable {
     public let header: FLVHeader
     /// The options in force.
     public let options: Options
-    private var cursor: ByteCursor
+    private var cursor: ByteReader<FLVByteReads>
 
     /// Reads the header of `bytes`.
     /// - Throws: ``FLVError/Code/invalidContainer`` without an FLV signature,
     ///   ``FLVError/Code/truncated`` when the header is cut.
     public init(_ bytes: ArraySlice<UInt8>, options: Options = Options()) throws(FLVError) {
-        var c = ByteCursor(bytes)
+        var c = ByteReader<FLVByteReads>(bytes)
         header = try FLVHeader.read(&c)
         cursor = c
         self.options = options

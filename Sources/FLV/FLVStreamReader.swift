@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// Reads an FLV file that arrives in chunks (a file read piece by piece, a pipe): the header,
 /// then tag by tag or, for the H.264 video, event by event, as ``FLVReader`` does for a file in
@@ -58,7 +59,7 @@ public struct FLVStreamReader: Sendable {
     ///   throws: a malformed file stays malformed.
     public mutating func nextTag() throws(FLVError) -> FLVTag? {
         if header == nil {
-            var c = ByteCursor(buffer[readOffset...])
+            var c = ByteReader<FLVByteReads>(buffer[readOffset...])
             do {
                 header = try FLVHeader.read(&c)
             } catch where error.code == .truncated {
@@ -66,7 +67,7 @@ public struct FLVStreamReader: Sendable {
             }
             consume(to: c.position)
         }
-        var c = ByteCursor(buffer[readOffset...])
+        var c = ByteReader<FLVByteReads>(buffer[readOffset...])
         do {
             let tag = try FLVTag.read(&c, maximumBodySize: min(options.maximumTagSize, FLVTag.maximumBodySize),
                                       checkPreviousTagSize: options.checkPreviousTagSize)

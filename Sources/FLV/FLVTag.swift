@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// `TagType` of an FLV tag (the low five bits of the tag's first byte).
 public struct FLVTagType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -71,7 +72,7 @@ public struct FLVTag: Hashable, Sendable {
     /// - Parameters:
     ///   - maximumBodySize: the largest body accepted.
     ///   - checkPreviousTagSize: when true, a `PreviousTagSize` other than 11 + body size throws.
-    static func read(_ c: inout ByteCursor, maximumBodySize: Int, checkPreviousTagSize: Bool) throws(FLVError) -> FLVTag {
+    static func read(_ c: inout ByteReader<FLVByteReads>, maximumBodySize: Int, checkPreviousTagSize: Bool) throws(FLVError) -> FLVTag {
         let first = try c.readUInt8("FLV tag type")
         guard first & 0xC0 == 0 else {
             throw FLVError.invalid(.invalidContainer, "FLV tag reserved bits set (first byte \(first))")

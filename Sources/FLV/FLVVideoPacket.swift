@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// The body of an FLV video tag carrying AVC (`VIDEODATA` with `AVCVIDEOPACKET`): also the
 /// payload of an RTMP video message.
@@ -105,7 +106,7 @@ public struct FLVVideoPacket: Hashable, Sendable {
     /// - Throws: ``FLVError/Code/truncated`` when shorter than its header;
     ///   ``FLVError/Code/unsupported`` for a codec other than AVC.
     public init(parsing body: ArraySlice<UInt8>) throws(FLVError) {
-        var c = ByteCursor(body)
+        var c = ByteReader<FLVByteReads>(body)
         let first = try c.readUInt8("VIDEODATA FrameType/CodecID")
         codecID = first & 0x0F
         frameType = FrameType(rawValue: first >> 4)

@@ -1,7 +1,12 @@
 import CommandLineSupport
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import H264
+import MediaSupport
 
 /// A subcommand of `h264`.
 protocol CLICommand {
@@ -29,6 +34,12 @@ struct CLIExitStatus: Error {
     init(_ code: Int32) { self.code = code }
 }
 
+extension CLIError {
+    /// A failed file operation: its one line (`cannot write 'out.h264' after 65536 bytes: No
+    /// space left on device`).
+    init(_ error: FileError) { self.init(error.description) }
+}
+
 enum CLI {
     static func main(arguments: [String], commands: [any CLICommand.Type]) -> Int32 {
         guard let first = arguments.first, first != "--help", first != "-h", first != "help" else {
@@ -53,10 +64,13 @@ enum CLI {
             }
             return 0
         } catch let status as CLIExitStatus {
-            try? Output.flush()
+            do { try Output.flush() } catch {
+                Output.error(message(for: error))
+                return 1
+            }
             return status.code
         } catch {
-            try? Output.flush()
+            do { try Output.flush() } catch let failed { Output.error(message(for: failed)) }
             Output.error(message(for: error))
         }
         return 1
@@ -92,7 +106,7 @@ final class ChunkedInput {
     static let chunkSize = 1 << 20
 
     let path: String
-    private var fd: Int32
+    private let file: SystemFile
     /// True for a regular file, which can be read again from the start (``rewind()``).
     let isRewindable: Bool
     /// Bytes read so far.
@@ -118,25 +132,13 @@ final class ChunkedInput {
 
     init(_ path: String) throws {
         self.path = path
-        if path == "-" {
-            fd = 0
-            isRewindable = false
-        } else {
-            fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw CLIError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
-            var st = stat()
-            isRewindable = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
-        }
+        file = try Input.open(path)
+        isRewindable = path != "-" && file.isRegularFile
     }
-
-    deinit { if fd > 0 { Glibc.close(fd) } }
 
     /// The device and inode of the input file (nil for stdin).
     var fileIdentity: (device: UInt64, inode: UInt64)? {
-        guard fd > 0 else { return nil }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        return (UInt64(st.st_dev), UInt64(st.st_ino))
+        path == "-" ? nil : file.identity
     }
 
     /// The next chunk, or nil at the end (or, with a ``framing``, after an interruption). Its
@@ -155,7 +157,7 @@ final class ChunkedInput {
     }
 
     /// How a raw read ended.
-    private enum ReadEnd { case full, end, interrupted }
+    private typealias ReadEnd = Interruption.FillEnd
 
     /// ``read()`` with a framing: the bytes up to the last unit boundary.
     private func readAligned() throws -> ArraySlice<UInt8>? {
@@ -228,13 +230,13 @@ final class ChunkedInput {
         let mayBlock = !isRewindable
         try chunk.append(addingCapacity: Self.chunkSize) { (span: inout OutputSpan<UInt8>) throws in
             try span.withUnsafeMutableBufferPointer { buffer, count in
-                while count < buffer.count {
-                    switch Interruption.read(fd, into: buffer.baseAddress! + count, count: buffer.count - count, mayBlock: mayBlock) {
-                    case .bytes(let n): count += n
-                    case .end: end = .end; return
-                    case .interrupted: end = .interrupted; return
-                    case .failed(let e): throw CLIError("cannot read '\(path)': \(String(cString: strerror(e)))")
-                    }
+                let room = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...]))
+                do throws(FileError) {
+                    let (n, how) = try Interruption.fill(file, room, mayBlock: mayBlock)
+                    count += n
+                    end = how
+                } catch {
+                    throw CLIError(error)
                 }
             }
         }
@@ -252,7 +254,7 @@ final class ChunkedInput {
     /// Starts again from the beginning (regular files only). After an interruption stopped
     /// the input, the second pass stops where the first did.
     func rewind() throws {
-        guard isRewindable, lseek(fd, 0, SEEK_SET) == 0 else { throw CLIError("cannot read '\(path)' again") }
+        guard isRewindable, (try? file.seek(to: 0)) != nil else { throw CLIError("cannot read '\(path)' again") }
         bytesRead = 0
         pushedBack = nil
         if stopped { limit = handed }
@@ -281,11 +283,11 @@ final class ChunkedInput {
 /// (`open(2)`), never replaced, so a device stays a device.
 final class OutputFile {
     let path: String
-    private var fd: Int32
+    private let file: SystemFile
     /// Where the bytes go until ``close()``.
     private let staging: StagedPath
     /// Bytes written so far.
-    private(set) var bytesWritten = 0
+    var bytesWritten: Int { file.bytesWritten }
 
     /// Opens `path` for writing; `input`, when given, must not be the same file (a command that
     /// streams would overwrite what it has still to read).
@@ -296,15 +298,14 @@ final class OutputFile {
         staging = StagedPath(path, staged: staged)
         if path == "-" {
             try Output.flush()
-            fd = 1
+            file = .standardOutput()
         } else {
             try Self.refuseOverwriting(input?.fileIdentity, with: path)
-            fd = Glibc.open(staging.writingPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+            do throws(FileError) { file = try SystemFile(creatingAtPath: staging.writingPath, name: path) } catch {
+                throw CLIError(error)
+            }
         }
     }
-
-    deinit { if fd > 1 { Glibc.close(fd) } }
 
     /// Throws when `path` names the file `input` identifies: a command that streams would
     /// overwrite what it has still to read.
@@ -328,23 +329,15 @@ final class OutputFile {
         return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// Writes all of `bytes`.
+    /// - Throws: ``CLIError`` naming the output, the bytes written before and the reason.
     func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { p in
-            var offset = 0
-            while offset < p.count {
-                let n = Glibc.write(fd, p.baseAddress! + offset, p.count - offset)
-                if n > 0 { offset += n; continue }
-                if n < 0 && errno == EINTR { continue }
-                throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))")
-            }
-        }
-        bytesWritten += bytes.count
+        do throws(FileError) { try file.write(bytes) } catch { throw CLIError(error) }
     }
 
     /// Closes the output and gives a file its name.
     func close() throws {
-        if fd > 1, Glibc.close(fd) != 0 { throw CLIError("cannot write '\(path)': \(String(cString: strerror(errno)))") }
-        fd = -1
+        do throws(FileError) { try file.close() } catch { throw CLIError(error) }
         try staging.commit()
     }
 
@@ -352,55 +345,44 @@ final class OutputFile {
     /// kept on purpose, after a failure).
     /// - Returns: that name; nil when the output was not staged (stdout, a device) or is empty.
     func closeKeepingPartial() -> String? {
-        if fd > 1 { _ = Glibc.close(fd) }
-        fd = -1
+        try? file.close()  // the output is kept as it is, whatever close says
         guard bytesWritten > 0 else { staging.discard(); return nil }
         return staging.keep()
     }
 }
 
-/// Reading inputs and writing outputs; `-` is stdin or stdout.
+/// Reading inputs; `-` is stdin.
 enum Input {
     /// Reads a whole file, or stdin for `-`.
-    static func readAll(_ path: String) throws -> [UInt8] {
-        if path == "-" {
-            var out: [UInt8] = []
-            while let chunk = try readChunk(FileHandle.standardInput, 1 << 20) { out += chunk }
-            return out
-        }
-        // FoundationEssentials leaks its read buffer for an empty regular file (LeakSanitizer
-        // reports 4 KiB from readBytesFromFile): such a file is read as empty without it.
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           attributes[.type] as? FileAttributeType == .typeRegular,
-           let size = attributes[.size], (size as? Int) == 0 || (size as? UInt64) == 0 || (size as? NSNumber)?.intValue == 0 {
-            return []
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read '\(path)'") }
-        return [UInt8](data)
+    static func readAll(_ path: String) throws(CLIError) -> [UInt8] {
+        let file = try open(path)
+        do throws(FileError) { return try file.readToEnd() } catch { throw CLIError(error) }
     }
 
-    /// Opens a file, or stdin for `-`, for reading in chunks.
-    static func open(_ path: String) throws -> FileHandle {
-        if path == "-" { return FileHandle.standardInput }
-        guard let h = FileHandle(forReadingAtPath: path) else { throw CLIError("cannot open '\(path)'") }
-        return h
-    }
-
-    /// The next chunk of at most `size` bytes, or nil at the end.
-    static func readChunk(_ handle: FileHandle, _ size: Int) throws -> [UInt8]? {
-        let data = try handle.read(upToCount: size) ?? Data()
-        return data.isEmpty ? nil : [UInt8](data)
+    /// Opens a file, or stdin for `-`, for reading.
+    static func open(_ path: String) throws(CLIError) -> SystemFile {
+        guard path != "-" else { return .standardInput() }
+        do throws(FileError) { return try SystemFile(readingAtPath: path) } catch { throw CLIError(error) }
     }
 }
 
+/// Writing stdout and stderr; ``OutputFile`` writes files.
+///
+/// Lines for stdout are buffered. A failed write to stdout is never silent: what follows is
+/// dropped and ``flush()`` throws it (a ``CLIError``) once (the next flush, or the command's last
+/// one when an intermediate flush failed), so the command reports it and exits with status 1.
 enum Output {
     nonisolated(unsafe) private static var buffer: [UInt8] = []
+    /// The first failed write to stdout, and whether ``flush()`` has thrown it.
+    nonisolated(unsafe) private static var failure: (error: CLIError, reported: Bool)?
+    private static let standardOutput = SystemFile.standardOutput()
+    private static let standardError = SystemFile.standardError()
 
     /// Appends a line to stdout (buffered).
     static func line(_ s: String) {
         buffer.append(contentsOf: s.utf8)
         buffer.append(10)
-        if buffer.count >= 1 << 16 { try? flush() }
+        flushWhenFull()
     }
 
     /// Appends a line that `body` writes as UTF-8 bytes (without the newline) to stdout
@@ -408,28 +390,44 @@ enum Output {
     static func appendLine(_ body: (inout [UInt8]) -> Void) {
         body(&buffer)
         buffer.append(10)
-        if buffer.count >= 1 << 16 { try? flush() }
+        flushWhenFull()
     }
 
     /// Appends a line given as UTF-8 bytes to stdout (buffered).
     static func bytesLine(_ bytes: [UInt8]) {
         buffer.append(contentsOf: bytes)
         buffer.append(10)
-        if buffer.count >= 1 << 16 { try? flush() }
+        flushWhenFull()
     }
 
     /// Writes buffered stdout.
-    static func flush() throws {
-        guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { p in
-            var off = 0
-            while off < p.count {
-                let n = Foundation.write(1, p.baseAddress! + off, p.count - off)
-                if n <= 0 { break }
-                off += n
-            }
+    /// - Throws: ``CLIError`` for a failed write to stdout, once (see ``Output``).
+    static func flush() throws(CLIError) {
+        if let failure {
+            buffer.removeAll(keepingCapacity: true)
+            guard !failure.reported else { return }
+            self.failure = (failure.error, true)
+            throw failure.error
         }
-        buffer.removeAll(keepingCapacity: true)
+        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        do throws(FileError) { try standardOutput.write(buffer) } catch {
+            failure = (CLIError(error), true)
+            throw CLIError(error)
+        }
+    }
+
+    /// Writes buffered stdout once 64 KiB are held. A failure is kept for the command's last
+    /// ``flush()``, which throws it.
+    private static func flushWhenFull() {
+        guard buffer.count >= 1 << 16 else { return }
+        do { try flush() } catch { failure?.reported = false }
+    }
+
+    /// Writes `text` to stderr, unbuffered. A failure is dropped: stderr is where it would be
+    /// reported.
+    static func writeStandardError(_ text: String) {
+        try? standardError.write(Array(text.utf8))
     }
 
     /// Writes a whole file (under a temporary name, then renamed: ``OutputFile``), or stdout
@@ -442,6 +440,6 @@ enum Output {
 
     /// One line on stderr: `h264: message`.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("h264: \(message)\n".utf8))
+        writeStandardError("h264: \(message)\n")
     }
 }

@@ -2,6 +2,7 @@ import CommandLineSupport
 import FLV
 import Foundation
 import H264
+import MediaSupport
 import H264Video
 import MediaSupport
 import RTMP
@@ -126,10 +127,10 @@ enum EncodeCommand: CLICommand {
         // the frames it holds are encoded); any other is stopped by the encoding loop.
         var sourceEndsAtInterruption = false
         if let input = positionals.first {
-            let handle = try Input.open(input)
-            let mayBlock = Interruption.mayBlock(handle.fileDescriptor)
+            let file = try Input.open(input)
+            let mayBlock = !file.isRegularFile
             sourceEndsAtInterruption = mayBlock
-            let read: @Sendable () throws -> [UInt8]? = { try readChunk(handle.fileDescriptor, 4 << 20, input, mayBlock: mayBlock) }
+            let read: @Sendable () throws -> [UInt8]? = { try readChunk(file, 4 << 20, mayBlock: mayBlock) }
             if let raw {
                 (width, height) = try parseSize(raw, "--raw")
                 guard let f = PixelFormat(rawValue: pixFmt ?? "i420"), [.bgra, .argb, .nv12, .i420].contains(f) else {
@@ -260,19 +261,17 @@ enum EncodeCommand: CLICommand {
     /// the end of the input.
     /// A read from a pipe or terminal (`mayBlock`) gives up at an interruption (SIGINT,
     /// SIGTERM) with what it has.
-    static func readChunk(_ fd: Int32, _ size: Int, _ name: String, mayBlock: Bool) throws(CLIError) -> [UInt8]? {
-        var failed: Int32 = 0
+    static func readChunk(_ file: SystemFile, _ size: Int, mayBlock: Bool) throws(CLIError) -> [UInt8]? {
+        var failed: CLIError?
         let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = 0
-            reading: while count < size {
-                switch Interruption.read(fd, into: buffer.baseAddress! + count, count: size - count, mayBlock: mayBlock) {
-                case .bytes(let n): count += n
-                case .end, .interrupted: break reading
-                case .failed(let e): failed = e; break reading
-                }
+            do throws(FileError) {
+                count = try Interruption.fill(file, UnsafeMutableRawBufferPointer(buffer), mayBlock: mayBlock).count
+            } catch {
+                count = 0
+                failed = CLIError(error)
             }
         }
-        if failed != 0 { throw CLIError("cannot read '\(name)': \(String(cString: strerror(failed)))") }
+        if let failed { throw failed }
         return chunk.isEmpty ? nil : chunk
     }
 
@@ -345,11 +344,11 @@ extension Output {
     /// Rewrites the progress line on stderr; nil clears it.
     static func progress(_ line: String?) {
         let text = line.map { "\r\($0)\u{1B}[K" } ?? "\r\u{1B}[K"
-        FileHandle.standardError.write(Data(text.utf8))
+        writeStandardError(text)
     }
 
     /// One line on stderr without the `h264:` prefix.
     static func note(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        writeStandardError(line + "\n")
     }
 }

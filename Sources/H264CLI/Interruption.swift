@@ -96,7 +96,7 @@ enum Interruption {
         !isRequested && wake.waitUntilReadable(fd) && !isRequested
     }
 
-    /// What ``read(_:into:count:mayBlock:)`` got.
+    /// What ``read(_:into:mayBlock:)`` got.
     enum ReadResult {
         /// Bytes read.
         case bytes(Int)
@@ -104,31 +104,47 @@ enum Interruption {
         case end
         /// An interruption came before any byte.
         case interrupted
-        /// The system call failed with this `errno`.
-        case failed(Int32)
+        /// The read failed.
+        case failed(FileError)
     }
 
-    /// One `read(2)` that gives up at an interruption: on a descriptor that may block (a pipe,
-    /// a terminal, a socket) it first waits with ``waitReadable(_:)``; a regular file is read
-    /// at once (it never blocks for long) and the caller checks ``isRequested`` between reads.
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, mayBlock: Bool) -> ReadResult {
+    /// One read that gives up at an interruption: on a descriptor that may block (a pipe, a
+    /// terminal, a socket) it first waits with ``waitReadable(_:)``; a regular file is read at
+    /// once (it never blocks for long) and the caller checks ``isRequested`` between reads.
+    /// - Parameter buffer: not empty.
+    static func read(_ file: SystemFile, into buffer: UnsafeMutableRawBufferPointer, mayBlock: Bool) -> ReadResult {
         while true {
-            if mayBlock && !waitReadable(fd) { return .interrupted }
-            let n = Glibc.read(fd, buffer, count)
-            if n > 0 { return .bytes(n) }
-            if n == 0 { return .end }
-            let e = errno
-            if e == EINTR || e == EAGAIN {
-                if isRequested { return .interrupted }
-                continue
+            if mayBlock && !waitReadable(file.descriptor) { return .interrupted }
+            do throws(FileError) {
+                guard let n = try file.readSome(into: buffer) else {  // EINTR or EAGAIN
+                    if isRequested { return .interrupted }
+                    continue
+                }
+                return n > 0 ? .bytes(n) : .end
+            } catch {
+                return .failed(error)
             }
-            return .failed(e)
         }
     }
 
-    /// True for a descriptor a read may wait on without end (anything but a regular file).
-    static func mayBlock(_ fd: Int32) -> Bool {
-        var info = stat()
-        return fstat(fd, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG
+    /// How ``fill(_:_:mayBlock:)`` stopped.
+    enum FillEnd { case full, end, interrupted }
+
+    /// Reads into `buffer` with ``read(_:into:mayBlock:)`` until it is full, the input ends or
+    /// an interruption comes.
+    /// - Returns: the bytes read, and why it stopped.
+    /// - Throws: the read's ``FileError``.
+    static func fill(_ file: SystemFile, _ buffer: UnsafeMutableRawBufferPointer,
+                     mayBlock: Bool) throws(FileError) -> (count: Int, end: FillEnd) {
+        var count = 0
+        while count < buffer.count {
+            switch read(file, into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), mayBlock: mayBlock) {
+            case .bytes(let n): count &+= n  // n <= buffer.count - count
+            case .end: return (count, .end)
+            case .interrupted: return (count, .interrupted)
+            case .failed(let e): throw e
+            }
+        }
+        return (count, .full)
     }
 }

@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// How a command's input is divided into units (NAL units, FLV tags), so that ``ChunkedInput``
 /// hands over chunks that end where a unit ends, and an interrupted command stops its input
 /// between two units: what it finishes its output with is whole.
@@ -35,22 +37,16 @@ struct UnitBoundaries {
         switch framing {
         case .annexB: return Self.lastStartCode(in: data).map { start &+ ($0 &- data.startIndex) }
         case .lengthPrefixed(let size): return walk(data, at: start) { bytes, _ in
-            guard bytes.count >= size else { return nil }
-            var length = 0
-            for b in bytes.prefix(size) { length = length << 8 | Int(b) }  // at most 4 bytes
-            return size &+ length
+            guard let length = ByteReader<ByteReadError>(bytes).peekUInt(byteCount: size) else { return nil }
+            return size &+ Int(length)  // at most 4 bytes
         }
         case .flv: return walk(data, at: start) { bytes, isFileHeader in
             if isFileHeader {
-                guard bytes.count >= 9 else { return nil }
-                let i = bytes.startIndex
-                let offset = Int(bytes[i &+ 5]) << 24 | Int(bytes[i &+ 6]) << 16 | Int(bytes[i &+ 7]) << 8 | Int(bytes[i &+ 8])
-                return Swift.max(9, offset) &+ 4  // DataOffset, then PreviousTagSize0
+                guard let offset = ByteReader<ByteReadError>(bytes).peekInteger(at: 5, as: UInt32.self) else { return nil }
+                return Swift.max(9, Int(offset)) &+ 4  // DataOffset, then PreviousTagSize0
             }
-            guard bytes.count >= 4 else { return nil }
-            let i = bytes.startIndex
-            let size = Int(bytes[i &+ 1]) << 16 | Int(bytes[i &+ 2]) << 8 | Int(bytes[i &+ 3])  // DataSize
-            return 11 &+ size &+ 4
+            guard let size = ByteReader<ByteReadError>(bytes).peekUInt24(at: 1) else { return nil }  // DataSize
+            return 11 &+ Int(size) &+ 4
         }
         }
     }

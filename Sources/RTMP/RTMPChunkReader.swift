@@ -1,5 +1,6 @@
 import FLV
 import H264
+import MediaSupport
 
 /// Reassembles RTMP messages from chunks, keeping each chunk stream's last header.
 ///
@@ -90,7 +91,7 @@ package struct RTMPChunkReader: Sendable {
     ///   ``RTMPError/Code/limitExceeded`` beyond the limits.
     package mutating func nextMessage() throws(RTMPError) -> RTMPMessage? {
         while true {
-            var c = ByteCursor(buffer[readOffset...])
+            var c = ByteReader<ByteReadError>(buffer[readOffset...])
             guard case .read(let message) = try readChunk(&c) else { return nil }
             readOffset = c.position
             if let message { return message }
@@ -98,7 +99,7 @@ package struct RTMPChunkReader: Sendable {
     }
 
     /// Reads one chunk. State changes only when the whole chunk is present.
-    private mutating func readChunk(_ c: inout ByteCursor) throws(RTMPError) -> Chunk {
+    private mutating func readChunk(_ c: inout ByteReader<ByteReadError>) throws(RTMPError) -> Chunk {
         guard let b0 = try? c.readUInt8() else { return .incomplete }
         let fmt = b0 >> 6
         var csid = UInt32(b0 & 0x3F)
@@ -131,8 +132,8 @@ package struct RTMPChunkReader: Sendable {
                 h.typeID = ty
             }
             if fmt == 0 {
-                guard let le = try? c.readBytes(4) else { return .incomplete }
-                h.streamID = le.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+                guard let v = try? c.readUInt32() else { return .incomplete }
+                h.streamID = v.byteSwapped  // little-endian, the one field that is
             }
             h.extended = t == 0xFF_FFFF
             var value = t

@@ -1,5 +1,6 @@
 import FLV
 import H264
+import MediaSupport
 
 /// Splits messages into RTMP chunks: a type-0 header on the first chunk, type-3 headers on
 /// the rest, the extended timestamp repeated in every chunk when the timestamp needs it.
@@ -17,9 +18,7 @@ package struct RTMPChunkWriter: Sendable {
         out.writeUInt24(extended ? 0xFF_FFFF : message.timestamp)
         out.writeUInt24(UInt32(truncatingIfNeeded: message.payload.count))
         out.append(message.typeID)
-        let sid = message.streamID  // little-endian, the one field that is
-        out += [UInt8(truncatingIfNeeded: sid), UInt8(truncatingIfNeeded: sid >> 8),
-                UInt8(truncatingIfNeeded: sid >> 16), UInt8(truncatingIfNeeded: sid >> 24)]
+        out.writeUInt32(message.streamID.byteSwapped)  // little-endian, the one field that is
         if extended { out.writeUInt32(message.timestamp) }
         var offset = 0
         let size = max(chunkSize, 1)

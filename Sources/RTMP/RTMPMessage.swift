@@ -1,5 +1,6 @@
 import FLV
 import H264
+import MediaSupport
 
 /// One RTMP message: a type, a message stream, a timestamp and a payload.
 package struct RTMPMessage: Hashable, Sendable {
@@ -47,7 +48,7 @@ package struct RTMPMessage: Hashable, Sendable {
 
     /// The payload's 32-bit big-endian value (control messages).
     package func uint32() throws(RTMPError) -> UInt32 {
-        var c = ByteCursor(payload[...])
+        var c = ByteReader<ByteReadError>(payload[...])
         do { return try c.readUInt32("control message value") } catch {
             throw RTMPError.invalid(.protocolViolation, "RTMP control message type \(typeID) shorter than 4 bytes")
         }

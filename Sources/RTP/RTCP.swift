@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// RTCP (RFC 3550 section 6): the packets a sender needs, a sender report and, on leaving, BYE;
 /// and the reading of compound packets a receiver needs (``packets(in:)``).
 ///
@@ -27,18 +29,16 @@ public enum RTCP {
                                           packetCount: UInt32, octetCount: UInt32) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(36)
-        func u32(_ v: UInt32) { out.append(contentsOf: [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]) }
         // Sender report: V=2, P=0, RC=0; length 6 (32-bit words after the first, RFC 3550 6.4.1).
         out += [0x80, senderReportType, 0, 6]
-        u32(ssrc)
-        u32(UInt32(truncatingIfNeeded: ntpTimestamp >> 32))
-        u32(UInt32(truncatingIfNeeded: ntpTimestamp))
-        u32(rtpTimestamp)
-        u32(packetCount)
-        u32(octetCount)
+        out.writeUInt32(ssrc)
+        out.writeUInt64(ntpTimestamp)
+        out.writeUInt32(rtpTimestamp)
+        out.writeUInt32(packetCount)
+        out.writeUInt32(octetCount)
         // BYE: V=2, P=0, SC=1; length 1 (RFC 3550 6.6).
         out += [0x81, byeType, 0, 1]
-        u32(ssrc)
+        out.writeUInt32(ssrc)
         return out
     }
 

@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// The sender information of an RTCP sender report (RFC 3550 6.4.1): the sender's wall clock
 /// and its RTP clock read at the same instant, and what it had sent by then.
@@ -104,59 +105,53 @@ extension RTCP {
         guard datagram.count <= maximumCompoundSize else {
             throw RTPError.invalid(.limitExceeded, "RTCP datagram of \(datagram.count) bytes, more than \(maximumCompoundSize)")
         }
-        let end = datagram.endIndex
-        @inline(__always) func u32(_ i: Int) -> UInt32 {
-            UInt32(datagram[i]) << 24 | UInt32(datagram[i &+ 1]) << 16 | UInt32(datagram[i &+ 2]) << 8 | UInt32(datagram[i &+ 3])
-        }
+        var r = ByteReader<RTPByteReads>(datagram)
         var out: [RTCPPacket] = []
-        var pos = datagram.startIndex
-        // Every offset below is at most the datagram's end plus 4 * 65,536: no overflow.
-        while pos < end {
+        while !r.isAtEnd {
             guard out.count < maximumPacketsPerCompound else {
                 throw RTPError.invalid(.limitExceeded, "more than \(maximumPacketsPerCompound) packets in a compound RTCP packet")
             }
-            guard end - pos >= 4 else { throw .invalid(.truncated, "\(end - pos) bytes left for a 4-byte RTCP header") }
-            let b0 = datagram[pos], type = datagram[pos + 1]
+            guard r.count >= 4 else { throw .invalid(.truncated, "\(r.count) bytes left for a 4-byte RTCP header") }
+            let b0 = try r.readUInt8("RTCP header"), type = try r.readUInt8("RTCP header")
             guard b0 >> 6 == 2 else { throw RTPError.invalid(.invalidPacket, "RTCP version \(b0 >> 6), expected 2") }
-            let size = ((Int(datagram[pos + 2]) << 8 | Int(datagram[pos + 3])) + 1) * 4
-            guard size <= end - pos else {
-                throw RTPError.invalid(.truncated, "RTCP packet of \(size) bytes, \(end - pos) left")
+            let size = Int(try r.readUInt16("RTCP length")) &* 4  // the bytes after the header: < 2^18
+            guard size <= r.count else {
+                throw RTPError.invalid(.truncated, "RTCP packet of \(size &+ 4) bytes, \(r.count &+ 4) left")
             }
-            let next = pos + size
-            var bodyEnd = next
+            var body = try r.readBytes(size, "RTCP packet")
             if b0 & 0x20 != 0 {
-                guard next == end else { throw RTPError.invalid(.invalidPacket, "padding in an RTCP packet that is not the last") }
-                let padding = Int(datagram[next - 1])
-                guard padding > 0, padding <= size - 4 else {
+                guard r.isAtEnd else { throw RTPError.invalid(.invalidPacket, "padding in an RTCP packet that is not the last") }
+                let padding = Int(body.last ?? 0)
+                guard padding > 0, padding <= size else {
                     throw RTPError.invalid(.invalidPacket, "RTCP padding count \(padding) is zero or longer than the packet")
                 }
-                bodyEnd -= padding
+                body = body.dropLast(padding)
             }
             let count = Int(b0 & 0x1F)
-            let body = bodyEnd - (pos + 4)
+            var p = ByteReader<RTPByteReads>(body)
             switch type {
             case senderReportType:
-                guard body >= 24 + count * 24 else {
-                    throw .invalid(.truncated, "RTCP sender report with \(count) report blocks in \(body) bytes")
+                guard body.count >= 24 + count * 24 else {
+                    throw .invalid(.truncated, "RTCP sender report with \(count) report blocks in \(body.count) bytes")
                 }
-                let p = pos + 4
-                out.append(.senderReport(RTCPSenderReport(ssrc: u32(p), ntpTimestamp: UInt64(u32(p + 4)) << 32 | UInt64(u32(p + 8)),
-                                                          rtpTimestamp: u32(p + 12), packetCount: u32(p + 16), octetCount: u32(p + 20))))
+                out.append(.senderReport(RTCPSenderReport(ssrc: try p.readUInt32("SSRC"), ntpTimestamp: try p.readUInt64("NTP timestamp"),
+                                                          rtpTimestamp: try p.readUInt32("RTP timestamp"),
+                                                          packetCount: try p.readUInt32("sender's packet count"),
+                                                          octetCount: try p.readUInt32("sender's octet count"))))
             case receiverReportType:
-                guard body >= 4 + count * 24 else {
-                    throw .invalid(.truncated, "RTCP receiver report with \(count) report blocks in \(body) bytes")
+                guard body.count >= 4 + count * 24 else {
+                    throw .invalid(.truncated, "RTCP receiver report with \(count) report blocks in \(body.count) bytes")
                 }
-                out.append(.receiverReport(ssrc: u32(pos + 4)))
+                out.append(.receiverReport(ssrc: try p.readUInt32("SSRC")))
             case byeType:
-                guard body >= count * 4 else { throw .invalid(.truncated, "RTCP BYE with \(count) sources in \(body) bytes") }
+                guard body.count >= count * 4 else { throw .invalid(.truncated, "RTCP BYE with \(count) sources in \(body.count) bytes") }
                 var ssrcs: [UInt32] = []
                 ssrcs.reserveCapacity(count)
-                for i in 0..<count { ssrcs.append(u32(pos + 4 + i * 4)) }
+                for _ in 0..<count { ssrcs.append(try p.readUInt32("SSRC")) }
                 out.append(.bye(ssrcs: ssrcs))
             default:
                 out.append(.other(packetType: type))
             }
-            pos = next
         }
         return out
     }

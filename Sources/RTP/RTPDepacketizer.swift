@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// Rebuilds NAL units and access units from RTP packets, RFC 6184 packetization-modes 0 and 1.
 ///
@@ -467,11 +468,10 @@ public struct RTPDepacketizer: Sendable {
         } else {
             endFragments()
             if type == RTPPayloadStructure.stapA {
-                var pos = s + 1  // sizes were checked on arrival
-                while pos < payload.endIndex {
-                    let size = Int(payload[pos]) << 8 | Int(payload[pos + 1])
-                    appendNALUnit(payload[(pos + 2)..<(pos + 2 + size)])
-                    pos += 2 + size
+                // Sizes were checked on arrival (validate): the reads cannot fail.
+                var r = ByteReader<ByteReadError>(payload[(s &+ 1)...])
+                while let size = try? r.readUInt16(), let unit = try? r.readBytes(Int(size)) {
+                    appendNALUnit(unit)
                 }
             } else {
                 appendNALUnit(payload)
@@ -693,7 +693,7 @@ public struct RTPDepacketizer: Sendable {
             guard lenient else { throw RTPError.invalid(.invalidPacket, "F bit set in the payload header") }
             tolerated.insert(.forbiddenBit)
         }
-        let s = payload.startIndex, end = payload.endIndex
+        let s = payload.startIndex
         let structure = h & 0x1F
         if packetizationMode == 0 && (structure == RTPPayloadStructure.stapA || structure == RTPPayloadStructure.fuA) {
             guard lenient else {
@@ -707,17 +707,15 @@ public struct RTPDepacketizer: Sendable {
         case 1...23:
             try checkHeader(h, count: payload.count)
         case RTPPayloadStructure.stapA:
-            var pos = s + 1
-            guard pos < end else { throw .invalid(.truncated, "STAP-A without a NAL unit") }
-            while pos < end {  // pos grows by at least 3 per pass
-                guard end - pos >= 2 else { throw .invalid(.truncated, "STAP-A NAL unit size cut at the end") }
-                let size = Int(payload[pos]) << 8 | Int(payload[pos + 1])
-                pos += 2
+            var r = ByteReader<RTPByteReads>(payload[(s &+ 1)...])
+            guard !r.isAtEnd else { throw .invalid(.truncated, "STAP-A without a NAL unit") }
+            while !r.isAtEnd {  // consumes at least 3 bytes per pass
+                let size = Int(try r.readUInt16("STAP-A NALU size"))
                 guard size > 0 else { throw RTPError.invalid(.invalidPacket, "STAP-A with a NAL unit of size 0") }
-                guard size <= end - pos else {
-                    throw RTPError.invalid(.truncated, "STAP-A NAL unit of \(size) bytes, \(end - pos) left")
+                guard size <= r.count else {
+                    throw RTPError.invalid(.truncated, "STAP-A NAL unit of \(size) bytes, \(r.count) left")
                 }
-                let inner = payload[pos]
+                let inner = r.peekUInt8() ?? 0  // size > 0 bytes are left
                 if inner & 0x80 != 0 {
                     guard lenient else { throw RTPError.invalid(.invalidPacket, "forbidden_zero_bit is 1 in a STAP-A") }
                     tolerated.insert(.forbiddenBit)
@@ -726,7 +724,7 @@ public struct RTPDepacketizer: Sendable {
                     throw RTPError.invalid(.invalidPacket, "STAP-A holds a NAL unit of type \(inner & 0x1F)")
                 }
                 try checkHeader(inner, count: size)
-                pos += size
+                try r.skip(size, "STAP-A NAL unit")
             }
         case RTPPayloadStructure.fuA:
             guard payload.count >= 2 else { throw .invalid(.truncated, "FU-A without an FU header") }

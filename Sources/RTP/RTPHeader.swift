@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// The fixed header of an RTP packet (RFC 3550 section 5.1) as this library writes it: version 2,
 /// no padding, no header extension, no CSRCs.
@@ -41,8 +42,7 @@ public struct RTPHeader: Hashable, Sendable {
         // Bytes 0-7 as one big-endian word: V=2, P=X=CC=0, M, PT, sequence number, timestamp.
         let first: UInt64 = 0x80 << 56 | UInt64(marker ? 0x80 | payloadType : payloadType) << 48
             | UInt64(sequenceNumber) << 32 | UInt64(timestamp)
-        var words = (first.bigEndian, ssrc.bigEndian)
-        withUnsafeBytes(of: &words) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<12])) }
+        out.writeMultipleIntegers(first, ssrc)
     }
 }
 
@@ -62,34 +62,32 @@ public struct RTPPacket: Sendable {
     /// - Complexity: O(1).
     @inlinable
     public init(parsing packet: ArraySlice<UInt8>) throws(RTPError) {
-        let count = packet.count
-        guard count >= RTPHeader.fixedLength else {
-            throw .invalid(.truncated, "RTP packet of \(count) bytes is shorter than the 12-byte header")
+        guard packet.count >= RTPHeader.fixedLength else {
+            throw .invalid(.truncated, "RTP packet of \(packet.count) bytes is shorter than the 12-byte header")
         }
+        // The fixed header is there (12 bytes): read in place, without a reader (whose view of
+        // the datagram would cost a retain and a release per packet).
         let s = packet.startIndex
-        let b0 = packet[s]
+        let b0 = packet[s], b1 = packet[s &+ 1]
         guard b0 >> 6 == 2 else { throw RTPError.invalid(.invalidPacket, "RTP version \(b0 >> 6), expected 2") }
-        let b1 = packet[s &+ 1]  // s + 11 is inside the packet, so these additions cannot overflow
-        @inline(__always) func u16(_ i: Int) -> UInt16 { UInt16(packet[s &+ i]) << 8 | UInt16(packet[s &+ i &+ 1]) }
-        @inline(__always) func u32(_ i: Int) -> UInt32 { UInt32(u16(i)) << 16 | UInt32(u16(i &+ 2)) }
-        header = RTPHeader(marker: b1 & 0x80 != 0, payloadType: b1 & 0x7F, sequenceNumber: u16(2),
-                           timestamp: u32(4), ssrc: u32(8))
-        // Every offset below is at most 12 + 15 * 4 + 4 + 65535 * 4, far from overflowing Int.
-        var start = RTPHeader.fixedLength + Int(b0 & 0x0F) * 4
-        guard start <= count else { throw .invalid(.truncated, "\(b0 & 0x0F) CSRCs run past the end of the RTP packet") }
+        header = RTPHeader(marker: b1 & 0x80 != 0, payloadType: b1 & 0x7F, sequenceNumber: packet.peekInteger(at: 2) ?? 0,
+                           timestamp: packet.peekInteger(at: 4) ?? 0, ssrc: packet.peekInteger(at: 8) ?? 0)
+        var start = RTPHeader.fixedLength &+ Int(b0 & 0x0F) &* 4  // at most 72
         if b0 & 0x10 != 0 {
-            guard start + 4 <= count else { throw .invalid(.truncated, "RTP header extension runs past the end of the packet") }
-            start += 4 + Int(u16(start + 2)) * 4
-            guard start <= count else { throw .invalid(.truncated, "RTP header extension runs past the end of the packet") }
+            guard let words = packet.peekInteger(at: start &+ 2, as: UInt16.self) else {
+                throw .invalid(.truncated, "RTP header extension runs past the end of the packet")
+            }
+            start &+= 4 &+ Int(words) &* 4  // below 2^18 + 76
         }
-        var end = count
+        guard start <= packet.count else { throw .invalid(.truncated, "RTP CSRCs or header extension run past the end of the packet") }
+        var end = packet.endIndex
         if b0 & 0x20 != 0 {
-            let padding = Int(packet[s + count - 1])
-            guard padding > 0, padding <= count - start else {
+            let padding = Int(packet[end &- 1])
+            guard padding > 0, padding <= packet.count &- start else {
                 throw RTPError.invalid(.invalidPacket, "RTP padding count \(padding) is zero or longer than the payload")
             }
-            end -= padding
+            end &-= padding  // padding <= the bytes after the header
         }
-        payload = packet[(s + start)..<(s + end)]
+        payload = packet[(s &+ start)..<end]  // one view of the caller's bytes
     }
 }

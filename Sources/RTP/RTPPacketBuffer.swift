@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// RTP packets stored back to back in one reusable byte buffer.
 ///
 /// The packetiser appends packets here; after sending them, call ``removeAll()``, which keeps
@@ -50,6 +52,11 @@ public struct RTPPacketBuffer: Sendable {
     /// Appends one payload byte to the packet begun last.
     mutating func appendPayload(_ byte: UInt8) {
         bytes.append(byte)
+    }
+
+    /// Appends a big-endian 16-bit payload field (a STAP-A NAL unit size) to the packet begun last.
+    mutating func appendPayload(_ value: UInt16) {
+        bytes.writeUInt16(value)
     }
 
     /// Closes the packet begun last at the current end of ``bytes``.

@@ -220,8 +220,7 @@ public struct RTPPacketizer: Sendable {
                 packets.appendPayload(f | nri | RTPPayloadStructure.stapA)
                 for k in i..<end {
                     let c = units[k].count  // <= maxPayload <= 65_507, fits 16 bits
-                    packets.appendPayload(UInt8(truncatingIfNeeded: c >> 8))
-                    packets.appendPayload(UInt8(truncatingIfNeeded: c))
+                    packets.appendPayload(UInt16(truncatingIfNeeded: c))
                     packets.appendPayload(units[k].bytes)
                 }
             }

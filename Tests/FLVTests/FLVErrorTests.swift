@@ -12,8 +12,10 @@ import Testing
     /// A container fault is the module's own code; the contents survive behind the reference;
     /// equality is by code.
     @Test func containerFaultIsFLVCode() {
-        var cursor = ByteCursor([0x46, 0x4C, 0x58, 1, 1, 0, 0, 0, 9, 0, 0, 0, 0][...])
-        #expect(throws: FLVError(.invalidContainer, "any reason")) { try FLVHeader.read(&cursor) }
+        let bytes: [UInt8] = [0x46, 0x4C, 0x58, 1, 1, 0, 0, 0, 9, 0, 0, 0, 0]
+        #expect(throws: FLVError(.invalidContainer, "any reason")) { try FLVReader(bytes[...]) }
+        // Bytes missing are the module's truncated, mapped from the shared reader's failure.
+        #expect(throws: FLVError(.truncated, "any reason")) { try FLVReader([0x46, 0x4C, 0x56, 1, 1, 0, 0][...]) }
         let error = FLVError.invalid(.invalidContainer, "no FLV signature")
         #expect(error.reason == "no FLV signature")
         #expect(error.description == "FLVError.invalidContainer: no FLV signature")

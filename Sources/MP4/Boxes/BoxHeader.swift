@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// A box header (ISO/IEC 14496-12 4.2): a 32-bit size and a type, a 64-bit `largesize` when
 /// the size is 1, and a 16-byte extended type after `uuid`.
 ///
@@ -26,10 +28,10 @@ public struct MP4BoxHeader: Hashable, Sendable {
     /// - Throws: ``MP4Error/Code/truncated`` when `bytes` or `room` cannot hold the header,
     ///   ``MP4Error/Code/invalidBox`` for an impossible size.
     public init(parsing bytes: ArraySlice<UInt8>, room: UInt64, allowsToEnd: Bool = false) throws(MP4Error) {
-        var r = PayloadReader(bytes, box: "box ")
+        var r = ByteReader<MP4ByteReads>(bytes)
         guard room >= 8 else { throw MP4Error.truncated("\(room) byte(s) left for a box header") }
-        let size32 = try r.u32()
-        type = try r.fourCC()
+        let size32 = try r.readUInt32("box header")
+        type = try r.readFourCC("box header")
         var header = 8
         extendsToEnd = false
         switch size32 {
@@ -41,7 +43,7 @@ public struct MP4BoxHeader: Hashable, Sendable {
             extendsToEnd = true
         case 1:
             guard room >= 16 else { throw MP4Error.truncated("\(type): \(room) byte(s) left for a 64-bit box header") }
-            size = try r.u64()
+            size = try r.readUInt64("box header")
             header = 16
             guard size >= 16 else { throw MP4Error.invalid(.invalidBox, "\(type): largesize \(size) is below its 16-byte header") }
         default:

@@ -1,5 +1,8 @@
-/// Builds boxes in memory: big-endian fields appended to a byte array, and boxes whose size
-/// is filled in once their body is written (the `writeLengthPrefixed` pattern).
+import MediaSupport
+
+/// Builds boxes in memory: fields appended with the shared big-endian writer (MediaSupport's
+/// `write*` on a byte array), and boxes whose size is filled in once their body is written
+/// (the `writeLengthPrefixed` pattern).
 struct BoxWriter: Sendable {
     /// The bytes written so far.
     var bytes: [UInt8] = []
@@ -10,32 +13,21 @@ struct BoxWriter: Sendable {
 
     mutating func u8(_ v: UInt8) { bytes.append(v) }
 
-    mutating func u16(_ v: UInt16) {
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: v))
-    }
+    mutating func u16(_ v: UInt16) { bytes.writeUInt16(v) }
 
-    mutating func u24(_ v: UInt32) {
-        bytes.append(UInt8(truncatingIfNeeded: v >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: v))
-    }
+    mutating func u24(_ v: UInt32) { bytes.writeUInt24(v) }
 
-    mutating func u32(_ v: UInt32) {
-        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
-    }
+    mutating func u32(_ v: UInt32) { bytes.writeUInt32(v) }
 
-    mutating func u64(_ v: UInt64) {
-        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
-    }
+    mutating func u64(_ v: UInt64) { bytes.writeUInt64(v) }
 
-    mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+    mutating func i32(_ v: Int32) { bytes.writeInt32(v) }
 
-    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    mutating func i64(_ v: Int64) { bytes.writeInt64(v) }
 
-    mutating func fourCC(_ c: MP4FourCC) { u32(c.rawValue) }
+    mutating func fourCC(_ c: MP4FourCC) { bytes.writeUInt32(c.rawValue) }
 
-    mutating func zeros(_ n: Int) { bytes.append(contentsOf: repeatElement(0, count: n)) }
+    mutating func zeros(_ n: Int) { bytes.writeZeros(n) }
 
     mutating func append<C: Collection>(_ other: C) where C.Element == UInt8 { bytes.append(contentsOf: other) }
 
@@ -74,17 +66,13 @@ struct BoxWriter: Sendable {
     private mutating func patchSize(from start: Int) {
         let size = bytes.count &- start  // only grew since start
         if size <= Int(UInt32.max) {
-            let s = UInt32(truncatingIfNeeded: size)
-            bytes[start] = UInt8(truncatingIfNeeded: s >> 24)
-            bytes[start &+ 1] = UInt8(truncatingIfNeeded: s >> 16)
-            bytes[start &+ 2] = UInt8(truncatingIfNeeded: s >> 8)
-            bytes[start &+ 3] = UInt8(truncatingIfNeeded: s)
+            bytes.setUInt32(UInt32(truncatingIfNeeded: size), at: start)
             return
         }
         let large = UInt64(size) &+ 8  // an in-memory size is far below 2^63
         var header: [UInt8] = [0, 0, 0, 1]
         header.append(contentsOf: bytes[(start &+ 4)..<(start &+ 8)])
-        withUnsafeBytes(of: large.bigEndian) { header.append(contentsOf: $0) }
+        header.writeUInt64(large)
         bytes.replaceSubrange(start..<(start &+ 8), with: header)
     }
 }

@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// A four-character code: a box type (`moov`), a brand (`isom`), a sample entry format (`avc1`)
 /// or a handler type (`vide`), stored as its 32-bit big-endian value.
 public struct MP4FourCC: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
@@ -27,8 +29,10 @@ public struct MP4FourCC: Hashable, Sendable, CustomStringConvertible, Expressibl
 
     /// The four bytes, most significant first.
     public var bytes: [UInt8] {
-        [UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
-         UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue)]
+        var out: [UInt8] = []
+        out.reserveCapacity(4)
+        out.writeUInt32(rawValue)
+        return out
     }
 
     /// The code as text; bytes outside printable ASCII are shown as `\xNN`.

@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// Writes fragmented MP4 (CMAF): an init segment and media segments of one H.264 video track,
 /// for HLS, DASH and Media Source Extensions, or back to back as one fragmented file.
@@ -531,11 +532,8 @@ public struct MP4FragmentWriter: Sendable {
             }
         }
         let dataOffset = moof.bytes.count &+ (largeData ? 16 : 8)
-        let d = UInt32(truncatingIfNeeded: dataOffset)  // a moof is far below 4 GiB
-        moof.bytes[dataOffsetPosition] = UInt8(truncatingIfNeeded: d >> 24)
-        moof.bytes[dataOffsetPosition &+ 1] = UInt8(truncatingIfNeeded: d >> 16)
-        moof.bytes[dataOffsetPosition &+ 2] = UInt8(truncatingIfNeeded: d >> 8)
-        moof.bytes[dataOffsetPosition &+ 3] = UInt8(truncatingIfNeeded: d)
+        // a moof is far below 4 GiB
+        moof.bytes.setUInt32(UInt32(truncatingIfNeeded: dataOffset), at: dataOffsetPosition)
 
         var out = BoxWriter(reservingCapacity: moof.bytes.count &+ media.count &+ 160)
         if options.writesSegmentType && fragmentStartsSegment {

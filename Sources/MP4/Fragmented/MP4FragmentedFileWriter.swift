@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// Writes one fragmented MP4 file as samples come: `ftyp` and a `moov` without samples first,
 /// then each fragment (`moof` + `mdat`) as soon as it is complete.
 ///
@@ -60,9 +62,7 @@ public final class MP4FragmentedFileWriter: MP4SampleWriting {
            let earliest = fragments.earliestPresentationTime, earliest < media {
             let value = UInt64(max(0, earliest))  // below media_time, which fits the field
             var bytes: [UInt8] = []
-            for shift in stride(from: position.width &* 8 &- 8, through: 0, by: -8) {
-                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            }
+            if position.width == 8 { bytes.writeUInt64(value) } else { bytes.writeUInt32(UInt32(truncatingIfNeeded: value)) }
             try file.write(bytes[...], at: position.offset)
         }
     }

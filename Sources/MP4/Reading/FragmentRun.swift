@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// The defaults a fragmented track's samples fall back to: `trex` in the movie, overridden by
 /// each fragment's `tfhd`.
 struct FragmentDefaults: Sendable, Hashable {
@@ -44,22 +46,18 @@ struct FragmentRun: Sendable {
 
     /// Sample `i` of the run (0-based, `i < sampleCount`): duration, size, flags, composition offset.
     func sample(_ i: Int) -> (duration: UInt32, size: UInt32, flags: UInt32, compositionOffset: Int64) {
-        var p = entries.startIndex &+ i &* entrySize  // i < sampleCount, and the entries were checked to fit
-        func field() -> UInt32 {
-            let v = UInt32(entries[p]) << 24 | UInt32(entries[p &+ 1]) << 16 | UInt32(entries[p &+ 2]) << 8 | UInt32(entries[p &+ 3])
-            p &+= 4
-            return v
-        }
-        let duration = fieldFlags & Self.durationPresent != 0 ? field() : defaults.duration
-        let size = fieldFlags & Self.sizePresent != 0 ? field() : defaults.size
-        var flags = fieldFlags & Self.flagsPresent != 0 ? field() : defaults.flags
+        // i < sampleCount, and the entries were checked to fit: the reads cannot fail (0 if they did).
+        var entry = ByteReader<ByteReadError>(entries)
+        try? entry.skip(i &* entrySize)
+        var duration = defaults.duration, size = defaults.size, flags = defaults.flags, offset: Int64 = 0
+        if fieldFlags & Self.durationPresent != 0 { duration = (try? entry.readUInt32()) ?? 0 }
+        if fieldFlags & Self.sizePresent != 0 { size = (try? entry.readUInt32()) ?? 0 }
+        if fieldFlags & Self.flagsPresent != 0 { flags = (try? entry.readUInt32()) ?? 0 }
         if i == 0, let first = firstSampleFlags { flags = first }
-        var offset: Int64 = 0
         if fieldFlags & Self.compositionOffsetPresent != 0 {
-            let raw = field()
             // Version 0 is unsigned; negative offsets written there are read as signed, as
             // FFmpeg and hls.js do.
-            offset = Int64(Int32(bitPattern: raw))
+            offset = Int64((try? entry.readInt32()) ?? 0)
         }
         return (duration, size, flags, offset)
     }
@@ -85,28 +83,28 @@ enum FragmentParser {
             guard let tfhdPayload = try BoxIterator.first(.tfhd, in: traf) else {
                 throw MP4Error.invalid(.missingBox, "traf without tfhd")
             }
-            var r = PayloadReader(tfhdPayload, box: .tfhd)
-            let (_, flags) = try r.fullBoxHeader()
-            let trackID = try r.u32()
+            var r = ByteReader<MP4ByteReads>(tfhdPayload)
+            let (_, flags) = try r.readFullBoxHeader("tfhd")
+            let trackID = try r.readUInt32("tfhd")
             var d = defaults[trackID] ?? FragmentDefaults()
             var base: UInt64
             if flags & 0x1 != 0 {
-                base = try r.u64()
+                base = try r.readUInt64("tfhd")
             } else if flags & 0x2_0000 != 0 {
                 base = moofOffset  // default-base-is-moof
             } else {
                 base = previousDataEnd
             }
-            if flags & 0x2 != 0 { d.descriptionIndex = try r.u32() }
-            if flags & 0x8 != 0 { d.duration = try r.u32() }
-            if flags & 0x10 != 0 { d.size = try r.u32() }
-            if flags & 0x20 != 0 { d.flags = try r.u32() }
+            if flags & 0x2 != 0 { d.descriptionIndex = try r.readUInt32("tfhd") }
+            if flags & 0x8 != 0 { d.duration = try r.readUInt32("tfhd") }
+            if flags & 0x10 != 0 { d.size = try r.readUInt32("tfhd") }
+            if flags & 0x20 != 0 { d.flags = try r.readUInt32("tfhd") }
             if flags & 0x1_0000 != 0 { d.duration = 0 }  // duration-is-empty
             var decodeTime = nextDecodeTime[trackID] ?? 0
             if let tfdt = try BoxIterator.first(.tfdt, in: traf) {
-                var t = PayloadReader(tfdt, box: .tfdt)
-                let (version, _) = try t.fullBoxHeader()
-                let v = try t.versioned(version)
+                var t = ByteReader<MP4ByteReads>(tfdt)
+                let (version, _) = try t.readFullBoxHeader("tfdt")
+                let v = try t.readVersioned(version, "tfdt")
                 guard let time = Int64(exactly: v) else {
                     throw MP4Error.invalid(.invalidBox, "tfdt: baseMediaDecodeTime \(v) does not fit 63 bits")
                 }
@@ -116,26 +114,26 @@ enum FragmentParser {
             var dataCursor = base
             while let (runHeader, runPayload) = try runs.next() {
                 guard runHeader.type == .trun else { continue }
-                var t = PayloadReader(runPayload, box: .trun)
-                let (version, runFlags) = try t.fullBoxHeader()
-                let count = try t.u32()
+                var t = ByteReader<MP4ByteReads>(runPayload)
+                let (version, runFlags) = try t.readFullBoxHeader("trun")
+                let count = try t.readUInt32("trun")
                 var dataOffset = dataCursor
                 if runFlags & FragmentRun.dataOffsetPresent != 0 {
-                    let rel = Int64(try t.i32())
+                    let rel = Int64(try t.readInt32("trun"))
                     let (o, overflow) = Int64(bitPattern: base).addingReportingOverflow(rel)
                     guard !overflow, o >= 0 else { throw MP4Error.invalid(.invalidBox, "trun: data_offset \(rel) before the file") }
                     dataOffset = UInt64(o)
                 }
-                let first: UInt32? = runFlags & FragmentRun.firstSampleFlagsPresent != 0 ? try t.u32() : nil
+                let first: UInt32? = runFlags & FragmentRun.firstSampleFlagsPresent != 0 ? try t.readUInt32("trun") : nil
                 guard d.descriptionIndex >= 1 else {
                     throw MP4Error.invalid(.invalidSampleTable, "traf: sample_description_index 0")
                 }
                 var run = FragmentRun(trackID: trackID, dataOffset: dataOffset, baseDecodeTime: decodeTime, sampleCount: 0,
                                       descriptionIndex: Int(d.descriptionIndex) &- 1, defaults: d, fieldFlags: runFlags,
                                       version: version, firstSampleFlags: first, entries: [])
-                let n = try t.checkTable(UInt64(count), entrySize: max(run.entrySize, 0), "sample_count")
+                let n = try t.checkTable(UInt64(count), entrySize: max(run.entrySize, 0), "trun sample_count")
                 run.sampleCount = n
-                run.entries = try t.bytes(n &* run.entrySize)  // checked above
+                run.entries = try t.readBytes(n &* run.entrySize, "trun")  // checked above
                 // Its data must lie in the file, and its durations give the next run's decoding
                 // time. Per-sample fields are walked (their count is bounded by the box); a run
                 // without them is count x the defaults, computed at once.

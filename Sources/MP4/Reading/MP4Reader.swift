@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// Reads an MP4 file, progressive or fragmented: its tracks, and for each H.264 video track
 /// its avcC records and its AVCC samples with decoding and presentation times, sync flags and
@@ -94,10 +95,10 @@ public struct MP4Reader {
         }
         let payload = try source.read(at: moov.offset &+ UInt64(moov.header.headerSize), count: moovSize)
         guard let mvhd = try BoxIterator.first(.mvhd, in: payload) else { throw MP4Error.invalid(.missingBox, "moov without mvhd") }
-        var m = PayloadReader(mvhd, box: .mvhd)
-        let (version, _) = try m.fullBoxHeader()
-        try m.skip(version == 1 ? 16 : 8)
-        movieTimescale = try m.u32()
+        var m = ByteReader<MP4ByteReads>(mvhd)
+        let (version, _) = try m.readFullBoxHeader("mvhd")
+        try m.skip(version == 1 ? 16 : 8, "mvhd")
+        movieTimescale = try m.readUInt32("mvhd")
         var defaults: [UInt32: FragmentDefaults] = [:]
         var it = BoxIterator(payload)
         while let (header, body) = try it.next() {
@@ -109,11 +110,11 @@ public struct MP4Reader {
                 var children = BoxIterator(body)
                 while let (h, trex) = try children.next() {
                     guard h.type == .trex else { continue }
-                    var r = PayloadReader(trex, box: .trex)
-                    _ = try r.fullBoxHeader()
-                    let id = try r.u32()
-                    defaults[id] = FragmentDefaults(descriptionIndex: try r.u32(), duration: try r.u32(), size: try r.u32(),
-                                                    flags: try r.u32())
+                    var r = ByteReader<MP4ByteReads>(trex)
+                    _ = try r.readFullBoxHeader("trex")
+                    let id = try r.readUInt32("trex")
+                    defaults[id] = FragmentDefaults(descriptionIndex: try r.readUInt32("trex"), duration: try r.readUInt32("trex"), size: try r.readUInt32("trex"),
+                                                    flags: try r.readUInt32("trex"))
                 }
             default:
                 continue
@@ -171,11 +172,11 @@ public struct MP4Reader {
     }
 
     private static func fileType(_ payload: ArraySlice<UInt8>) throws(MP4Error) -> MP4FileType {
-        var r = PayloadReader(payload, box: .ftyp)
-        let major = try r.fourCC()
-        let minor = try r.u32()
+        var r = ByteReader<MP4ByteReads>(payload)
+        let major = try r.readFourCC("ftyp")
+        let minor = try r.readUInt32("ftyp")
         var brands: [MP4FourCC] = []
-        while r.count >= 4 { brands.append(try r.fourCC()) }
+        while r.count >= 4 { brands.append(try r.readFourCC("ftyp")) }
         return MP4FileType(majorBrand: major, minorVersion: minor, compatibleBrands: brands)
     }
 
@@ -215,11 +216,9 @@ extension MP4Reader {
     /// `sidx`, `uuid`) with a plausible size: how a tool tells an MP4 input from an Annex-B or
     /// FLV one, whatever its name.
     public static func looksLikeMP4(_ prefix: ArraySlice<UInt8>) -> Bool {
-        guard prefix.count >= 8 else { return false }
-        let s = prefix.startIndex
-        let size = UInt32(prefix[s]) << 24 | UInt32(prefix[s &+ 1]) << 16 | UInt32(prefix[s &+ 2]) << 8 | UInt32(prefix[s &+ 3])
-        let type = MP4FourCC(rawValue: UInt32(prefix[s &+ 4]) << 24 | UInt32(prefix[s &+ 5]) << 16
-                             | UInt32(prefix[s &+ 6]) << 8 | UInt32(prefix[s &+ 7]))
+        var r = ByteReader<ByteReadError>(prefix)
+        guard let size = try? r.readUInt32(), let code = try? r.readUInt32() else { return false }
+        let type = MP4FourCC(rawValue: code)
         let starts: [MP4FourCC] = [.ftyp, .styp, .moov, .moof, .mdat, .free, .skip, "wide", .sidx, .uuid]
         return starts.contains(type) && (size == 0 || size == 1 || size >= 8)
     }

@@ -101,12 +101,11 @@ public struct MP4SampleIterator: Sendable {
             inRun = 0
         }
         guard run < track.runs.count else { return nil }
-        let r = track.runs[run]
         if inRun == 0 {
-            runCursor = r.dataOffset
-            runTime = r.baseDecodeTime
+            runCursor = track.runs[run].dataOffset
+            runTime = track.runs[run].baseDecodeTime
         }
-        let s = r.sample(inRun)
+        let s = track.runs[run].sample(inRun)  // in place: a copy of the run would retain its views
         let offset = runCursor
         runCursor &+= UInt64(s.size)  // the run was checked to lie in the file
         let dts = runTime
@@ -115,7 +114,7 @@ public struct MP4SampleIterator: Sendable {
         let i = index
         index &+= 1
         return try info(i, offset: offset, size: s.size, dts: dts, composition: s.compositionOffset, duration: Int64(s.duration),
-                        flags: MP4SampleFlags(rawValue: s.flags), description: r.descriptionIndex)
+                        flags: MP4SampleFlags(rawValue: s.flags), description: track.runs[run].descriptionIndex)
     }
 
     private mutating func info(_ i: Int, offset: UInt64, size: UInt32, dts: Int64, composition: Int64, duration: Int64,

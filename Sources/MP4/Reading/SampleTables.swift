@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// The sample tables of one track of a progressive file, parsed from `stbl` and kept compact:
 /// run-length tables stay run-length and per-sample tables keep one entry per sample, each no
 /// larger than its bytes in the file. Every table's entry count is checked against its box's
@@ -39,31 +41,31 @@ struct SampleTables: Sendable {
         var it = BoxIterator(stbl)
         var sawSizes = false, sawChunks = false, sawStsc = false, sawStts = false
         while let (header, payload) = try it.next() {
-            var r = PayloadReader(payload, box: header.type)
+            var r = ByteReader<MP4ByteReads>(payload)
             switch header.type {
             case .stts:
-                _ = try r.fullBoxHeader()
-                let n = try r.checkTable(UInt64(try r.u32()), entrySize: 8, "entry_count")
+                _ = try r.readFullBoxHeader("stts")
+                let n = try r.checkTable(UInt64(try r.readUInt32("stts")), entrySize: 8, "stts entry_count")
                 timeToSample.reserveCapacity(n)
-                for _ in 0..<n { timeToSample.append(Run(count: try r.u32(), value: Int64(try r.u32()))) }
+                for _ in 0..<n { timeToSample.append(Run(count: try r.readUInt32("stts"), value: Int64(try r.readUInt32("stts")))) }
                 sawStts = true
             case .ctts:
-                _ = try r.fullBoxHeader()
-                let n = try r.checkTable(UInt64(try r.u32()), entrySize: 8, "entry_count")
+                _ = try r.readFullBoxHeader("ctts")
+                let n = try r.checkTable(UInt64(try r.readUInt32("ctts")), entrySize: 8, "ctts entry_count")
                 compositionOffsets.reserveCapacity(n)
                 for _ in 0..<n {
-                    let count = try r.u32()
+                    let count = try r.readUInt32("ctts")
                     // Version 0 is unsigned, but writers have put negative offsets there; read
                     // as signed, as FFmpeg does (no real offset reaches 2^31).
-                    let raw = try r.u32()
+                    let raw = try r.readUInt32("ctts")
                     compositionOffsets.append(Run(count: count, value: Int64(Int32(bitPattern: raw))))
                 }
             case .stss:
-                _ = try r.fullBoxHeader()
-                let n = try r.checkTable(UInt64(try r.u32()), entrySize: 4, "entry_count")
+                _ = try r.readFullBoxHeader("stss")
+                let n = try r.checkTable(UInt64(try r.readUInt32("stss")), entrySize: 4, "stss entry_count")
                 var numbers: [UInt32] = []
                 numbers.reserveCapacity(n)
-                for _ in 0..<n { numbers.append(try r.u32()) }
+                for _ in 0..<n { numbers.append(try r.readUInt32("stss")) }
                 var sorted = true
                 var k = 1
                 while k < numbers.count {
@@ -73,17 +75,17 @@ struct SampleTables: Sendable {
                 if !sorted { numbers.sort() }
                 syncSamples = numbers
             case .sdtp:
-                _ = try r.fullBoxHeader()
+                _ = try r.readFullBoxHeader("sdtp")
                 dependencies = r.remaining
             case .stsz:
-                _ = try r.fullBoxHeader()
-                let size = try r.u32()
-                let count = try r.u32()
+                _ = try r.readFullBoxHeader("stsz")
+                let size = try r.readUInt32("stsz")
+                let count = try r.readUInt32("stsz")
                 if size == 0 {
-                    let n = try r.checkTable(UInt64(count), entrySize: 4, "sample_count")
+                    let n = try r.checkTable(UInt64(count), entrySize: 4, "stsz sample_count")
                     var table: [UInt32] = []
                     table.reserveCapacity(n)
-                    for _ in 0..<n { table.append(try r.u32()) }
+                    for _ in 0..<n { table.append(try r.readUInt32("stsz")) }
                     sizes = .table(table)
                 } else {
                     // Every sample must lie in the file: count * size <= the file's size.
@@ -96,24 +98,24 @@ struct SampleTables: Sendable {
                 sampleCount = Int(count)
                 sawSizes = true
             case .stz2:
-                _ = try r.fullBoxHeader()
-                try r.skip(3)
-                let bits = Int(try r.u8())
+                _ = try r.readFullBoxHeader("stz2")
+                try r.skip(3, "stz2")
+                let bits = Int(try r.readUInt8("stz2"))
                 guard bits == 4 || bits == 8 || bits == 16 else {
                     throw MP4Error.invalid(.invalidBox, "stz2: field_size \(bits) is not 4, 8 or 16")
                 }
-                let count = try r.u32()
+                let count = try r.readUInt32("stz2")
                 let bytes = (UInt64(count) &* UInt64(bits) &+ 7) / 8  // no overflow: 32 x 5 bits
-                let n = try r.checkTable(bytes, entrySize: 1, "sample_count")
-                sizes = .compact(bits: bits, fields: try r.bytes(n))
+                let n = try r.checkTable(bytes, entrySize: 1, "stz2 sample_count")
+                sizes = .compact(bits: bits, fields: try r.readBytes(n, "stz2"))
                 sampleCount = Int(count)
                 sawSizes = true
             case .stsc:
-                _ = try r.fullBoxHeader()
-                let n = try r.checkTable(UInt64(try r.u32()), entrySize: 12, "entry_count")
+                _ = try r.readFullBoxHeader("stsc")
+                let n = try r.checkTable(UInt64(try r.readUInt32("stsc")), entrySize: 12, "stsc entry_count")
                 chunkRuns.reserveCapacity(n)
                 for _ in 0..<n {
-                    let run = ChunkRun(firstChunk: try r.u32(), samplesPerChunk: try r.u32(), descriptionIndex: try r.u32())
+                    let run = ChunkRun(firstChunk: try r.readUInt32("stsc"), samplesPerChunk: try r.readUInt32("stsc"), descriptionIndex: try r.readUInt32("stsc"))
                     guard run.descriptionIndex >= 1, Int(run.descriptionIndex) <= descriptionCount else {
                         throw MP4Error.invalid(.invalidSampleTable,
                                                "stsc: sample_description_index \(run.descriptionIndex) with \(descriptionCount) entries")
@@ -133,11 +135,11 @@ struct SampleTables: Sendable {
                 }
                 sawStsc = true
             case .stco, .co64:
-                _ = try r.fullBoxHeader()
+                _ = try r.readFullBoxHeader("stco/co64")
                 let wide = header.type == .co64
-                let n = try r.checkTable(UInt64(try r.u32()), entrySize: wide ? 8 : 4, "entry_count")
+                let n = try r.checkTable(UInt64(try r.readUInt32("stco/co64")), entrySize: wide ? 8 : 4, "stco/co64 entry_count")
                 chunkOffsets.reserveCapacity(n)
-                for _ in 0..<n { chunkOffsets.append(wide ? try r.u64() : UInt64(try r.u32())) }
+                for _ in 0..<n { chunkOffsets.append(wide ? try r.readUInt64("stco/co64") : UInt64(try r.readUInt32("stco/co64"))) }
                 sawChunks = true
             default:
                 continue
@@ -175,8 +177,8 @@ struct SampleTables: Sendable {
             case 8:
                 return byte < fields.endIndex ? UInt32(fields[byte]) : 0
             default:
-                guard byte &+ 1 < fields.endIndex else { return 0 }
-                return UInt32(fields[byte]) << 8 | UInt32(fields[byte &+ 1])
+                let field = ByteReader<ByteReadError>(fields).peekInteger(at: bit / 8, as: UInt16.self)
+                return UInt32(field ?? 0)
             }
         }
     }

@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// Parses a `trak` box into an ``MP4Track``.
 enum TrackParser {
@@ -9,28 +10,28 @@ enum TrackParser {
     static func track(_ trak: ArraySlice<UInt8>, movieTimescale: UInt32, fileSize: UInt64) throws(MP4Error) -> MP4Track {
         guard let tkhd = try BoxIterator.first(.tkhd, in: trak) else { throw MP4Error.invalid(.missingBox, "trak without tkhd") }
         guard let mdia = try BoxIterator.first(.mdia, in: trak) else { throw MP4Error.invalid(.missingBox, "trak without mdia") }
-        var r = PayloadReader(tkhd, box: .tkhd)
-        let (tkhdVersion, _) = try r.fullBoxHeader()
-        try r.skip(tkhdVersion == 1 ? 16 : 8)
-        let trackID = try r.u32()
-        try r.skip(4 + (tkhdVersion == 1 ? 8 : 4) + 8 + 8)
+        var r = ByteReader<MP4ByteReads>(tkhd)
+        let (tkhdVersion, _) = try r.readFullBoxHeader("tkhd")
+        try r.skip(tkhdVersion == 1 ? 16 : 8, "tkhd")
+        let trackID = try r.readUInt32("tkhd")
+        try r.skip(4 + (tkhdVersion == 1 ? 8 : 4) + 8 + 8, "tkhd")
         var matrix: [UInt32] = []
-        for _ in 0..<9 { matrix.append(try r.u32()) }
-        let width = Int(try r.u32() >> 16)
-        let height = Int(try r.u32() >> 16)
+        for _ in 0..<9 { matrix.append(try r.readUInt32("tkhd")) }
+        let width = Int(try r.readUInt32("tkhd") >> 16)
+        let height = Int(try r.readUInt32("tkhd") >> 16)
 
         guard let mdhd = try BoxIterator.first(.mdhd, in: mdia) else { throw MP4Error.invalid(.missingBox, "mdia without mdhd") }
-        var m = PayloadReader(mdhd, box: .mdhd)
-        let (mdhdVersion, _) = try m.fullBoxHeader()
-        try m.skip(mdhdVersion == 1 ? 16 : 8)
-        let timescale = try m.u32()
-        let duration = try m.versioned(mdhdVersion)
+        var m = ByteReader<MP4ByteReads>(mdhd)
+        let (mdhdVersion, _) = try m.readFullBoxHeader("mdhd")
+        try m.skip(mdhdVersion == 1 ? 16 : 8, "mdhd")
+        let timescale = try m.readUInt32("mdhd")
+        let duration = try m.readVersioned(mdhdVersion, "mdhd")
         var handler = MP4FourCC(rawValue: 0)
         if let hdlr = try BoxIterator.first(.hdlr, in: mdia) {
-            var h = PayloadReader(hdlr, box: .hdlr)
-            _ = try h.fullBoxHeader()
-            try h.skip(4)
-            handler = try h.fourCC()
+            var h = ByteReader<MP4ByteReads>(hdlr)
+            _ = try h.readFullBoxHeader("hdlr")
+            try h.skip(4, "hdlr")
+            handler = try h.readFourCC("hdlr")
         }
         guard let minf = try BoxIterator.first(.minf, in: mdia) else { throw MP4Error.invalid(.missingBox, "mdia without minf") }
         guard let stbl = try BoxIterator.first(.stbl, in: minf) else { throw MP4Error.invalid(.missingBox, "minf without stbl") }
@@ -58,13 +59,13 @@ enum TrackParser {
     /// A `colr` payload: `nclx` (or QuickTime's `nclc`) code points, or another type's bytes;
     /// nil when it is too short to say.
     static func colourInformation(_ body: ArraySlice<UInt8>) -> MP4ColourInformation? {
-        var c = PayloadReader(body, box: .colr)
-        guard let colourType = try? c.fourCC() else { return nil }
+        var c = ByteReader<MP4ByteReads>(body)
+        guard let colourType = try? c.readFourCC("colr") else { return nil }
         guard colourType == .nclx || colourType == "nclc" else {
             return MP4ColourInformation(colourType: colourType, payload: Array(c.remaining))
         }
-        guard let primaries = try? c.u16(), let transfer = try? c.u16(), let matrix = try? c.u16() else { return nil }
-        let range: UInt8 = colourType == .nclx ? (try? c.u8()) ?? 0 : 0
+        guard let primaries = try? c.readUInt16("colr"), let transfer = try? c.readUInt16("colr"), let matrix = try? c.readUInt16("colr") else { return nil }
+        let range: UInt8 = colourType == .nclx ? (try? c.readUInt8("colr")) ?? 0 : 0
         var info = MP4ColourInformation(colourPrimaries: primaries, transferCharacteristics: transfer,
                                         matrixCoefficients: matrix, fullRange: range & 0x80 != 0)
         info.colourType = colourType
@@ -73,15 +74,15 @@ enum TrackParser {
 
     /// The entries of `elst`.
     static func editList(_ payload: ArraySlice<UInt8>) throws(MP4Error) -> [MP4Edit] {
-        var r = PayloadReader(payload, box: .elst)
-        let (version, _) = try r.fullBoxHeader()
-        let n = try r.checkTable(UInt64(try r.u32()), entrySize: version == 1 ? 20 : 12, "entry_count")
+        var r = ByteReader<MP4ByteReads>(payload)
+        let (version, _) = try r.readFullBoxHeader("elst")
+        let n = try r.checkTable(UInt64(try r.readUInt32("elst")), entrySize: version == 1 ? 20 : 12, "elst entry_count")
         var edits: [MP4Edit] = []
         edits.reserveCapacity(n)
         for _ in 0..<n {
-            let duration = try r.versioned(version)
-            let time = version == 1 ? try r.i64() : Int64(try r.i32())
-            edits.append(MP4Edit(segmentDuration: duration, mediaTime: time, mediaRate: try r.i32()))
+            let duration = try r.readVersioned(version, "elst")
+            let time = version == 1 ? try r.readInt64("elst") : Int64(try r.readInt32("elst"))
+            edits.append(MP4Edit(segmentDuration: duration, mediaTime: time, mediaRate: try r.readInt32("elst")))
         }
         return edits
     }
@@ -107,10 +108,10 @@ enum TrackParser {
     /// - Parameter visual: the track is video: its entries are visual sample entries (others
     ///   are listed by type only).
     static func sampleDescriptions(_ stsd: ArraySlice<UInt8>, visual: Bool) throws(MP4Error) -> [MP4SampleDescription] {
-        var r = PayloadReader(stsd, box: .stsd)
-        _ = try r.fullBoxHeader()
+        var r = ByteReader<MP4ByteReads>(stsd)
+        _ = try r.readFullBoxHeader("stsd")
         // Each entry is a box of at least 8 bytes: the count is checked against the payload.
-        let n = try r.checkTable(UInt64(try r.u32()), entrySize: 8, "entry_count")
+        let n = try r.checkTable(UInt64(try r.readUInt32("stsd")), entrySize: 8, "stsd entry_count")
         var it = BoxIterator(r.remaining)
         var out: [MP4SampleDescription] = []
         out.reserveCapacity(n)
@@ -128,13 +129,13 @@ enum TrackParser {
     /// `sinf`, ...). Fewer than 8 bytes after the last box (some writers end the entry with
     /// four zero bytes) are ignored.
     static func sampleEntry(_ type: MP4FourCC, _ payload: ArraySlice<UInt8>) throws(MP4Error) -> MP4SampleDescription {
-        var r = PayloadReader(payload, box: type)
+        var r = ByteReader<MP4ByteReads>(payload)
         var description = MP4SampleDescription(format: type, decoderConfiguration: nil, width: 0, height: 0)
         guard r.count >= 78 else { return description }  // not a visual entry: listed, not read
-        try r.skip(24)
-        description.width = Int(try r.u16())
-        description.height = Int(try r.u16())
-        try r.skip(50)
+        try r.skip(24, "sample entry")
+        description.width = Int(try r.readUInt16("sample entry"))
+        description.height = Int(try r.readUInt16("sample entry"))
+        try r.skip(50, "sample entry")
         var children = r.remaining
         while children.count >= 8 {
             if children.prefix(4).allSatisfy({ $0 == 0 }) && children.count < 16 { break }  // a zero terminator
@@ -150,8 +151,8 @@ enum TrackParser {
                 }
             case .pasp:
                 // pasp and colr repeat what the SPS says: a malformed one is ignored, as FFmpeg does.
-                var p = PayloadReader(body, box: .pasp)
-                if let h = try? p.u32(), let v = try? p.u32() {
+                var p = ByteReader<MP4ByteReads>(body)
+                if let h = try? p.readUInt32("pasp"), let v = try? p.readUInt32("pasp") {
                     description.pixelAspectRatio = MP4PixelAspectRatio(horizontalSpacing: h, verticalSpacing: v)
                 }
             case .colr:
@@ -159,8 +160,8 @@ enum TrackParser {
                 description.colour = colourInformation(body)
             case .sinf:
                 if let frma = try BoxIterator.first(.frma, in: body) {
-                    var f = PayloadReader(frma, box: .frma)
-                    description.originalFormat = try f.fourCC()
+                    var f = ByteReader<MP4ByteReads>(frma)
+                    description.originalFormat = try f.readFourCC("frma")
                 }
             default:
                 continue
