@@ -427,8 +427,17 @@ enum Output {
     /// Writes `text` to stderr, unbuffered. A failure is dropped: stderr is where it would be
     /// reported.
     static func writeStandardError(_ text: String) {
+        if let capture = capturedStandardError {
+            capture.withLock { $0 += text }
+            return
+        }
         try? standardError.write(Array(text.utf8))
     }
+
+    /// When set (`Output.$capturedStandardError.withValue(...)`), what the commands run in that
+    /// scope write to stderr is appended here instead: the tests that run a command in their own
+    /// process read its notes rather than printing them.
+    @TaskLocal static var capturedStandardError: ThreadLock<String>?
 
     /// Writes a whole file (under a temporary name, then renamed: ``OutputFile``), or stdout
     /// for `-`.

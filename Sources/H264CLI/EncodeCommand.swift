@@ -335,7 +335,7 @@ private struct Stats {
     func summary(elapsed: Duration) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let fps = seconds > 0 ? Double(frames) / seconds : 0
-        return "encoded \(frames) frames, \(keyframes) keyframes, \(String(format: "%.1f", kbps)) kb/s, "
+        return "encoded \(frames) frame\(frames == 1 ? "" : "s"), \(keyframes) keyframe\(keyframes == 1 ? "" : "s"), \(String(format: "%.1f", kbps)) kb/s, "
             + "\(String(format: "%.1f", fps)) fps (\(String(format: "%.2f", fps / frameRate))x real time)"
     }
 }

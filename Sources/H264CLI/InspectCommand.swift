@@ -67,6 +67,8 @@ enum InspectCommand: CLICommand {
             let delay = parser.requiredPresentationDelay
             let totalBytes = input.bytesRead
             report.closeLast(totalBytes: totalBytes)
+            // The whole file is counted: a table's reader sees the summary first.
+            report.printSummaryFirst(totalBytes: totalBytes, sps: summary.sps, timeBase: report.firstTimeBase)
             report.printHeld(presentationDelay: delay)
             if let from = report.unprintedFrom {
                 if let heldCap { Output.error("note: held lines reached \(heldCap) bytes: a second pass prints access units from \(from) on") }
@@ -165,13 +167,32 @@ enum InspectCommand: CLICommand {
         private var stoppedHolding = false
         /// The number of lines held so far (printed or not).
         private var heldCount = 0
+        /// Whether the text table's column names are printed.
+        private var printedHeader = false
+        /// Whether the summary is printed (before the table: a file's first pass counted all).
+        private var printedSummary = false
 
         init(json: Bool, maximumHeldBytes: Int = Report.defaultMaximumHeldBytes) {
             self.json = json
             self.maximumHeldBytes = maximumHeldBytes
-            if !json {
-                Output.line("  index     offset     size  type  key idr  frame_num       poc       dts       pts  slices")
-            }
+        }
+
+        /// The text table's column names, once, before its first line. DTS and PTS count ticks
+        /// of the summary's time base.
+        private mutating func printHeaderOnce() {
+            guard !json, !printedHeader else { return }
+            printedHeader = true
+            Output.line("  index     offset     size  type  key idr  frame_num       poc       dts       pts  slices")
+        }
+
+        /// Prints a text summary before the table (JSON Lines keep it last, where their readers
+        /// look for it).
+        mutating func printSummaryFirst(totalBytes: Int, sps: SequenceParameterSet?, timeBase: TimeBase?) {
+            guard !json else { return }
+            let summary = stats.summary(sps: sps, timeBase: timeBase, totalBytes: totalBytes)
+            for line in summary.lines { Output.line(line) }
+            Output.line("")
+            printedSummary = true
         }
 
         /// The index of the first access unit whose line is neither printed nor held, when
@@ -206,6 +227,7 @@ enum InspectCommand: CLICommand {
 
         /// Prints the held lines, each PTS plus `delay`.
         mutating func printHeld(presentationDelay delay: Int64) {
+            if !heldLines.isEmpty { printHeaderOnce() }
             for line in heldLines {
                 Output.appendLine { out in
                     Self.write(line, text: heldText, presentationDelay: delay, json: json, to: &out)
@@ -221,8 +243,8 @@ enum InspectCommand: CLICommand {
                 var o = JSONObject()
                 o.add("summary", summary.json)
                 Output.line(o.rendered)
-            } else {
-                Output.line("")
+            } else if !printedSummary {
+                if printedHeader { Output.line("") }
                 for line in summary.lines { Output.line(line) }
             }
         }
@@ -234,6 +256,7 @@ enum InspectCommand: CLICommand {
             line.size = max((end ?? line.offset) - line.offset, 0)
             switch mode {
             case .printing:
+                printHeaderOnce()
                 Output.appendLine { out in Self.write(line, text: openText, presentationDelay: 0, json: json, to: &out) }
             case .holding:
                 heldLines.append(line)
@@ -464,6 +487,9 @@ struct StreamStatistics {
             lines.append("duration       \(format1(seconds)) s, bitrate \(format1(Double(totalBytes) * 8 / seconds / 1000)) kb/s")
             o.add("bitrate", Double(totalBytes) * 8 / seconds)
             o.add("duration", seconds)
+        }
+        if let timeBase {
+            lines.append("time base      \(timeBase) s (the unit of DTS and PTS\(sps?.frameRate == nil ? ", from --fps" : ""))")
         }
         if all.formatChanges > 0 { lines.append("format changes \(all.formatChanges)") }
         o.add("access_units", all.accessUnits)

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import H264
 @testable import H264CLI
+import MediaSupport
 import TestSupport
 
 @Suite struct EncodeCommandTests {
@@ -25,9 +26,15 @@ import TestSupport
 
     static func temp(_ suffix: String) -> String { NSTemporaryDirectory() + "h264cli-\(UUID().uuidString)\(suffix)" }
 
-    static func run(_ args: [String]) throws {
-        var a = Arguments(args)
-        try EncodeCommand.run(&a)
+    /// Runs `encode` in this process; returns what it wrote to stderr (its summary line).
+    @discardableResult
+    static func run(_ args: [String]) throws -> String {
+        let notes = ThreadLock("")
+        try Output.$capturedStandardError.withValue(notes) {
+            var a = Arguments(args)
+            try EncodeCommand.run(&a)
+        }
+        return notes.withLock { $0 }
     }
 
     /// The access units of an Annex-B stream: the IDR flags, one per picture (single-slice pictures).
@@ -39,8 +46,9 @@ import TestSupport
     @Test func testPatternToAnnexB() throws {
         let out = Self.temp(".h264")
         defer { try? FileManager.default.removeItem(atPath: out) }
-        try Self.run(["-o", out, "--size", "160x96", "--frames", "12", "--preset", "ultrafast", "--bframes", "0",
-                      "--force-keyframes", "0,5,9", "--threads", "1"])
+        let summary = try Self.run(["-o", out, "--size", "160x96", "--frames", "12", "--preset", "ultrafast", "--bframes", "0",
+                                    "--force-keyframes", "0,5,9", "--threads", "1"])
+        #expect(summary.hasPrefix("encoded 12 frames, 3 keyframes, "), "\(summary)")
         // Without B-frames, decoding order is presentation order.
         let idr = try Self.idrFlags(out)
         #expect(idr.count == 12)

@@ -6,6 +6,7 @@ import FLV
 import H264
 import H264Video
 import MP4
+import MediaSupport
 import TestSupport
 
 /// A failed conversion, encoding or segmentation leaves no file under the output's name that
@@ -16,9 +17,15 @@ import TestSupport
 @Suite struct StagedOutputTests {
     static let fixtures = CLIRobustnessTests.packageRoot.appendingPathComponent("Fixtures/Streams").path
 
-    static func run(_ command: any CLICommand.Type, _ arguments: [String]) throws {
-        var args = Arguments(arguments)
-        try command.run(&args)
+    /// Runs a command in this process; returns what it wrote to stderr.
+    @discardableResult
+    static func run(_ command: any CLICommand.Type, _ arguments: [String]) throws -> String {
+        let notes = ThreadLock("")
+        try Output.$capturedStandardError.withValue(notes) {
+            var args = Arguments(arguments)
+            try command.run(&args)
+        }
+        return notes.withLock { $0 }
     }
 
     static func files(in dir: String) -> Set<String> {
