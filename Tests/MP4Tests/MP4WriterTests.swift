@@ -206,7 +206,7 @@ import Testing
     @Test func chunksEndAtTheConfiguredDuration() throws {
         let samples = try S.samples(Fixture.baselineCAVLC.bytes())
         let file = MP4MemoryFile()
-        let w = try MP4Writer(file: file, options: .init(timescale: 10_000, maximumChunkDuration: 1))
+        let w = try MP4Writer(file: file, options: .init(timescale: 10_000, maximumChunkDuration: .microseconds(100)))
         for (d, s) in samples { try w.append(s, description: d) }
         try w.finish()
         let stco = try #require(try S.payload(S.stblPath + ["stco"], in: file.bytes))

@@ -46,8 +46,9 @@ public struct MP4SampleBuilder: Sendable {
     /// timestamps: from `AccessUnits.assemble`, an `AccessUnitParser`, an encoder), and its
     /// description.
     ///
-    /// Its `SampleTimestamps` are converted to the track's ``timescale`` here (nearest tick,
-    /// halves away from zero); the first DTS of an encoder with frame reordering is negative,
+    /// Its `SampleTimestamps` are converted to the builder's ``timescale`` here (nearest tick,
+    /// halves away from zero), and the sample says so (``MP4Sample/timescale``): a writer with
+    /// another timescale converts again rather than misreading the ticks; the first DTS of an encoder with frame reordering is negative,
     /// which the writers accept (they start the file's timeline at the first DTS). The sync
     /// flag is `isRandomAccessPoint` (an IDR picture or a recovery point, as FFmpeg marks
     /// them); `sample_depends_on` and `sample_is_depended_on` come from the sample's flags.
@@ -84,7 +85,8 @@ public struct MP4SampleBuilder: Sendable {
         } catch {
             throw MP4Error.h264(error, "sample at DTS \(dts)")
         }
-        return (description, MP4Sample(data: data, decodeTime: dts, presentationTime: pts, duration: duration, flags: flags))
+        return (description, MP4Sample(data: data, decodeTime: dts, presentationTime: pts, duration: duration, flags: flags,
+                                       timescale: timescale))
     }
 
     /// A timescale for samples timed in `timeBase`: the smallest one in which every time of
