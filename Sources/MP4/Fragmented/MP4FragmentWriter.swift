@@ -67,7 +67,7 @@ import H264
 /// bytes: past that, copies are left out (``parameterSetsLeftOut``) and changes carried in band.
 ///
 /// ```swift
-/// var writer = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 180_000))
+/// var writer = try MP4FragmentWriter(options: .init(targetDuration: .seconds(2)))
 /// var file: [UInt8] = []
 /// for (description, sample) in samples {
 ///     for piece in try writer.append(sample, description: description) { file += piece.bytes }
