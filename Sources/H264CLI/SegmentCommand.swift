@@ -68,10 +68,9 @@ enum SegmentCommand: CLICommand {
         }
         let input = try args.positionals(min: 1, max: 1)[0]
         func options(_ timescale: Int64) -> MP4FragmentWriter.Options {
-            func ticks(_ s: Double) -> Int64 { max(1, Int64((s * Double(timescale)).rounded())) }
-            var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: ticks(seconds), cutting: cutting,
+            var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: .seconds(seconds), cutting: cutting,
                                               parameterSetChanges: changes)
-            o.maximumSegmentDuration = maximum.map(ticks)
+            o.maximumSegmentDuration = maximum.map { .seconds($0) }
             o.writesSegmentIndex = sidx
             if editList { o.compositionTimes = .editList }
             return o

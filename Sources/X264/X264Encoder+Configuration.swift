@@ -12,9 +12,29 @@ extension X264Encoder {
         /// ARGB are converted to I420 with the matrix and range of ``color`` (BT.601 limited
         /// range when nil).
         public var pixelFormat: PixelFormat = .i420
-        /// The expected frame rate (`ExpectedFrameRate`), used by rate control and for the
-        /// keyframe interval in seconds. 29.97 and the other NTSC rates map to n*1000/1001.
-        public var expectedFrameRate: Double = 30
+        /// The frame rate the frames are expected at (`ExpectedFrameRate`), frames per second:
+        /// 30 unless set. 29.97 and the other NTSC rates map to n*1000/1001.
+        ///
+        /// As VideoToolbox's, a hint: x264's rate control spends its bits per frame by it
+        /// (an average bitrate is this rate times the bits per frame). What depends on time
+        /// follows the frames' timestamps instead:
+        ///
+        /// - ``maxKeyframeIntervalDuration`` is measured on the frames' presentation times: a
+        ///   keyframe is forced once one is due, at any frame rate (a 15 fps capture asking
+        ///   for 2 s gets keyframes 2 s apart, not 60 frames apart).
+        /// - The SPS's VUI timing (`timing_info_present_flag`, `num_units_in_tick`,
+        ///   `time_scale`, `fixed_frame_rate_flag`) claims this rate only when it was set: the
+        ///   SPS is written when the encoder opens, before any frame says what the rate is,
+        ///   so an encoder left at the default writes no timing info (a player times the
+        ///   pictures by their container timestamps, as it does VideoToolbox's). A
+        ///   constant bitrate (NAL HRD) and ``pictureTiming`` need a clock tick in the SPS:
+        ///   they write this rate's, so set it to the capture's rate with them.
+        public var expectedFrameRate: Double {
+            get { explicitFrameRate ?? 30 }
+            set { explicitFrameRate = newValue }
+        }
+        /// ``expectedFrameRate`` when it was set, nil when it is the default.
+        var explicitFrameRate: Double?
         /// Bitrate or quality target.
         public var rateControl: RateControl = .averageBitrate(2_000_000)
         /// Hard limits on bytes per window (`DataRateLimits`): no window of a limit's length
@@ -65,8 +85,13 @@ extension X264Encoder {
         public var maxConsecutiveBFrames: Int?
         /// Most frames from one keyframe to the next (`MaxKeyFrameInterval`); nil: x264's 250.
         public var maxKeyframeInterval: Int?
-        /// Most seconds from one keyframe to the next (`MaxKeyFrameIntervalDuration`). With
-        /// ``maxKeyframeInterval``, whichever comes first applies.
+        /// Most seconds from one keyframe to the next (`MaxKeyFrameIntervalDuration`),
+        /// measured on the frames' presentation times: a frame whose `pts` is this long after
+        /// the last keyframe's (less half a frame, for timestamp jitter) is made a keyframe, an
+        /// IDR picture (an I picture with a recovery point with ``allowOpenGOP``). With
+        /// ``maxKeyframeInterval``, whichever comes first applies. With
+        /// ``periodicIntraRefresh`` the refresh cycle is counted in frames, this many seconds
+        /// at ``expectedFrameRate``.
         public var maxKeyframeIntervalDuration: Double?
         /// Speed/quality trade-off.
         public var preset: Preset = .medium

@@ -13,6 +13,12 @@ extension X264Encoder.Configuration {
         return (UInt32((r * 1000).rounded()), 1000)
     }
 
+    /// Whether the SPS keeps x264's VUI timing: when the frame rate was set, or when NAL HRD
+    /// (a constant bitrate, `plan`) or picture timing SEI needs a clock tick.
+    func writesTiming(_ plan: X264Encoder.RatePlan) -> Bool {
+        explicitFrameRate != nil || plan.hardCBR || pictureTiming
+    }
+
     /// The chroma format x264 encodes.
     var chromaFormat: ChromaFormat { pixelFormat.chromaFormat ?? .yuv420 }
 
@@ -176,11 +182,16 @@ extension X264Encoder.Configuration {
         }
         if let b = maxConsecutiveBFrames { p.i_bframe = Int32(b) }
         if !allowFrameReordering { p.i_bframe = 0 }
+        // The keyframe interval in seconds is measured on the frames' timestamps (the encoder
+        // forces keyframes, see KeyframeClock); x264 counts frames only for a frame limit, and
+        // for the cycle of a periodic intra refresh.
         var keyint: Int? = maxKeyframeInterval
-        if let s = maxKeyframeIntervalDuration {
+        if let s = maxKeyframeIntervalDuration, periodicIntraRefresh {
             let f = (s * Double(fps.num) / Double(fps.den)).rounded(.down)  // finite, > 0: checked; may exceed Int
             let frames = f >= Double(Int32.max) ? Int(Int32.max) : Swift.max(1, Int(f))
             keyint = Swift.min(keyint ?? frames, frames)
+        } else if maxKeyframeIntervalDuration != nil && keyint == nil {
+            keyint = Int(X264_KEYINT_MAX_INFINITE)
         }
         if let k = keyint {
             p.i_keyint_max = Int32(clamping: k)

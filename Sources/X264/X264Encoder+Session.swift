@@ -14,6 +14,9 @@ extension X264Encoder {
         /// `x264_encoder_maximum_delayed_frames`: the most frames this encoder holds.
         let maximumFrameDelay: Int
         private(set) var parameterSets: [NALUnit]
+        /// The SPS written in place of x264's, without VUI timing, when the configuration does
+        /// not claim a frame rate (``Configuration/writesTiming(_:)``); nil keeps x264's.
+        let untimedSPS: [UInt8]?
 
         /// Opens x264 with `configuration` and `plan`, at `levelIDC` when given.
         /// - Throws: ``X264Error/Code/encoderFailure`` with x264's error messages.
@@ -38,7 +41,15 @@ extension X264Encoder {
                 throw X264Error.invalid(.encoderFailure, "x264 would hold \(maximumFrameDelay) frames, more than the \(n) allowed")
             }
             // Before any frame, x264_encoder_headers is safe (see reconfigure(_:)).
-            parameterSets = Session.headers(handle)
+            var sets = Session.headers(handle)
+            var untimed: [UInt8]?
+            if !configuration.writesTiming(plan), let i = sets.firstIndex(where: { $0.type == .sps }),
+               let replacement = Self.withoutTiming(sets[i]) {
+                sets[i] = replacement
+                untimed = Array(replacement.bytes)
+            }
+            parameterSets = sets
+            untimedSPS = untimed
             let profileIDC = Self.sps(in: parameterSets)?.profileIDC ?? 100
             levelCPB = Self.levelCPB(levelIDC: self.levelIDC, profileIDC: profileIDC)
         }
@@ -78,10 +89,25 @@ extension X264Encoder {
         mutating func drain(timescale: Int32) throws(X264Error) -> [EncodedFrame] {
             var out: [EncodedFrame] = []
             while x264_encoder_delayed_frames(handle) > 0 {
-                out += try Session.encode(handle, nil, timescale: timescale)
+                out += try Session.encode(handle, nil, timescale: timescale, sps: untimedSPS)
             }
             noteParameterSets(in: out)
             return out
+        }
+
+        /// `unit`, an SPS, without VUI timing info (`timing_info_present_flag` 0); nil when it
+        /// has none or does not parse.
+        static func withoutTiming(_ unit: NALUnit) -> NALUnit? {
+            guard var sps = try? SequenceParameterSet(rbsp: unit.rbsp), sps.vuiParametersPresentFlag,
+                  sps.vui.timingInfoPresentFlag, let header = unit.bytes.first else { return nil }
+            sps.vui.timingInfoPresentFlag = false
+            sps.vui.numUnitsInTick = 0
+            sps.vui.timeScale = 0
+            sps.vui.fixedFrameRateFlag = false
+            // Without HRD parameters low_delay_hrd_flag is inferred as 1 - fixed_frame_rate_flag (E.2.1).
+            if sps.vui.nalHRD == nil && sps.vui.vclHRD == nil { sps.vui.lowDelayHRDFlag = true }
+            guard let rbsp = try? sps.rbsp() else { return nil }
+            return try? NALUnit([header] + EmulationPrevention.ebsp(from: rbsp))
         }
 
         /// The first SPS of `units`, parsed.
@@ -123,9 +149,10 @@ extension X264Encoder {
             return UnsafeBufferPointer(start: base + prefix, count: Int(n.i_payload) - prefix)
         }
 
-        /// One `x264_encoder_encode` call (nil picture: drain); the output as an access unit.
+        /// One `x264_encoder_encode` call (nil picture: drain); the output as an access unit,
+        /// with `sps` in place of x264's SPS when given.
         static func encode(_ handle: OpaquePointer, _ pic: UnsafeMutablePointer<x264_picture_t>?,
-                           timescale: Int32) throws(X264Error) -> [EncodedFrame] {
+                           timescale: Int32, sps: [UInt8]?) throws(X264Error) -> [EncodedFrame] {
             var nals: UnsafeMutablePointer<x264_nal_t>? = nil
             var count: Int32 = 0
             var out = x264_picture_t()
@@ -138,7 +165,7 @@ extension X264Encoder {
             for i in 0..<Int(count) {
                 guard let body = payload(nals[i]) else { continue }
                 let start = storage.count
-                storage.append(contentsOf: body)
+                if let sps, nals[i].i_type == 7 { storage.append(contentsOf: sps) } else { storage.append(contentsOf: body) }
                 ranges.append(start..<storage.count)
             }
             return [try X264Error.catchingH264 { () throws(H264Error) in
@@ -147,9 +174,9 @@ extension X264Encoder {
         }
 
         static func encode(_ handle: OpaquePointer, _ pic: inout x264_picture_t,
-                           timescale: Int32) throws(X264Error) -> [EncodedFrame] {
+                           timescale: Int32, sps: [UInt8]?) throws(X264Error) -> [EncodedFrame] {
             try withUnsafeMutablePointer(to: &pic) { (p: UnsafeMutablePointer<x264_picture_t>) throws(X264Error) -> [EncodedFrame] in
-                try encode(handle, p, timescale: timescale)
+                try encode(handle, p, timescale: timescale, sps: sps)
             }
         }
     }

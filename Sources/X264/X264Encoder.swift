@@ -77,6 +77,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
         /// Access units of an x264 encoder that a rate change replaced, returned first.
         var pending: [EncodedFrame] = []
         var timeline = FrameTimeline()
+        var keyframes: KeyframeClock
         var scratch: VideoFrame?
         var highDepth: [UInt16] = []
         var flushed = false
@@ -113,7 +114,8 @@ public final class X264Encoder: FrameEncoder, Sendable {
         self.log = log
         let targets = configuration.initialRateTargets
         let session = try Session(configuration, plan: configuration.ratePlan(targets), levelIDC: nil, log: log)
-        state = ThreadLock(State(session: session, targets: targets))
+        state = ThreadLock(State(session: session, targets: targets,
+                                 keyframes: KeyframeClock(interval: configuration.periodicIntraRefresh ? nil : configuration.maxKeyframeIntervalDuration)))
     }
 
     deinit {
@@ -172,23 +174,28 @@ public final class X264Encoder: FrameEncoder, Sendable {
             let sei = try FrameSEI(options.seiMessages, orientation: frame.orientation, configuration: c)
             var pic = x264_picture_t()
             x264_picture_init(&pic)
-            pic.i_type = options.forceKeyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
+            // A keyframe due by the interval in seconds follows the open-GOP setting, as x264's own.
+            let due = s.keyframes.isDue(frame.pts, timescale: frame.timescale)
+            pic.i_type = options.forceKeyframe ? X264_TYPE_IDR : due ? X264_TYPE_KEYFRAME : X264_TYPE_AUTO
             pic.i_pts = frame.pts
             if !sei.perPicture.isEmpty { s.perPictureSEI[frame.pts] = sei.perPicture }
             let handle = s.session.handle
+            let untimedSPS = s.session.untimedSPS
             let out: [EncodedFrame]
             do throws(X264Error) {
                 out = try X264Encoder.withPicture(input, highDepth: c.profile == .high10, scratch: &s.highDepth, &pic) {
                     (pic: inout x264_picture_t) throws(X264Error) -> [EncodedFrame] in
                     // Attached last: from here x264 owns (and frees) the payloads.
                     X264Encoder.attach(sei.extraSEI, owner: seiOwner, to: &pic)
-                    return try Session.encode(handle, &pic, timescale: frame.timescale)
+                    return try Session.encode(handle, &pic, timescale: frame.timescale, sps: untimedSPS)
                 }
             } catch {
                 s.perPictureSEI[frame.pts] = nil
                 throw error
             }
             s.timeline.admit(frame)
+            if options.forceKeyframe || due || s.keyframes.lastKeyframe == nil { s.keyframes.noteKeyframe(at: frame.pts) }
+            for au in out where au.isRandomAccessPoint { s.keyframes.noteKeyframe(at: au.pts) }
             s.session.noteParameterSets(in: out)
             defer { s.pending = [] }
             return s.withPerPictureSEI(s.pending + out, log: log)

@@ -45,7 +45,7 @@ struct HLSCorpusTests {
         var writer: HLSSegmentWriter?
         var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: timescale,
-                                                                          targetDuration: Int64(seconds * Double(timescale))),
+                                                                          targetDuration: .seconds(seconds)),
                                            updatesPlaylistAfterEachSegment: false)
             writer = hls
             return hls
@@ -142,7 +142,7 @@ struct HLSCorpusTests {
         let reader = try MP4Reader(try MP4File(readingAtPath: mp4))
         let track = try #require(reader.videoTrack)
         let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: Int64(track.timescale),
-                                                                      targetDuration: Int64(track.timescale) / 5),
+                                                                      targetDuration: .milliseconds(200)),
                                        updatesPlaylistAfterEachSegment: false)
         var samples = reader.samples(of: track)
         while let info = try samples.next() {

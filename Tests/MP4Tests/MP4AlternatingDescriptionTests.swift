@@ -138,7 +138,7 @@ import TestSupport
     @Test func segmentingTheAlternatingFileIsBounded() throws {
         let file = try Self.alternatingFile(samples: 640)
         let (reader, track, sampleBytes, _) = try Self.open(file)
-        var w = try MP4FragmentWriter(options: .init(timescale: Int64(track.timescale), targetDuration: Int64(track.timescale)))
+        var w = try MP4FragmentWriter(options: .init(timescale: Int64(track.timescale), targetDuration: .seconds(1)))
         var output = 0
         var pieces = 0
         var firstInit = 0

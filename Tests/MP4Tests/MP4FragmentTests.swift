@@ -10,12 +10,12 @@ import TestSupport
 @Suite struct MP4FragmentTests {
     typealias S = MP4TestSupport
 
-    static func segments(_ fixture: Fixture, target: Int64 = 1, options: (inout MP4FragmentWriter.Options) -> Void = { _ in })
+    static func segments(_ fixture: Fixture, target: Duration = .nanoseconds(1), options: (inout MP4FragmentWriter.Options) -> Void = { _ in })
     throws -> [MP4Segment] {
         let samples = try S.samples(fixture.bytes())
         let timescale = try #require(S.timescale(fixture.bytes()))
         var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target)
-        o.maximumFragmentDuration = Int64.max  // one fragment per segment unless a test asks
+        o.maximumFragmentDuration = .seconds(Int64.max)  // one fragment per segment unless a test asks
         options(&o)
         var w = try MP4FragmentWriter(options: o)
         var out: [MP4Segment] = []
@@ -45,11 +45,10 @@ import TestSupport
     }
 
     @Test func segmentsAreCutAtTheTargetDuration() throws {
-        let timescale = try #require(S.timescale(Fixture.baselineCAVLC.bytes()))
-        let media = try Self.segments(.baselineCAVLC, target: 1, options: { $0.cutting = .anySample })
+        let media = try Self.segments(.baselineCAVLC, target: .nanoseconds(1), options: { $0.cutting = .anySample })
             .filter { $0.kind == .media }
         #expect(media.count == Fixture.baselineCAVLC.facts.accessUnitCount)  // one sample each
-        let whole = try Self.segments(.baselineCAVLC, target: timescale * 3600).filter { $0.kind == .media }
+        let whole = try Self.segments(.baselineCAVLC, target: .seconds(3600)).filter { $0.kind == .media }
         #expect(whole.count == 1)
     }
 
@@ -135,9 +134,9 @@ import TestSupport
         let (a, b) = (samples[0].0, try #require(samples.first { $0.0 != samples[0].0 }).0)
         let tiny = { (i: Int64) in MP4Sample(data: [0, 0, 0, 2, 0x65, 0x88], decodeTime: i * 3000, presentationTime: i * 3000,
                                              flags: MP4SampleFlags(isSync: true)) }
-        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 1 << 40,  // no cut by duration
+        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: .seconds(1 << 24),  // no cut by duration
                                                      parameterSetChanges: .newInitializationSegment,
-                                                     maximumSegmentDuration: 1 << 40, maximumFragmentDuration: 1 << 40))
+                                                     maximumSegmentDuration: .seconds(1 << 24), maximumFragmentDuration: .seconds(1 << 24)))
         var out = try w.append(tiny(0), description: a)
         #expect(out.map(\.kind) == [.initialization])
         let initSize = out[0].bytes.count
@@ -195,7 +194,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let samples = try S.samples(fixture.bytes())
         let timescale = try #require(S.timescale(fixture.bytes()))
-        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: timescale, targetDuration: 1))
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: timescale, targetDuration: .nanoseconds(1)))
         for (d, s) in samples { try hls.append(s, description: d) }
         try hls.finish()
         let text = String(decoding: Support.readFile(dir + "/index.m3u8"), as: UTF8.self)

@@ -309,7 +309,7 @@ import TestSupport
     private static let fragmentedFile = Result { () throws -> [UInt8] in
         let samples = try S.samples(Fixture.baselineCAVLC.bytes())
         let file = MP4MemoryFile()
-        let w = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: 1))
+        let w = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: .microseconds(100)))
         for (d, s) in samples { try w.append(s, description: d) }
         try w.finish()
         return file.bytes

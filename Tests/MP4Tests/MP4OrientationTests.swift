@@ -19,7 +19,7 @@ import TestSupport
         let file = MP4MemoryFile()
         let writer: any MP4SampleWriting
         if fragmented {
-            var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: timescale, cutting: .anySample)
+            var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: .seconds(1), cutting: .anySample)
             o.orientation = orientation
             writer = try MP4FragmentedFileWriter(file: file, options: o)
         } else {

@@ -53,7 +53,7 @@ import Testing
     @Test func switchingBetweenDefinedParameterSetsKeepsOneDescription() throws {
         var builder = MP4SampleBuilder(timescale: 25)
         let file = MP4MemoryFile()
-        let writer = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 25, targetDuration: 25))
+        let writer = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 25, targetDuration: .seconds(1)))
         var descriptions: [MP4SampleDescription] = []
         let pictures = [[Self.sps, Self.pps0, Self.pps1, Self.slice(idr: true, pps: 0)], [Self.slice(idr: false, pps: 1)],
                         [Self.slice(idr: false, pps: 0)], [Self.slice(idr: false, pps: 1)]]

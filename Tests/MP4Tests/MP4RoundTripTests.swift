@@ -21,7 +21,7 @@ import Testing
         case .fastStart, .mediaFirst:
             writer = try MP4Writer(file: file, options: .init(timescale: timescale, layout: output == .fastStart ? .fastStart : .mediaFirst))
         case .fragmentedEditList, .fragmentedNegativeOffsets:
-            var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: timescale / 5)
+            var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: .milliseconds(200))
             o.compositionTimes = output == .fragmentedNegativeOffsets ? .negativeOffsets : .editList
             writer = try MP4FragmentedFileWriter(file: file, options: o)
         }

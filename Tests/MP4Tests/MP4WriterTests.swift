@@ -101,6 +101,7 @@ import Testing
         let w = try MP4Writer(file: file, options: .init(timescale: 1000, writesEditList: false))
         for k in 0..<4 {
             var sample = s
+            sample.timescale = 1000  // times given in milliseconds
             sample.decodeTime = Int64(k) * 40
             sample.presentationTime = sample.decodeTime + (k == 2 ? -40 : 40)
             try w.append(sample, description: d)
@@ -206,7 +207,7 @@ import Testing
     @Test func chunksEndAtTheConfiguredDuration() throws {
         let samples = try S.samples(Fixture.baselineCAVLC.bytes())
         let file = MP4MemoryFile()
-        let w = try MP4Writer(file: file, options: .init(timescale: 10_000, maximumChunkDuration: 1))
+        let w = try MP4Writer(file: file, options: .init(timescale: 10_000, maximumChunkDuration: .microseconds(100)))
         for (d, s) in samples { try w.append(s, description: d) }
         try w.finish()
         let stco = try #require(try S.payload(S.stblPath + ["stco"], in: file.bytes))
@@ -216,7 +217,9 @@ import Testing
     }
 
     @Test func argumentErrors() throws {
-        let (d, s) = try #require(try S.samples(Fixture.baselineCAVLC.bytes()).first)
+        let (d, first) = try #require(try S.samples(Fixture.baselineCAVLC.bytes()).first)
+        var s = first
+        s.timescale = 1000  // times given in milliseconds
         #expect(throws: MP4Error(.invalidArgument, "")) { _ = try MP4Writer(file: MP4MemoryFile(), options: .init(timescale: 0)) }
         let w = try MP4Writer(file: MP4MemoryFile(), options: .init(timescale: 1000))
         #expect(throws: MP4Error(.invalidArgument, "")) { try w.finish() }  // no samples

@@ -49,7 +49,7 @@ import TestSupport
             samples[k].1.presentationTime = samples[k].1.decodeTime
             samples[k].1.duration = nil
         }
-        let (pieces, _) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 20_000))
+        let (pieces, _) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: .seconds(2)))
         let media = pieces.filter { $0.kind == .media }
         #expect(media.count == 10)
         #expect(media.allSatisfy { $0.isIndependent })
@@ -59,7 +59,7 @@ import TestSupport
         #expect(durations.values.allSatisfy { abs($0 - 20_000) <= 4 })
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 20_000))
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: .seconds(2)))
         for (d, s) in samples { try hls.append(s, description: d) }
         try hls.finish()
         #expect(hls.playlist.targetDuration == 2)
@@ -69,24 +69,24 @@ import TestSupport
     /// written and every sample is counted as dropped; `anySample` writes it, not independent.
     @Test func noStartPointWritesNothingAndSaysSo() throws {
         let samples = try Self.samples("I " + Array(repeating: "P", count: 39).joined(separator: " "))
-        var writer = try MP4FragmentWriter(options: .init(timescale: 10_000, targetDuration: 400))
+        var writer = try MP4FragmentWriter(options: .init(timescale: 10_000, targetDuration: .milliseconds(40)))
         for (d, s) in samples { #expect(try writer.append(s, description: d).isEmpty) }
         #expect(throws: MP4Error(.noStartPoint, "")) { _ = try writer.finish() }
         #expect(writer.droppedLeadingSampleCount == 40)
         #expect(writer.segmentCount == 0)
         let dir0 = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir0) }
-        let refusing = try HLSSegmentWriter(directory: dir0, options: .init(timescale: 10_000, targetDuration: 400))
+        let refusing = try HLSSegmentWriter(directory: dir0, options: .init(timescale: 10_000, targetDuration: .milliseconds(40)))
         for (d, s) in samples { try refusing.append(s, description: d) }
         #expect(throws: MP4Error(.noStartPoint, "")) { try refusing.finish() }
         #expect(!FileManager.default.fileExists(atPath: dir0 + "/index.m3u8"))
-        let (anywhere, w2) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 4_000, cutting: .anySample))
+        let (anywhere, w2) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: .milliseconds(400), cutting: .anySample))
         #expect(w2.droppedLeadingSampleCount == 0)
         #expect(anywhere.filter { $0.kind == .media }.count == 4)
         #expect(anywhere.allSatisfy { !$0.isIndependent && !$0.startsWithSyncSample })
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 4_000, cutting: .anySample))
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: .milliseconds(400), cutting: .anySample))
         for (d, s) in samples { try hls.append(s, description: d) }
         try hls.finish()
         #expect(!hls.playlist.text.contains("#EXT-X-INDEPENDENT-SEGMENTS"))
@@ -98,7 +98,7 @@ import TestSupport
     func syncFlagsAreJudgedFromTheSamples(_ allSync: Bool) throws {
         var samples = try Self.samples(Self.script(4, "I! P P P P"))
         for k in samples.indices { samples[k].1.flags = allSync ? .sync : .nonSync }
-        let (pieces, _) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 2_000))
+        let (pieces, _) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: .milliseconds(200)))
         let media = pieces.filter { $0.kind == .media }
         #expect(media.count == 4 && media.allSatisfy { $0.isIndependent && $0.sampleCount == 5 })
         let reader = try MP4Reader(pieces.flatMap(\.bytes))
@@ -110,7 +110,7 @@ import TestSupport
     /// starts at the IDR.
     @Test func leadingSamplesBeforeTheFirstIDRAreDropped() throws {
         let samples = try Self.samples("I P P P I! P P P P P")
-        let (pieces, writer) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 1_000_000))
+        let (pieces, writer) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: .seconds(100)))
         #expect(writer.droppedLeadingSampleCount == 4)
         let media = pieces.filter { $0.kind == .media }
         #expect(media.count == 1 && media[0].isIndependent && media[0].sampleCount == 6)
@@ -121,7 +121,7 @@ import TestSupport
     @Test func recoveryPointsStartSegmentsOnlyWhenAsked() throws {
         let gop = "I~ P P P P P P P P P"
         let samples = try Self.samples("I! P P P P P P P P P " + Self.script(3, gop))
-        let strict = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 400))
+        let strict = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: .milliseconds(40)))
         #expect(strict.pieces.filter { $0.kind == .media }.count == 1)  // one IDR: one segment
         let file = strict.pieces.flatMap(\.bytes)
         let reader = try MP4Reader(file)
@@ -129,14 +129,14 @@ import TestSupport
         #expect(infos.count == 40)
         #expect(infos.enumerated().filter { $0.element.flags.isSync }.map(\.offset) == [0])
 
-        let relaxed = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 400, cutting: .atRandomAccessPoints))
+        let relaxed = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: .milliseconds(40), cutting: .atRandomAccessPoints))
         let media = relaxed.pieces.filter { $0.kind == .media }
         #expect(media.count == 4)
         #expect(media.map(\.isIndependent) == [true, false, false, false])
         #expect(media.allSatisfy { $0.startsWithSyncSample })
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 400, cutting: .atRandomAccessPoints))
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: .milliseconds(40), cutting: .atRandomAccessPoints))
         for (d, s) in samples { try hls.append(s, description: d) }
         try hls.finish()
         #expect(!hls.playlist.text.contains("#EXT-X-INDEPENDENT-SEGMENTS"))
@@ -148,7 +148,7 @@ import TestSupport
         let samples = try S.samples(fixture.bytes())
         let timescale = try #require(S.timescale(fixture.bytes()))
         let lengthSize = samples[0].0.decoderConfiguration?.nalUnitLengthSize ?? .four
-        let (pieces, _) = try Self.pieces(samples, .init(timescale: timescale, targetDuration: 1))
+        let (pieces, _) = try Self.pieces(samples, .init(timescale: timescale, targetDuration: .nanoseconds(1)))
         let media = pieces.filter { $0.kind == .media }
         #expect(!media.isEmpty)
         #expect(media.allSatisfy { $0.isIndependent })
@@ -161,8 +161,8 @@ import TestSupport
     /// most the fragment duration.
     @Test func segmentsWithoutStartPointsEndAtTheMaximum() throws {
         let samples = try Self.samples("I! " + Array(repeating: "P", count: 499).joined(separator: " "))  // 20 s
-        var options = MP4FragmentWriter.Options(timescale: 10_000, targetDuration: 20_000, maximumSegmentDuration: 40_000,
-                                                maximumFragmentDuration: 10_000)
+        var options = MP4FragmentWriter.Options(timescale: 10_000, targetDuration: .seconds(2), maximumSegmentDuration: .seconds(4),
+                                                maximumFragmentDuration: .seconds(1))
         options.writesSegmentIndex = true
         let (pieces, writer) = try Self.pieces(samples, options)
         let media = pieces.filter { $0.kind == .media }
@@ -183,8 +183,8 @@ import TestSupport
     @Test func heldBytesStayWithinTheFragmentBound() throws {
         let description = try #require(try S.samples(Fixture.baselineCAVLC.bytes()).first?.0)
         let bound = 64 << 10
-        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 1 << 40, maximumSegmentDuration: 1 << 40,
-                                                     maximumFragmentDuration: 1 << 40, maximumFragmentBytes: bound))
+        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: .seconds(1 << 24), maximumSegmentDuration: .seconds(1 << 24),
+                                                     maximumFragmentDuration: .seconds(1 << 24), maximumFragmentBytes: bound))
         var most = 0
         var outputs = 0
         var written = 0
@@ -210,7 +210,7 @@ import TestSupport
     @Test func fragmentedFileCutsEverySecondWithoutSyncSamples() throws {
         let samples = try Self.samples("I! " + Array(repeating: "P", count: 1499).joined(separator: " "))  // 60 s
         let file = MP4MemoryFile()
-        let writer = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: 10_000,
+        let writer = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: .seconds(1),
                                                                             cutting: .anySample, compositionTimes: .editList))
         var most = 0
         var largest = 0
@@ -235,7 +235,7 @@ import TestSupport
     @Test func fragmentedFileEditStartsAtTheEarliestPicture() throws {
         let samples = try Self.samples("I!@8 B@4^0 B@6^0 P@16 B@12^0 B@14^0 P@24") { $0.maxNumReorderFrames = 2 }
         let file = MP4MemoryFile()
-        let writer = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: 10_000,
+        let writer = try MP4FragmentedFileWriter(file: file, options: .init(timescale: 10_000, targetDuration: .seconds(1),
                                                                             cutting: .anySample, compositionTimes: .editList))
         for (d, s) in samples { try writer.append(s, description: d) }
         let first = samples[0].1.compositionOffset
@@ -261,7 +261,7 @@ import TestSupport
         }
         let samples = a + b
         #expect(a[0].0 != b[0].0)
-        let (pieces, writer) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 1_000))
+        let (pieces, writer) = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: .milliseconds(100)))
         let inits = pieces.filter { $0.kind == .initialization }
         #expect(inits.count == 2)
         #expect(inits.allSatisfy { !$0.isDiscontinuity })
@@ -275,11 +275,12 @@ import TestSupport
         let units = try AVCC.split(first.data)
         #expect(units.contains { $0.type == .sps } && units.contains { $0.type == .pps })
 
-        let reconfigured = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: 1_000,
+        let reconfigured = try Self.pieces(samples, .init(timescale: 10_000, targetDuration: .milliseconds(100),
                                                           parameterSetChanges: .newInitializationSegment))
         #expect(reconfigured.pieces.filter { $0.kind == .initialization }.map(\.isDiscontinuity) == [false, true])
+        let resizedTimescale = try #require(S.timescale(Fixture.resolutionChange.bytes()))
         let resized = try Self.pieces(try S.samples(Fixture.resolutionChange.bytes()),
-                                      .init(timescale: try #require(S.timescale(Fixture.resolutionChange.bytes())), targetDuration: 1))
+                                      .init(timescale: resizedTimescale, targetDuration: .nanoseconds(1)))
         #expect(resized.pieces.filter { $0.kind == .initialization }.map(\.isDiscontinuity) == [false, true])
     }
 
@@ -291,7 +292,7 @@ import TestSupport
         let a = try #require(try Self.samples("I! P").first?.0)
         let b = try #require(try Self.samples("I! P") { $0.cabac = true }.first?.0)
         #expect(a != b && a.width == b.width && a.height == b.height)  // a change that goes in band
-        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 90_000))
+        var w = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: .seconds(1)))
         var output = 0
         var fragments = 0
         let count = 2_000
@@ -318,7 +319,7 @@ import TestSupport
             b[k].1.decodeTime += 2_000
             b[k].1.presentationTime += 2_000
         }
-        let (pieces, writer) = try Self.pieces(a + b, .init(timescale: 10_000, targetDuration: 100_000))
+        let (pieces, writer) = try Self.pieces(a + b, .init(timescale: 10_000, targetDuration: .seconds(10)))
         #expect(pieces.map(\.kind) == [.initialization, .media])
         #expect(writer.sampleEntry?.format == "avc1")  // the entry changes at the next segment
         let reader = try MP4Reader(pieces.flatMap(\.bytes))
@@ -339,7 +340,7 @@ import TestSupport
         let samples = try Self.samples(Self.script(12, gop))
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 2_000), window: 3)
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: .milliseconds(200)), window: 3)
         var listedMost = 0
         for (d, s) in samples {
             try hls.append(s, description: d)
@@ -362,7 +363,7 @@ import TestSupport
         #expect(!names.contains("segment-00006.m4s"))  // out of the playlist for more than a window
         #expect((7...12).allSatisfy { names.contains(String(format: "segment-%05d.m4s", $0)) })
         #expect(throws: MP4Error(.invalidArgument, "")) {
-            _ = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 2_000), window: 2)
+            _ = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: .milliseconds(200)), window: 2)
         }
     }
 
@@ -371,8 +372,8 @@ import TestSupport
         let samples = try Self.samples(Self.script(3, "I! P P P P P P P P P"))
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: 4_000,
-                                                                      maximumFragmentDuration: 1_000))
+        let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: 10_000, targetDuration: .milliseconds(400),
+                                                                      maximumFragmentDuration: .milliseconds(100)))
         for (d, s) in samples.prefix(25) { try hls.append(s, description: d) }
         let text = try String(contentsOfFile: dir + "/index.m3u8", encoding: .utf8)
         #expect(text.components(separatedBy: "#EXTINF").count - 1 == 2)

@@ -187,6 +187,7 @@ import TestSupport
         let encoder = try X264Encoder(configuration: X264Support.config {
             $0.rateControl = .averageBitrate(300_000); $0.maxKeyframeInterval = 30; $0.pixelAspectRatio = (1, 1)
             $0.repeatParameterSets = true  // the x264 CLI's default
+            $0.expectedFrameRate = 30  // the Y4M's F30:1, which the CLI writes as VUI timing
         })
         var ours: [EncodedFrame] = []
         for f in frames { ours += try encoder.encode(f) }

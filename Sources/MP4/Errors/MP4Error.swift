@@ -26,6 +26,7 @@ public struct MP4Error: CodedError {
             case io
             case h264
             case noStartPoint
+            case timescaleMismatch
         }
 
         let base: Base
@@ -59,6 +60,11 @@ public struct MP4Error: CodedError {
         /// Segmented output got samples, but none where decoding can start (no IDR access
         /// unit, or no recovery point either when those were allowed): nothing was written.
         public static let noStartPoint = Code(.noStartPoint)
+        /// The samples' times cannot be put in the track's timescale: a sample that says no
+        /// timescale (``MP4Sample/timescale``) given to a writer made without one, a timescale
+        /// outside 1...2^32-1, times the conversion overflows, or a track timescale so coarse
+        /// that two different decoding times become one.
+        public static let timescaleMismatch = Code(.timescaleMismatch)
 
         public var description: String { base.rawValue }
     }

@@ -37,9 +37,19 @@ import Darwin
 /// written, and the playlist: one entry per segment, or with a window at most `window` entries
 /// and their maps, and `window` names of removed segments waiting for deletion.
 ///
+/// Times: the track's timescale is the options' ``MP4FragmentWriter/Options/timescale``, else
+/// the first sample's (``MP4Sample/timescale``, set by ``MP4SampleBuilder``); samples on
+/// another timescale are converted, so `EXTINF` durations are the samples' real ones whatever
+/// the timescales. From encoded frames or parsed access units, ``HLSRecorder`` builds the
+/// samples itself.
+///
 /// ```swift
-/// let hls = try HLSSegmentWriter(directory: "out", options: .init(timescale: 90_000, targetDuration: 180_000))
-/// for (description, sample) in samples { try hls.append(sample, description: description) }
+/// var builder = MP4SampleBuilder(timescale: 90_000)
+/// let hls = try HLSSegmentWriter(directory: "out", options: .init(targetDuration: .seconds(2)))
+/// for au in accessUnits where !au.flags.hasNoPicture {
+///     let (description, sample) = try builder.sample(au)
+///     try hls.append(sample, description: description)
+/// }
 /// try hls.finish()
 /// // ffmpeg -i out/index.m3u8 ...
 /// ```
@@ -133,7 +143,7 @@ public final class HLSSegmentWriter: MP4SampleWriting {
         }
         self.directory = directory
         self.naming = naming
-        playlist = HLSMediaPlaylist(timescale: options.timescale, playlistType: window == nil ? playlistType : nil,
+        playlist = HLSMediaPlaylist(timescale: options.timescale ?? 90_000, playlistType: window == nil ? playlistType : nil,
                                     independentSegments: options.cutting != .anySample)
     }
 
@@ -141,8 +151,13 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     /// format changes carried in band.
     public var fragmentWriter: MP4FragmentWriter { fragments }
 
+    /// Adds the next sample in decoding order, converted to the track's timescale.
+    /// - Throws: the ``MP4FragmentWriter``'s errors (``MP4Error/Code/timescaleMismatch`` for a
+    ///   sample without a timescale when the options gave none), and ``MP4Error/Code/io``.
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
-        try store(try fragments.append(sample, description: description))
+        let pieces = try fragments.append(sample, description: description)
+        if let timescale = fragments.timescale, playlist.timescale != timescale { playlist.timescale = timescale }
+        try store(pieces)
     }
 
     /// Writes the last segment and the playlist with `EXT-X-ENDLIST` (type VOD if it was EVENT).

@@ -68,7 +68,7 @@ import MediaSupport
 /// bytes: past that, copies are left out (``parameterSetsLeftOut``) and changes carried in band.
 ///
 /// ```swift
-/// var writer = try MP4FragmentWriter(options: .init(timescale: 90_000, targetDuration: 180_000))
+/// var writer = try MP4FragmentWriter(options: .init(targetDuration: .seconds(2)))
 /// var file: [UInt8] = []
 /// for (description, sample) in samples {
 ///     for piece in try writer.append(sample, description: description) { file += piece.bytes }
@@ -111,24 +111,26 @@ public struct MP4FragmentWriter: Sendable {
             case inBand
         }
 
-        /// The track's timescale.
-        public var timescale: Int64
-        /// The target segment duration in timescale units: a segment ends at the first
-        /// possible cut at or after it (less half a frame duration).
-        public var targetDuration: Int64
+        /// The track's timescale (units per second); nil takes the first sample's
+        /// (``MP4Sample/timescale``, which ``MP4SampleBuilder`` sets). Samples on another
+        /// timescale are converted to it (nearest tick).
+        public var timescale: Int64?
+        /// The target segment duration: a segment ends at the first possible cut at or after
+        /// it (less half a frame duration).
+        public var targetDuration: Duration
         /// Where segments may start.
         public var cutting: Cutting
         /// How composition offsets are written.
         public var compositionTimes: CompositionTimes
         /// What a change of parameter sets makes.
         public var parameterSetChanges: ParameterSetChanges
-        /// The longest segment, in timescale units, when no start point comes (nil: ten times
-        /// the target, at least 30 seconds): the segment is then cut at the next sample, and the
-        /// one that follows is not independent.
-        public var maximumSegmentDuration: Int64?
-        /// A fragment of a segment ends once its samples span this, in timescale units (nil:
-        /// the target duration), so a long segment is written in pieces.
-        public var maximumFragmentDuration: Int64?
+        /// The longest segment when no start point comes (nil: ten times the target, at least
+        /// 30 seconds): the segment is then cut at the next sample, and the one that follows
+        /// is not independent.
+        public var maximumSegmentDuration: Duration?
+        /// A fragment of a segment ends once its samples span this (nil: the target
+        /// duration), so a long segment is written in pieces.
+        public var maximumFragmentDuration: Duration?
         /// The most a fragment holds in memory: its samples' bytes and 40 bytes of bookkeeping per sample.
         public var maximumFragmentBytes: Int
         /// Write a `sidx` box before each fragment.
@@ -155,10 +157,17 @@ public struct MP4FragmentWriter: Sendable {
 
         /// Creates options: segments at IDR access units, negative composition offsets,
         /// parameter sets in band where possible, no `sidx`, `styp`.
-        public init(timescale: Int64, targetDuration: Int64, cutting: Cutting = .atSyncSamples,
+        ///
+        /// ```swift
+        /// MP4FragmentWriter.Options(targetDuration: .seconds(2))   // the samples' timescale
+        /// ```
+        /// - Parameters:
+        ///   - timescale: the track's timescale; nil (the default) takes the first sample's.
+        ///   - targetDuration: the target segment duration (HLS: 2 to 6 seconds).
+        public init(timescale: Int64? = nil, targetDuration: Duration, cutting: Cutting = .atSyncSamples,
                     compositionTimes: CompositionTimes = .negativeOffsets,
                     parameterSetChanges: ParameterSetChanges = .inBandWherePossible,
-                    maximumSegmentDuration: Int64? = nil, maximumFragmentDuration: Int64? = nil,
+                    maximumSegmentDuration: Duration? = nil, maximumFragmentDuration: Duration? = nil,
                     maximumFragmentBytes: Int = defaultMaximumFragmentBytes, writesSegmentIndex: Bool = false,
                     writesSegmentType: Bool = true, repeatsParameterSetsAfterFormatChange: Bool = true,
                     majorBrand: MP4FourCC = "iso6",
@@ -182,15 +191,44 @@ public struct MP4FragmentWriter: Sendable {
             self.segmentCompatibleBrands = segmentCompatibleBrands
         }
 
-        /// ``maximumSegmentDuration`` as used.
-        var segmentLimit: Int64 {
-            if let maximumSegmentDuration { return max(maximumSegmentDuration, targetDuration) }
-            let tenTargets = targetDuration.multipliedReportingOverflow(by: 10)
-            return max(tenTargets.overflow ? Int64.max : tenTargets.partialValue, timescale &* 30)  // timescale < 2^32
+        /// Creates options with durations in timescale units.
+        @available(*, deprecated, message: "durations are Durations: init(timescale:targetDuration: .seconds(2), ...); a tick count given for seconds (targetDuration: 2) cut a segment at every keyframe")
+        public init(timescale: Int64, targetDuration: Int64, cutting: Cutting = .atSyncSamples,
+                    compositionTimes: CompositionTimes = .negativeOffsets,
+                    parameterSetChanges: ParameterSetChanges = .inBandWherePossible,
+                    maximumSegmentDuration: Int64? = nil, maximumFragmentDuration: Int64? = nil,
+                    maximumFragmentBytes: Int = defaultMaximumFragmentBytes, writesSegmentIndex: Bool = false,
+                    writesSegmentType: Bool = true, repeatsParameterSetsAfterFormatChange: Bool = true,
+                    majorBrand: MP4FourCC = "iso6",
+                    compatibleBrands: [MP4FourCC] = ["iso6", "iso5", "cmfc", "dash", "avc1", "mp41"],
+                    segmentMajorBrand: MP4FourCC = "msdh",
+                    segmentCompatibleBrands: [MP4FourCC] = ["msdh", "msix", "cmfs", "cmff"]) {
+            func duration(_ ticks: Int64) -> Duration { Duration(ticks: ticks, timescale: timescale) }
+            self.init(timescale: timescale, targetDuration: duration(targetDuration), cutting: cutting,
+                      compositionTimes: compositionTimes, parameterSetChanges: parameterSetChanges,
+                      maximumSegmentDuration: maximumSegmentDuration.map(duration),
+                      maximumFragmentDuration: maximumFragmentDuration.map(duration),
+                      maximumFragmentBytes: maximumFragmentBytes, writesSegmentIndex: writesSegmentIndex,
+                      writesSegmentType: writesSegmentType,
+                      repeatsParameterSetsAfterFormatChange: repeatsParameterSetsAfterFormatChange,
+                      majorBrand: majorBrand, compatibleBrands: compatibleBrands, segmentMajorBrand: segmentMajorBrand,
+                      segmentCompatibleBrands: segmentCompatibleBrands)
         }
 
-        /// ``maximumFragmentDuration`` as used.
-        var fragmentLimit: Int64 { max(1, maximumFragmentDuration ?? targetDuration) }
+        /// The durations in `timescale` units: the target, the segment limit as used (at least
+        /// the target) and the fragment limit as used (at least 1).
+        func ticks(timescale: Int64) -> (target: Int64, segmentLimit: Int64, fragmentLimit: Int64) {
+            let target = max(1, targetDuration.ticks(timescale: timescale))
+            let segment: Int64
+            if let maximumSegmentDuration {
+                segment = max(maximumSegmentDuration.ticks(timescale: timescale), target)
+            } else {
+                let tenTargets = target.multipliedReportingOverflow(by: 10)
+                segment = max(tenTargets.overflow ? Int64.max : tenTargets.partialValue, timescale &* 30)  // timescale < 2^32
+            }
+            let fragment = max(1, maximumFragmentDuration?.ticks(timescale: timescale) ?? target)
+            return (target, segment, fragment)
+        }
     }
 
     /// One sample waiting in the fragment: its times and `trun` fields (the bytes are in
@@ -244,10 +282,16 @@ public struct MP4FragmentWriter: Sendable {
     /// rewrite its init segment at the end (``MP4FragmentedFileWriter``) then lowers it.
     public var editMediaTime: Int64? { options.compositionTimes == .editList && firstOffset > 0 ? firstOffset : nil }
 
-    private let timescale: UInt32
+    /// The track's timescale: the options', else the first sample's; nil before it is known.
+    public var timescale: Int64? { clock.timescale }
+    /// ``timescale`` for the boxes (the clock keeps it within 1...2^32-1); boxes are made only
+    /// once a sample has set it.
+    private var boxTimescale: UInt32 { UInt32(truncatingIfNeeded: clock.timescale ?? 1) }
+    /// The durations of the options in ``timescale`` units, once it is known.
+    private var limits: (target: Int64, segmentLimit: Int64, fragmentLimit: Int64) = (1, 1, 1)
     private var entries: [Entry] = []
     private var media: [UInt8] = []
-    private var clock = SampleClock()
+    private var clock: SampleClock
     private var lastDelta: Int64?
     /// The edit list's media time: the first sample's composition offset.
     private var firstOffset: Int64 = 0
@@ -269,19 +313,20 @@ public struct MP4FragmentWriter: Sendable {
 
     /// Creates a writer.
     /// - Throws: ``MP4Error/Code/invalidArgument`` for a timescale outside 1...2^32-1, a
-    ///   target duration below 1, or a maximum fragment size below 1.
+    ///   target duration that is not positive, or a maximum fragment size below 1.
     public init(options: Options) throws(MP4Error) {
-        guard options.timescale > 0, let ts = UInt32(exactly: options.timescale) else {
-            throw MP4Error.invalid(.invalidArgument, "timescale \(options.timescale) is outside 1...\(UInt32.max)")
+        if let timescale = options.timescale, timescale <= 0 || UInt32(exactly: timescale) == nil {
+            throw MP4Error.invalid(.invalidArgument, "timescale \(timescale) is outside 1...\(UInt32.max)")
         }
-        guard options.targetDuration > 0 else {
+        guard options.targetDuration > .zero else {
             throw MP4Error.invalid(.invalidArgument, "target duration \(options.targetDuration) is not positive")
         }
         guard options.maximumFragmentBytes > 0 else {
             throw MP4Error.invalid(.invalidArgument, "maximum fragment size \(options.maximumFragmentBytes) is not positive")
         }
         self.options = options
-        timescale = ts
+        clock = SampleClock(timescale: options.timescale)
+        if let timescale = options.timescale { limits = options.ticks(timescale: timescale) }
     }
 
     /// The bytes the waiting samples hold, with their bookkeeping.
@@ -291,10 +336,12 @@ public struct MP4FragmentWriter: Sendable {
     /// - Returns: the pieces this sample completed, in order: the last fragment of the
     ///   previous segment or of the open one, and a new init segment before a format change
     ///   that needs one; often none.
+    /// A sample on another timescale than the track's is converted to it (nearest tick).
     /// - Throws: ``MP4Error/Code/invalidArgument`` after ``finish()``, for a decoding time
     ///   that goes back or jumps more than 2^32-1, a composition offset that does not fit
-    ///   32 bits, or a sample of 4 GiB or more (nothing is written for that sample: the
-    ///   writer may go on with the next).
+    ///   32 bits, or a sample of 4 GiB or more; ``MP4Error/Code/timescaleMismatch`` for a
+    ///   sample without a timescale when the options gave none, or times the track's timescale
+    ///   cannot hold (nothing is written for that sample: the writer may go on with the next).
     public mutating func append(_ sample: MP4Sample, description newDescription: MP4SampleDescription) throws(MP4Error) -> [MP4Segment] {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "sample after finish()") }
         let lengthSize = newDescription.decoderConfiguration?.nalUnitLengthSize ?? .four
@@ -338,8 +385,13 @@ public struct MP4FragmentWriter: Sendable {
             }
         }
 
-        // trun offsets are shifted by the first one: keep them within 32 signed bits.
-        let (dts, pts, offset, step) = try clock.place(sample, maximumOffset: Int64(Int32.max))
+        // Times in the track's timescale; trun offsets are shifted by the first one: keep them
+        // within 32 signed bits.
+        let hadTimescale = clock.timescale != nil
+        let source = sample.decodeTime
+        let sample = try clock.converted(sample)
+        if !hadTimescale, let timescale = clock.timescale { limits = options.ticks(timescale: timescale) }
+        let (dts, pts, offset, step) = try clock.place(sample, sourceDecodeTime: source, maximumOffset: Int64(Int32.max))
         var out: [MP4Segment] = []
         earliestPresentationTime = min(earliestPresentationTime ?? pts, pts)
         if let step {
@@ -356,9 +408,9 @@ public struct MP4FragmentWriter: Sendable {
         } else {
             let elapsed = dts &- segmentStart  // both on the clock's timeline, >= 0, < 2^62
             let tolerance = (lastDelta ?? 0) / 2
-            if canCut && elapsed >= options.targetDuration &- tolerance {
+            if canCut && elapsed >= limits.target &- tolerance {
                 startsSegment = true
-            } else if elapsed >= options.segmentLimit {
+            } else if elapsed >= limits.segmentLimit {
                 startsSegment = true
                 segmentsCutWithoutStartPoint &+= 1
             }
@@ -399,7 +451,7 @@ public struct MP4FragmentWriter: Sendable {
         }
         let size = stored.data.count  // < 2^32: checked by the clock, or above
         let cost = size &+ Self.bookkeepingPerSample
-        if !entries.isEmpty && (startsSegment || dts &- fragmentStart >= options.fragmentLimit
+        if !entries.isEmpty && (startsSegment || dts &- fragmentStart >= limits.fragmentLimit
                                 || heldBytes > options.maximumFragmentBytes &- cost) {
             out.append(closeFragment())
         }
@@ -469,7 +521,7 @@ public struct MP4FragmentWriter: Sendable {
         MovieBoxes.fileType(.ftyp, major: options.majorBrand, minor: 0, compatible: options.compatibleBrands, into: &w)
         var edit: Int64? = nil
         if options.compositionTimes == .editList && firstOffset > 0 { edit = firstOffset }
-        let track = MovieBoxes.Track(timescale: timescale, mediaDuration: 0, presentationDuration: 0, description: description,
+        let track = MovieBoxes.Track(timescale: boxTimescale, mediaDuration: 0, presentationDuration: 0, description: description,
                                      editMediaTime: edit, editDuration: 0, orientation: options.orientation)
         w.box(.moov) { w in
             MovieBoxes.movieHeader(track, into: &w)
@@ -545,7 +597,7 @@ public struct MP4FragmentWriter: Sendable {
             let referenced = UInt64(moof.bytes.count) &+ mediaBytes &+ (largeData ? 16 : 8)
             out.fullBox(.sidx, version: 1, flags: 0) { w in
                 w.u32(1)  // reference_ID: the track
-                w.u32(timescale)
+                w.u32(boxTimescale)
                 w.u64(UInt64(max(0, presented)))
                 w.u64(0)  // first_offset
                 w.u16(0)

@@ -42,15 +42,13 @@ public final class MP4Recorder {
     public let file: any MP4WritableFile
     /// The mode.
     public let mode: Mode
-    private var builder: MP4SampleBuilder?
-    private var writer: (any MP4SampleWriting)?
-    private let parameterSets: [NALUnit]
+    private var path: RecordingPath
     /// The number of samples written.
-    public private(set) var frameCount = 0
+    public var frameCount: Int { path.frameCount }
     /// How the pictures are turned for display (`tkhd`'s matrix): as given, else the display
     /// orientation SEI of the first sample (what `X264Encoder` writes for a frame with an
     /// orientation), else none.
-    public private(set) var orientation: Orientation?
+    public var orientation: Orientation? { path.orientation }
 
     /// Creates a recorder; the file is written from the first frame on.
     /// - Parameters:
@@ -65,8 +63,7 @@ public final class MP4Recorder {
                 orientation: Orientation? = nil) {
         self.file = file
         self.mode = mode
-        self.parameterSets = parameterSets
-        self.orientation = orientation
+        path = RecordingPath(parameterSets: parameterSets, orientation: orientation)
     }
 
     /// Writes one sample (in decoding order): an encoded frame, a received or parsed access
@@ -76,28 +73,15 @@ public final class MP4Recorder {
     ///   ``MP4Error/Code/invalidDecoderConfiguration`` when no SPS and PPS are known, and the
     ///   writer's and file's errors.
     public func write(_ sample: some AccessUnitSample) throws(MP4Error) {
-        guard !sample.flags.hasNoPicture else { return }
-        if builder == nil {
-            guard let timeBase = sample.timestamps?.timeBase else {
-                throw MP4Error.invalid(.invalidArgument, "a sample without timestamps cannot go into MP4")
-            }
-            let timescale = MP4SampleBuilder.suggestedTimescale(for: timeBase)
-            builder = MP4SampleBuilder(timescale: timescale, parameterSets: parameterSets)
-            if orientation == nil { orientation = Orientation.displayOrientation(in: sample.nalUnits) }
-            writer = try mode.makeWriter(file: file, timescale: timescale, orientation: orientation ?? .identity)
+        try path.write(sample) { (timescale, orientation) throws(MP4Error) in
+            try mode.makeWriter(file: file, timescale: timescale, orientation: orientation)
         }
-        guard var b = builder, let writer else { return }
-        let (description, made) = try b.sample(sample)
-        builder = b
-        try writer.append(made, description: description)
-        frameCount &+= 1
     }
 
     /// Ends the recording (writes the last fragment, or the progressive file's `moov`).
     /// - Throws: ``MP4Error/Code/invalidArgument`` when no frame was written; the writer's errors.
     public func finish() throws(MP4Error) {
-        guard let writer else { throw MP4Error.invalid(.invalidArgument, "no frame was recorded") }
-        try writer.finish()
+        try path.finish()
     }
 }
 
@@ -120,7 +104,7 @@ extension MP4Recorder.Mode {
             options.orientation = orientation
             return try MP4Writer(file: file, options: options)
         case .fragmented(let seconds, let synchronizes):
-            let target = Swift.max(1, Int64((seconds * Double(timescale)).rounded()))
+            let target = seconds > 0 && seconds.isFinite ? Duration.seconds(seconds) : Duration(ticks: 1, timescale: timescale)
             var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target, cutting: .anySample,
                                                     compositionTimes: .editList)
             options.writesSegmentType = false

@@ -11,7 +11,8 @@ import H264
 /// picture refers to (its SPS first, which gives the profile, level and picture size), then the
 /// other sets known, as far as a bounded record holds them: an ordinary stream's parameter sets
 /// all go into one description. For `avc1` the SPS and PPS leave the samples for the record;
-/// for `avc3` they also stay in the samples. Times are converted to the track's ``timescale``.
+/// for `avc3` they also stay in the samples. Times are converted to the builder's ``timescale``,
+/// which each sample carries (``MP4Sample/timescale``).
 ///
 /// Memory: the parameter sets by id (see `ParameterSetInserter`) and the last description.
 ///
@@ -46,9 +47,11 @@ public struct MP4SampleBuilder: Sendable {
     /// timestamps: from `AccessUnits.assemble`, an `AccessUnitParser`, an encoder), and its
     /// description.
     ///
-    /// Its `SampleTimestamps` are converted to the track's ``timescale`` here (nearest tick,
-    /// halves away from zero); the first DTS of an encoder with frame reordering is negative,
-    /// which the writers accept (they start the file's timeline at the first DTS). The sync
+    /// Its `SampleTimestamps` are converted to the builder's ``timescale`` here (nearest tick,
+    /// halves away from zero), and the sample says so (``MP4Sample/timescale``): a writer with
+    /// another timescale converts again rather than misreading the ticks. The first DTS of an
+    /// encoder with frame reordering is negative, which the writers accept (they start the
+    /// file's timeline at the first DTS). The sync
     /// flag is `isRandomAccessPoint` (an IDR picture or a recovery point, as FFmpeg marks
     /// them); `sample_depends_on` and `sample_is_depended_on` come from the sample's flags.
     /// - Throws: ``MP4Error/Code/invalidArgument`` for a sample without timestamps,
@@ -84,7 +87,8 @@ public struct MP4SampleBuilder: Sendable {
         } catch {
             throw MP4Error.h264(error, "sample at DTS \(dts)")
         }
-        return (description, MP4Sample(data: data, decodeTime: dts, presentationTime: pts, duration: duration, flags: flags))
+        return (description, MP4Sample(data: data, decodeTime: dts, presentationTime: pts, duration: duration, flags: flags,
+                                       timescale: timescale))
     }
 
     /// A timescale for samples timed in `timeBase`: the smallest one in which every time of

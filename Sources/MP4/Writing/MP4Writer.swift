@@ -44,7 +44,8 @@ public final class MP4Writer {
             case mediaFirst
         }
 
-        /// The track's timescale (units per second of the samples' times).
+        /// The track's timescale (units per second). Samples on another timescale
+        /// (``MP4Sample/timescale``) are converted to it (nearest tick).
         public var timescale: Int64
         /// Where `moov` goes.
         public var layout: Layout
@@ -53,8 +54,8 @@ public final class MP4Writer {
         public var writesEditList: Bool
         /// A chunk ends when it holds this many bytes...
         public var maximumChunkSize: Int
-        /// ...or spans this many timescale units (default: one second).
-        public var maximumChunkDuration: Int64?
+        /// ...or spans this long (default: one second).
+        public var maximumChunkDuration: Duration?
         /// `ftyp`: major brand, minor version and compatible brands.
         public var majorBrand: MP4FourCC
         /// `ftyp` minor version.
@@ -73,7 +74,7 @@ public final class MP4Writer {
         /// Creates options: fast start, edit list, chunks of at most 1 MiB and 1 s, brands
         /// `isom` (minor 512) with `isom`, `iso2`, `avc1`, `mp41` (FFmpeg's choice).
         public init(timescale: Int64, layout: Layout = .fastStart, writesEditList: Bool = true,
-                    maximumChunkSize: Int = 1 << 20, maximumChunkDuration: Int64? = nil,
+                    maximumChunkSize: Int = 1 << 20, maximumChunkDuration: Duration? = nil,
                     majorBrand: MP4FourCC = "isom", minorVersion: UInt32 = 512,
                     compatibleBrands: [MP4FourCC] = ["isom", "iso2", "avc1", "mp41"], creationTime: UInt64 = 0,
                     repeatsParameterSetsAfterFormatChange: Bool = true) {
@@ -87,6 +88,19 @@ public final class MP4Writer {
             self.compatibleBrands = compatibleBrands
             self.creationTime = creationTime
             self.repeatsParameterSetsAfterFormatChange = repeatsParameterSetsAfterFormatChange
+        }
+
+        /// Creates options with the chunk duration in timescale units.
+        @available(*, deprecated, message: "durations are Durations: maximumChunkDuration: .seconds(1)")
+        public init(timescale: Int64, layout: Layout = .fastStart, writesEditList: Bool = true,
+                    maximumChunkSize: Int = 1 << 20, maximumChunkDuration: Int64?,
+                    majorBrand: MP4FourCC = "isom", minorVersion: UInt32 = 512,
+                    compatibleBrands: [MP4FourCC] = ["isom", "iso2", "avc1", "mp41"], creationTime: UInt64 = 0,
+                    repeatsParameterSetsAfterFormatChange: Bool = true) {
+            self.init(timescale: timescale, layout: layout, writesEditList: writesEditList, maximumChunkSize: maximumChunkSize,
+                      maximumChunkDuration: maximumChunkDuration.map { Duration(ticks: $0, timescale: timescale) },
+                      majorBrand: majorBrand, minorVersion: minorVersion, compatibleBrands: compatibleBrands,
+                      creationTime: creationTime, repeatsParameterSetsAfterFormatChange: repeatsParameterSetsAfterFormatChange)
         }
     }
 
@@ -103,7 +117,9 @@ public final class MP4Writer {
     private let freeOffset: UInt64
     private let dataOffset: UInt64
     private var mediaBytes: UInt64 = 0
-    private var clock = SampleClock()
+    private var clock: SampleClock
+    /// ``Options/maximumChunkDuration`` in timescale units.
+    private let chunkTicks: Int64
     private var lastPTS: Int64 = 0
     private var lastDelta: Int64?
     private var lastDuration: Int64?
@@ -127,6 +143,8 @@ public final class MP4Writer {
         self.options = options
         self.file = file
         timescale = ts
+        clock = SampleClock(timescale: options.timescale)
+        chunkTicks = max(1, options.maximumChunkDuration?.ticks(timescale: options.timescale) ?? options.timescale)
         var w = BoxWriter()
         MovieBoxes.fileType(.ftyp, major: options.majorBrand, minor: options.minorVersion,
                             compatible: options.compatibleBrands, into: &w)
@@ -144,27 +162,32 @@ public final class MP4Writer {
 
     /// Writes one sample's bytes to the file and adds it to the tables.
     /// - Parameters:
-    ///   - sample: the sample; its decoding time must not go back.
+    ///   - sample: the sample; its decoding time must not go back. On another timescale than
+    ///     the track's (``MP4Sample/timescale``), its times are converted (nearest tick).
     ///   - description: its sample description; a new one adds an `stsd` entry.
     /// - Throws: ``MP4Error/Code/invalidArgument`` after ``finish()``, for a decoding time
     ///   that goes back or jumps more than 2^32-1 units, a composition offset that does not
     ///   fit 32 bits, a sample of 4 GiB or more, or more than 2^32-1 samples;
     ///   ``MP4Error/Code/invalidDecoderConfiguration`` for an avcC record that cannot be
-    ///   written (more parameter sets than it counts, one over 65,535 bytes); the file's errors.
+    ///   written (more parameter sets than it counts, one over 65,535 bytes);
+    ///   ``MP4Error/Code/timescaleMismatch`` for times the track's timescale cannot hold; the
+    ///   file's errors.
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
         guard !isFinished else { throw MP4Error.invalid(.invalidArgument, "sample after finish()") }
+        let source = sample.decodeTime
+        let sample = try clock.converted(sample)
         if options.repeatsParameterSetsAfterFormatChange, let last = lastDescription, last != description,
            let record = description.decoderConfiguration {
-            return try add(try sample.carryingParameterSets(of: record), description: description)
+            return try add(try sample.carryingParameterSets(of: record), source: source, description: description)
         }
-        try add(sample, description: description)
+        try add(sample, source: source, description: description)
     }
 
-    private func add(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
+    private func add(_ sample: MP4Sample, source: Int64, description: MP4SampleDescription) throws(MP4Error) {
         guard tables.sampleCount < Int(UInt32.max) else {
             throw MP4Error.invalid(.invalidArgument, "a track holds at most \(UInt32.max) samples")
         }
-        let (dts, pts, offset, step) = try clock.place(sample, maximumOffset: Int64(UInt32.max))
+        let (dts, pts, offset, step) = try clock.place(sample, sourceDecodeTime: source, maximumOffset: Int64(UInt32.max))
         let size = UInt32(truncatingIfNeeded: sample.data.count)  // checked by the clock
         if let step {
             tables.addDuration(UInt32(step))  // 0...2^32-1, checked by the clock
@@ -198,9 +221,8 @@ public final class MP4Writer {
             index = descriptions.count &- 1
         }
         let d = index ?? 0
-        let maxDuration = options.maximumChunkDuration ?? options.timescale
         let full = chunkBytes > 0 && (chunkBytes &+ sample.data.count > options.maximumChunkSize
-                                      || dts &- chunkStartDTS >= maxDuration)
+                                      || dts &- chunkStartDTS >= chunkTicks)
         if d != chunkDescription || full {
             tables.startChunk(at: dataOffset &+ mediaBytes, descriptionIndex: UInt32(truncatingIfNeeded: d &+ 1))
             chunkDescription = d

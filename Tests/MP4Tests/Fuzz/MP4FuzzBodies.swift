@@ -105,8 +105,8 @@ extension MP4FuzzBodies {
     static func fragmentOptions(_ selector: UInt8, timescale: Int64) -> MP4FragmentWriter.Options {
         let cutting: [MP4FragmentWriter.Options.Cutting] = [.atSyncSamples, .atRandomAccessPoints, .anySample]
         let changes: [MP4FragmentWriter.Options.ParameterSetChanges] = [.inBandWherePossible, .newInitializationSegment, .inBand]
-        let step = max(1, timescale / 25)
-        var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: step * Int64(1 + selector & 3),
+        let step = Duration.milliseconds(40)  // a frame at 25 fps
+        var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: step * Int(1 + selector & 3),
                                           cutting: cutting[Int(selector >> 2 & 3) % 3],
                                           parameterSetChanges: changes[Int(selector >> 4 & 3) % 3])
         o.compositionTimes = selector & 0x40 == 0 ? .negativeOffsets : .editList
@@ -280,7 +280,7 @@ extension MP4FuzzBodies {
                     switch layout {
                     case 0: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .fastStart))
                     case 1: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .mediaFirst))
-                    default: return try MP4FragmentedFileWriter(file: file, options: .init(timescale: timescale, targetDuration: timescale))
+                    default: return try MP4FragmentedFileWriter(file: file, options: .init(timescale: timescale, targetDuration: .seconds(1)))
                     }
                 }
                 do throws(MP4Error) {
