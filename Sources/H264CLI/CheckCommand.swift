@@ -74,7 +74,8 @@ enum CheckCommand: CLICommand {
         for v in c.violations { Output.line(v.description) }
         if c.droppedViolationCount > 0 { Output.line("... \(c.droppedViolationCount) more violations not listed") }
         for e in c.errors { Output.line("error in the stream: \(CLI.message(for: e))") }
-        Output.line("")
+        // A blank line between the list and the summary, when there is a list.
+        if !c.violations.isEmpty || !c.errors.isEmpty { Output.line("") }
         let broken = c.profile.rules.filter { (c.counts[$0.id] ?? 0) > 0 }
         for rule in broken {
             Output.line("\(rule.id): \(c.counts[rule.id] ?? 0) access unit(s): \(rule.summary)")

@@ -6,7 +6,7 @@ import H264
 enum ConvertCommand: CLICommand {
     static let name = "convert"
     static let finishesOnInterruption = true
-    static let summary = "convert between Annex-B, AVCC (length-prefixed) and FLV"
+    static let summary = "convert between Annex-B, AVCC (length-prefixed), FLV and MP4"
     static let usage = """
     usage: h264 convert IN OUT --to avcc [--length-size 1|2|4] --avcc-config CONFIG_OUT [--keep-parameter-sets] [--lenient]
            h264 convert IN OUT --to annexb --avcc-config CONFIG_IN [--length-size N] [--aud insert]

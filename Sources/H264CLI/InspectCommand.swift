@@ -5,7 +5,7 @@ import H264
 /// `h264 inspect`: stream summary and access units.
 enum InspectCommand: CLICommand {
     static let name = "inspect"
-    static let summary = "summarise a stream and list its access units"
+    static let summary = "summarise a stream (Annex-B or MP4) and list its access units or samples"
     static let usage = """
     usage: h264 inspect FILE|- [--json] [--fps N/D] [--lenient]
            h264 inspect FILE.mp4 [--json]

@@ -44,6 +44,16 @@ public struct DeliveryFixPlan: Hashable, Sendable {
     public var isEmpty: Bool { fixes.isEmpty }
 }
 
+extension DeliveryFixPlan: CustomStringConvertible {
+    /// One line per item, as a log or a terminal shows a plan: `fix rule-id: action` for each
+    /// fix, `cannot fix rule-id: reason` for each rule it leaves broken; `nothing to fix` for
+    /// an empty plan.
+    public var description: String {
+        if fixes.isEmpty && unfixable.isEmpty { return "nothing to fix" }
+        return (fixes.map { "fix \($0)" } + unfixable.map { "cannot fix \($0)" }).joined(separator: "\n")
+    }
+}
+
 extension DeliveryProfile {
     /// The fixes for the violations `checker` found (after its ``StreamChecker/finish()``),
     /// decided from its ``StreamChecker/observations``.

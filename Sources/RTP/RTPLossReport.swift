@@ -72,6 +72,27 @@ public struct RTPLossReport: Hashable, Sendable {
     public init() {}
 }
 
+extension RTPLossReport: CustomStringConvertible {
+    /// One line for a log: packets received and lost, access units delivered, then every other
+    /// count that is not zero (`1200 packets received, 3 lost; 398 access units delivered, 2 may
+    /// be incomplete; reordered 5`).
+    public var description: String {
+        var text = "\(packetsReceived) packets received, \(packetsLost) lost; \(accessUnitsDelivered) access units delivered"
+        if incompleteAccessUnits > 0 { text += ", \(incompleteAccessUnits) may be incomplete" }
+        let others: [(String, Int)] = [
+            ("reordered", reorderedPackets), ("duplicate", duplicatePackets), ("late or duplicate", lateOrDuplicate),
+            ("out of range", outOfRange), ("resynchronizations", resynchronizations), ("NAL units dropped", nalUnitsDropped),
+            ("packets rejected", packetsRejected), ("tolerated violations", toleratedViolations), ("early markers", earlyMarkers),
+            ("events discarded", eventsDiscarded), ("source changes", sourceChanges), ("access units skipped", accessUnitsSkipped),
+            ("RTCP packets", rtcpPacketsReceived), ("RTCP datagrams rejected", rtcpDatagramsRejected),
+            ("sender reports", senderReports), ("BYEs ignored", byesIgnored),
+        ]
+        let listed = others.filter { $0.1 != 0 }.map { "\($0.0) \($0.1)" }
+        if !listed.isEmpty { text += "; " + listed.joined(separator: ", ") }
+        return text
+    }
+}
+
 /// One thing an ``RTPDepacketizer`` lost or dropped, in the order it happened.
 public enum RTPDepacketizerEvent: Hashable, Sendable {
     /// `count` consecutive sequence numbers starting at `firstSequenceNumber` never arrived.

@@ -116,6 +116,9 @@ import TestSupport
         #expect(before.violations.map(\.rule) == [.constrainedProfile])
         let (fixed, plan, _) = try StreamFixer.fix(annexB: bytes[...], profile: .webRTC)
         #expect(plan.edits.constraintSets == [1: true])
+        // Printed, the plan says what it does, a line per rule (not a dump of its fields).
+        #expect("\(plan)" == "fix profile.constrained: set constraint_set1_flag: the Baseline stream keeps the Constrained Baseline constraints")
+        #expect("\(DeliveryFixPlan())" == "nothing to fix")
         #expect(StreamChecker.check(annexB: fixed[...], profile: .webRTC).conforms)
         let sps = try #require(try AnnexB.split(fixed[...]).first { $0.type == .sps })
         #expect(try ProfileLevel(sps: sps).sdpProfile == .constrainedBaseline)

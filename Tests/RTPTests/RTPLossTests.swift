@@ -76,5 +76,8 @@ import TestSupport
         #expect(aus.allSatisfy { $0.nals == [Array(slice.bytes)] })
         #expect(report.packetsLost == 1 && report.lateOrDuplicate == 1 && report.nalUnitsDropped == 1)
         #expect(events.contains(.packetsLost(firstSequenceNumber: 65_530 &+ 15, count: 1)))
+        // Printed for a log: the totals first, then each count that is not zero.
+        #expect("\(report)" == "\(report.packetsReceived) packets received, 1 lost; 2 access units delivered; "
+                + "late or duplicate 1, NAL units dropped 1")
     }
 }
