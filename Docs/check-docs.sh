@@ -57,4 +57,6 @@ PY
         echo "$module: ok"
     fi
 done
+# The public surface, counted from the same graphs and printed in every CI run.
+python3 Docs/public-surface.py "$OUT/graphs" | tee "$OUT/public-surface.txt"
 exit $status

@@ -164,6 +164,19 @@ public struct MP4FragmentWriter: Sendable {
         /// - Parameters:
         ///   - timescale: the track's timescale; nil (the default) takes the first sample's.
         ///   - targetDuration: the target segment duration (HLS: 2 to 6 seconds).
+        ///   - cutting: where segments may start (``cutting``).
+        ///   - compositionTimes: how presentation offsets are written (``compositionTimes``).
+        ///   - parameterSetChanges: how a change of SPS or PPS is carried (``parameterSetChanges``).
+        ///   - maximumSegmentDuration: the longest segment (``maximumSegmentDuration``).
+        ///   - maximumFragmentDuration: the longest fragment within a segment (``maximumFragmentDuration``).
+        ///   - maximumFragmentBytes: the most bytes a fragment holds (``maximumFragmentBytes``).
+        ///   - writesSegmentIndex: whether each segment starts with a `sidx` (``writesSegmentIndex``).
+        ///   - writesSegmentType: whether each segment starts with a `styp` (``writesSegmentType``).
+        ///   - repeatsParameterSetsAfterFormatChange: ``repeatsParameterSetsAfterFormatChange``.
+        ///   - majorBrand: the init segment's `ftyp` major brand.
+        ///   - compatibleBrands: the init segment's `ftyp` compatible brands.
+        ///   - segmentMajorBrand: each segment's `styp` major brand.
+        ///   - segmentCompatibleBrands: each segment's `styp` compatible brands.
         public init(timescale: Int64? = nil, targetDuration: Duration, cutting: Cutting = .atSyncSamples,
                     compositionTimes: CompositionTimes = .negativeOffsets,
                     parameterSetChanges: ParameterSetChanges = .inBandWherePossible,
