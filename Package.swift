@@ -95,6 +95,10 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["H264", "H264Fixtures", "H264Video", "RTP", "FLV", "RTMP", "TestSupport"]),
         // The benchmark executable's measurements, and the allocation suites that count with it
         // (optimised builds only: `.ci/run` runs them in a release pass).
+        // The code the DocC articles show, compiled and run: each article's snippet is a marked
+        // region of a test here, and Docs/check-snippets.py checks that the two are the same.
+        .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery",
+                                                        "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
