@@ -6,7 +6,7 @@ import Testing
 /// it is, in an article (Docs/check-snippets.py checks it).
 @Suite struct X264Snippets {
     @Test func encodeAndFlush() throws {
-        let frames = try SnippetSupport.frames(count: 20, width: 640, height: 360)
+        let frames = try SnippetSupport.frames(count: 20, width: 640, height: 360, format: .nv12)
         // snippet: x264-encode
         var config = X264Encoder.Configuration(width: 640, height: 360)
         config.pixelFormat = .nv12
