@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds every library's DocC catalog from the build's symbol graphs with the toolchain's
-# `docc`, failing on any warning, and checks that every public type of each module is listed
-# in its catalog's topics.
+# `docc`, failing on any warning, checks that every public type of each module is listed
+# in its catalog's topics, and that every snippet an article shows is the code of its test in
+# Tests/DocSnippetTests (Docs/check-snippets.py).
 #
 #   Docs/check-docs.sh [OUTDIR]        # default .build/docs; OUTDIR/NAME.doccarchive
 #
@@ -26,6 +27,8 @@ GRAPHS=$(sed -n 's/^Files written to //p' "$OUT/dump.log")
 [ -f "$GRAPHS/H264.symbols.json" ] || { cat "$OUT/dump.log"; exit 1; }
 
 status=0
+# The articles' snippets are the code of Tests/DocSnippetTests, as it is.
+python3 Docs/check-snippets.py || status=1
 for pair in H264:Sources/H264/H264.docc H264Video:Sources/H264Video/H264Video.docc \
             X264:Sources/X264/X264.docc H264Fixtures:Fixtures/H264Fixtures.docc \
             RTP:Sources/RTP/RTP.docc FLV:Sources/FLV/FLV.docc RTMP:Sources/RTMP/RTMP.docc \
