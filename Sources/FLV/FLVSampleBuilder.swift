@@ -16,7 +16,8 @@ import H264
 /// Memory: the parameter sets by id (copies, see `ParameterSetInserter`).
 public struct FLVSampleBuilder: Sendable {
     private var inserter: ParameterSetInserter
-    private var hasConfiguration = false
+    /// The record of the last sequence header (its length size is the samples').
+    private var configuration: AVCDecoderConfigurationRecord?
     private var timeOffset: Int64?
 
     /// Creates a builder that already knows `parameterSets` (an encoder's SPS and PPS), so
@@ -65,18 +66,19 @@ public struct FLVSampleBuilder: Sendable {
         var avcC: [UInt8]?
         if let sets = inserter.configurationChange(for: nalUnits) {
             do throws(H264Error) {
-                avcC = try AVCDecoderConfigurationRecord(parameterSets: sets).serialized()
+                let record = try AVCDecoderConfigurationRecord(parameterSets: sets, lengthSize: .four)
+                avcC = try record.serialized()
+                configuration = record
             } catch {
                 throw FLVError.wrapping(error, as: .missingDecoderConfiguration, "no avcC record for \(name())")
             }
-            hasConfiguration = true
         }
-        guard hasConfiguration else {
+        guard let configuration else {
             throw FLVError.invalid(.missingDecoderConfiguration, "no SPS/PPS before \(name())")
         }
         let data: [UInt8]
         do throws(H264Error) {
-            data = try AccessUnit(nalUnits: nalUnits, index: 0).avccSample(lengthSize: .four, includeParameterSets: false)
+            data = try configuration.avccSample(nalUnits, includeParameterSets: false)
         } catch {
             throw FLVError.h264(error, name())
         }

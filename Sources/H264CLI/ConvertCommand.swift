@@ -82,9 +82,18 @@ enum ConvertCommand: CLICommand {
         input.framing = inputIsFLV ? .flv : .annexB
         switch to {
         case "avcc":
-            let record = try FormatConversion.annexBToAVCC(lengthSize: lengthSize ?? .four, placement: keep ? .inBand : .outOfBand,
-                                                           leadingData: lenient ? .skip : .reject, read: input.read, write: output.write)
-            try Output.write(record.serialized(), to: configPath ?? "")
+            // The streaming form: the parser's NAL units through the AVCC writer, a chunk at a time.
+            var parser = AnnexBStreamParser(leadingData: lenient ? .skip : .reject)
+            var writer = FormatConversion.AVCCWriter(lengthSize: lengthSize ?? .four, placement: keep ? .inBand : .outOfBand)
+            var out: [UInt8] = []
+            var ended = false
+            while !ended {
+                if let chunk = try input.read() { parser.append(chunk) } else { parser.finish(); ended = true }
+                while let unit = try parser.next() { try writer.add(unit, to: &out) }
+                try output.write(out)
+                out.removeAll(keepingCapacity: true)
+            }
+            try Output.write(try writer.configuration().serialized(), to: configPath ?? "")
         case "annexb":
             // With --aud insert, the Annex-B output goes through the header editor on its way out.
             var editor = aud != nil ? AnnexBStreamEditor(edits: { var e = HeaderEdits(); e.accessUnitDelimiters = .insert; return e }()) : nil

@@ -106,12 +106,8 @@ enum EditCommand: CLICommand {
     /// A level of Table A-1 (`ProfileLevel.Level.all`) as Table A-1 names it (`1b`, `3.1`, `4`,
     /// `4.0`) or as its `level_idc` (`31`, `40`; `9` is level 1b).
     static func level(_ text: String) throws -> ProfileLevel.Level {
-        let levels = ProfileLevel.Level.all
-        if let level = levels.first(where: { $0.name == text }) { return level }
-        var idc: Int?
-        if text.hasSuffix(".0") { idc = Int(text.dropLast(2)).map { $0 &* 10 } } else { idc = Int(text) }
-        if let idc, let level = levels.first(where: { Int($0.levelIDC) == idc }) { return level }
-        let names = levels.map(\.name).joined(separator: ", ")
+        if let level = ProfileLevel.Level(text) { return level }
+        let names = ProfileLevel.Level.all.map(\.name).joined(separator: ", ")
         throw CLIError("--level: '\(text)' is not a level of Table A-1 (\(names), or level_idc 10...62)")
     }
 

@@ -79,7 +79,7 @@ final class AnnexBEncodeOutput: EncodeOutput {
 final class AVCCEncodeOutput: EncodeOutput {
     private let sink: OutputFile
     private let configuration: OutputFile
-    private let lengthSize: AVCC.LengthSize
+    private let record: AVCDecoderConfigurationRecord
 
     /// Writes the record at once: the encoder knows its parameter sets when it opens.
     /// - Throws: ``H264Error/Code/missingParameterSet`` when the encoder has none.
@@ -89,14 +89,12 @@ final class AVCCEncodeOutput: EncodeOutput {
         }
         configuration = try OutputFile(configurationPath)
         try configuration.write(record.serialized())
-        self.lengthSize = lengthSize
+        self.record = record
         sink = try OutputFile(path)
     }
 
     func write(_ frame: EncodedFrame) throws {
-        let sample = try AccessUnit(nalUnits: frame.nalUnits, index: 0)
-            .avccSample(lengthSize: lengthSize, includeParameterSets: false)
-        try sink.write(sample)
+        try sink.write(try record.avccSample(frame.nalUnits, includeParameterSets: false))
     }
 
     func close() throws {

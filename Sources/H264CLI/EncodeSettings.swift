@@ -20,7 +20,7 @@ struct EncodeSettings {
     /// Bitrate changes: before frame `frame`, set the bitrate to `bitsPerSecond`.
     var bitrateChanges: [(frame: Int, bitsPerSecond: Int)] = []
     var profile: X264Encoder.Profile?
-    var level: X264Encoder.Level?
+    var level: ProfileLevel.Level?
     var preset: X264Encoder.Preset?
     var tune: X264Encoder.Tune?
     var keyint: Int?
@@ -60,8 +60,9 @@ struct EncodeSettings {
             guard let v = X264Encoder.Profile(rawValue: p) else { throw CLIError("unknown profile '\(p)'") }
             return v
         }
-        level = try args.option("--level").map { l in
-            guard let v = X264Encoder.Level(l) else { throw CLIError("unknown level '\(l)'") }
+        level = try args.option("--level").flatMap { l in  // auto: x264 chooses, the default
+            guard l != "auto" else { return nil }
+            guard let v = ProfileLevel.Level(l) else { throw CLIError("unknown level '\(l)'") }
             return v
         }
         preset = try args.option("--preset").map { p in

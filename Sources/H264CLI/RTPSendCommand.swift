@@ -72,7 +72,7 @@ enum RTPSendCommand: CLICommand {
                                                      overridesStreamTiming: fpsOption != nil)
         let assembled = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: .skip).accessUnits
         let timed = assembled.compactMap { au in
-            RTPAccessUnit(au).map { (unit: $0, decodeSeconds: au.timestamps?.decodeSeconds ?? 0) }
+            RTPAccessUnit(sample: au).map { (unit: $0, decodeSeconds: au.timestamps?.decodeSeconds ?? 0) }
         }
         let accessUnits = timed.map(\.unit)
         var statistics = AccessUnitStatistics()

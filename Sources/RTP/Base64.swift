@@ -1,12 +1,14 @@
 import H264
 
-/// Base64 (RFC 4648 section 4, standard alphabet, `=` padding), for `sprop-parameter-sets`.
-public enum Base64 {
+/// Base64 (RFC 4648 section 4, standard alphabet, `=` padding), for `sprop-parameter-sets`:
+/// `package`, since no public API takes or returns Base64 text (``H264FormatParameters``
+/// encodes and decodes the parameter sets).
+package enum Base64 {
     @usableFromInline static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Encodes bytes as padded Base64.
     /// - Complexity: O(n).
-    public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    package static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var it = bytes.makeIterator()
@@ -25,7 +27,7 @@ public enum Base64 {
     /// - Throws: ``RTPError/Code/invalidArgument`` for a character outside the alphabet,
     ///   misplaced padding, a dangling single character, or nonzero bits in the unused tail.
     /// - Complexity: O(n).
-    public static func decode<S: StringProtocol>(_ text: S) throws(RTPError) -> [UInt8] {
+    package static func decode<S: StringProtocol>(_ text: S) throws(RTPError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count / 4 * 3 + 2)
         var word: UInt32 = 0, have = 0, padding = 0

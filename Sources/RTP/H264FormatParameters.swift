@@ -7,7 +7,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     /// 2 interleaved.
     public var packetizationMode: Int
     /// `profile-level-id`, when present.
-    public var profileLevelID: ProfileLevelID?
+    public var profileLevelID: ProfileLevel?
     /// `sprop-parameter-sets`: the SPS and PPS NAL units (header included, as carried).
     public var parameterSets: [[UInt8]]
     /// Other parameters as `name=value`, kept in order.
@@ -17,7 +17,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     public static let maximumParameterSets = 64
 
     /// Creates format parameters.
-    public init(packetizationMode: Int = 1, profileLevelID: ProfileLevelID? = nil, parameterSets: [[UInt8]] = [],
+    public init(packetizationMode: Int = 1, profileLevelID: ProfileLevel? = nil, parameterSets: [[UInt8]] = [],
                 otherParameters: [String] = []) {
         self.packetizationMode = packetizationMode
         self.profileLevelID = profileLevelID
@@ -28,13 +28,13 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
     /// Format parameters for packetization-mode 1 describing a stream's parameter sets:
     /// `profile-level-id` from the first SPS, `sprop-parameter-sets` from every SPS and PPS given.
     /// - Throws: ``RTPError/Code/missingParameterSet`` when no SPS is given;
-    ///   ``RTPError/Code/h264`` with the error of `ProfileLevelID(sps:)` for an SPS that does
+    ///   ``RTPError/Code/h264`` with the error of `ProfileLevel(sps:)` for an SPS that does
     ///   not parse.
     public init(parameterSets units: [NALUnit]) throws(RTPError) {
         guard let sps = units.first(where: { $0.type == .sps }) else {
             throw RTPError.invalid(.missingParameterSet, "no SPS for profile-level-id")
         }
-        self.init(profileLevelID: try RTPError.catchingH264("profile-level-id") { () throws(H264Error) in try ProfileLevelID(sps: sps) },
+        self.init(profileLevelID: try RTPError.catchingH264("profile-level-id") { () throws(H264Error) in try ProfileLevel(sps: sps) },
                   parameterSets: units.filter { $0.type == .sps || $0.type == .pps }.map { Array($0.bytes) })
     }
 
@@ -88,7 +88,7 @@ public struct H264FormatParameters: Hashable, Sendable, CustomStringConvertible 
                 }
                 packetizationMode = mode
             case "profile-level-id":
-                do throws(H264Error) { profileLevelID = try ProfileLevelID(parsing: value) } catch {
+                do throws(H264Error) { profileLevelID = try ProfileLevel(parsing: value) } catch {
                     throw RTPError.wrapping(error, as: .invalidArgument, "profile-level-id")
                 }
             case "sprop-parameter-sets":

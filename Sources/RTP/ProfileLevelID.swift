@@ -5,4 +5,5 @@ import H264
 /// (`42e01f`), whose `init(sps:)` takes it from an SPS, and whose
 /// `compatibility(withNegotiated:levelAsymmetryAllowed:)` decides whether a stream fits a
 /// negotiated one (RFC 6184 Table 5, `level-asymmetry-allowed`).
+@available(*, deprecated, renamed: "ProfileLevel", message: "the SDP profile-level-id is the core's ProfileLevel")
 public typealias ProfileLevelID = ProfileLevel

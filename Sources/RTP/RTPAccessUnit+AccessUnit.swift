@@ -1,12 +1,12 @@
 import H264
 
 extension RTPAccessUnit {
-    /// The RTP form of an access unit: its NAL units and its presentation time on the 90 kHz
-    /// RTP clock (RFC 6184 5.1: the timestamp is the sampling, that is presentation, time).
+    /// The RTP form of an access unit: ``init(sample:)``, which takes any `AccessUnitSample`
+    /// (an access unit is one) and converts its time the same way.
     /// - Returns: nil when the access unit has no timestamps yet.
+    @available(*, deprecated, renamed: "init(sample:)")
     public init?(_ accessUnit: AccessUnit) {
-        guard let times = accessUnit.timestamps(timescale: 90_000) else { return nil }
-        self.init(nalUnits: accessUnit.nalUnits, timestamp90kHz: times.pts)
+        self.init(sample: accessUnit)
     }
 
     /// The access units of an Annex-B stream, timed on the 90 kHz clock in presentation order.
@@ -14,6 +14,6 @@ extension RTPAccessUnit {
     ///   - annexB: the stream.
     ///   - timing: frame rate (for streams without VUI timing) and reorder choices.
     public static func accessUnits(annexB: ArraySlice<UInt8>, timing: TimestampAssigner.Configuration = .init()) -> [RTPAccessUnit] {
-        AccessUnits.assemble(annexB: annexB, timing: timing, leadingData: .skip).accessUnits.compactMap(RTPAccessUnit.init)
+        AccessUnits.assemble(annexB: annexB, timing: timing, leadingData: .skip).accessUnits.compactMap { RTPAccessUnit(sample: $0) }
     }
 }

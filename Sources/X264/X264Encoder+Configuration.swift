@@ -51,8 +51,9 @@ extension X264Encoder {
         public var vbvInitialDelayPercentage: Double?
         /// The H.264 profile (`ProfileLevel`).
         public var profile: Profile = .high
-        /// The level: automatic (from size, rate and bitrate) or a given `level_idc`.
-        public var level: Level = .auto
+        /// The level (Table A-1) the stream signals and keeps to; nil (the default): chosen by
+        /// x264 from the size, frame rate and bitrate. `ProfileLevel.Level("3.1")` parses one.
+        public var level: ProfileLevel.Level?
         /// Low latency (`RealTime`): x264's `zerolatency` tune (no lookahead, no frame delay).
         public var realTime = false
         /// Inter prediction (`AllowTemporalCompression`); false codes every frame as an IDR
@@ -255,23 +256,9 @@ extension X264Encoder {
         }
     }
 
-    /// The level (`level_idc`).
-    public enum Level: Hashable, Sendable {
-        /// Chosen by x264 from the size, frame rate and bitrate.
-        case auto
-        /// A given `level_idc`: 10 times the level number (31 for level 3.1; 9 for 1b).
-        case idc(Int)
-
-        /// Parses `3.1`, `31`, `1b` or `auto`; nil for anything else.
-        public init?(_ text: String) {
-            if text == "auto" { self = .auto; return }
-            if text == "1b" { self = .idc(9); return }
-            let valid: Set<Int> = [9, 10, 11, 12, 13, 20, 21, 22, 30, 31, 32, 40, 41, 42, 50, 51, 52, 60, 61, 62]
-            if let d = Double(text), d < 10, let v = Optional(Int((d * 10).rounded())), valid.contains(v) { self = .idc(v); return }
-            if let v = Int(text), valid.contains(v) { self = .idc(v); return }
-            return nil
-        }
-    }
+    /// The level: the core's `ProfileLevel.Level`, nil for automatic.
+    @available(*, deprecated, message: "the level is the core's ProfileLevel.Level, nil for automatic: level = ProfileLevel.Level(\"3.1\")")
+    public typealias Level = ProfileLevel.Level?
 
     /// x264's presets, fastest to slowest.
     public enum Preset: String, Hashable, Sendable, CaseIterable {

@@ -98,8 +98,8 @@ extension X264Encoder.Configuration {
                 throw X264Error.invalid(.unsupported, "profile baseline does not support interlaced coding")
             }
         }
-        if case .idc(let l) = level {
-            guard (9...62).contains(l) else { throw bad("level_idc \(l) must be 9...62") }
+        if let level, level.limits == nil {
+            throw bad("level_idc \(level.levelIDC) is not a level of Table A-1")
         }
         let supported: ChromaFormat = profile.allowsChroma
         guard chromaFormat.rawValue <= supported.rawValue else {
@@ -197,7 +197,7 @@ extension X264Encoder.Configuration {
             p.i_keyint_max = Int32(clamping: k)
             if p.i_keyint_min > p.i_keyint_max / 2 + 1 { p.i_keyint_min = p.i_keyint_max / 2 + 1 }
         }
-        if case .idc(let l) = level { p.i_level_idc = Int32(l) }
+        if let level { p.i_level_idc = level.isLevel1b ? 9 : Int32(level.levelIDC) }  // x264 writes 1b as the profile needs
         if let levelIDC { p.i_level_idc = Int32(levelIDC) }
         plan.apply(to: &p)
         if let sar = pixelAspectRatio {

@@ -22,7 +22,7 @@ import Testing
         let back = try FormatConversion.avccToAnnexB(whole.bytes[...], configuration: whole.configuration)
         for size in [1, 7, 4096] {
             var avcc: [UInt8] = []
-            let record = try FormatConversion.annexBToAVCC(read: Self.reader(annexB, size: size), write: { avcc += $0 })
+            let record = try FormatConversion.parseThenWrite(read: Self.reader(annexB, size: size), write: { avcc += $0 })
             #expect(avcc == whole.bytes, "\(fixture), chunks of \(size)")
             #expect(try record.serialized() == whole.configuration.serialized(), "\(fixture), chunks of \(size)")
             var annexBAgain: [UInt8] = []

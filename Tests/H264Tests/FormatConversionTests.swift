@@ -44,7 +44,7 @@ import TestSupport
                               _ leadingData: AnnexB.LeadingDataPolicy) -> Bool {
         var twoPass: [UInt8] = []
         let a: Result<AVCDecoderConfigurationRecord, H264Error> = Result { () throws(H264Error) in
-            try FormatConversion.annexBToAVCC(stream, appendingTo: &twoPass, lengthSize: lengthSize, placement: placement, leadingData: leadingData)
+            try FormatConversion.splitThenWrite(stream, appendingTo: &twoPass, lengthSize: lengthSize, placement: placement, leadingData: leadingData)
         }
         let b: Result<FormatConversion.AVCCStream, H264Error> = Result { () throws(H264Error) in
             try FormatConversion.annexBToAVCC(stream, lengthSize: lengthSize, placement: placement, leadingData: leadingData)

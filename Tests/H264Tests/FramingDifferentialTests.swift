@@ -196,7 +196,7 @@ import TestSupport
             for lengthSize in [AVCC.LengthSize.four, .two] {
                 var twoPass: [UInt8] = []
                 let expected = Result { () throws(H264Error) in
-                    try FormatConversion.annexBToAVCC(bytes[...], appendingTo: &twoPass, lengthSize: lengthSize, leadingData: .skip)
+                    try FormatConversion.splitThenWrite(bytes[...], appendingTo: &twoPass, lengthSize: lengthSize, leadingData: .skip)
                 }
                 let onePass = Result { () throws(H264Error) in
                     try FormatConversion.annexBToAVCC(bytes[...], lengthSize: lengthSize, leadingData: .skip)

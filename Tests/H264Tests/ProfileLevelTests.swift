@@ -43,6 +43,20 @@ struct ProfileLevelTests {
         #expect(ProfileLevel.sampleEntry(ofCodecString: "hvc1.1.6.L93.B0") == nil)
     }
 
+    /// The one level parser: Table A-1's names, `N.0`, and `level_idc` (9 is level 1b, 11 level 1.1).
+    @Test func levelParsing() {
+        #expect(ProfileLevel.Level("3.1") == ProfileLevel.Level(levelIDC: 31))
+        #expect(ProfileLevel.Level("4") == ProfileLevel.Level(levelIDC: 40))
+        #expect(ProfileLevel.Level("4.0") == ProfileLevel.Level(levelIDC: 40))
+        #expect(ProfileLevel.Level("41") == ProfileLevel.Level(levelIDC: 41))
+        #expect(ProfileLevel.Level("1b")?.isLevel1b == true)
+        #expect(ProfileLevel.Level("9")?.isLevel1b == true)
+        #expect(ProfileLevel.Level("11") == ProfileLevel.Level(levelIDC: 11))
+        #expect(ProfileLevel.Level("11")?.isLevel1b == false)
+        for text in ["3.3", "70", "auto", "", "3.", "-31", "1B"] { #expect(ProfileLevel.Level(text) == nil, "\(text)") }
+        for level in ProfileLevel.Level.all { #expect(ProfileLevel.Level(level.name) == level) }
+    }
+
     @Test func levelOrder() throws {
         let levels = try ["42e00a", "42f00b", "42e00b", "42e00c", "42e01f", "640033", "64003e"].map { try ProfileLevel(parsing: $0).level }
         #expect(levels == levels.sorted())

@@ -13,7 +13,7 @@ import TestSupport
         let idr = try NALUnit([0x65, 0x88, 0x84, 0x21]), aud = try NALUnit([0x09, 0x10])
         let format = try H264FormatParameters(stream: [aud, sps1, sps2, pps0, pps0, pps1, idr, try NALUnit([0x68, 0xAA, 0x80])])
         #expect(format.parameterSets == [sps1, pps0, pps1].map { Array($0.bytes) })
-        #expect(format.profileLevelID == (try ProfileLevelID(sps: sps1)))
+        #expect(format.profileLevelID == (try ProfileLevel(sps: sps1)))
         #expect(format.packetizationMode == 1)
         // A PPS only after the first slice is still taken.
         let late = try H264FormatParameters(stream: [sps1, idr, pps0, idr])
@@ -63,16 +63,16 @@ import TestSupport
         #expect(throws: RTPError(.invalidArgument, "")) { try Base64.decode(text) }
     }
 
-    /// `ProfileLevelID` is the core's `ProfileLevel` (its own tests are in H264Tests): read
+    /// `profile-level-id` is the core's `ProfileLevel` (its own tests are in H264Tests): read
     /// from an fmtp line and checked against a stream's SPS, level asymmetry included.
     @Test func profileLevelIDAgainstAStream() throws {
         let sps = try NALUnit([0x67, 0x4D, 0x40, 0x1E, 0x95, 0xA0])
-        #expect(try ProfileLevelID(sps: sps) == ProfileLevelID(profileIDC: 77, constraintFlags: 0x40, levelIDC: 30))
+        #expect(try ProfileLevel(sps: sps) == ProfileLevel(profileIDC: 77, constraintFlags: 0x40, levelIDC: 30))
         let strict = try H264FormatParameters(parsing: "a=fmtp:96 packetization-mode=1;profile-level-id=4D4015")
         let asymmetric = try H264FormatParameters(parsing: "profile-level-id=4d4015; level-asymmetry-allowed = 1")
         #expect(!strict.levelAsymmetryAllowed && asymmetric.levelAsymmetryAllowed)
         #expect(!(try H264FormatParameters(parsing: "level-asymmetry-allowed=0").levelAsymmetryAllowed))
-        let stream = try ProfileLevelID(sps: sps)
+        let stream = try ProfileLevel(sps: sps)
         let negotiated = try #require(strict.profileLevelID)
         #expect(stream.compatibility(withNegotiated: negotiated, levelAsymmetryAllowed: strict.levelAsymmetryAllowed)
                 == .levelTooHigh(stream: .init(levelIDC: 30), negotiated: .init(levelIDC: 21)))
@@ -120,7 +120,7 @@ import TestSupport
     }
 
     @Test func sessionDescriptionRoundTrip() throws {
-        let format = H264FormatParameters(profileLevelID: ProfileLevelID(profileIDC: 100, constraintFlags: 0, levelIDC: 40),
+        let format = H264FormatParameters(profileLevelID: ProfileLevel(profileIDC: 100, constraintFlags: 0, levelIDC: 40),
                                           parameterSets: [[0x67, 0x64, 0, 0x28], [0x68, 0xEE]])
         let sdp = RTPSessionDescription(connectionAddress: "127.0.0.1", port: 5004, format: format, frameRate: 25)
         #expect(sdp.text.hasPrefix("v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=swift-h264\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"))

@@ -40,7 +40,7 @@ import TestSupport
         Bad(name: "negative threads", code: .invalidArgument) { $0.threads = -1 },
         Bad(name: "too many B-frames", code: .invalidArgument) { $0.maxConsecutiveBFrames = 17 },
         Bad(name: "zero max slice size", code: .invalidArgument) { $0.maxSliceSize = 0 },
-        Bad(name: "bad level", code: .invalidArgument) { $0.level = .idc(70) },
+        Bad(name: "bad level", code: .invalidArgument) { $0.level = ProfileLevel.Level(levelIDC: 70) },
         Bad(name: "main with 4:4:4", code: .unsupported) { $0.pixelFormat = .i444; $0.profile = .main },
         Bad(name: "high with 4:2:2", code: .unsupported) { $0.pixelFormat = .i422 },
         Bad(name: "high422 with 4:4:4", code: .unsupported) { $0.pixelFormat = .i444; $0.profile = .high422 },
@@ -95,13 +95,29 @@ import TestSupport
         #expect(throws: X264Error(.invalidArgument, "")) { try abr.setAverageBitrate(500_000) }
     }
 
-    @Test func levelParsing() {
-        #expect(X264Encoder.Level("3.1") == .idc(31))
-        #expect(X264Encoder.Level("4") == .idc(40))
-        #expect(X264Encoder.Level("41") == .idc(41))
-        #expect(X264Encoder.Level("1b") == .idc(9))
-        #expect(X264Encoder.Level("auto") == .auto)
-        #expect(X264Encoder.Level("3.3") == nil)
+    /// The level of earlier releases (`X264Encoder.Level`, `.auto`, `.idc`) is the core's
+    /// level, nil for automatic: the old spellings parse and build the same values. Called
+    /// through a protocol the deprecated members witness, so that this test builds without
+    /// warnings.
+    @Test func deprecatedLevelSpellingsAreTheCoresLevel() {
+        typealias L = ProfileLevel.Level?
+        #expect(LegacyLevel.parse("3.1") == .some(ProfileLevel.Level(levelIDC: 31)))
+        #expect(LegacyLevel.parse("4") == .some(ProfileLevel.Level("4")))
+        #expect(LegacyLevel.parse("41") == .some(ProfileLevel.Level(levelIDC: 41)))
+        #expect(LegacyLevel.parse("1b") == .some(ProfileLevel.Level(levelIDC: 11, isLevel1b: true)))
+        #expect(LegacyLevel.parse("auto") == .some(L.none))
+        #expect(LegacyLevel.parse("3.3") == nil)
+        #expect(LegacyLevel.auto == nil)
+        #expect(LegacyLevel.idc(31) == ProfileLevel.Level("3.1"))
+        #expect(LegacyLevel.idc(9) == ProfileLevel.Level("1b"))
+        #expect(LegacyLevel.idc(11) == ProfileLevel.Level("1.1"))
+        #expect(X264Encoder.Configuration(width: 64, height: 64).level == nil)
+    }
+
+    /// The level as the encoder signals it: `level_idc` in the SPS, level 1b as High writes it (9).
+    @Test func levelReachesTheSPS() throws {
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.level = ProfileLevel.Level("1b") })
+        #expect(encoder.activeSettings.levelIDC == 9)
     }
 
     @Test func frameRateFractions() {
@@ -111,4 +127,21 @@ import TestSupport
         #expect(f(59.94) == (60000, 1001))
         #expect(f(12.5) == (12500, 1000))
     }
+}
+
+private protocol LegacyLevelSpellings {
+    static var auto: Self { get }
+    static func idc(_ levelIDC: Int) -> Self
+    init?(_ text: String)
+}
+
+extension Optional: LegacyLevelSpellings where Wrapped == ProfileLevel.Level {}
+
+private enum LegacyLevel {
+    static func parse(_ text: String) -> ProfileLevel.Level?? { parse(ProfileLevel.Level?.self, text) }
+    static var auto: ProfileLevel.Level? { auto(ProfileLevel.Level?.self) }
+    static func idc(_ value: Int) -> ProfileLevel.Level? { idc(ProfileLevel.Level?.self, value) }
+    private static func parse<L: LegacyLevelSpellings>(_: L.Type, _ text: String) -> L? { L(text) }
+    private static func auto<L: LegacyLevelSpellings>(_: L.Type) -> L { L.auto }
+    private static func idc<L: LegacyLevelSpellings>(_: L.Type, _ value: Int) -> L { L.idc(value) }
 }

@@ -27,7 +27,7 @@ import TestSupport
     }
 
     @Test func explicitLevelIsWritten() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.level = .idc(31) })
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.level = ProfileLevel.Level(levelIDC: 31) })
         #expect(encoder.parameterSets.first.map { Array($0.bytes)[3] } == 31)
     }
 

@@ -165,7 +165,7 @@ import TestSupport
     @Test func readBackReportsWhatTheBitstreamSays() throws {
         // ultrafast uses no CABAC, B-frames or 8x8 transforms: x264 signals constrained
         // baseline although High was asked for.
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.preset = .ultrafast; $0.level = .idc(31) })
+        let encoder = try X264Encoder(configuration: X264Support.config { $0.preset = .ultrafast; $0.level = ProfileLevel.Level(levelIDC: 31) })
         let settings = encoder.activeSettings
         let sps = try #require(Bitstream(X264Support.encode(encoder, count: 2)).sps)
         #expect(settings.profileIDC == Int(sps.profileIDC) && settings.profile == .baseline)

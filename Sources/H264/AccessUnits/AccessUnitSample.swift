@@ -54,12 +54,7 @@ extension AccessUnitSample {
     /// - Throws: ``H264Error/Code/nalUnitTooLarge`` when a NAL unit does not fit the length size.
     /// - Complexity: O(n) in the sample's size; the result is its size plus the prefixes.
     public func avccSample(lengthSize: AVCC.LengthSize = .four, includeParameterSets: Bool = true) throws(H264Error) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(nalUnits.reduce(0) { $0 &+ $1.count } &+ nalUnits.count &* 4)
-        for unit in nalUnits where includeParameterSets || !unit.type.isSPSOrPPS {
-            try AVCC.append(unit, lengthSize: lengthSize, to: &out)
-        }
-        return out
+        try AVCC.sample(nalUnits, lengthSize: lengthSize, includeParameterSets: includeParameterSets)
     }
 
     /// The sample as an Annex-B byte stream: each NAL unit after a 4-byte start code.

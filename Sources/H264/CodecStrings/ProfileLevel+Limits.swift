@@ -16,6 +16,19 @@ extension ProfileLevel.Level {
     public static let all: [ProfileLevel.Level] = [10, 9, 11, 12, 13, 20, 21, 22, 30, 31, 32, 40, 41, 42, 50, 51, 52, 60, 61, 62]
         .map { ProfileLevel.Level(levelIDC: $0, isLevel1b: $0 == 9) }
 
+    /// The level of Table A-1 that `text` names: as the table writes it (`1b`, `3.1`, `4`,
+    /// also `4.0`) or as its `level_idc` (`31`, `40`; `9` is level 1b, `11` level 1.1). The
+    /// one level parser of the package (the encoder's settings, the header editor's
+    /// `--level`).
+    /// - Returns: nil for anything else (`3.3`, `70`, `auto`).
+    public init?(_ text: some StringProtocol) {
+        let levels = Self.all
+        if let level = levels.first(where: { $0.name == text }) { self = level; return }
+        let idc: Int? = text.hasSuffix(".0") ? Int(text.dropLast(2)).map { $0 &* 10 } : Int(text)
+        guard let idc, let level = levels.first(where: { Int($0.levelIDC) == idc }) else { return nil }
+        self = level
+    }
+
     /// The level's row of Table A-1, or nil for a `level_idc` the table does not list.
     public var limits: Limits? {
         func row(_ mbps: Int, _ fs: Int, _ dpb: Int, _ br: Int) -> Limits {

@@ -3,6 +3,10 @@ extension FormatConversion {
     /// chunks (``AnnexBStreamParser`` then ``AVCCWriter``), and returns the avcC record, known
     /// once the stream has ended. Memory: the parser's (one NAL unit, at most its limit), one
     /// chunk of output, and the record's parameter sets, whatever the stream's length.
+    ///
+    /// Deprecated: one path per job. ``AVCCWriter`` is the streaming form (its documentation
+    /// shows this loop); ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` converts a whole
+    /// stream in memory.
     /// - Parameters:
     ///   - lengthSize: the size of the length prefixes.
     ///   - placement: whether parameter sets also stay in band.
@@ -11,6 +15,7 @@ extension FormatConversion {
     ///   - write: takes the next bytes of the output (one call per chunk read, and one at the end).
     /// - Throws: the parser's and writer's ``H264Error``s (``H264Error/Code/missingParameterSet``
     ///   for a stream without an SPS and PPS, from the record), and what the closures throw.
+    @available(*, deprecated, message: "feed an AnnexBStreamParser's NAL units to an AVCCWriter (see AVCCWriter), or convert a whole stream with annexBToAVCC(_:lengthSize:placement:leadingData:)")
     public static func annexBToAVCC(lengthSize: AVCC.LengthSize = .four, placement: ParameterSetPlacement = .outOfBand,
                                     leadingData: AnnexB.LeadingDataPolicy = .reject,
                                     read: () throws -> ArraySlice<UInt8>?,

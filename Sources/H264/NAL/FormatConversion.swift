@@ -20,7 +20,9 @@ public enum FormatConversion {
 
     // MARK: - Annex-B to AVCC
 
-    /// Converts an Annex-B stream to length-prefixed NAL units and an avcC record.
+    /// Converts an Annex-B stream to length-prefixed NAL units and an avcC record: the one
+    /// call for a whole stream in memory. For NAL units that arrive one by one (a stream read
+    /// in chunks through an ``AnnexBStreamParser``), use ``AVCCWriter``.
     ///
     /// The record holds the distinct parameter sets (SPS, PPS, SPS extension) that come before
     /// the first slice (more are taken until the record has an SPS).
@@ -57,13 +59,16 @@ public enum FormatConversion {
     /// The room ``annexBToAVCC(_:into:lengthSize:placement:leadingData:)`` needs for an Annex-B
     /// stream of `count` bytes: the output is at most 5/4 of the input (a NAL unit with a 3-byte
     /// start code and a 4-byte length), plus a margin.
-    public static func avccCapacity(forAnnexBByteCount count: Int) -> Int {
+    package static func avccCapacity(forAnnexBByteCount count: Int) -> Int {
         count &+ count / 3 &+ 64  // an in-memory byte count is far below Int.max / 2
     }
 
     /// Converts an Annex-B stream to length-prefixed NAL units written into `buffer`, in one
     /// pass: each NAL unit is copied by the same SIMD scan that finds its end, so the input is
     /// read from memory once. Reuse one buffer across calls to avoid allocating.
+    ///
+    /// The engine of ``annexBToAVCC(_:lengthSize:placement:leadingData:)``; `package` so that
+    /// the benchmark measures it without the array's allocation (not a second public path).
     ///
     /// See ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` for the record and the errors.
     /// - Parameters:
@@ -75,7 +80,7 @@ public enum FormatConversion {
     ///   - leadingData: the policy for bytes before the first start code.
     /// - Returns: the number of bytes written and the avcC record.
     /// - Complexity: O(n), one pass.
-    public static func annexBToAVCC(_ stream: ArraySlice<UInt8>, into buffer: UnsafeMutableRawBufferPointer,
+    package static func annexBToAVCC(_ stream: ArraySlice<UInt8>, into buffer: UnsafeMutableRawBufferPointer,
                                     lengthSize: AVCC.LengthSize = .four, placement: ParameterSetPlacement = .outOfBand,
                                     leadingData: AnnexB.LeadingDataPolicy = .reject)
     throws(H264Error) -> (byteCount: Int, configuration: AVCDecoderConfigurationRecord) {
@@ -145,25 +150,15 @@ public enum FormatConversion {
     }
 
     /// Converts an Annex-B stream to length-prefixed NAL units appended to `out`, and returns
-    /// the avcC record: the two-pass form (split, then copy each NAL unit) for callers that
-    /// build an array.
-    ///
-    /// See ``annexBToAVCC(_:lengthSize:placement:leadingData:)``. On error, `out` holds the NAL
-    /// units converted before it.
+    /// the avcC record: an ``AnnexB/Splitter`` feeding an ``AVCCWriter``.
+    @available(*, deprecated, message: "use annexBToAVCC(_:lengthSize:placement:leadingData:) for a whole stream, or AVCCWriter.add(_:to:) for NAL units one by one")
     public static func annexBToAVCC(_ stream: ArraySlice<UInt8>, appendingTo out: inout [UInt8],
                                     lengthSize: AVCC.LengthSize = .four, placement: ParameterSetPlacement = .outOfBand,
                                     leadingData: AnnexB.LeadingDataPolicy = .reject) throws(H264Error) -> AVCDecoderConfigurationRecord {
         var splitter = AnnexB.Splitter(stream, leadingData: leadingData)
-        // Start codes take at least 3 bytes, length fields at most 4: a 1/3 margin covers the worst case.
-        out.reserveCapacity(out.count &+ stream.count &+ stream.count / 3 &+ 16)
-        var collector = ParameterSetCollector()
-        while let unit = try splitter.next() {
-            if unit.type.isParameterSet || unit.type.isVCL {
-                if collector.offer(unit) && placement == .outOfBand { continue }
-            }
-            try AVCC.append(unit, lengthSize: lengthSize, to: &out)
-        }
-        return try AVCDecoderConfigurationRecord(parameterSets: collector.record, lengthSize: lengthSize)
+        var writer = AVCCWriter(lengthSize: lengthSize, placement: placement)
+        while let unit = try splitter.next() { try writer.add(unit, to: &out) }
+        return try writer.configuration()
     }
 
     /// Chooses the record's parameter sets while the stream goes by: at most what an avcC
@@ -208,12 +203,27 @@ public enum FormatConversion {
 
     /// Converts Annex-B NAL units that arrive one by one to length-prefixed NAL units, and
     /// collects the avcC record (the distinct parameter sets before the first slice, as
-    /// ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` does).
+    /// ``annexBToAVCC(_:lengthSize:placement:leadingData:)`` does): the streaming form, for a
+    /// stream that is not in memory at once. A whole stream in memory is one call,
+    /// ``annexBToAVCC(_:lengthSize:placement:leadingData:)``, which is faster (one pass that
+    /// scans and copies).
+    ///
+    /// A stream read in chunks, written out in chunks (memory: one NAL unit, one chunk of
+    /// output and the record):
     ///
     /// ```swift
+    /// var parser = AnnexBStreamParser()
     /// var writer = FormatConversion.AVCCWriter(lengthSize: .four)
-    /// for unit in units { try writer.add(unit, to: &out) }   // write `out` out as it grows
-    /// let record = try writer.configuration()
+    /// var out: [UInt8] = []
+    /// while let chunk = try read() {
+    ///     parser.append(chunk)
+    ///     while let unit = try parser.next() { try writer.add(unit, to: &out) }
+    ///     try write(out); out.removeAll(keepingCapacity: true)
+    /// }
+    /// parser.finish()
+    /// while let unit = try parser.next() { try writer.add(unit, to: &out) }
+    /// try write(out)
+    /// let record = try writer.configuration()   // known once the stream has ended
     /// ```
     ///
     /// Memory: the record's parameter sets (views), at most 541; nothing per NAL unit.

@@ -82,8 +82,7 @@ public struct MP4SampleBuilder: Sendable {
         }
         let data: [UInt8]
         do {
-            data = try AccessUnit(nalUnits: units, index: 0).avccSample(lengthSize: record.nalUnitLengthSize,
-                                                                      includeParameterSets: format == "avc3")
+            data = try record.avccSample(units, includeParameterSets: format == "avc3")
         } catch {
             throw MP4Error.h264(error, "sample at DTS \(dts)")
         }
