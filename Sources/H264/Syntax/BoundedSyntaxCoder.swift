@@ -91,4 +91,15 @@ public struct BoundedSyntaxCoder<Inner: SyntaxCoder>: SyntaxCoder {
         }
         try inner.byteElements(&bytes, count: count, name)
     }
+
+    /// The inner coder's look-ahead, within ``limit``.
+    public func peekBits(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+        guard skip >= 0, count >= 0, !isReading || (skip <= bitsRemaining && count <= bitsRemaining &- skip) else {
+            throw .truncated("look-ahead of \(count) bits after \(skip) runs past the payload (\(bitsRemaining) bits left)")
+        }
+        return try inner.peekBits(count, skipping: skip)
+    }
+
+    /// The inner coder's failure.
+    public func failure(_ make: () -> H264Error) -> H264Error { inner.failure(make) }
 }

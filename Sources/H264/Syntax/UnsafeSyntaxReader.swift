@@ -10,7 +10,7 @@
 /// The structures' descriptions are not touched: it is one more ``SyntaxCoder``, and the
 /// generic `code(_:context:)` functions are specialised for it.
 @usableFromInline
-struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
+struct UnsafeSyntaxReader: SyntaxCoder {
     /// The first byte (nil only when `byteCount` is 0).
     @usableFromInline let base: UnsafeRawPointer?
     /// The bytes of the structure from `base`.
@@ -97,6 +97,15 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
         return try readUESlowly()
     }
 
+    /// `se(v)` (9.1.1): ``readUE()`` mapped to 0, 1, -1, 2, -2, ...
+    @inlinable
+    mutating func readSE() throws(H264Error) -> Int32 {
+        let k = try readUE()
+        // k <= 2^32 - 2, so (k + 1) / 2 <= 2^31 - 1 fits Int32.
+        let magnitude = Int32(truncatingIfNeeded: (UInt64(k) &+ 1) &>> 1)
+        return k & 1 == 1 ? magnitude : 0 &- magnitude
+    }
+
     /// ``readUE()`` in the last 8 bytes or for more than 28 leading zero bits.
     @usableFromInline @inline(never)
     mutating func readUESlowly() throws(H264Error) -> UInt32 {
@@ -167,10 +176,7 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
 
     @inlinable @inline(__always)
     mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
-        let k = try readUE()
-        // k <= 2^32 - 2, so (k + 1) / 2 <= 2^31 - 1 fits Int32.
-        let magnitude = Int32(truncatingIfNeeded: (UInt64(k) &+ 1) &>> 1)
-        let raw = k & 1 == 1 ? magnitude : 0 &- magnitude
+        let raw = try readSE()
         guard let v = T(exactly: raw), range.contains(v) else { throw failure { Self.outOfRange(name, Int64(raw)) } }
         value = v
     }
@@ -238,7 +244,7 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     }
 
     @usableFromInline
-    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+    func peekBits(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
         guard (0...32).contains(count) else { throw failure { .outOfRange("look-ahead bit count", Int64(count)) } }
         guard skip >= 0, skip <= bitsRemaining else { throw failure { .truncated("cannot skip \(skip) bits at bit \(position)") } }
         var r = self
