@@ -19,7 +19,7 @@ enum StartCodeScanner {
     /// The index of the first `00` of the first `00 00 01` (or `00 00 third`) at or after
     /// `from`, considering only `base[0..<count]`. `third` must not be 0; the emulation-prevention
     /// search uses 3.
-    @inlinable
+    @inlinable @inline(__always)
     static func find(_ base: UnsafePointer<UInt8>, from: Int, count: Int, third: UInt8 = 1) -> Int? {
         scan(base, from: from, count: count, third: third, copyingTo: nil).match
     }
@@ -31,7 +31,7 @@ enum StartCodeScanner {
     /// - Returns: the match, and `copiedEnd`: bytes `from..<copiedEnd` have been copied (whole
     ///   32-byte blocks, so possibly some past the match; never past `count`). The caller copies
     ///   any rest it needs. `destination` must have room for `count - from` bytes.
-    @inlinable
+    @inlinable @inline(__always)
     static func scan(_ base: UnsafePointer<UInt8>, from: Int, count: Int, third: UInt8,
                      copyingTo destination: UnsafeMutableRawPointer?) -> (match: Int?, copiedEnd: Int) {
         var i = from
@@ -78,7 +78,7 @@ enum StartCodeScanner {
     }
 
     /// The first match at `i..<i + 32` (bytes `i..<i + 34` are read), by the exact test.
-    @inlinable
+    @inlinable @inline(__always)
     static func firstMatch(_ raw: UnsafeRawPointer, at i: Int, third: UInt8) -> Int? {
         let (low, high) = matchMasks(raw, at: i, third: third)
         let any = low | high
@@ -100,7 +100,7 @@ enum StartCodeScanner {
     /// second byte has no bit above `third`'s highest marks the block: two loads, an AND and a
     /// 16-bit compare per 32 positions against six loads for ``matchMasks(_:at:third:)``, which
     /// then confirms. `00 00 03`, `00 00 00` and a chance `00 01` mark a block too.
-    @inlinable
+    @inlinable @inline(__always)
     static func mayMatch(_ raw: UnsafeRawPointer, at i: Int, third: UInt8) -> SIMD2<UInt64> {
         // Per 2-byte lane: FF over the first byte, the second byte's bits above third's highest.
         let high = UInt64(truncatingIfNeeded: ~((UInt16(1) &<< UInt16(8 &- third.leadingZeroBitCount)) &- 1)) & 0xFF
@@ -119,7 +119,7 @@ enum StartCodeScanner {
     /// The matches at the 32 positions `i..<i + 32` (bytes `i..<i + 34` are read): byte lane k
     /// of word w of `low` is 0xFF when `00 00 third` begins at `i + 8w + k`; `high` the same for
     /// `i + 16...`. The caller tests the words as 64-bit integers.
-    @inlinable
+    @inlinable @inline(__always)
     static func matchMasks(_ raw: UnsafeRawPointer, at i: Int, third: UInt8) -> (low: SIMD2<UInt64>, high: SIMD2<UInt64>) {
         let zero = SIMD16<UInt8>(repeating: 0)
         let t = SIMD16<UInt8>(repeating: third)
@@ -135,7 +135,7 @@ enum StartCodeScanner {
 
     /// One bit per byte lane of a mask word (0x00 or 0xFF per byte), lane 0 (first in memory)
     /// in bit 0.
-    @inlinable
+    @inlinable @inline(__always)
     static func laneBits(_ word: UInt64) -> UInt32 {
         #if _endian(big)
         let w = word.byteSwapped
@@ -147,7 +147,7 @@ enum StartCodeScanner {
     }
 
     /// Removes the first marked byte lane (0...7, in memory order) of a mask word and returns it.
-    @inlinable
+    @inlinable @inline(__always)
     static func takeLowestLane(_ m: inout UInt64) -> Int {
         #if _endian(big)
         let lane = m.leadingZeroBitCount &>> 3  // lane 0 is the most significant byte

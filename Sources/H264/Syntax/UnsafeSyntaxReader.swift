@@ -39,14 +39,14 @@ struct UnsafeSyntaxReader: SyntaxCoder {
 
     /// The 64 bits from the byte holding the next bit, shifted so that the next bit is the most
     /// significant one: at least 57 of them are the stream's. Needs 8 bytes from that byte.
-    @inlinable
+    @inlinable @inline(__always)
     func window(at byte: Int) -> UInt64 {
         let word = UInt64(bigEndian: base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: byte, as: UInt64.self))
         return word &<< UInt64(position & 7)
     }
 
     /// The next `count` bits (0...64) without consuming them; bits past the end read as 0.
-    @inlinable
+    @inlinable @inline(__always)
     func peek(_ count: Int) -> UInt64 {
         let byte = position &>> 3
         if count > 0 && count <= 57 && byte <= loadableCount &- 8 {
@@ -72,7 +72,7 @@ struct UnsafeSyntaxReader: SyntaxCoder {
     }
 
     /// `u(n)` for `count` in 0...64.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func readBits(_ count: Int) throws(H264Error) -> UInt64 {
         guard count <= bitsRemaining else { throw failure { Self.truncated(count, at: position, left: bitsRemaining) } }
         let v = peek(count)
@@ -81,7 +81,7 @@ struct UnsafeSyntaxReader: SyntaxCoder {
     }
 
     /// `ue(v)` (9.1): at most 31 leading zero bits.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func readUE() throws(H264Error) -> UInt32 {
         let byte = position &>> 3
         if byte <= loadableCount &- 8 {
@@ -137,7 +137,7 @@ struct UnsafeSyntaxReader: SyntaxCoder {
     }
 
     /// ``SyntaxCoder/alignmentOnes(_:)`` in one read: the bits to the boundary must all be 1.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func alignmentOnes(_ name: SyntaxName) throws(H264Error) {
         let count = (8 &- (position & 7)) & 7
         guard count != 0 else { return }
@@ -155,33 +155,33 @@ struct UnsafeSyntaxReader: SyntaxCoder {
 
     // MARK: SyntaxCoder
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
         value = T(truncatingIfNeeded: try readBits(bits))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
         let raw = try readBits(bits)
         guard let v = T(exactly: raw), range.contains(v) else { throw failure { Self.outOfRange(name, Int64(truncatingIfNeeded: raw)) } }
         value = v
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
         let raw = try readUE()
         guard let v = T(exactly: raw), range.contains(v) else { throw failure { Self.outOfRange(name, Int64(raw)) } }
         value = v
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
         let raw = try readSE()
         guard let v = T(exactly: raw), range.contains(v) else { throw failure { Self.outOfRange(name, Int64(raw)) } }
         value = v
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error) {
         guard position < bitCount else { throw failure { H264Error.truncated("needed 1 bit at bit \(position)") } }
         let byte = base.unsafelyUnwrapped.load(fromByteOffset: position &>> 3, as: UInt8.self)
