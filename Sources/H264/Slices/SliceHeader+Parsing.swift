@@ -79,6 +79,7 @@ extension SliceHeader {
     /// Not `self = SliceHeader(...)`: that assignment would drop the lists' storage. Every
     /// stored property of ``SliceHeader`` must be reset here (`SliceHeaderReuseTests` checks a
     /// header with every field set).
+    @inline(__always)
     mutating func resetForReading(nalUnitHeader: NALUnitHeader, keepingStorage: Bool = false) {
         // Every scalar (the marking's flags and presence among them) at its default: the
         // packed lanes set whole.
@@ -88,6 +89,7 @@ extension SliceHeader {
         lists.resetForReading(keepingStorage: keepingStorage)
     }
 
+    @inline(__always)
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, context: Context) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
         // Built in place, in the value returned: no copy (with its lists' retains) per pass.
         var result = (header: SliceHeader(nalUnitHeader: NALUnitHeader(nal)), bitLength: 0)
@@ -108,6 +110,7 @@ extension SliceHeader {
     /// Parses the slice header of `nal` into `header`, which holds a fresh header for its NAL
     /// unit header (`SliceHeader(nalUnitHeader:)`, or one reset by ``resetForReading(nalUnitHeader:)``).
     /// - Returns: the header's length in bits.
+    @inline(__always)
     /// `keepingStorage`: the header is kept across slices (``parse(_:context:into:)``): its
     /// lists' storage stays through a second pass over the RBSP.
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, into header: inout SliceHeader, context: Context,
@@ -174,6 +177,7 @@ extension SliceHeader {
     }
 
     /// The pass straight over the escaped bytes `raw` (`padding` zero bytes follow them).
+    @inline(__always)
     private static func escapedPass<Context: SyntaxContext>(_ raw: UnsafeRawBufferPointer, padding: Int, into header: inout SliceHeader,
                                                             bitLength: inout Int, context: Context) -> EscapedPass {
         var r = UnsafeSyntaxReader(raw, padding: padding)
@@ -215,6 +219,7 @@ extension SliceHeader {
     }
 
     /// True when the first `count` bytes of `bytes` hold an emulation-prevention byte.
+    @inline(__always)
     static func hasEmulationPrevention(_ bytes: UnsafeRawBufferPointer, count: Int) -> Bool {
         guard count >= 3, let base = bytes.baseAddress else { return false }
         return StartCodeScanner.find(base.assumingMemoryBound(to: UInt8.self), from: 0, count: count, third: 3) != nil

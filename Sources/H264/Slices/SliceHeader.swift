@@ -252,6 +252,7 @@ public struct SliceHeader: SyntaxStructure {
     public init() { self.init(nalUnitHeader: NALUnitHeader(nalRefIdc: 0, nalUnitType: .slice)) }
 
     /// Creates a header with default values for a slice of the NAL unit header `nalUnitHeader`.
+    @inline(__always)
     public init(nalUnitHeader: NALUnitHeader) {
         fields = SliceHeaderFields(nalUnitHeader: nalUnitHeader, sliceType: .i)
     }
@@ -303,6 +304,7 @@ public struct SliceHeader: SyntaxStructure {
 
     /// What follows ``codeLeadingElements(_:progress:)``: the parameter sets looked up, then the
     /// rest of the header.
+    @inline(__always)
     mutating func code<C: SyntaxCoder, Context: SyntaxContext>(remainderOf c: inout C, context: Context) throws(H264Error) {
         try code(remainderOf: &c, context: context, sliceType: sliceType, ppsID: ppsID)
     }
@@ -310,6 +312,7 @@ public struct SliceHeader: SyntaxStructure {
     /// ``code(remainderOf:context:)`` given the header's `slice_type` and `pic_parameter_set_id`
     /// as coded (not read back from the lanes just written: a byte stored and read back by a
     /// wider load stalls the processor).
+    @inline(__always)
     mutating func code<C: SyntaxCoder, Context: SyntaxContext>(remainderOf c: inout C, context: Context,
                                                                 sliceType: SliceType, ppsID: UInt8) throws(H264Error) {
         let subset = NALUnitType(rawValue: fields[byte: 38]) == .sliceExtension
@@ -324,7 +327,7 @@ public struct SliceHeader: SyntaxStructure {
     /// partial reader knows which fields it got.
     /// - Returns: `slice_type` and `pic_parameter_set_id` as coded.
     /// - Throws: ``H264Error/Code/unsupported`` for a NAL unit type without this slice header.
-    @discardableResult
+    @inline(__always) @discardableResult
     mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C, progress: inout Int) throws(H264Error) -> (SliceType, UInt8) {
         let type = NALUnitType(rawValue: fields[byte: 38])
         guard type == .slice || type == .idrSlice || (type == .sliceExtension && !fields[flag: 39]) else {
@@ -363,6 +366,7 @@ public struct SliceHeader: SyntaxStructure {
     /// The part of 7.3.3 after `pic_parameter_set_id`, given what the SPS and PPS say.
     /// (Inlined into its one caller: the context is then read where the store keeps it, not
     /// copied to be passed.)
+    @inline(__always)
     mutating func codeBody<C: SyntaxCoder>(_ c: inout C, context: SliceHeaderContext, sliceType: SliceType) throws(H264Error) {
         let nalRefIdc = fields[byte: 37]
         let idrPicFlag = fields.idrPicFlag  // not self.idrPicFlag: a getter on self copies the header
@@ -591,6 +595,7 @@ public struct SliceHeader: SyntaxStructure {
     /// held: reading sets every field), the coder that sets inferred values starts it empty, a
     /// writer cannot write it.
     /// - Throws: ``H264Error/Code/valueOutOfRange`` when writing.
+    @inline(__always)
     mutating func require<T: SyntaxDefaultValue & Equatable, C: SyntaxCoder>(
         _ field: ReferenceWritableKeyPath<SliceHeaderLists.Storage, T>, _ c: inout C, _ name: StaticString
     ) throws(H264Error) {

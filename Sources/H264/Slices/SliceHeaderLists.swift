@@ -55,6 +55,7 @@ struct SliceHeaderLists: Hashable, Sendable {
     var predWeightTableContent: PredWeightTable { storage?.predWeightTable ?? PredWeightTable() }
 
     /// The storage, made (or copied, when shared) so that it can be changed.
+    @inline(__always)
     mutating func uniqueStorage() -> Storage {
         if storage == nil {
             storage = Storage()
@@ -66,6 +67,7 @@ struct SliceHeaderLists: Hashable, Sendable {
 
     /// Copies a shared storage, so that coding can change it in place; nothing when there is
     /// none.
+    @inline(__always)
     mutating func makeStorageUnique() {
         if storage != nil && !isKnownUniquelyReferenced(&storage) {
             storage = Storage(copying: storage.unsafelyUnwrapped)
@@ -76,6 +78,7 @@ struct SliceHeaderLists: Hashable, Sendable {
     /// with `keepingStorage`, a unique storage stays, its lists emptied with their capacity
     /// kept, and a header without unique storage gets new (empty) storage; otherwise the storage
     /// is let go (a fresh header has none).
+    @inline(__always)
     mutating func resetForReading(keepingStorage: Bool) {
         hasPredWeightTable = false
         guard keepingStorage else {
@@ -92,6 +95,7 @@ struct SliceHeaderLists: Hashable, Sendable {
     }
 
     /// Sets one of the storage's structures; an empty value needs no storage.
+    @inline(__always)
     mutating func set<T: SyntaxDefaultValue & Equatable>(_ field: ReferenceWritableKeyPath<Storage, T>, _ value: T) {
         if storage != nil || value != T() { uniqueStorage()[keyPath: field] = value }
     }
