@@ -38,7 +38,7 @@ struct SliceHeaderFields: Hashable, Sendable {
     /// every value 0 but the NAL unit header's and `slice_type` (I, 2), made in registers and
     /// stored whole, so that the wide loads that read them back are served by the stores
     /// (bytes stored one by one and read back by a wider load stall the processor).
-    @inlinable init(nalUnitHeader h: NALUnitHeader, sliceType: SliceType) {
+    @inlinable @inline(__always) init(nalUnitHeader h: NALUnitHeader, sliceType: SliceType) {
         w0 = 0; w1 = 0; w3 = 0
         // Bytes 32...35: the extension bits; 36...39: the header's bytes; 40: slice_type.
         var low = UInt64(h.extensionBits)
@@ -50,7 +50,7 @@ struct SliceHeaderFields: Hashable, Sendable {
     }
 
     /// The 128-bit word holding byte `offset` (0...63).
-    @inlinable func word128(_ offset: Int) -> UInt128 {
+    @inlinable @inline(__always) func word128(_ offset: Int) -> UInt128 {
         switch offset &>> 4 {
         case 0: return w0
         case 1: return w1
@@ -61,7 +61,7 @@ struct SliceHeaderFields: Hashable, Sendable {
 
     /// Stores `value` at byte `offset` of the 128-bit word that holds it (`offset % 16` plus
     /// the value's size is at most 16).
-    @inlinable mutating func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+    @inlinable @inline(__always) mutating func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         #if _endian(little)
         let at = offset & 15
         #else
@@ -77,21 +77,21 @@ struct SliceHeaderFields: Hashable, Sendable {
 
     /// The 32-bit lane `lane` (0...15): bits `32 * (lane % 4)` and up of a 128-bit word.
     @inlinable subscript(word lane: Int) -> UInt32 {
-        get { UInt32(truncatingIfNeeded: word128(lane &<< 2) &>> ((lane & 3) &* 32)) }
-        set { store(newValue, at: lane &<< 2) }
+        @inline(__always) get { UInt32(truncatingIfNeeded: word128(lane &<< 2) &>> ((lane & 3) &* 32)) }
+        @inline(__always) set { store(newValue, at: lane &<< 2) }
     }
 
     /// The byte lane at byte offset `offset` (0...63): bits `8 * (offset % 16)` and up of a
     /// 128-bit word.
     @inlinable subscript(byte offset: Int) -> UInt8 {
-        get { UInt8(truncatingIfNeeded: word128(offset) &>> ((offset & 15) &* 8)) }
-        set { store(newValue, at: offset) }
+        @inline(__always) get { UInt8(truncatingIfNeeded: word128(offset) &>> ((offset & 15) &* 8)) }
+        @inline(__always) set { store(newValue, at: offset) }
     }
 
     /// `IdrPicFlag` of the NAL unit header in lanes 36...39 and 8 (``NALUnitHeader/idrPicFlag``,
     /// without building the header).
     @inlinable var idrPicFlag: Bool {
-        get {
+        @inline(__always) get {
             let type = self[byte: 38]
             return type == NALUnitType.idrSlice.rawValue
                 || (type == NALUnitType.sliceExtension.rawValue && !self[flag: 39] && self[word: 8] >> 22 == 0)
@@ -100,7 +100,7 @@ struct SliceHeaderFields: Hashable, Sendable {
 
     /// A flag held in the byte lane at `offset` (0 or 1).
     @inlinable subscript(flag offset: Int) -> Bool {
-        get { self[byte: offset] != 0 }
-        set { self[byte: offset] = newValue ? 1 : 0 }
+        @inline(__always) get { self[byte: offset] != 0 }
+        @inline(__always) set { self[byte: offset] = newValue ? 1 : 0 }
     }
 }
