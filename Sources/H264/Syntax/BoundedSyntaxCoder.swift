@@ -26,14 +26,12 @@ public struct BoundedSyntaxCoder<Inner: SyntaxCoder>: SyntaxCoder {
     /// True when reading and ``limit`` has been reached.
     public var isAtEnd: Bool { isReading && inner.bitPosition >= limit }
 
-    @inline(__always)
     private func require(_ bits: Int, _ name: SyntaxName) throws(H264Error) {
         guard !isReading || bits <= bitsRemaining else {
             throw .truncated("\(name): \(bits) bits wanted, \(bitsRemaining) left in the payload")
         }
     }
 
-    @inline(__always)
     private func checkOvershoot(_ name: SyntaxName) throws(H264Error) {
         guard !isReading || inner.bitPosition <= limit else {
             throw .truncated("\(name) runs past the end of the payload")

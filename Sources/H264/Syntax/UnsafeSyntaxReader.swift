@@ -1,14 +1,20 @@
-/// The reading coder of the hot paths: ``SyntaxReader``'s semantics (same values, same errors,
-/// same bit positions) over memory the caller keeps valid while it reads.
+/// The library's one implementation of the bit reads of clause 7.2 and 9.1 (`u(n)`, `ue(v)`,
+/// `se(v)`, flags, `more_rbsp_data()`, `rbsp_trailing_bits()`), over memory the caller keeps
+/// valid while it reads.
 ///
-/// ``SyntaxReader`` goes through ``BitReader``, which holds an `ArraySlice` and enters
-/// `withUnsafeBytes` for every element. This reader holds the base address for the whole
-/// structure instead: an element is one unaligned 8-byte load when 8 bytes remain (`ue(v)` of up
-/// to 57 bits, `u(n)` and flags), and a byte-wise path only in the last 8 bytes. It is made by
-/// ``withUnsafeSyntaxReader(_:_:)`` only, so its pointer never outlives the bytes.
+/// The parsers (slice headers, parameter sets, SEI, the partial readers) make one for a whole
+/// structure (``withUnsafeSyntaxReader(_:_:)``, or over a stack buffer they own), so that its
+/// pointer never outlives the bytes: an element is then one unaligned 8-byte load when 8 bytes
+/// remain (`ue(v)` of up to 57 bits, `u(n)` and flags), and a byte-wise path only in the last 8
+/// bytes. ``BitReader`` (and through it ``SyntaxReader`` and ``SyntaxTracer``) makes one for
+/// each read over its slice's memory: the same values, errors and bit positions.
 ///
 /// The structures' descriptions are not touched: it is one more ``SyntaxCoder``, and the
-/// generic `code(_:context:)` functions are specialised for it.
+/// generic `code(_:context:)` functions are specialised for it. Its element reads are forced
+/// inline (`@inline(__always)`): the slice-header and parameter-set coding functions are large
+/// enough that the inliner may leave calls in them (with no forced inlining anywhere in the core,
+/// `slice_headers_per_s` fell 22% and `access_units_gbps` 16%; these were not measured alone:
+/// Docs/Benchmarks.md, issue 28).
 @usableFromInline
 struct UnsafeSyntaxReader: SyntaxCoder {
     /// The first byte (nil only when `byteCount` is 0).
