@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import H264
 
 @Suite struct BitReaderTests {
@@ -74,6 +75,27 @@ import Testing
         let back = EmulationPrevention.rbsp(from: ebsp[...])
         // A final 03 after trailing zeros is dropped again, leaving the zeros.
         #expect(Array(back) == rbsp)
+    }
+
+    /// The byte-at-a-time cursor yields the RBSP that ``EmulationPrevention/rbsp(from:)`` makes,
+    /// and counts it, on slices that start anywhere and on runs of zeros and threes.
+    @Test func cursorYieldsTheRBSP() {
+        var rng = SplitMix64(seed: 0xEB5B_0028)
+        for _ in 0..<2000 {
+            let bytes: [UInt8] = (0..<Int.random(in: 0...40, using: &rng)).map { _ in [0, 0, 3, 1, 0x80][Int.random(in: 0...4, using: &rng)] }
+            let start = Int.random(in: 0...Swift.min(3, bytes.count), using: &rng)
+            let ebsp = bytes[start...]
+            var cursor = EmulationPrevention.RBSPCursor(ebsp)
+            var out: [UInt8] = []
+            while let b = cursor.next() { out.append(b) }
+            #expect(out == Array(EmulationPrevention.rbsp(from: ebsp)), "\(Array(ebsp))")
+            #expect(cursor.count == out.count)
+            var bounded = EmulationPrevention.RBSPCursor(ebsp)
+            let limit = out.count / 2
+            var first: [UInt8] = []
+            while let b = bounded.next(within: limit) { first.append(b) }
+            #expect(first == Array(out.prefix(limit)))
+        }
     }
 
     @Test func noCopyWithoutEmulationPrevention() {
