@@ -12,9 +12,8 @@
 /// The structures' descriptions are not touched: it is one more ``SyntaxCoder``, and the
 /// generic `code(_:context:)` functions are specialised for it. Its element reads are forced
 /// inline (`@inline(__always)`): the slice-header and parameter-set coding functions are large
-/// enough that the inliner may leave calls in them (with no forced inlining anywhere in the core,
-/// `slice_headers_per_s` fell 22% and `access_units_gbps` 16%; these were not measured alone:
-/// Docs/Benchmarks.md, issue 28).
+/// enough that the inliner leaves calls in them (without it, `slice_headers_per_s` fell 10% and
+/// `parse_headers_gbps` 7%: Docs/Benchmarks.md, issue 28).
 @usableFromInline
 struct UnsafeSyntaxReader: SyntaxCoder {
     /// The first byte (nil only when `byteCount` is 0).
