@@ -20,6 +20,20 @@ import TestSupport
         #expect(try r.readBits(4) == 0xF)
     }
 
+    /// A failed read leaves the position where it was; more bits than remain is `truncated`,
+    /// whatever the count asked for.
+    @Test func failedReadsKeepThePosition() throws {
+        var r = BitReader([0xFF, 0x00])
+        _ = try r.readBits(3)
+        #expect(throws: H264Error(.truncated, "")) { try r.readBits(14) }
+        #expect(throws: H264Error(.truncated, "")) { try r.readBits(100) }
+        #expect(r.bitPosition == 3)
+        #expect(try r.readUE() == 0)
+        _ = try r.readBits(4)
+        #expect(throws: H264Error(.truncated, "")) { try r.readUE() }  // eight zero bits, then the end
+        #expect(r.bitPosition == 8)
+    }
+
     @Test(arguments: [(UInt32(0), "1"), (1, "010"), (2, "011"), (3, "00100"), (7, "0001000")])
     func unsignedExpGolomb(value: UInt32, code: String) throws {
         var w = BitWriter()

@@ -83,6 +83,7 @@ public struct BitReader: Sendable {
     /// - Throws: ``H264Error/Code/truncated`` when fewer than `count` bits remain.
     @inlinable
     public mutating func readBits(_ count: Int) throws(H264Error) -> UInt64 {
+        guard count <= bitsRemaining else { throw .truncated("needed \(count) bits at bit \(bitPosition), \(bitsRemaining) left") }
         precondition(count >= 0 && count <= 64, "readBits takes 0 to 64 bits")
         return try read { (r: inout UnsafeSyntaxReader) throws(H264Error) in try r.readBits(count) }
     }
