@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import H264
 
 @Suite struct BitReaderTests {
@@ -17,6 +18,20 @@ import Testing
         _ = try r.readBits(4)
         #expect(try r.readBits(64) == 0x0010_2030_4050_6078)
         #expect(try r.readBits(4) == 0xF)
+    }
+
+    /// A failed read leaves the position where it was; more bits than remain is `truncated`,
+    /// whatever the count asked for.
+    @Test func failedReadsKeepThePosition() throws {
+        var r = BitReader([0xFF, 0x00])
+        _ = try r.readBits(3)
+        #expect(throws: H264Error(.truncated, "")) { try r.readBits(14) }
+        #expect(throws: H264Error(.truncated, "")) { try r.readBits(100) }
+        #expect(r.bitPosition == 3)
+        #expect(try r.readUE() == 0)
+        _ = try r.readBits(4)
+        #expect(throws: H264Error(.truncated, "")) { try r.readUE() }  // eight zero bits, then the end
+        #expect(r.bitPosition == 8)
     }
 
     @Test(arguments: [(UInt32(0), "1"), (1, "010"), (2, "011"), (3, "00100"), (7, "0001000")])
@@ -74,6 +89,27 @@ import Testing
         let back = EmulationPrevention.rbsp(from: ebsp[...])
         // A final 03 after trailing zeros is dropped again, leaving the zeros.
         #expect(Array(back) == rbsp)
+    }
+
+    /// The byte-at-a-time cursor yields the RBSP that ``EmulationPrevention/rbsp(from:)`` makes,
+    /// and counts it, on slices that start anywhere and on runs of zeros and threes.
+    @Test func cursorYieldsTheRBSP() {
+        var rng = SplitMix64(seed: 0xEB5B_0028)
+        for _ in 0..<2000 {
+            let bytes: [UInt8] = (0..<Int.random(in: 0...40, using: &rng)).map { _ in [0, 0, 3, 1, 0x80][Int.random(in: 0...4, using: &rng)] }
+            let start = Int.random(in: 0...Swift.min(3, bytes.count), using: &rng)
+            let ebsp = bytes[start...]
+            var cursor = EmulationPrevention.RBSPCursor(ebsp)
+            var out: [UInt8] = []
+            while let b = cursor.next() { out.append(b) }
+            #expect(out == Array(EmulationPrevention.rbsp(from: ebsp)), "\(Array(ebsp))")
+            #expect(cursor.count == out.count)
+            var bounded = EmulationPrevention.RBSPCursor(ebsp)
+            let limit = out.count / 2
+            var first: [UInt8] = []
+            while let b = bounded.next(within: limit) { first.append(b) }
+            #expect(first == Array(out.prefix(limit)))
+        }
     }
 
     @Test func noCopyWithoutEmulationPrevention() {

@@ -2,10 +2,88 @@
 import Testing
 import TestSupport
 
-/// The hot-path reader (base address held, 8-byte loads) reads what ``SyntaxReader`` reads:
-/// the same values, the same bit positions and the same error codes, near the end of the buffer
-/// too, where it takes its byte-wise path.
+/// The one reading implementation (base address held, 8-byte loads) reads what a model that
+/// reads one bit at a time reads: the same values, the same bit positions and the same error
+/// codes, near the end of the buffer too, where it takes its byte-wise path; and so do
+/// ``SyntaxReader`` and ``BitReader``, which read through it.
 @Suite struct UnsafeSyntaxReaderTests {
+    /// 7.2 and 9.1 transcribed bit by bit, independent of the library's reader. It has no
+    /// look-ahead of its own: ``SyntaxCoder/peekBits(_:skipping:)`` is the protocol's default,
+    /// which reads from a copy of the coder.
+    struct ModelReader: SyntaxCoder {
+        let bytes: [UInt8]
+        var bitPosition = 0
+        var isReading: Bool { true }
+        var isAtEnd: Bool { bitPosition == bytes.count * 8 }
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        func bit(at position: Int) -> UInt64 { UInt64(bytes[position / 8] >> (7 - position % 8) & 1) }
+
+        mutating func bits(_ count: Int) throws(H264Error) -> UInt64 {
+            guard count <= bytes.count * 8 - bitPosition else { throw .truncated("model") }
+            var v: UInt64 = 0
+            for _ in 0..<count { v = v << 1 | bit(at: bitPosition); bitPosition += 1 }
+            return v
+        }
+
+        /// `ue(v)`: leading zeros (at most 31), a 1, as many info bits; nothing consumed on failure.
+        mutating func codeNum() throws(H264Error) -> UInt64 {
+            let start = bitPosition
+            var zeros = 0
+            while true {
+                guard bitPosition < bytes.count * 8 else { bitPosition = start; throw .truncated("model") }
+                if bit(at: bitPosition) == 1 { break }
+                zeros += 1
+                bitPosition += 1
+                guard zeros < 32 else { bitPosition = start; throw H264Error.invalid(.invalidExpGolomb, "model") }
+            }
+            bitPosition += 1
+            do throws(H264Error) {
+                return (1 << UInt64(zeros)) - 1 + (try bits(zeros))
+            } catch {
+                bitPosition = start
+                throw error
+            }
+        }
+
+        mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
+            value = T(truncatingIfNeeded: try self.bits(bits))
+        }
+        mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+            let raw = try self.bits(bits)
+            guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", Int64(raw)) }
+            value = v
+        }
+        mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+            let raw = try codeNum()
+            guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", Int64(raw)) }
+            value = v
+        }
+        mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
+            let k = Int64(try codeNum())
+            let raw = k % 2 == 1 ? (k + 1) / 2 : -(k / 2)
+            guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", raw) }
+            value = v
+        }
+        mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error) { value = try bits(1) == 1 }
+        mutating func moreRBSPData(writerAnswer: Bool) -> Bool {
+            guard let last = (0..<bytes.count * 8).last(where: { bit(at: $0) == 1 }) else { return false }
+            return bitPosition < last
+        }
+        mutating func trailingBits() throws(H264Error) {
+            guard try bits(1) == 1 else { throw H264Error.invalid(.invalidTrailingBits, "model") }
+            while bitPosition % 8 != 0 {
+                guard try bits(1) == 0 else { throw H264Error.invalid(.invalidTrailingBits, "model") }
+            }
+        }
+        mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
+            guard count * 8 <= self.bytes.count * 8 - bitPosition else { throw .truncated("model") }
+            bytes = []
+            for _ in 0..<count { bytes.append(UInt8(try bits(8))) }
+        }
+    }
+
     /// One element of a random sequence, and what a reader made of it.
     enum Step: Equatable {
         case u(Int, UInt32)
@@ -64,8 +142,10 @@ import TestSupport
                 zeroRun && i < count / 2 ? 0 : UInt8.random(in: 0...255, using: &rng)
             }
             let kinds = (0..<12).map { _ in (kind: Int.random(in: 0...5, using: &rng), bits: Int.random(in: 0...32, using: &rng)) }
-            var reference = SyntaxReader(bytes[...])
-            let expected = Self.read(&reference, kinds)
+            var model = ModelReader(bytes)
+            let expected = Self.read(&model, kinds)
+            var reader = SyntaxReader(bytes[...])
+            #expect(Self.read(&reader, kinds) == expected, "bytes \(bytes), steps \(kinds)")
             // Straight over the bytes, and through withUnsafeSyntaxReader (a zero-padded copy
             // below 24 bytes).
             let got = bytes[...].withUnsafeBytes { raw in
@@ -100,6 +180,38 @@ import TestSupport
                 #expect(got == (ones ? nil : .invalidBitstream), "byte \(value), offset \(skip)")
                 if got == nil { #expect(position == (skip == 0 ? 0 : 8) && reference.bitPosition == position) }
             }
+        }
+    }
+
+    /// Look-ahead is bounded by a ``BoundedSyntaxCoder`` over any coder (here one with the
+    /// protocol's default look-ahead).
+    @Test func boundedLookAheadOverAnyCoder() throws {
+        let b = BoundedSyntaxCoder(ModelReader([0xA5, 0xFF]), limit: 12)
+        #expect(try b.peekBits(8, skipping: 4) == 0x5F)
+        #expect(b.bitPosition == 0)
+        #expect(throws: H264Error(.truncated, "")) { try b.peekBits(8, skipping: 5) }
+    }
+
+    /// A failed element's error comes from the coder (``SyntaxCoder/failure(_:)``), through a
+    /// wrapping coder too: the one shared error of a reader whose errors are discarded, the
+    /// element's own otherwise.
+    @Test func failureComesFromTheCoder() {
+        let bytes: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        for discards in [false, true] {
+            let error: H264Error? = bytes.withUnsafeBytes { raw in
+                var reader = UnsafeSyntaxReader(raw)
+                reader.discardsErrors = discards
+                var coder = BoundedSyntaxCoder(reader, limit: 64)
+                var list: [UInt8] = []
+                do throws(H264Error) {
+                    try coder.prepare(&list, count: 5, limit: 4, fill: 0, "list")
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            #expect(error?.isIdentical(to: UnsafeSyntaxReader.discarded) == discards)
+            #expect(error?.code == (discards ? .invalidBitstream : .limitExceeded))
         }
     }
 

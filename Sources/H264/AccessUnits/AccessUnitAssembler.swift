@@ -374,7 +374,6 @@ public struct AccessUnitAssembler: Sendable {
     /// span in the input counts (from its first start code to the end of `unit`, framing and
     /// zero bytes between its NAL units included): NAL units that are views of a streaming
     /// parser's chunks keep those chunks, so the span bounds what an access unit holds.
-    @inline(__always)
     private mutating func check(adding unit: NALUnit, toCount count: Int, bytes: Int) throws(H264Error) {
         var span = 0
         if let end = incomingOffset, let start = current.isEmpty ? (pending.isEmpty ? end : pendingOffset) : currentOffset {

@@ -36,7 +36,6 @@ extension AccessUnitFlags {
         var hasPredictedSlice = false
 
         /// Adds one NAL unit of the access unit.
-        @inline(__always)
         mutating func add(_ unit: NALUnit) {
             let type = unit.type
             if type == .sps || type == .pps { hasParameterSets = true }
@@ -47,7 +46,6 @@ extension AccessUnitFlags {
         }
 
         /// Adds the coding type of one parsed primary slice.
-        @inline(__always)
         mutating func add(_ kind: SliceType.Kind) {
             hasSliceTypes = true
             if kind == .p || kind == .b || kind == .sp { hasPredictedSlice = true }

@@ -1,7 +1,6 @@
 /// Moving and emptying the arrays the access-unit layer recycles.
 extension Array {
     /// The elements, moved out: an empty array (no storage) takes their place.
-    @inline(__always)
     mutating func takeAll() -> [Element] {
         var moved: [Element] = []
         swap(&self, &moved)
@@ -11,7 +10,6 @@ extension Array {
     /// `removeAll(keepingCapacity: true)` for the few elements of an access unit's arrays:
     /// removed from the end one by one, where the standard library's general range replacement
     /// costs 90 to 200 instructions per call (measured with callgrind) whatever the count.
-    @inline(__always)
     mutating func removeAllKeepingCapacity() {
         while popLast() != nil {}
     }

@@ -24,51 +24,6 @@ enum RecoveryPointLookup {
         return recoveryFrameCount(ebsp: unit.payload)
     }
 
-    /// The bytes of an RBSP read from its escaped form: emulation-prevention bytes (`03` after
-    /// `00 00`) skipped as ``EmulationPrevention/rbsp(from:)`` removes them.
-    private struct RBSPCursor {
-        let ebsp: ArraySlice<UInt8>
-        var index: Int
-        var zeros = 0
-        /// RBSP bytes read so far.
-        var count = 0
-
-        init(_ ebsp: ArraySlice<UInt8>) {
-            self.ebsp = ebsp
-            index = ebsp.startIndex
-        }
-
-        /// The next RBSP byte, or nil at the end.
-        mutating func next() -> UInt8? {
-            while index < ebsp.endIndex {
-                let b = ebsp[index]
-                index &+= 1
-                if zeros >= 2 && b == 3 {
-                    zeros = 0
-                    continue
-                }
-                zeros = b == 0 ? zeros &+ 1 : 0
-                count &+= 1  // at most the NAL unit's size
-                return b
-            }
-            return nil
-        }
-
-        /// The next RBSP byte if it is one of the first `length`, else nil.
-        mutating func next(within length: Int) -> UInt8? { count < length ? next() : nil }
-
-        /// A payload type or size (0xFF bytes, then the last byte) within the first `length`
-        /// bytes, or nil when they end first.
-        mutating func ffRun(within length: Int) -> Int? {
-            var v = 0
-            while let b = next(within: length) {
-                v &+= Int(b)  // at most 255 per byte of the NAL unit: no overflow
-                if b != 0xFF { return v }
-            }
-            return nil
-        }
-    }
-
     /// The recovery point lookup over the payload (after the NAL unit header) of an SEI NAL
     /// unit, as ``SEI/parse(_:context:options:)`` with ``options`` reads it: the messages
     /// (type and size runs, each payload within the RBSP without its trailing zero bytes, at
@@ -76,7 +31,7 @@ enum RecoveryPointLookup {
     /// their D.1 trailer (a 1 bit in the payload's last bits), then `rbsp_trailing_bits()`.
     static func recoveryFrameCount(ebsp: ArraySlice<UInt8>) -> Int? {
         // The RBSP the parse reads ends at its last nonzero byte.
-        var scan = RBSPCursor(ebsp)
+        var scan = EmulationPrevention.RBSPCursor(ebsp)
         var length = 0
         var lastByte: UInt8 = 0
         while let b = scan.next() {
@@ -86,7 +41,7 @@ enum RecoveryPointLookup {
             }
         }
         let maxMessages = options.maxMessages
-        var c = RBSPCursor(ebsp)
+        var c = EmulationPrevention.RBSPCursor(ebsp)
         var messages = 0
         var found: Int?
         repeat {
@@ -106,7 +61,7 @@ enum RecoveryPointLookup {
 
     /// Reads the recovery point payload of `size` bytes (all there) at `c`, moving past it:
     /// `recovery_frame_cnt`, or nil when the payload or its trailer is invalid.
-    private static func recoveryPoint(_ c: inout RBSPCursor, size: Int) -> Int? {
+    private static func recoveryPoint(_ c: inout EmulationPrevention.RBSPCursor, size: Int) -> Int? {
         // A recovery point reads at most 67 bits (a 63-bit ue(v) and 4 bits): 16 bytes hold
         // them; the rest of the payload matters only through its last byte (the trailer).
         var copy: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 16 bytes and zero padding
@@ -147,7 +102,7 @@ enum RecoveryPointLookup {
     /// (the full parse decides).
     /// - Complexity: O(number of messages + emulation-prevention bytes skipped), no allocation.
     static func mayHoldRecoveryPoint(_ ebsp: ArraySlice<UInt8>) -> Bool {
-        var c = RBSPCursor(ebsp)
+        var c = EmulationPrevention.RBSPCursor(ebsp)
         while c.index < ebsp.endIndex {
             // rbsp_trailing_bits: the stop bit 0x80 with nothing after it but zero bytes.
             if ebsp[c.index] == 0x80 && ebsp[(c.index &+ 1)...].allSatisfy({ $0 == 0 }) { return false }
@@ -161,5 +116,18 @@ enum RecoveryPointLookup {
             }
         }
         return false
+    }
+}
+
+extension EmulationPrevention.RBSPCursor {
+    /// An SEI payload type or size (0xFF bytes, then the last byte, 7.3.2.3.1) within the first
+    /// `length` RBSP bytes, or nil when they end first.
+    fileprivate mutating func ffRun(within length: Int) -> Int? {
+        var v = 0
+        while let b = next(within: length) {
+            v &+= Int(b)  // at most 255 per byte of the NAL unit: no overflow
+            if b != 0xFF { return v }
+        }
+        return nil
     }
 }

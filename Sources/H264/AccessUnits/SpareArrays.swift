@@ -26,7 +26,6 @@ struct SpareArrays<Element>: Sendable where Element: Sendable {
 
     /// Empties `array` in place and keeps it, or frees it when it is shared, too large or the
     /// spares of its size are full: `array` is left without storage either way.
-    @inline(__always)
     mutating func keep(_ array: inout [Element]) {
         let capacity = array.capacity
         guard capacity > 0 else { return }

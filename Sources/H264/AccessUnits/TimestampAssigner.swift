@@ -193,12 +193,10 @@ public struct TimestampAssigner: Sendable {
     }
 
     /// The ring index of the `k`-th access unit held (`k` < `ring.count`).
-    @inline(__always)
     private func slotIndex(_ k: Int) -> Int { Self.ringIndex(k, from: ringStart, in: ring.count) }
 
     /// The index of the `k`-th place from `start` in a ring of `capacity` places (`start` and
     /// `k` < `capacity`): usable inside the ring's buffer access, where `self` is not.
-    @inline(__always)
     private static func ringIndex(_ k: Int, from start: Int, in capacity: Int) -> Int {
         let i = start &+ k
         return i >= capacity ? i &- capacity : i
@@ -340,7 +338,6 @@ public struct TimestampAssigner: Sendable {
     }
 
     /// A presentation position plus the delay (both at least 0), saturating at `Int64.max`.
-    @inline(__always)
     static func presentationTime(_ position: Int64, delay: Int64) -> Int64 {
         let (sum, overflow) = position.addingReportingOverflow(delay)
         return overflow ? Int64.max : sum

@@ -59,6 +59,45 @@ public enum EmulationPrevention {
         }
     }
 
+    /// The RBSP bytes of an EBSP one at a time, each emulation-prevention byte (`03` after
+    /// `00 00`) skipped as ``rbsp(from:)`` removes it: for a walk that reads a few bytes of a
+    /// NAL unit that may be large (the SEI message headers of the recovery-point lookup),
+    /// without copying it. Bits are read with the library's bit reader from an RBSP.
+    struct RBSPCursor {
+        /// The escaped bytes.
+        let ebsp: ArraySlice<UInt8>
+        /// The index in `ebsp` of the next byte to look at.
+        var index: Int
+        /// Zero bytes just read (an emulation-prevention byte follows two).
+        var zeros = 0
+        /// RBSP bytes read so far.
+        var count = 0
+
+        init(_ ebsp: ArraySlice<UInt8>) {
+            self.ebsp = ebsp
+            index = ebsp.startIndex
+        }
+
+        /// The next RBSP byte, or nil at the end.
+        mutating func next() -> UInt8? {
+            while index < ebsp.endIndex {
+                let b = ebsp[index]
+                index &+= 1
+                if zeros >= 2 && b == 3 {
+                    zeros = 0
+                    continue
+                }
+                zeros = b == 0 ? zeros &+ 1 : 0
+                count &+= 1  // at most the NAL unit's size
+                return b
+            }
+            return nil
+        }
+
+        /// The next RBSP byte if it is one of the first `length`, else nil.
+        mutating func next(within length: Int) -> UInt8? { count < length ? next() : nil }
+    }
+
     /// Inserts emulation-prevention bytes so that `rbsp` can be carried in a NAL unit: `03`
     /// before any byte of value 3 or less that follows two zero bytes, and after two final zero
     /// bytes (7.4.1: an RBSP ends in `00` only with `cabac_zero_word`s, `00 00` each, and the

@@ -153,7 +153,6 @@ public struct AnnexBStreamParser: Sendable {
     }
 
     /// Makes `chunk` the one being parsed.
-    @inline(__always)
     private mutating func start(_ chunk: consuming ArraySlice<UInt8>) {
         chunkStreamOffset = appendedByteCount
         appendedByteCount &+= chunk.count  // total input size: bounded by memory handed over
@@ -332,7 +331,6 @@ public struct AnnexBStreamParser: Sendable {
 
     /// Checks that `extra` more bytes keep the current NAL unit within the limit; past it the
     /// NAL unit is dropped and the parser discards bytes up to the next start code.
-    @inline(__always)
     private mutating func reserve(_ extra: Int) throws(H264Error) {
         let total = pendingCount.addingReportingOverflow(extra)
         if total.overflow || total.partialValue > maximumNALUnitSize { try dropTooLarge() }
@@ -489,7 +487,6 @@ public struct AnnexBStreamParser: Sendable {
 
     /// Copies `chunk[range]` after the bytes of `pending`, which has room for them (see
     /// `reserve`), through the chunk's buffer (a slice of the chunk would retain and release it).
-    @inline(__always)
     private mutating func appendToPending(_ range: Range<Int>) {
         let start = pendingCount
         pendingCount &+= range.count  // <= pending.count: reserved

@@ -64,7 +64,6 @@ struct HandedOutBuffers: Sendable {
     /// storage object, which `isKnownUniquelyReferenced` can test in place (without a retain).
     /// Elsewhere (bridged arrays) the answer is false: the parser then allocates, as it would
     /// without this type.
-    @inline(__always)
     static func isUnique<Element>(_ buffer: inout [Element]) -> Bool {
         guard buffer.capacity > 0 else { return false }  // the shared empty storage
         #if _runtime(_ObjC)

@@ -20,7 +20,7 @@ public struct NALUnit: Hashable, Sendable {
 
     /// The header checks of ``init(_:)-(ArraySlice<UInt8>)`` for a NAL unit of `count` (> 0)
     /// bytes whose first byte is `first`, for callers that frame NAL units without making one.
-    @inlinable @inline(__always)
+    @inlinable
     static func checkHeader(_ first: UInt8, count: Int) throws(H264Error) {
         let type = first & 0x1F
         if first & 0x80 != 0 || ((type == 14 || type == 20 || type == 21) && count < 4) {

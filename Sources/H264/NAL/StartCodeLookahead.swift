@@ -112,7 +112,6 @@ struct StartCodeLookahead: Sendable {
         }
 
         /// Records the start codes of `lane`'s block at `i`; false when the lane is full.
-        @inline(__always)
         mutating func record(_ masks: (low: SIMD2<UInt64>, high: SIMD2<UInt64>), lane: Int, at i: Int) -> Bool {
             var bits = StartCodeScanner.laneBits(masks.low[0]) | StartCodeScanner.laneBits(masks.low[1]) &<< 8
                 | StartCodeScanner.laneBits(masks.high[0]) &<< 16 | StartCodeScanner.laneBits(masks.high[1]) &<< 24

@@ -216,7 +216,6 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// when `subset`), kept as a plain value per parameter set when it is stored: no arrays are
     /// copied.
     /// - Complexity: O(1): one table entry (merged when the parameter sets were stored).
-    @inline(__always)
     public func sliceHeaderContext(ppsID: Int, subset: Bool) -> SliceHeaderContext? {
         guard ppsID >= 0, ppsID < Self.ppsIDCount else { return nil }
         if !subset { return sliceContexts[ppsID] }
@@ -240,9 +239,9 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     /// Makes the PPS `header` names and that PPS's SPS the active ones, what decoding the slice
     /// does (for a type 20 slice, the PPS only: its SPS is a subset SPS).
     /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
-    /// - Complexity: O(1): no parameter set is copied; inlined into the caller (an out-of-line
-    ///   call would copy the header).
-    @inlinable @inline(__always)
+    /// - Complexity: O(1): no parameter set is copied; inlinable (an out-of-line call would copy
+    ///   the header).
+    @inlinable
     public mutating func activate(_ header: SliceHeader) throws(H264Error) {
         try activate(ppsID: Int(header.ppsID), subset: header.nalUnitHeader.nalUnitType == .sliceExtension)
     }
@@ -253,8 +252,8 @@ public struct ParameterSetStore: Sendable, SyntaxContext {
     ///   - subset: the SPS is taken from the subset SPS table (MVC slices, type 20) and
     ///   only the PPS becomes active.
     /// - Throws: ``H264Error/Code/missingParameterSet`` when either is missing (nothing changes).
-    /// - Complexity: O(1): no parameter set is copied; inlined into the caller.
-    @inlinable @inline(__always)
+    /// - Complexity: O(1): no parameter set is copied.
+    @inlinable
     public mutating func activate(ppsID id: Int, subset: Bool = false) throws(H264Error) {
         let spsID = ppsSPSIDs[id] ?? -1
         guard spsID >= 0, (subset ? knownSubsetSPS : knownSPS) >> UInt32(spsID) & 1 != 0 else {

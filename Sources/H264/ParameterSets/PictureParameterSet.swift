@@ -125,7 +125,6 @@ public struct PictureParameterSet: SyntaxStructure, Hashable {
 
     /// `pic_parameter_set_id` and `seq_parameter_set_id`, which a partial reader uses
     /// (``NALUnit/parameterSetID``, ``NALUnit/referencedParameterSetID``).
-    @inline(__always)
     mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         try c.ue(&id, "pic_parameter_set_id", 0...255)
         try c.ue(&spsID, "seq_parameter_set_id", 0...31)

@@ -122,7 +122,6 @@ public struct SequenceParameterSet: SyntaxStructure, Hashable {
 
     /// The elements up to `seq_parameter_set_id`, which a partial reader uses
     /// (``NALUnit/parameterSetID``).
-    @inline(__always)
     mutating func codeLeadingElements<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         try c.u(8, &profileIDC, "profile_idc")
         try c.prepare(&constraintSetFlags, count: 6, limit: 6, fill: false, "constraint_set_flags")
@@ -138,7 +137,6 @@ public struct SequenceParameterSet: SyntaxStructure, Hashable {
     }
 
     /// `seq_parameter_set_data()` after `seq_parameter_set_id`.
-    @inline(__always)
     private mutating func codeDataBody<C: SyntaxCoder>(_ c: inout C) throws(H264Error) {
         if Self.hasChromaInfo(profileIDC: profileIDC) {
             try c.ue(&chromaFormat, "chroma_format_idc", 0...3)

@@ -21,7 +21,6 @@ public enum SEI {
         try parseUnit(unit, context: context, options: options)
     }
 
-    @inline(__always)
     static func parseUnit<Context: SyntaxContext>(_ unit: NALUnit, context: Context, options: SEIParseOptions) throws(H264Error) -> SEINALUnit {
         guard unit.type == .sei else { throw H264Error.invalid(.invalidArgument, "not an SEI NAL unit (type \(unit.type.rawValue))") }
         let (rbsp, zeros) = strippedRBSP(unit)

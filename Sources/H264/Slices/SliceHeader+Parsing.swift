@@ -89,6 +89,9 @@ extension SliceHeader {
         lists.resetForReading(keepingStorage: keepingStorage)
     }
 
+    /// ``parse(_:context:)``. This, the passes below and the header's coding functions are
+    /// forced inline into the public entry points, the reader's elements into them: without it
+    /// `slice_headers_per_s` fell 19% (Docs/Benchmarks.md, issue 28).
     @inline(__always)
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, context: Context) throws(H264Error) -> (header: SliceHeader, bitLength: Int) {
         // Built in place, in the value returned: no copy (with its lists' retains) per pass.
@@ -110,9 +113,10 @@ extension SliceHeader {
     /// Parses the slice header of `nal` into `header`, which holds a fresh header for its NAL
     /// unit header (`SliceHeader(nalUnitHeader:)`, or one reset by ``resetForReading(nalUnitHeader:)``).
     /// - Returns: the header's length in bits.
-    @inline(__always)
+    ///
     /// `keepingStorage`: the header is kept across slices (``parse(_:context:into:)``): its
     /// lists' storage stays through a second pass over the RBSP.
+    @inline(__always)
     static func parseNALUnit<Context: SyntaxContext>(_ nal: NALUnit, into header: inout SliceHeader, context: Context,
                                                      keepingStorage: Bool) throws(H264Error) -> Int {
         let payload = nal.payload

@@ -27,7 +27,7 @@ public struct SliceHeader: SyntaxStructure {
     /// form of type 20, `dec_ref_pic_marking()` when `nal_ref_idc` is not 0); it precedes the
     /// RBSP and is not coded by ``code(_:context:)``. Its type must be 1, 5 or 20 (MVC).
     @inlinable public var nalUnitHeader: NALUnitHeader {
-        @inline(__always) get {
+        get {
             var h = NALUnitHeader()
             h.forbiddenZeroBit = fields[byte: 36]
             h.nalRefIdc = fields[byte: 37]
@@ -36,7 +36,7 @@ public struct SliceHeader: SyntaxStructure {
             h.extensionBits = fields[word: 8]
             return h
         }
-        @inline(__always) set {
+        set {
             fields[byte: 36] = newValue.forbiddenZeroBit
             fields[byte: 37] = newValue.nalRefIdc
             fields[byte: 38] = newValue.nalUnitType.rawValue
@@ -46,93 +46,93 @@ public struct SliceHeader: SyntaxStructure {
     }
     /// `first_mb_in_slice`.
     @inlinable public var firstMbInSlice: UInt32 {
-        @inline(__always) get { fields[word: 0] }
-        @inline(__always) set { fields[word: 0] = newValue }
+        get { fields[word: 0] }
+        set { fields[word: 0] = newValue }
     }
     /// `slice_type` (0...9; 5...9 mean every slice of the picture has the same type).
     @inlinable public var sliceType: SliceType {
-        @inline(__always) get { SliceType(uncheckedRawValue: fields[byte: 40]) }
-        @inline(__always) set { fields[byte: 40] = newValue.rawValue }
+        get { SliceType(uncheckedRawValue: fields[byte: 40]) }
+        set { fields[byte: 40] = newValue.rawValue }
     }
     /// `pic_parameter_set_id` (0...255).
     @inlinable public var ppsID: UInt8 {
-        @inline(__always) get { fields[byte: 41] }
-        @inline(__always) set { fields[byte: 41] = newValue }
+        get { fields[byte: 41] }
+        set { fields[byte: 41] = newValue }
     }
     /// `colour_plane_id` (0...2, with `separate_colour_plane_flag`).
     @inlinable public var colourPlaneID: UInt8 {
-        @inline(__always) get { fields[byte: 42] }
-        @inline(__always) set { fields[byte: 42] = newValue }
+        get { fields[byte: 42] }
+        set { fields[byte: 42] = newValue }
     }
     /// `frame_num` (`log2_max_frame_num_minus4 + 4` bits).
     @inlinable public var frameNum: UInt32 {
-        @inline(__always) get { fields[word: 1] }
-        @inline(__always) set { fields[word: 1] = newValue }
+        get { fields[word: 1] }
+        set { fields[word: 1] = newValue }
     }
     /// `field_pic_flag`.
     @inlinable public var fieldPicFlag: Bool {
-        @inline(__always) get { fields[flag: 52] }
-        @inline(__always) set { fields[flag: 52] = newValue }
+        get { fields[flag: 52] }
+        set { fields[flag: 52] = newValue }
     }
     /// `bottom_field_flag`.
     @inlinable public var bottomFieldFlag: Bool {
-        @inline(__always) get { fields[flag: 53] }
-        @inline(__always) set { fields[flag: 53] = newValue }
+        get { fields[flag: 53] }
+        set { fields[flag: 53] = newValue }
     }
     /// `idr_pic_id` (0...65535, IDR pictures).
     @inlinable public var idrPicID: UInt32 {
-        @inline(__always) get { fields[word: 2] }
-        @inline(__always) set { fields[word: 2] = newValue }
+        get { fields[word: 2] }
+        set { fields[word: 2] = newValue }
     }
     /// `pic_order_cnt_lsb` (POC type 0).
     @inlinable public var picOrderCntLsb: UInt32 {
-        @inline(__always) get { fields[word: 3] }
-        @inline(__always) set { fields[word: 3] = newValue }
+        get { fields[word: 3] }
+        set { fields[word: 3] = newValue }
     }
     /// `delta_pic_order_cnt_bottom` (POC type 0).
     @inlinable public var deltaPicOrderCntBottom: Int32 {
-        @inline(__always) get { Int32(bitPattern: fields[word: 4]) }
-        @inline(__always) set { fields[word: 4] = UInt32(bitPattern: newValue) }
+        get { Int32(bitPattern: fields[word: 4]) }
+        set { fields[word: 4] = UInt32(bitPattern: newValue) }
     }
     /// `delta_pic_order_cnt[0]` (POC type 1).
     @inlinable public var deltaPicOrderCnt0: Int32 {
-        @inline(__always) get { Int32(bitPattern: fields[word: 5]) }
-        @inline(__always) set { fields[word: 5] = UInt32(bitPattern: newValue) }
+        get { Int32(bitPattern: fields[word: 5]) }
+        set { fields[word: 5] = UInt32(bitPattern: newValue) }
     }
     /// `delta_pic_order_cnt[1]` (POC type 1).
     @inlinable public var deltaPicOrderCnt1: Int32 {
-        @inline(__always) get { Int32(bitPattern: fields[word: 6]) }
-        @inline(__always) set { fields[word: 6] = UInt32(bitPattern: newValue) }
+        get { Int32(bitPattern: fields[word: 6]) }
+        set { fields[word: 6] = UInt32(bitPattern: newValue) }
     }
     /// `redundant_pic_cnt` (0...127).
     @inlinable public var redundantPicCnt: UInt8 {
-        @inline(__always) get { fields[byte: 43] }
-        @inline(__always) set { fields[byte: 43] = newValue }
+        get { fields[byte: 43] }
+        set { fields[byte: 43] = newValue }
     }
     /// `direct_spatial_mv_pred_flag` (B slices).
     @inlinable public var directSpatialMvPredFlag: Bool {
-        @inline(__always) get { fields[flag: 54] }
-        @inline(__always) set { fields[flag: 54] = newValue }
+        get { fields[flag: 54] }
+        set { fields[flag: 54] = newValue }
     }
     /// `num_ref_idx_active_override_flag`.
     @inlinable public var numRefIdxActiveOverrideFlag: Bool {
-        @inline(__always) get { fields[flag: 55] }
-        @inline(__always) set { fields[flag: 55] = newValue }
+        get { fields[flag: 55] }
+        set { fields[flag: 55] = newValue }
     }
     /// `num_ref_idx_l0_active_minus1` (coded or the PPS default).
     @inlinable public var numRefIdxL0ActiveMinus1: UInt8 {
-        @inline(__always) get { fields[byte: 44] }
-        @inline(__always) set { fields[byte: 44] = newValue }
+        get { fields[byte: 44] }
+        set { fields[byte: 44] = newValue }
     }
     /// `num_ref_idx_l1_active_minus1` (coded or the PPS default).
     @inlinable public var numRefIdxL1ActiveMinus1: UInt8 {
-        @inline(__always) get { fields[byte: 45] }
-        @inline(__always) set { fields[byte: 45] = newValue }
+        get { fields[byte: 45] }
+        set { fields[byte: 45] = newValue }
     }
     /// `ref_pic_list_modification_flag_l0`.
     @inlinable public var refPicListModificationFlagL0: Bool {
-        @inline(__always) get { fields[flag: 56] }
-        @inline(__always) set { fields[flag: 56] = newValue }
+        get { fields[flag: 56] }
+        set { fields[flag: 56] = newValue }
     }
     /// The list 0 modifications.
     public var refPicListModificationL0: RefPicListModification {
@@ -142,8 +142,8 @@ public struct SliceHeader: SyntaxStructure {
     }
     /// `ref_pic_list_modification_flag_l1`.
     @inlinable public var refPicListModificationFlagL1: Bool {
-        @inline(__always) get { fields[flag: 57] }
-        @inline(__always) set { fields[flag: 57] = newValue }
+        get { fields[flag: 57] }
+        set { fields[flag: 57] = newValue }
     }
     /// The list 1 modifications.
     public var refPicListModificationL1: RefPicListModification {
@@ -203,48 +203,48 @@ public struct SliceHeader: SyntaxStructure {
     }
     /// Whether ``decRefPicMarking`` is there.
     var hasDecRefPicMarking: Bool {
-        @inline(__always) get { fields[flag: 63] }
-        @inline(__always) set { fields[flag: 63] = newValue }
+        get { fields[flag: 63] }
+        set { fields[flag: 63] = newValue }
     }
     /// `cabac_init_idc` (0...2).
     @inlinable public var cabacInitIDC: UInt8 {
-        @inline(__always) get { fields[byte: 46] }
-        @inline(__always) set { fields[byte: 46] = newValue }
+        get { fields[byte: 46] }
+        set { fields[byte: 46] = newValue }
     }
     /// `slice_qp_delta`.
     @inlinable public var sliceQpDelta: Int8 {
-        @inline(__always) get { Int8(bitPattern: fields[byte: 47]) }
-        @inline(__always) set { fields[byte: 47] = UInt8(bitPattern: newValue) }
+        get { Int8(bitPattern: fields[byte: 47]) }
+        set { fields[byte: 47] = UInt8(bitPattern: newValue) }
     }
     /// `sp_for_switch_flag` (SP slices).
     @inlinable public var spForSwitchFlag: Bool {
-        @inline(__always) get { fields[flag: 58] }
-        @inline(__always) set { fields[flag: 58] = newValue }
+        get { fields[flag: 58] }
+        set { fields[flag: 58] = newValue }
     }
     /// `slice_qs_delta` (SP and SI slices).
     @inlinable public var sliceQsDelta: Int8 {
-        @inline(__always) get { Int8(bitPattern: fields[byte: 48]) }
-        @inline(__always) set { fields[byte: 48] = UInt8(bitPattern: newValue) }
+        get { Int8(bitPattern: fields[byte: 48]) }
+        set { fields[byte: 48] = UInt8(bitPattern: newValue) }
     }
     /// `disable_deblocking_filter_idc` (0...2).
     @inlinable public var disableDeblockingFilterIDC: UInt8 {
-        @inline(__always) get { fields[byte: 49] }
-        @inline(__always) set { fields[byte: 49] = newValue }
+        get { fields[byte: 49] }
+        set { fields[byte: 49] = newValue }
     }
     /// `slice_alpha_c0_offset_div2` (-6...6).
     @inlinable public var sliceAlphaC0OffsetDiv2: Int8 {
-        @inline(__always) get { Int8(bitPattern: fields[byte: 50]) }
-        @inline(__always) set { fields[byte: 50] = UInt8(bitPattern: newValue) }
+        get { Int8(bitPattern: fields[byte: 50]) }
+        set { fields[byte: 50] = UInt8(bitPattern: newValue) }
     }
     /// `slice_beta_offset_div2` (-6...6).
     @inlinable public var sliceBetaOffsetDiv2: Int8 {
-        @inline(__always) get { Int8(bitPattern: fields[byte: 51]) }
-        @inline(__always) set { fields[byte: 51] = UInt8(bitPattern: newValue) }
+        get { Int8(bitPattern: fields[byte: 51]) }
+        set { fields[byte: 51] = UInt8(bitPattern: newValue) }
     }
     /// `slice_group_change_cycle` (slice group map types 3-5).
     @inlinable public var sliceGroupChangeCycle: UInt32 {
-        @inline(__always) get { fields[word: 7] }
-        @inline(__always) set { fields[word: 7] = newValue }
+        get { fields[word: 7] }
+        set { fields[word: 7] = newValue }
     }
 
     /// Creates the header of an I slice of a non-reference, non-IDR picture (`nal_unit_type`

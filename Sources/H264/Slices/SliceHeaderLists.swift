@@ -55,7 +55,6 @@ struct SliceHeaderLists: Hashable, Sendable {
     var predWeightTableContent: PredWeightTable { storage?.predWeightTable ?? PredWeightTable() }
 
     /// The storage, made (or copied, when shared) so that it can be changed.
-    @inline(__always)
     mutating func uniqueStorage() -> Storage {
         if storage == nil {
             storage = Storage()
@@ -67,7 +66,6 @@ struct SliceHeaderLists: Hashable, Sendable {
 
     /// Copies a shared storage, so that coding can change it in place; nothing when there is
     /// none.
-    @inline(__always)
     mutating func makeStorageUnique() {
         if storage != nil && !isKnownUniquelyReferenced(&storage) {
             storage = Storage(copying: storage.unsafelyUnwrapped)
@@ -78,7 +76,6 @@ struct SliceHeaderLists: Hashable, Sendable {
     /// with `keepingStorage`, a unique storage stays, its lists emptied with their capacity
     /// kept, and a header without unique storage gets new (empty) storage; otherwise the storage
     /// is let go (a fresh header has none).
-    @inline(__always)
     mutating func resetForReading(keepingStorage: Bool) {
         hasPredWeightTable = false
         guard keepingStorage else {
@@ -95,7 +92,6 @@ struct SliceHeaderLists: Hashable, Sendable {
     }
 
     /// Sets one of the storage's structures; an empty value needs no storage.
-    @inline(__always)
     mutating func set<T: SyntaxDefaultValue & Equatable>(_ field: ReferenceWritableKeyPath<Storage, T>, _ value: T) {
         if storage != nil || value != T() { uniqueStorage()[keyPath: field] = value }
     }

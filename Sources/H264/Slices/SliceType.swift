@@ -29,7 +29,7 @@ public struct SliceType: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// The slice type coded as `rawValue`, known to be 0...9 (read back from where a slice type
     /// was stored).
-    @inlinable @inline(__always) init(uncheckedRawValue rawValue: UInt8) {
+    @inlinable init(uncheckedRawValue rawValue: UInt8) {
         assert(rawValue <= 9)
         self.rawValue = rawValue
     }
@@ -40,7 +40,7 @@ public struct SliceType: RawRepresentable, Hashable, Sendable, CustomStringConve
     }
 
     /// `slice_type % 5`.
-    @inlinable @inline(__always) public var kind: Kind {
+    @inlinable public var kind: Kind {
         switch rawValue % 5 {
         case 0: return .p
         case 1: return .b
@@ -54,7 +54,7 @@ public struct SliceType: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public var allSlicesSame: Bool { rawValue >= 5 }
 
     /// An I or SI slice: the only kinds an IDR picture holds.
-    @inlinable @inline(__always) public var isIntra: Bool { kind == .i || kind == .si }
+    @inlinable public var isIntra: Bool { kind == .i || kind == .si }
 
     public static let p = SliceType(.p)
     public static let b = SliceType(.b)

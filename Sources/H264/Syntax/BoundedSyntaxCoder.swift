@@ -26,14 +26,12 @@ public struct BoundedSyntaxCoder<Inner: SyntaxCoder>: SyntaxCoder {
     /// True when reading and ``limit`` has been reached.
     public var isAtEnd: Bool { isReading && inner.bitPosition >= limit }
 
-    @inline(__always)
     private func require(_ bits: Int, _ name: SyntaxName) throws(H264Error) {
         guard !isReading || bits <= bitsRemaining else {
             throw .truncated("\(name): \(bits) bits wanted, \(bitsRemaining) left in the payload")
         }
     }
 
-    @inline(__always)
     private func checkOvershoot(_ name: SyntaxName) throws(H264Error) {
         guard !isReading || inner.bitPosition <= limit else {
             throw .truncated("\(name) runs past the end of the payload")
@@ -91,4 +89,15 @@ public struct BoundedSyntaxCoder<Inner: SyntaxCoder>: SyntaxCoder {
         }
         try inner.byteElements(&bytes, count: count, name)
     }
+
+    /// The inner coder's look-ahead, within ``limit``.
+    public func peekBits(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+        guard skip >= 0, count >= 0, !isReading || (skip <= bitsRemaining && count <= bitsRemaining &- skip) else {
+            throw .truncated("look-ahead of \(count) bits after \(skip) runs past the payload (\(bitsRemaining) bits left)")
+        }
+        return try inner.peekBits(count, skipping: skip)
+    }
+
+    /// The inner coder's failure.
+    public func failure(_ make: () -> H264Error) -> H264Error { inner.failure(make) }
 }

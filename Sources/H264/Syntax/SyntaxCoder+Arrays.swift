@@ -64,12 +64,7 @@ extension SyntaxCoder {
 }
 
 extension SyntaxCoder {
-    /// The error to throw for a failed element: `make()`'s, or, from a reader whose errors are
-    /// discarded (``UnsafeSyntaxReader/discardsErrors``), the one shared error it throws
-    /// instead (no message built). Resolved when the caller is specialised for its coder.
-    @usableFromInline
-    func failure(_ make: () -> H264Error) -> H264Error {
-        if let reader = self as? UnsafeSyntaxReader { return reader.failure(make) }
-        return make()
-    }
+    /// The default ``SyntaxCoder/failure(_:)``: `make()`.
+    @inlinable
+    public func failure(_ make: () -> H264Error) -> H264Error { make() }
 }

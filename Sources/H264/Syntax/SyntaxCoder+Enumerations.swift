@@ -17,7 +17,7 @@ extension SyntaxCoder {
     /// ``ChromaFormat``), with a range check on the integer.
     /// - Throws: ``H264Error/Code/valueOutOfRange`` for an integer outside `range` or naming no
     ///   value; the coder's errors.
-    @inlinable @inline(__always)
+    @inlinable
     public mutating func ue<T: RawRepresentable>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T.RawValue>) throws(H264Error)
     where T.RawValue: FixedWidthInteger {
         var raw = value.rawValue

@@ -1,51 +1,7 @@
-/// Coders that can look ahead without copying themselves: a reader copies its position, a
-/// tracer looks through its reader (copying its element list would cost O(elements) a peek).
-protocol SyntaxLookAhead {
-    /// The `count` bits (0...32) after the next `skip` bits, nothing consumed.
-    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32
-}
-
-extension SyntaxReader: SyntaxLookAhead {
-    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
-        guard (0...32).contains(count) else { throw .outOfRange("look-ahead bit count", Int64(count)) }
-        var r = reader
-        try r.skipBits(skip)
-        return UInt32(truncatingIfNeeded: try r.readBits(count))
-    }
-}
-
-extension SyntaxTracer: SyntaxLookAhead {
-    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
-        try inner.lookAhead(count, skipping: skip)
-    }
-}
-
-extension BoundedSyntaxCoder: SyntaxLookAhead where Inner: SyntaxLookAhead {
-    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
-        guard skip >= 0, count >= 0, !isReading || (skip <= bitsRemaining && count <= bitsRemaining &- skip) else {
-            throw .truncated("look-ahead of \(count) bits after \(skip) runs past the payload (\(bitsRemaining) bits left)")
-        }
-        return try inner.lookAhead(count, skipping: skip)
-    }
-}
-
 extension SyntaxCoder {
-    /// Reads `count` bits (0...32) that follow the next `skip` bits, without consuming anything.
-    /// Only meaningful when ``isReading``.
-    ///
-    /// Syntax tables that branch on bits not yet read (the 0xFF runs of SEI message headers,
-    /// `show_bits` in FFmpeg) use this, so that the element is then read under its right name.
-    /// The library's coders look through their reader; any other coder is probed by reading
-    /// from a copy of it.
-    /// - Throws: ``H264Error/Code/truncated`` when the bits are not there.
-    /// - Complexity: O(1 + skip / 32).
-    public func peekBits(_ count: Int, skipping skip: Int = 0) throws(H264Error) -> UInt32 {
-        // The library's parsing readers first, by their concrete types (a cast a specialised
-        // caller resolves when compiled): as an existential they would be boxed, an allocation
-        // per peek.
-        if let r = self as? UnsafeSyntaxReader { return try r.lookAhead(count, skipping: skip) }
-        if let r = self as? BoundedSyntaxCoder<UnsafeSyntaxReader> { return try r.lookAhead(count, skipping: skip) }
-        if let la = self as? any SyntaxLookAhead { return try la.lookAhead(count, skipping: skip) }
+    /// The default ``SyntaxCoder/peekBits(_:skipping:)``: reads from a copy of the coder.
+    /// - Complexity: O(1 + skip / 32) elements.
+    public func peekBits(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
         var probe = self
         var left = skip
         var value: UInt32 = 0
@@ -56,6 +12,13 @@ extension SyntaxCoder {
         }
         try probe.u(count, &value, "look_ahead")
         return value
+    }
+
+    /// The next `count` bits (0...32), nothing consumed: ``peekBits(_:skipping:)`` skipping none.
+    /// - Throws: ``H264Error/Code/truncated`` when the bits are not there.
+    @inlinable
+    public func peekBits(_ count: Int) throws(H264Error) -> UInt32 {
+        try peekBits(count, skipping: 0)
     }
 
     /// Reads the `ue(v)` that comes next without consuming it (and without a tracer recording

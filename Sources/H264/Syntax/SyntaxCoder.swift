@@ -121,6 +121,22 @@ public protocol SyntaxCoder {
     /// of `fill`; writing: checks the count). A default implementation does that; see
     /// ``SyntaxCoder/prepare(_:count:limit:fill:_:)``.
     mutating func prepare<T>(_ array: inout [T], count: Int, limit: Int, fill: T, _ name: SyntaxName) throws(H264Error)
+
+    /// Reads `count` bits (0...32) that follow the next `skip` bits, without consuming anything
+    /// (and without a tracer recording them). Only meaningful when ``isReading``.
+    ///
+    /// Syntax tables that branch on bits not yet read (the 0xFF runs of SEI message headers,
+    /// `show_bits` in FFmpeg) use this, so that the element is then read under its right name.
+    /// The library's readers look at their bytes; the default implementation reads from a copy
+    /// of the coder, in O(1 + skip / 32) elements.
+    /// - Throws: ``H264Error/Code/truncated`` when the bits are not there.
+    func peekBits(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32
+
+    /// The error to throw for an element that cannot be coded: `make()`, unless the coder
+    /// reports failures another way. The default returns `make()`; the library's reader of a
+    /// slice header's escaped bytes, whose failures its caller does not report (it reads the
+    /// header again from the RBSP), returns one shared error instead and builds no message.
+    func failure(_ make: () -> H264Error) -> H264Error
 }
 
 extension SyntaxCoder {
@@ -144,6 +160,9 @@ extension SyntaxCoder {
 }
 
 /// Reads syntax elements from an RBSP.
+///
+/// Every element is read by the library's one reading implementation, through ``BitReader``
+/// (values, errors and positions as the parsers' own reader gives them).
 public struct SyntaxReader: SyntaxCoder {
     /// The underlying bit reader.
     public var reader: BitReader
@@ -159,33 +178,27 @@ public struct SyntaxReader: SyntaxCoder {
 
     @inlinable
     public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName) throws(H264Error) {
-        value = T(truncatingIfNeeded: try reader.readBits(bits))
+        try reader.read { (r: inout UnsafeSyntaxReader) throws(H264Error) in try r.u(bits, &value, name) }
     }
 
     @inlinable
     public mutating func u<T: FixedWidthInteger>(_ bits: Int, _ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
-        let raw = try reader.readBits(bits)
-        guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", Int64(truncatingIfNeeded: raw)) }
-        value = v
+        try reader.read { (r: inout UnsafeSyntaxReader) throws(H264Error) in try r.u(bits, &value, name, range) }
     }
 
     @inlinable
     public mutating func ue<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
-        let raw = try reader.readUE()
-        guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", Int64(raw)) }
-        value = v
+        try reader.read { (r: inout UnsafeSyntaxReader) throws(H264Error) in try r.ue(&value, name, range) }
     }
 
     @inlinable
     public mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
-        let raw = try reader.readSE()
-        guard let v = T(exactly: raw), range.contains(v) else { throw .outOfRange("\(name)", Int64(raw)) }
-        value = v
+        try reader.read { (r: inout UnsafeSyntaxReader) throws(H264Error) in try r.se(&value, name, range) }
     }
 
     @inlinable
     public mutating func flag(_ value: inout Bool, _ name: SyntaxName) throws(H264Error) {
-        value = try reader.readFlag()
+        try reader.read { (r: inout UnsafeSyntaxReader) throws(H264Error) in try r.flag(&value, name) }
     }
 
     @inlinable
@@ -195,13 +208,18 @@ public struct SyntaxReader: SyntaxCoder {
     public mutating func trailingBits() throws(H264Error) { try reader.readTrailingBits() }
 
     public mutating func bytes(_ bytes: inout [UInt8], count: Int, _ name: SyntaxName) throws(H264Error) {
-        guard count >= 0, count <= reader.bitsRemaining / 8 else { throw .truncated("\(name): \(count) bytes wanted") }
-        bytes = try reader.readBytes(count)
+        try reader.read { (r: inout UnsafeSyntaxReader) throws(H264Error) in try r.bytes(&bytes, count: count, name) }
     }
 
     /// Reads the bytes in one step: only a tracer needs one element per byte.
     public mutating func byteElements(_ bytes: inout [UInt8], count: Int, _ name: (Int) -> SyntaxName) throws(H264Error) {
         try self.bytes(&bytes, count: count, name(0))
+    }
+
+    /// Reads `count` bits (0...32) after the next `skip` bits from a copy of the position.
+    public func peekBits(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+        var copy = reader
+        return try copy.read { (r: inout UnsafeSyntaxReader) throws(H264Error) in try r.peekBits(count, skipping: skip) }
     }
 }
 

@@ -146,6 +146,11 @@ public struct SyntaxTracer: SyntaxCoder {
 
     public mutating func moreRBSPData(writerAnswer: Bool) -> Bool { inner.moreRBSPData(writerAnswer: writerAnswer) }
 
+    /// Looks through the reader: nothing is recorded (and the element list is not copied).
+    public func peekBits(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+        try inner.peekBits(count, skipping: skip)
+    }
+
     public mutating func trailingBits() throws(H264Error) {
         let p = inner.bitPosition
         try inner.trailingBits()

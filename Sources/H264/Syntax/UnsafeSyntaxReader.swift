@@ -1,16 +1,21 @@
-/// The reading coder of the hot paths: ``SyntaxReader``'s semantics (same values, same errors,
-/// same bit positions) over memory the caller keeps valid while it reads.
+/// The library's one implementation of the bit reads of clause 7.2 and 9.1 (`u(n)`, `ue(v)`,
+/// `se(v)`, flags, `more_rbsp_data()`, `rbsp_trailing_bits()`), over memory the caller keeps
+/// valid while it reads.
 ///
-/// ``SyntaxReader`` goes through ``BitReader``, which holds an `ArraySlice` and enters
-/// `withUnsafeBytes` for every element. This reader holds the base address for the whole
-/// structure instead: an element is one unaligned 8-byte load when 8 bytes remain (`ue(v)` of up
-/// to 57 bits, `u(n)` and flags), and a byte-wise path only in the last 8 bytes. It is made by
-/// ``withUnsafeSyntaxReader(_:_:)`` only, so its pointer never outlives the bytes.
+/// The parsers (slice headers, parameter sets, SEI, the partial readers) make one for a whole
+/// structure (``withUnsafeSyntaxReader(_:_:)``, or over a stack buffer they own), so that its
+/// pointer never outlives the bytes: an element is then one unaligned 8-byte load when 8 bytes
+/// remain (`ue(v)` of up to 57 bits, `u(n)` and flags), and a byte-wise path only in the last 8
+/// bytes. ``BitReader`` (and through it ``SyntaxReader`` and ``SyntaxTracer``) makes one for
+/// each read over its slice's memory: the same values, errors and bit positions.
 ///
 /// The structures' descriptions are not touched: it is one more ``SyntaxCoder``, and the
-/// generic `code(_:context:)` functions are specialised for it.
+/// generic `code(_:context:)` functions are specialised for it. Its element reads are forced
+/// inline (`@inline(__always)`): the slice-header and parameter-set coding functions are large
+/// enough that the inliner leaves calls in them (without it, `slice_headers_per_s` fell 10% and
+/// `parse_headers_gbps` 7%: Docs/Benchmarks.md, issue 28).
 @usableFromInline
-struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
+struct UnsafeSyntaxReader: SyntaxCoder {
     /// The first byte (nil only when `byteCount` is 0).
     @usableFromInline let base: UnsafeRawPointer?
     /// The bytes of the structure from `base`.
@@ -97,6 +102,15 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
         return try readUESlowly()
     }
 
+    /// `se(v)` (9.1.1): ``readUE()`` mapped to 0, 1, -1, 2, -2, ...
+    @inlinable
+    mutating func readSE() throws(H264Error) -> Int32 {
+        let k = try readUE()
+        // k <= 2^32 - 2, so (k + 1) / 2 <= 2^31 - 1 fits Int32.
+        let magnitude = Int32(truncatingIfNeeded: (UInt64(k) &+ 1) &>> 1)
+        return k & 1 == 1 ? magnitude : 0 &- magnitude
+    }
+
     /// ``readUE()`` in the last 8 bytes or for more than 28 leading zero bits.
     @usableFromInline @inline(never)
     mutating func readUESlowly() throws(H264Error) -> UInt32 {
@@ -167,10 +181,7 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
 
     @inlinable @inline(__always)
     mutating func se<T: FixedWidthInteger>(_ value: inout T, _ name: SyntaxName, _ range: ClosedRange<T>) throws(H264Error) {
-        let k = try readUE()
-        // k <= 2^32 - 2, so (k + 1) / 2 <= 2^31 - 1 fits Int32.
-        let magnitude = Int32(truncatingIfNeeded: (UInt64(k) &+ 1) &>> 1)
-        let raw = k & 1 == 1 ? magnitude : 0 &- magnitude
+        let raw = try readSE()
         guard let v = T(exactly: raw), range.contains(v) else { throw failure { Self.outOfRange(name, Int64(raw)) } }
         value = v
     }
@@ -238,7 +249,7 @@ struct UnsafeSyntaxReader: SyntaxCoder, SyntaxLookAhead {
     }
 
     @usableFromInline
-    func lookAhead(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
+    func peekBits(_ count: Int, skipping skip: Int) throws(H264Error) -> UInt32 {
         guard (0...32).contains(count) else { throw failure { .outOfRange("look-ahead bit count", Int64(count)) } }
         guard skip >= 0, skip <= bitsRemaining else { throw failure { .truncated("cannot skip \(skip) bits at bit \(position)") } }
         var r = self
