@@ -130,7 +130,7 @@ public enum FLVConversion {
     /// - Throws: ``FLVError`` as ``flvToAnnexB(_:)`` does (``FLVError/Code/truncated`` for a
     ///   file that ends inside a tag), and what the closures throw.
     public static func flvToAnnexB(read: () throws -> ArraySlice<UInt8>?, write: ([UInt8]) throws -> Void) throws {
-        var reader = FLVStreamReader()
+        var reader = FLVStreamParser()
         var writer = FLVAnnexBWriter()
         var out: [UInt8] = []
         while let chunk = try read() {
