@@ -93,7 +93,7 @@ public final class RTMPVideoPublisher: Sendable {
     ///   - options: publisher settings.
     /// - Throws: ``RTMPError/Code/h264`` (with the core's error) for a stream without access
     ///   units, and the publisher's errors.
-    public static func publish(annexB: [UInt8], to url: String, timing: TimestampAssigner.Configuration = .init(),
+    public static func publish(annexB: [UInt8], to url: String, timing: TimestampOptions = .init(),
                                realTime: Bool = true, options: RTMPPublisher.Options = .init()) throws(RTMPError) -> RTMPPublisher.Statistics {
         let (accessUnits, errors) = AccessUnits.assemble(annexB: annexB[...], timing: timing, leadingData: .skip)
         if accessUnits.isEmpty, let first = errors.first {
