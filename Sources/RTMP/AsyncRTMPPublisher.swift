@@ -7,7 +7,7 @@ import MediaSupport
 /// is cancelled, whatever the server does.
 ///
 /// ```swift
-/// let encoder = AsyncFrameEncoder(try X264Encoder(configuration: config))
+/// let encoder = AsyncFrameEncoder(try X264Encoder(options: config))
 /// let rtmp = try await AsyncRTMPPublisher(url: "rtmp://live.example.com/app/key", metadata: metadata,
 ///                                         parameterSets: encoder.encoder.parameterSets)
 /// let statistics = try await rtmp.publish(encoder.encodedFrames(from: frames))

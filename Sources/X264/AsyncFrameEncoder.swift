@@ -6,7 +6,7 @@ import MediaSupport
 /// cooperative pool, and the caller's task suspends until it is done.
 ///
 /// ```swift
-/// let encoder = AsyncFrameEncoder(try X264Encoder(configuration: config))
+/// let encoder = AsyncFrameEncoder(try X264Encoder(options: config))
 /// for try await au in encoder.encodedFrames(from: frames) {   // frames: any AsyncSequence of VideoFrame
 ///     try await sink.write(au)
 /// }
@@ -19,7 +19,7 @@ import MediaSupport
 ///   memory is the encoder's plus the output of the call in flight, and a thread (started with
 ///   the first call, ended when the wrapper is released).
 public final class AsyncFrameEncoder<Encoder: FrameEncoder>: Sendable {
-    /// The wrapped encoder (for its configuration and parameter sets; its blocking methods
+    /// The wrapped encoder (for its options and parameter sets; its blocking methods
     /// are better called through this wrapper from async code).
     public let encoder: Encoder
     private let worker = BlockingWorker()

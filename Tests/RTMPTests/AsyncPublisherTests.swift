@@ -53,12 +53,12 @@ import X264
 
     /// An encoder with B-frames (its first DTS is negative) and SPS/PPS out of band only.
     static func encoder() throws -> AsyncFrameEncoder<X264Encoder> {
-        var config = X264Encoder.Configuration(width: 160, height: 96)
+        var config = X264Encoder.Options(width: 160, height: 96)
         config.expectedFrameRate = 25
         config.preset = .veryfast
         config.maxConsecutiveBFrames = 2
         config.rateControl = .averageBitrate(300_000)
-        return AsyncFrameEncoder(try X264Encoder(configuration: config))
+        return AsyncFrameEncoder(try X264Encoder(options: config))
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
