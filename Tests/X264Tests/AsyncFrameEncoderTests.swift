@@ -77,7 +77,7 @@ private final class TaskProbeEncoder: FrameEncoder {
             // so no more than the encoder's delay (plus the frame in hand) runs ahead (until the
             // last frame, when the flush drains the delay).
             let pulled = frames.pulled.current
-            if pulled < 30 { #expect(pulled <= out.count + encoder.encoder.delayedFrames + 1) }
+            if pulled < 30 { #expect(pulled <= out.count + encoder.base.delayedFrames + 1) }
         }
         #expect(out.count == 30)
         #expect(out.map(\.pts).sorted() == Array(0..<30))
