@@ -4,8 +4,8 @@ import H264Video
 extension X264Encoder {
     /// The colour description of the VUI with `Int` code points: replaced by the core's
     /// `ColorDescription` (`UInt8` code points, the type the VUI, the header editor and MP4's
-    /// `colr` box share), which ``Configuration/colorDescription`` takes.
-    @available(*, deprecated, message: "use ColorDescription (module H264) and Configuration.colorDescription")
+    /// `colr` box share), which ``Options/colorDescription`` takes.
+    @available(*, deprecated, message: "use ColorDescription (module H264) and Options.colorDescription")
     public struct ColorDescription: Hashable, Sendable {
         /// `colour_primaries` (1 BT.709, 5 BT.470BG, 6 SMPTE 170M, 9 BT.2020).
         public var primaries: Int
@@ -46,7 +46,7 @@ extension X264Encoder {
     }
 }
 
-extension X264Encoder.Configuration {
+extension X264Encoder.Options {
     /// The colour description with `Int` code points: ``colorDescription`` seen through the
     /// deprecated ``X264Encoder/ColorDescription``. A code point outside 0...255 leaves
     /// ``colorDescription`` nil and makes the encoder's creation throw

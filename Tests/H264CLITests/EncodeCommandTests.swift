@@ -29,7 +29,7 @@ import X264
     /// the configuration's `ColorDescription`; the ones not given keep what it had.
     @Test func colourOptions() throws {
         func settings(_ args: [String]) throws -> EncodeSettings { var a = Arguments(args); return try EncodeSettings(&a) }
-        var config = X264Encoder.Configuration(width: 160, height: 96)
+        var config = X264Encoder.Options(width: 160, height: 96)
         try settings(["--colorprim", "bt470bg", "--transfer", "smpte170m", "--colormatrix", "5", "--range", "pc"]).apply(to: &config)
         #expect(config.colorDescription == ColorDescription(primaries: 5, transferCharacteristics: 6, matrixCoefficients: 5, fullRange: true))
         config.colorDescription = .bt709

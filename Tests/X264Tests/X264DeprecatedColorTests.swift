@@ -4,7 +4,7 @@ import H264Video
 @testable import X264
 
 /// The colour description of earlier releases (`X264Encoder.ColorDescription` with `Int` code
-/// points, `Configuration.color`) still builds and means the core's `ColorDescription`. The
+/// points, `Options.color`) still builds and means the core's `ColorDescription`. The
 /// test functions are deprecated themselves, so calling the deprecated API prints no warning.
 @Suite struct X264DeprecatedColorTests {
     @available(*, deprecated)
@@ -32,8 +32,8 @@ import H264Video
         config.color = nil
         #expect(config.colorDescription == nil && config.color == nil)
 
-        let old = try X264Encoder(configuration: X264Support.config { $0.color = .bt709 })
-        let new = try X264Encoder(configuration: X264Support.config { $0.colorDescription = .bt709 })
+        let old = try X264Encoder(options: X264Support.config { $0.color = .bt709 })
+        let new = try X264Encoder(options: X264Support.config { $0.colorDescription = .bt709 })
         #expect(old.parameterSets.map(\.bytes) == new.parameterSets.map(\.bytes))
         #expect(try Bitstream(X264Support.encode(old, count: 1)).sps?.colorDescription == .bt709)
     }
@@ -45,8 +45,8 @@ import H264Video
         var config = X264Support.config()
         config.color = .init(primaries: 300, transfer: 1, matrix: 1)
         #expect(config.colorDescription == nil)
-        #expect(throws: X264Error(.invalidArgument, "")) { try X264Encoder(configuration: config) }
+        #expect(throws: X264Error(.invalidArgument, "")) { try X264Encoder(options: config) }
         config.colorDescription = .bt709
-        #expect(try X264Encoder(configuration: config).parameterSets.count == 2)
+        #expect(try X264Encoder(options: config).parameterSets.count == 2)
     }
 }
