@@ -165,7 +165,7 @@ enum EncodeCommand: CLICommand {
             }
             if h.interlacing == .topFieldFirst { config.fieldOrder = .topFieldFirst }
             if h.interlacing == .bottomFieldFirst { config.fieldOrder = .bottomFieldFirst }
-            if h.colorRange == .full { config.color = .init(primaries: 2, transfer: 2, matrix: 2, fullRange: true) }
+            if h.colorRange == .full { config.colorDescription = ColorDescription(fullRange: true) }
         }
         config.expectedFrameRate = rate
         // An Annex-B file keeps x264's in-band headers (its CLI's --repeat-headers default: the

@@ -36,9 +36,9 @@ struct EncodeSettings {
     var sliceMaxSize: Int?
     var threads: Int?
     var sar: (Int, Int)?
-    var colorPrimaries: Int?
-    var transfer: Int?
-    var colorMatrix: Int?
+    var colorPrimaries: UInt8?
+    var transfer: UInt8?
+    var colorMatrix: UInt8?
     var fullRange: Bool?
 
     /// Takes the encoder options out of `args`.
@@ -150,11 +150,12 @@ struct EncodeSettings {
         if let threads { config.threads = threads }
         if let sar { config.pixelAspectRatio = sar }
         if colorPrimaries != nil || transfer != nil || colorMatrix != nil || fullRange != nil {
-            let base = config.color
-            config.color = X264Encoder.ColorDescription(primaries: colorPrimaries ?? base?.primaries ?? 2,
-                                                        transfer: transfer ?? base?.transfer ?? 2,
-                                                        matrix: colorMatrix ?? base?.matrix ?? 2,
-                                                        fullRange: fullRange ?? base?.fullRange ?? false)
+            var d = config.colorDescription ?? .unspecified
+            if let colorPrimaries { d.primaries = colorPrimaries }
+            if let transfer { d.transferCharacteristics = transfer }
+            if let colorMatrix { d.matrixCoefficients = colorMatrix }
+            if let fullRange { d.fullRange = fullRange }
+            config.colorDescription = d
         }
     }
 
@@ -194,24 +195,24 @@ struct EncodeSettings {
     }
 
     /// A VUI code by its x264 name or its number (0...255).
-    static func code(_ s: String, _ name: String, _ names: [String: Int]) throws -> Int {
+    static func code(_ s: String, _ name: String, _ names: [String: UInt8]) throws -> UInt8 {
         if let v = names[s.lowercased()] { return v }
-        guard let v = Int(s), (0...255).contains(v) else {
+        guard let v = UInt8(s) else {
             throw CLIError("\(name): '\(s)' is not one of \(names.keys.sorted().joined(separator: ", ")) or 0...255")
         }
         return v
     }
 
     /// `colour_primaries` (Table E-3) by x264's names.
-    static let primaries = ["bt709": 1, "undef": 2, "bt470m": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7,
+    static let primaries: [String: UInt8] = ["bt709": 1, "undef": 2, "bt470m": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7,
                             "film": 8, "bt2020": 9, "smpte428": 10, "smpte431": 11, "smpte432": 12]
     /// `transfer_characteristics` (Table E-4) by x264's names.
-    static let transfers = ["bt709": 1, "undef": 2, "bt470m": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7,
+    static let transfers: [String: UInt8] = ["bt709": 1, "undef": 2, "bt470m": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7,
                             "linear": 8, "log100": 9, "log316": 10, "iec61966-2-4": 11, "bt1361e": 12,
                             "iec61966-2-1": 13, "bt2020-10": 14, "bt2020-12": 15, "smpte2084": 16, "smpte428": 17,
                             "arib-std-b67": 18]
     /// `matrix_coefficients` (Table E-5) by x264's names.
-    static let matrices = ["gbr": 0, "bt709": 1, "undef": 2, "fcc": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7,
+    static let matrices: [String: UInt8] = ["gbr": 0, "bt709": 1, "undef": 2, "fcc": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7,
                            "ycgco": 8, "bt2020nc": 9, "bt2020c": 10, "smpte2085": 11, "chroma-derived-nc": 12,
                            "chroma-derived-c": 13, "ictcp": 14]
 }

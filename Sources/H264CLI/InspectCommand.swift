@@ -458,10 +458,7 @@ struct StreamStatistics {
                 lines.append("frame rate     \(r.numerator / g)/\(r.denominator / g) (VUI)")
             }
             if let sar = sps.sampleAspectRatio { lines.append("SAR            \(sar.width):\(sar.height)") }
-            if sps.vuiParametersPresentFlag && sps.vui.colourDescriptionPresentFlag {
-                let v = sps.vui
-                lines.append("colour         primaries \(v.colourPrimaries), transfer \(v.transferCharacteristics), matrix \(v.matrixCoefficients), full range \(v.videoFullRangeFlag ? 1 : 0)")
-            }
+            if let colour = sps.colorDescription { lines.append("colour         \(colour)") }
             o.add("profile_idc", Int(sps.profileIDC))
             o.add("level_idc", Int(sps.levelIDC))
             o.add("codec", codec.codecString())

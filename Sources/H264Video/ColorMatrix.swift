@@ -20,3 +20,12 @@ public enum ColorRange: Sendable, Hashable, CaseIterable {
     /// "Full" or "PC" range: all of 0...255.
     case full
 }
+
+extension ColorDescription {
+    /// The RGB -> YCbCr conversion for this description: BT.709 for `matrix_coefficients` 1,
+    /// BT.601 otherwise (5 and 6 are BT.601; the others, 2 "unspecified" among them, fall back
+    /// to it); full range with `video_full_range_flag`.
+    public var conversion: ColorConversion {
+        ColorConversion(matrix: matrixCoefficients == 1 ? .bt709 : .bt601, range: fullRange ? .full : .limited)
+    }
+}

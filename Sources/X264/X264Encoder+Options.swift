@@ -9,7 +9,7 @@ extension X264Encoder {
         /// Frame height in pixels; must be even for 4:2:0 input.
         public var height: Int
         /// The pixel format of the frames passed to ``X264Encoder/encode(_:options:)``. BGRA and
-        /// ARGB are converted to I420 with the matrix and range of ``color`` (BT.601 limited
+        /// ARGB are converted to I420 with the matrix and range of ``colorDescription`` (BT.601 limited
         /// range when nil).
         public var pixelFormat: PixelFormat = .i420
         /// The frame rate the frames are expected at (`ExpectedFrameRate`), frames per second:
@@ -140,8 +140,14 @@ extension X264Encoder {
         /// Interlaced coding (PAFF/MBAFF) with this field order; nil for progressive frames.
         public var fieldOrder: FieldOrder?
         /// Colour description written in the VUI (`ColorPrimaries`, `TransferFunction`,
-        /// `YCbCrMatrix`), and used for BGRA/ARGB conversion.
-        public var color: ColorDescription?
+        /// `YCbCrMatrix`; `video_full_range_flag`), and the BGRA/ARGB conversion's matrix and
+        /// range (its `conversion`). Nil writes none, except for BGRA/ARGB input, which is
+        /// converted and described as `ColorDescription.bt601`. x264 writes
+        /// `colour_description_present_flag` only when a code point is not 2 ("unspecified").
+        public var colorDescription: H264.ColorDescription? { didSet { rejectedColor = nil } }
+        /// Code points outside 0...255 given through the deprecated `color`, which the encoder
+        /// rejects as it did before `colorDescription` (nil when none).
+        var rejectedColor: String?
         /// A mastering display colour volume SEI message on every IDR picture
         /// (`MasteringDisplayColorVolume`); primaries in the message's order (x264 writes
         /// green, blue, red).
@@ -302,36 +308,6 @@ extension X264Encoder {
         case fastDecode = "fastdecode"
         /// No lookahead and no frame delay (what ``Options/realTime`` selects).
         case zeroLatency = "zerolatency"
-    }
-
-    /// The colour description of the VUI (ITU-T H.264 E.2.1, Tables E-3 to E-5).
-    public struct ColorDescription: Hashable, Sendable {
-        /// `colour_primaries` (1 BT.709, 5 BT.470BG, 6 SMPTE 170M, 9 BT.2020).
-        public var primaries: Int
-        /// `transfer_characteristics` (1 BT.709, 6 SMPTE 170M, 13 sRGB, 16 PQ, 18 HLG).
-        public var transfer: Int
-        /// `matrix_coefficients` (1 BT.709, 5 BT.470BG, 6 SMPTE 170M, 9 BT.2020 NCL).
-        public var matrix: Int
-        /// `video_full_range_flag`.
-        public var fullRange: Bool
-
-        /// Creates a colour description.
-        public init(primaries: Int, transfer: Int, matrix: Int, fullRange: Bool = false) {
-            self.primaries = primaries
-            self.transfer = transfer
-            self.matrix = matrix
-            self.fullRange = fullRange
-        }
-
-        /// HD video: BT.709 primaries, transfer and matrix, limited range.
-        public static let bt709 = ColorDescription(primaries: 1, transfer: 1, matrix: 1)
-        /// SD video: SMPTE 170M (BT.601 525) primaries, transfer and matrix, limited range.
-        public static let bt601 = ColorDescription(primaries: 6, transfer: 6, matrix: 6)
-
-        /// The conversion used for RGB input: BT.709 for matrix 1, BT.601 otherwise.
-        public var conversion: ColorConversion {
-            ColorConversion(matrix: matrix == 1 ? .bt709 : .bt601, range: fullRange ? .full : .limited)
-        }
     }
 
     /// Severity of an x264 log message.

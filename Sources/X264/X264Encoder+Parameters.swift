@@ -23,7 +23,7 @@ extension X264Encoder.Options {
     var chromaFormat: ChromaFormat { pixelFormat.chromaFormat ?? .yuv420 }
 
     /// The colour conversion used for BGRA and ARGB frames.
-    var rgbConversion: ColorConversion { (color ?? .bt601).conversion }
+    var rgbConversion: ColorConversion { (colorDescription ?? .bt601).conversion }
 
     /// Checks every setting that x264 would otherwise reject (printing to stderr) or accept wrongly.
     func validate() throws(X264Error) {
@@ -72,11 +72,7 @@ extension X264Encoder.Options {
         guard threads >= 0, threads <= 128 else { throw bad("threads \(threads) must be 0...128") }
         guard slices >= 0, slices <= 256 else { throw bad("slices \(slices) must be 0...256") }
         if let m = maxSliceSize { guard m > 0 else { throw bad("max slice size \(m) must be positive") } }
-        if let c = color {
-            guard (0...255).contains(c.primaries), (0...255).contains(c.transfer), (0...255).contains(c.matrix) else {
-                throw bad("colour description values must be 0...255")
-            }
-        }
+        if let rejectedColor { throw bad("colour description values must be 0...255 (\(rejectedColor))") }
         if let sar = pixelAspectRatio {
             guard (1...65535).contains(sar.width), (1...65535).contains(sar.height) else {
                 throw bad("pixel aspect ratio \(sar.width):\(sar.height) must be 1...65535 each")
@@ -208,11 +204,11 @@ extension X264Encoder.Options {
             p.b_interlaced = 1
             p.b_tff = order == .topFieldFirst ? 1 : 0
         }
-        let vuiColor = color ?? (pixelFormat.isRGB ? .bt601 : nil)
+        let vuiColor = colorDescription ?? (pixelFormat.isRGB ? .bt601 : nil)
         if let c = vuiColor {
             p.vui.i_colorprim = Int32(c.primaries)
-            p.vui.i_transfer = Int32(c.transfer)
-            p.vui.i_colmatrix = Int32(c.matrix)
+            p.vui.i_transfer = Int32(c.transferCharacteristics)
+            p.vui.i_colmatrix = Int32(c.matrixCoefficients)
             p.vui.b_fullrange = c.fullRange ? 1 : 0
         }
         applyStructure(to: &p)

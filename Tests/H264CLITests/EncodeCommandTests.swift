@@ -5,6 +5,7 @@ import H264
 @testable import H264CLI
 import MediaSupport
 import TestSupport
+import X264
 
 @Suite struct EncodeCommandTests {
     @Test func rates() throws {
@@ -22,6 +23,23 @@ import TestSupport
         #expect(throws: CLIError.self) { try EncodeCommand.parseFrameRate("0") }
         #expect(try EncodeCommand.parseSize("160x96", "--size") == (160, 96))
         #expect(throws: CLIError.self) { try EncodeCommand.parseSize("160", "--size") }
+    }
+
+    /// `--colorprim`, `--transfer`, `--colormatrix` and `--range` (x264's names or numbers) set
+    /// the configuration's `ColorDescription`; the ones not given keep what it had.
+    @Test func colourOptions() throws {
+        func settings(_ args: [String]) throws -> EncodeSettings { var a = Arguments(args); return try EncodeSettings(&a) }
+        var config = X264Encoder.Options(width: 160, height: 96)
+        try settings(["--colorprim", "bt470bg", "--transfer", "smpte170m", "--colormatrix", "5", "--range", "pc"]).apply(to: &config)
+        #expect(config.colorDescription == ColorDescription(primaries: 5, transferCharacteristics: 6, matrixCoefficients: 5, fullRange: true))
+        config.colorDescription = .bt709
+        try settings(["--range", "pc"]).apply(to: &config)
+        #expect(config.colorDescription == ColorDescription(primaries: 1, transferCharacteristics: 1, matrixCoefficients: 1, fullRange: true))
+        config.colorDescription = nil
+        try settings(["--transfer", "arib-std-b67"]).apply(to: &config)
+        #expect(config.colorDescription == ColorDescription(transferCharacteristics: 18))
+        #expect(throws: CLIError.self) { try settings(["--colorprim", "256"]) }
+        #expect(throws: CLIError.self) { try settings(["--colormatrix", "-1"]) }
     }
 
     static func temp(_ suffix: String) -> String { NSTemporaryDirectory() + "h264cli-\(UUID().uuidString)\(suffix)" }

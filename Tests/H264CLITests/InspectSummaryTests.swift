@@ -29,4 +29,17 @@ import TestSupport
         let line = run.output.split(separator: "\n").first { $0.hasPrefix("codec ") }
         #expect(line.map(String.init) == "codec          avc1.6e000a, profile-level-id 6e000a")
     }
+
+    /// The human summary's colour line: the SPS's `ColorDescription`, for a fixture whose VUI
+    /// carries one.
+    @Test(.enabled(if: Support.h264 != nil, "needs the built h264 tool"))
+    func colourLine() throws {
+        let run = try Support.run(try #require(Support.h264), ["inspect", Support.root + "/Fixtures/Streams/vui-full.264"])
+            .checked("h264 inspect")
+        let line = run.output.split(separator: "\n").first { $0.hasPrefix("colour ") }
+        #expect(line.map(String.init) == "colour         \(Self.vuiFullColour)")
+    }
+
+    /// vui-full.264's colour description, as the fixture builder writes it.
+    static let vuiFullColour = "primaries 1, transfer 1, matrix 1, full range"
 }

@@ -138,4 +138,15 @@ import H264
         var small = try VideoFrame(width: 2, height: 2, format: .nv12)
         #expect(throws: H264VideoError(.invalidArgument, "")) { try ColorConversion().convert(rgb, into: &small) }
     }
+
+    /// A `ColorDescription`'s conversion: BT.709 for matrix 1 only, BT.601 for 5, 6 and every
+    /// other code point (2 "unspecified" among them); the range from `video_full_range_flag`.
+    @Test func conversionOfAColorDescription() {
+        #expect(ColorDescription.bt709.conversion == ColorConversion(matrix: .bt709, range: .limited))
+        #expect(ColorDescription.bt601.conversion == ColorConversion(matrix: .bt601, range: .limited))
+        #expect(ColorDescription.bt601PAL.conversion == ColorConversion(matrix: .bt601, range: .limited))
+        #expect(ColorDescription(fullRange: true).conversion == ColorConversion(matrix: .bt601, range: .full))
+        #expect(ColorDescription(primaries: 6, transferCharacteristics: 6, matrixCoefficients: 1, fullRange: true).conversion
+                == ColorConversion(matrix: .bt709, range: .full))
+    }
 }

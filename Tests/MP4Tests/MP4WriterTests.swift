@@ -182,10 +182,33 @@ import Testing
         #expect(colour.transferCharacteristics == UInt16(sps.vui.transferCharacteristics))
         #expect(colour.matrixCoefficients == UInt16(sps.vui.matrixCoefficients))
         #expect(colour.fullRange == sps.vui.videoFullRangeFlag)
+        let described = try #require(sps.colorDescription)
+        #expect(colour.colorDescription == described && colour == MP4ColourInformation(described))
         // Without a VUI: square pixels, unspecified colour.
         let plain = try #require(try MP4Reader(try Self.file(.baselineCAVLC)).videoTrack?.descriptions.first)
         #expect(plain.pixelAspectRatio == MP4PixelAspectRatio(horizontalSpacing: 1, verticalSpacing: 1))
         #expect(plain.colour == MP4ColourInformation(colourPrimaries: 2, transferCharacteristics: 2, matrixCoefficients: 2, fullRange: false))
+        #expect(plain.colour == MP4ColourInformation(.unspecified) && plain.colour?.colorDescription == .unspecified)
+    }
+
+    /// A `colr` box made from a `ColorDescription` is the one made from its code points, and
+    /// reads back as the same description; other colour types and code points above 255 give none.
+    @Test func colrFromColorDescription() throws {
+        for d in [ColorDescription.bt709, .bt601, .bt601PAL, .bt2020, ColorDescription(primaries: 255, fullRange: true)] {
+            let box = MP4ColourInformation(d)
+            #expect(box == MP4ColourInformation(colourPrimaries: UInt16(d.primaries), transferCharacteristics: UInt16(d.transferCharacteristics),
+                                                matrixCoefficients: UInt16(d.matrixCoefficients), fullRange: d.fullRange))
+            #expect(box.colourType == "nclx" && box.colorDescription == d)
+        }
+        var nclc = MP4ColourInformation(.bt709)
+        nclc.colourType = "nclc"
+        #expect(nclc.colorDescription == .bt709)
+        #expect(MP4ColourInformation(colourType: "prof", payload: [1, 2, 3]).colorDescription == nil)
+        #expect(MP4ColourInformation(colourPrimaries: 256, transferCharacteristics: 1, matrixCoefficients: 1, fullRange: false).colorDescription == nil)
+        // Written into a file and read back: the SPS's description in the colr box.
+        let reader = try MP4Reader(try Self.file(.vuiFull))
+        let colour = try #require(reader.videoTrack?.descriptions.first?.colour)
+        #expect(colour.colorDescription != nil && colour.colorDescription?.isUnspecified == false)
     }
 
     /// Media goes to the file as samples come: only the tables wait for finish().

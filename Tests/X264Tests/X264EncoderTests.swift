@@ -187,16 +187,21 @@ import TestSupport
 
     @Test(.enabled(if: FFmpeg.isPresent, "needs ffprobe"))
     func colourDescriptionInTheVUI() throws {
-        let cases: [(X264Encoder.ColorDescription?, PixelFormat, String)] = [
+        let cases: [(ColorDescription?, PixelFormat, String)] = [
             (.bt709, .i420, "tv|bt709|bt709|bt709"),
             (nil, .bgra, "tv|smpte170m|smpte170m|smpte170m"),
-            (.init(primaries: 1, transfer: 13, matrix: 1, fullRange: true), .i420, "pc|bt709|bt709|iec61966-2-1"),
+            (.init(primaries: 1, transferCharacteristics: 13, matrixCoefficients: 1, fullRange: true), .i420, "pc|bt709|bt709|iec61966-2-1"),
+            (.bt601PAL, .i420, "tv|bt470bg|bt470bg|smpte170m"),
+            (.bt2020, .i420, "tv|bt2020nc|bt2020|bt2020-10"),
         ]
         for (color, format, expected) in cases {
-            let encoder = try X264Encoder(options: X264Support.config { $0.color = color; $0.pixelFormat = format })
+            let encoder = try X264Encoder(options: X264Support.config { $0.colorDescription = color; $0.pixelFormat = format })
             var out: [EncodedFrame] = []
             for i in 0..<2 { out += try encoder.encode(try VideoFrame(width: 160, height: 96, format: format, pts: Int64(i), timescale: 30)) }
             out += try encoder.flush()
+            // The core parser reads back what was configured (BGRA input is described as BT.601).
+            let sps = try #require(try Bitstream(out, parameterSets: encoder.parameterSets).sps)
+            #expect(sps.colorDescription == (color ?? .bt601))
             let path = try Support.temporaryFile(out.flatMap { $0.annexBSample(parameterSets: encoder.parameterSets) }, name: "out.h264")
             defer { try? FileManager.default.removeItem(atPath: path) }
             let probe = try Support.run("ffprobe", ["-v", "error", "-show_entries",

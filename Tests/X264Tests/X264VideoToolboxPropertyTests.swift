@@ -93,7 +93,7 @@ import TestSupport
 
     @Test func colourDescriptionAndPixelAspectRatioInTheVUI() throws {
         let encoder = try X264Encoder(options: X264Support.config {
-            $0.color = .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true)
+            $0.colorDescription = .init(primaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true)
             $0.pixelAspectRatio = (64, 45)
         })
         let sps = try #require(Bitstream(X264Support.encode(encoder, count: 2)).sps)

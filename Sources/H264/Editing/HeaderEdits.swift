@@ -15,6 +15,24 @@ public struct HeaderEdits: Sendable, Hashable {
         set { rate = newValue.map { [$0.numerator, $0.denominator] } }
     }
     private var rate: [UInt32]?
+    /// The whole colour description to write (``ColorDescription``: the three code points and
+    /// the range), as ``VUIParameters/colorDescription`` writes it; nil when not all four of
+    /// ``colourPrimaries``, ``transferCharacteristics``, ``matrixCoefficients`` and
+    /// ``fullRange`` are set. Setting it sets those four (nil clears them); set them one by one
+    /// to change only some fields and keep the SPS's others.
+    public var colorDescription: ColorDescription? {
+        get {
+            guard let colourPrimaries, let transferCharacteristics, let matrixCoefficients, let fullRange else { return nil }
+            return ColorDescription(primaries: colourPrimaries, transferCharacteristics: transferCharacteristics,
+                                    matrixCoefficients: matrixCoefficients, fullRange: fullRange)
+        }
+        set {
+            colourPrimaries = newValue?.primaries
+            transferCharacteristics = newValue?.transferCharacteristics
+            matrixCoefficients = newValue?.matrixCoefficients
+            fullRange = newValue?.fullRange
+        }
+    }
     /// `colour_primaries`.
     public var colourPrimaries: UInt8?
     /// `transfer_characteristics`.
@@ -100,15 +118,15 @@ public struct HeaderEdits: Sendable, Hashable {
             sps.vui.fixedFrameRateFlag = true
         }
         if colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil || fullRange != nil {
+            // The fields not edited keep the SPS's values (2, 2, 2 and video range without them).
+            var d = sps.colorDescription ?? .unspecified
+            if let v = colourPrimaries { d.primaries = v }
+            if let v = transferCharacteristics { d.transferCharacteristics = v }
+            if let v = matrixCoefficients { d.matrixCoefficients = v }
+            if let v = fullRange { d.fullRange = v }
+            if !sps.vuiParametersPresentFlag { sps.vui.colorDescription = nil }  // inferred values, whatever the struct held
             sps.vuiParametersPresentFlag = true
-            sps.vui.videoSignalTypePresentFlag = true
-            if let fullRange { sps.vui.videoFullRangeFlag = fullRange }
-            if colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil {
-                sps.vui.colourDescriptionPresentFlag = true
-                if let v = colourPrimaries { sps.vui.colourPrimaries = v }
-                if let v = transferCharacteristics { sps.vui.transferCharacteristics = v }
-                if let v = matrixCoefficients { sps.vui.matrixCoefficients = v }
-            }
+            sps.vui.colorDescription = d
         }
         if level1b {
             let legacy = sps.profileIDC == 66 || sps.profileIDC == 77 || sps.profileIDC == 88

@@ -62,13 +62,7 @@ public struct MP4SampleDescription: Hashable, Sendable {
         } else {
             pixelAspectRatio = MP4PixelAspectRatio(horizontalSpacing: 1, verticalSpacing: 1)
         }
-        let vui = sps.vui
-        let described = sps.vuiParametersPresentFlag && vui.videoSignalTypePresentFlag && vui.colourDescriptionPresentFlag
-        colour = MP4ColourInformation(
-            colourPrimaries: described ? UInt16(vui.colourPrimaries) : 2,
-            transferCharacteristics: described ? UInt16(vui.transferCharacteristics) : 2,
-            matrixCoefficients: described ? UInt16(vui.matrixCoefficients) : 2,
-            fullRange: sps.vuiParametersPresentFlag && vui.videoSignalTypePresentFlag && vui.videoFullRangeFlag)
+        colour = MP4ColourInformation(sps.colorDescription ?? .unspecified)
         originalFormat = nil
     }
 
@@ -124,6 +118,23 @@ public struct MP4ColourInformation: Hashable, Sendable {
         self.matrixCoefficients = matrixCoefficients
         self.fullRange = fullRange
         otherPayload = []
+    }
+
+    /// Creates `nclx` colour information from a colour description (the SPS's, an encoder's):
+    /// the same code points and range.
+    public init(_ description: ColorDescription) {
+        self.init(colourPrimaries: UInt16(description.primaries), transferCharacteristics: UInt16(description.transferCharacteristics),
+                  matrixCoefficients: UInt16(description.matrixCoefficients), fullRange: description.fullRange)
+    }
+
+    /// The colour description this box gives: the code points and range of an `nclx` box (or
+    /// QuickTime's `nclc`, whose range is always video range); nil for another colour type or
+    /// a code point above 255, which the H.264 VUI cannot carry.
+    public var colorDescription: ColorDescription? {
+        guard colourType == "nclx" || colourType == "nclc",
+              let p = UInt8(exactly: colourPrimaries), let t = UInt8(exactly: transferCharacteristics),
+              let m = UInt8(exactly: matrixCoefficients) else { return nil }
+        return ColorDescription(primaries: p, transferCharacteristics: t, matrixCoefficients: m, fullRange: fullRange)
     }
 
     /// Creates colour information of another type from its payload.
