@@ -129,6 +129,14 @@ public struct RTPDepacketizer: Sendable {
     public let configuration: Configuration
     /// What was received, lost and dropped so far.
     public private(set) var report = RTPLossReport()
+    /// True from a loss that may have taken a reference picture (see
+    /// ``RTPReceivedAccessUnit/referenceMayBeLost``) until an access unit that is a random
+    /// access point (an IDR picture, or a recovery point SEI) is delivered whole (not
+    /// ``RTPReceivedAccessUnit/mayBeIncomplete``): the pictures decoded meanwhile may be
+    /// corrupt. The signal a client turns into a keyframe request (an RTCP PLI or FIR,
+    /// RFC 4585 6.3.1, RFC 5104 3.5.1), rate-limited as it sees fit. A loss that took only
+    /// non-reference NAL units (`nal_ref_idc` 0) does not set it.
+    public private(set) var needsKeyframe = false
     private var events: [RTPDepacketizerEvent] = []
 
     // Sequencing. Extended sequence numbers start at 2^32 + the first one, so they stay positive;
@@ -169,10 +177,18 @@ public struct RTPDepacketizer: Sendable {
     private var markedTimestamp: UInt32?
     private var auIncomplete = false
     private var scratch: [NALUnit] = []
+    /// The NAL unit header (`nal_ref_idc` and `nal_unit_type`) of the last NAL unit or FU-A
+    /// fragment processed in the access unit being built (nil before its first).
+    private var lastHeader: UInt8?
+    /// A reference picture may have been lost since the last access unit delivered: the next
+    /// one delivered carries ``RTPReceivedAccessUnit/referenceMayBeLost``.
+    private var referenceLossPending = false
 
     // FU-A reassembly, in place at the end of `auBytes`.
     private var fuStart = -1
     private var fuType: UInt8 = 0
+    /// `nal_ref_idc` of the FU-A NAL unit (from the FU indicator, RFC 6184 5.8), shifted in place.
+    private var fuRefIdcBits: UInt8 = 0
     private var fuFragments = 0
     private var discardingFragments = false
     private var violation: RTPError?
@@ -442,7 +458,24 @@ public struct RTPDepacketizer: Sendable {
         lossPending = false
         let joined = joining
         joining = false
+        let s = payload.startIndex
+        var provenStart = false
         if loss {
+            let first = Self.firstHeader(payload)
+            let previous = auActive ? auTimestamp : markedTimestamp
+            provenStart = previous.map { $0 != timestamp } == true && Self.beginsAccessUnit(payload)
+            if provenStart, !auActive, let marked = markedTimestamp {
+                // The access unit before the gap ended with its marker bit and the packet after it
+                // begins the next one: the gap held whole access units only, at least one.
+                report.accessUnitsLost += 1
+                record(.accessUnitsLost(afterTimestamp: marked, beforeTimestamp: timestamp))
+                referenceLoss()
+            } else if !(auActive && timestamp == auTimestamp && Self.isNonReferenceSlice(lastHeader)
+                        && Self.isNonReferenceSlice(first)) {
+                // Unless the gap lies between two slices of one non-reference picture (7.4.1: its
+                // slices all have nal_ref_idc 0), it may have held a reference picture.
+                referenceLoss()
+            }
             if fuStart >= 0 {
                 dropFragments(.invalid(.truncated, "an FU-A fragment was lost"))
                 // Fragments that follow without a start are the rest of this NAL unit (or of one
@@ -458,10 +491,9 @@ public struct RTPDepacketizer: Sendable {
             if markedTimestamp == timestamp { noteEarlyMarker(timestamp) }
             auActive = true
             auTimestamp = timestamp
-            auIncomplete = loss
+            auIncomplete = loss && !provenStart
         }
         markedTimestamp = nil
-        let s = payload.startIndex
         let type = payload[s] & 0x1F
         if type == RTPPayloadStructure.fuA {
             fragment(payload, afterLoss: loss, joined: joined)
@@ -483,8 +515,10 @@ public struct RTPDepacketizer: Sendable {
     }
 
     private mutating func appendNALUnit(_ bytes: ArraySlice<UInt8>) {
+        lastHeader = bytes[bytes.startIndex]
         guard fits(bytes.count, newUnit: true) else {
             auIncomplete = true
+            if bytes[bytes.startIndex] & 0x60 != 0 { referenceLoss() }
             report.nalUnitsDropped += 1
             record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: bytes[bytes.startIndex]),
                                    fragmentsReceived: 0, reason: limitReason(newUnit: true)))
@@ -542,11 +576,13 @@ public struct RTPDepacketizer: Sendable {
         let dataCount = payload.count &- 2  // validated: at least the two headers
         let isStart = fuHeader & 0x80 != 0, isEnd = fuHeader & 0x40 != 0
         let type = fuHeader & 0x1F
+        lastHeader = indicator & 0x60 | type
         if isStart {
             discardingFragments = false
             if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidPacket, "FU-A start before the previous one ended")) }
             guard fits(dataCount &+ 1, newUnit: true) else {
                 fuType = type
+                fuRefIdcBits = indicator & 0x60
                 fuFragments = 1
                 dropFragments(limitReason(newUnit: true))
                 discardingFragments = true
@@ -556,6 +592,7 @@ public struct RTPDepacketizer: Sendable {
             auUnits &+= 1
             fuStart = auBytes.count
             fuType = type
+            fuRefIdcBits = indicator & 0x60
             fuFragments = 1
             auBytes.reserveGeometrically(toFit: auBytes.count &+ 1 &+ dataCount, limit: configuration.maximumAccessUnitSize)
             auBytes.append(indicator & 0x60 | type)  // the forbidden bit, set only when tolerated, cleared
@@ -579,6 +616,7 @@ public struct RTPDepacketizer: Sendable {
         } else {
             if !discardingFragments {
                 fuType = type
+                fuRefIdcBits = indicator & 0x60
                 fuFragments = 1
                 let reason: RTPError = joined ? .invalid(.truncated, "joined the stream inside an FU-A NAL unit")
                     : loss ? .invalid(.truncated, "the first FU-A fragment was lost")
@@ -619,6 +657,7 @@ public struct RTPDepacketizer: Sendable {
 
     private mutating func noteDropped(_ reason: RTPError) {
         auIncomplete = true
+        if fuRefIdcBits != 0 { referenceLoss() }
         report.nalUnitsDropped += 1
         record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: fuType),
                                fragmentsReceived: fuFragments, reason: reason))
@@ -648,8 +687,16 @@ public struct RTPDepacketizer: Sendable {
             }
             report.accessUnitsDelivered += 1
             if auIncomplete { report.incompleteAccessUnits += 1 }
-            deliver(RTPReceivedAccessUnit(timestamp: auTimestamp, nalUnits: scratch, markerReceived: marker,
-                                          mayBeIncomplete: auIncomplete, ssrc: currentSSRC))
+            var unit = RTPReceivedAccessUnit(timestamp: auTimestamp, nalUnits: scratch, markerReceived: marker,
+                                             mayBeIncomplete: auIncomplete, ssrc: currentSSRC)
+            if referenceLossPending {
+                referenceLossPending = false
+                unit.referenceMayBeLost = true
+                report.referenceLosses += 1
+                record(.referencePictureLost(timestamp: auTimestamp))
+            }
+            if needsKeyframe && !auIncomplete && unit.isRandomAccessPoint { needsKeyframe = false }
+            deliver(unit)
             scratch.removeAll(keepingCapacity: true)
         }
         auBytes.removeAll(keepingCapacity: true)
@@ -658,7 +705,62 @@ public struct RTPDepacketizer: Sendable {
         auUnits = 0
         auActive = false
         auIncomplete = false
+        lastHeader = nil
         markedTimestamp = marker ? auTimestamp : nil
+    }
+
+    /// A reference picture may have been lost: flags the next access unit delivered.
+    private mutating func referenceLoss() {
+        referenceLossPending = true
+        needsKeyframe = true
+    }
+
+    /// The NAL unit header of the first NAL unit a validated payload carries (for an FU-A, the
+    /// one rebuilt from the FU indicator and header).
+    private static func firstHeader(_ payload: ArraySlice<UInt8>) -> UInt8 {
+        let s = payload.startIndex
+        switch payload[s] & 0x1F {
+        case RTPPayloadStructure.stapA: return payload[s + 3]  // validated: a first NAL unit
+        case RTPPayloadStructure.fuA: return payload[s] & 0x60 | payload[s + 1] & 0x1F
+        default: return payload[s]
+        }
+    }
+
+    /// True for a slice (`nal_unit_type` 1 or 5) whose `nal_ref_idc` is 0.
+    private static func isNonReferenceSlice(_ header: UInt8?) -> Bool {
+        guard let header else { return false }
+        return header & 0x60 == 0 && header & 0x1F == 1
+    }
+
+    /// True when a validated payload begins an access unit (7.4.1.2.3): its first NAL unit is an
+    /// access unit delimiter, SPS, PPS or SEI, or a slice (a whole one, or the start of an FU-A)
+    /// with `first_mb_in_slice` 0 (its header's first element, read with the core's reader).
+    static func beginsAccessUnit(_ payload: ArraySlice<UInt8>) -> Bool {
+        let s = payload.startIndex
+        let header = firstHeader(payload)
+        var start = s
+        switch payload[s] & 0x1F {
+        case RTPPayloadStructure.stapA: start = s + 3
+        case RTPPayloadStructure.fuA: guard payload[s + 1] & 0x80 != 0 else { return false }
+        default: break
+        }
+        switch NALUnitType(rawValue: header & 0x1F) {
+        case .accessUnitDelimiter, .sps, .pps, .sei: return true
+        case .slice, .idrSlice: break
+        default: return false
+        }
+        // The slice header's first bytes: enough for first_mb_in_slice (at most 32 bits of ue(v)).
+        var bytes: [UInt8] = [header]
+        if payload[s] & 0x1F == RTPPayloadStructure.fuA {
+            bytes += payload[(s + 2)...].prefix(SliceHeader.headerPrefixBytes)
+        } else if payload[s] & 0x1F == RTPPayloadStructure.stapA {
+            let size = Int(payload[s + 1]) << 8 | Int(payload[s + 2])
+            bytes += payload[(start + 1)...].prefix(min(size - 1, SliceHeader.headerPrefixBytes))
+        } else {
+            bytes += payload[(s + 1)...].prefix(SliceHeader.headerPrefixBytes)
+        }
+        guard let unit = try? NALUnit(bytes) else { return false }
+        return unit.sliceHeaderLeadingElements().firstMbInSlice == 0
     }
 
     /// A marker bit ended an access unit and the next packet has the same timestamp.

@@ -16,8 +16,22 @@ public struct RTPReceivedAccessUnit: AccessUnitSample {
     /// ended by a packet with a new timestamp, or by ``RTPDepacketizer/flush(_:)``).
     public var markerReceived: Bool
     /// True when packets may be missing from this access unit (a gap in sequence numbers was
-    /// seen inside it or right before or after it) or a NAL unit of it was dropped.
+    /// seen inside it or right before or after it) or a NAL unit of it was dropped. A "may":
+    /// a gap right before it does not set it when the packets prove the gap held none of it —
+    /// the access unit before the gap ended with its marker bit (or had another timestamp), and
+    /// the first packet after it begins an access unit (7.4.1.2.3): its first NAL unit is an
+    /// access unit delimiter, SPS, PPS or SEI, or a slice with `first_mb_in_slice` 0 (whole, or
+    /// the start of an FU-A). What that cannot see: NAL units a sender put in their own packets
+    /// before that first one (an SEI or parameter sets ahead of the first slice).
     public var mayBeIncomplete: Bool
+    /// True when a reference picture may have been lost in this access unit or since the one
+    /// delivered before it: a NAL unit with `nal_ref_idc` other than 0 was dropped (or an FU-A
+    /// fragment of one, whose FU indicator carries it, RFC 6184 5.8), or packets were lost
+    /// whose content is unknown, unless the gap lay between two slices (or fragments of them)
+    /// of one non-reference picture, all of whose slices have `nal_ref_idc` 0 (7.4.1). Pictures
+    /// decoded from here may be corrupt until a random access point arrives whole:
+    /// ``RTPDepacketizer/needsKeyframe`` tells when.
+    public var referenceMayBeLost = false
     /// The SSRC of the packets.
     public var ssrc: UInt32
     /// The sender's wall-clock time of ``timestamp`` in NTP format, set by an ``RTPReceiver``

@@ -77,7 +77,8 @@ import TestSupport
         #expect(report.packetsLost == 1 && report.lateOrDuplicate == 1 && report.nalUnitsDropped == 1)
         #expect(events.contains(.packetsLost(firstSequenceNumber: 65_530 &+ 15, count: 1)))
         // Printed for a log: the totals first, then each count that is not zero.
-        #expect("\(report)" == "\(report.packetsReceived) packets received, 1 lost; 2 access units delivered; "
+        #expect("\(report)" == "\(report.packetsReceived) packets received, 1 lost; 2 access units delivered, "
+                + "1 after a reference picture loss; "
                 + "late or duplicate 1, NAL units dropped 1")
     }
 }
