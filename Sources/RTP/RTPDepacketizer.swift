@@ -183,6 +183,14 @@ public struct RTPDepacketizer: Sendable {
     /// A reference picture may have been lost since the last access unit delivered: the next
     /// one delivered carries ``RTPReceivedAccessUnit/referenceMayBeLost``.
     private var referenceLossPending = false
+    /// The kinds of NAL unit (``kind(header:next:)``) this stream has begun an access unit with
+    /// (one that followed a marker-ended access unit with no gap), and has sent after another NAL
+    /// unit of the same access unit: a kind in the first set and not in the second begins the
+    /// sender's access units, so a packet after a gap that starts with one begins an access unit.
+    private var beginningKinds: UInt64 = 0
+    private var followingKinds: UInt64 = 0
+    /// The access unit being built followed a marker-ended one with no gap.
+    private var auCleanStart = false
 
     // FU-A reassembly, in place at the end of `auBytes`.
     private var fuStart = -1
@@ -463,7 +471,7 @@ public struct RTPDepacketizer: Sendable {
         if loss {
             let first = Self.firstHeader(payload)
             let previous = auActive ? auTimestamp : markedTimestamp
-            provenStart = previous.map { $0 != timestamp } == true && Self.beginsAccessUnit(payload)
+            provenStart = previous.map { $0 != timestamp } == true && beginsAccessUnit(payload)
             if provenStart, !auActive, let marked = markedTimestamp {
                 // The access unit before the gap ended with its marker bit and the packet after it
                 // begins the next one: the gap held whole access units only, at least one.
@@ -492,6 +500,7 @@ public struct RTPDepacketizer: Sendable {
             auActive = true
             auTimestamp = timestamp
             auIncomplete = loss && !provenStart
+            auCleanStart = !loss && markedTimestamp.map { $0 != timestamp } == true
         }
         markedTimestamp = nil
         let type = payload[s] & 0x1F
@@ -515,7 +524,9 @@ public struct RTPDepacketizer: Sendable {
     }
 
     private mutating func appendNALUnit(_ bytes: ArraySlice<UInt8>) {
-        lastHeader = bytes[bytes.startIndex]
+        let b = bytes.startIndex
+        learnKind(Self.kind(header: bytes[b], next: bytes.count > 1 ? bytes[b + 1] : nil))
+        lastHeader = bytes[b]
         guard fits(bytes.count, newUnit: true) else {
             auIncomplete = true
             if bytes[bytes.startIndex] & 0x60 != 0 { referenceLoss() }
@@ -576,6 +587,7 @@ public struct RTPDepacketizer: Sendable {
         let dataCount = payload.count &- 2  // validated: at least the two headers
         let isStart = fuHeader & 0x80 != 0, isEnd = fuHeader & 0x40 != 0
         let type = fuHeader & 0x1F
+        if isStart { learnKind(Self.kind(header: type, next: dataCount > 0 ? payload[s + 2] : nil)) }
         lastHeader = indicator & 0x60 | type
         if isStart {
             discardingFragments = false
@@ -732,35 +744,49 @@ public struct RTPDepacketizer: Sendable {
         return header & 0x60 == 0 && header & 0x1F == 1
     }
 
-    /// True when a validated payload begins an access unit (7.4.1.2.3): its first NAL unit is an
-    /// access unit delimiter, SPS, PPS or SEI, or a slice (a whole one, or the start of an FU-A)
-    /// with `first_mb_in_slice` 0 (its header's first element, read with the core's reader).
-    static func beginsAccessUnit(_ payload: ArraySlice<UInt8>) -> Bool {
+    /// The kind of a NAL unit for telling where access units begin: its `nal_unit_type` (bit
+    /// 0...31), or for a slice (types 1 and 5) that starts a picture, `first_mb_in_slice` 0, bit
+    /// 32 + type; 0 (no kind) for a slice that does not or whose header is cut. `next` is the
+    /// byte after the NAL unit header: a ue(v) of 0 is the single bit 1 (9.1), and that byte
+    /// can hold no emulation prevention byte (one follows two zero bytes, 7.4.1).
+    @inline(__always)
+    private static func kind(header: UInt8, next: UInt8?) -> UInt64 {
+        let type = header & 0x1F
+        guard type == 1 || type == 5 else { return 1 << type }
+        guard let next, next & 0x80 != 0 else { return 0 }
+        return 1 << (32 + type)
+    }
+
+    /// Notes the kind of a NAL unit starting in the access unit being built (before
+    /// `lastHeader` is set for it).
+    @inline(__always)
+    private mutating func learnKind(_ kind: UInt64) {
+        if lastHeader != nil {
+            followingKinds |= kind
+        } else if auCleanStart {
+            beginningKinds |= kind
+        }
+    }
+
+    /// True when a validated payload begins an access unit: its first NAL unit (whole, or the
+    /// start of an FU-A) is an access unit delimiter, which only begins one (7.4.1.2.3), or of a
+    /// kind that has begun this stream's access units and never followed another NAL unit in one.
+    private func beginsAccessUnit(_ payload: ArraySlice<UInt8>) -> Bool {
         let s = payload.startIndex
-        let header = firstHeader(payload)
-        var start = s
+        let header = Self.firstHeader(payload)
+        var next: UInt8?
         switch payload[s] & 0x1F {
-        case RTPPayloadStructure.stapA: start = s + 3
-        case RTPPayloadStructure.fuA: guard payload[s + 1] & 0x80 != 0 else { return false }
-        default: break
+        case RTPPayloadStructure.stapA:
+            if Int(payload[s + 1]) << 8 | Int(payload[s + 2]) > 1 { next = payload[s + 4] }  // validated sizes
+        case RTPPayloadStructure.fuA:
+            guard payload[s + 1] & 0x80 != 0 else { return false }
+            if payload.count > 2 { next = payload[s + 2] }
+        default:
+            if payload.count > 1 { next = payload[s + 1] }
         }
-        switch NALUnitType(rawValue: header & 0x1F) {
-        case .accessUnitDelimiter, .sps, .pps, .sei: return true
-        case .slice, .idrSlice: break
-        default: return false
-        }
-        // The slice header's first bytes: enough for first_mb_in_slice (at most 32 bits of ue(v)).
-        var bytes: [UInt8] = [header]
-        if payload[s] & 0x1F == RTPPayloadStructure.fuA {
-            bytes += payload[(s + 2)...].prefix(SliceHeader.headerPrefixBytes)
-        } else if payload[s] & 0x1F == RTPPayloadStructure.stapA {
-            let size = Int(payload[s + 1]) << 8 | Int(payload[s + 2])
-            bytes += payload[(start + 1)...].prefix(min(size - 1, SliceHeader.headerPrefixBytes))
-        } else {
-            bytes += payload[(s + 1)...].prefix(SliceHeader.headerPrefixBytes)
-        }
-        guard let unit = try? NALUnit(bytes) else { return false }
-        return unit.sliceHeaderLeadingElements().firstMbInSlice == 0
+        if NALUnitType(rawValue: header & 0x1F) == .accessUnitDelimiter { return true }
+        let k = Self.kind(header: header, next: next)
+        return k != 0 && beginningKinds & k != 0 && followingKinds & k == 0
     }
 
     /// A marker bit ended an access unit and the next packet has the same timestamp.

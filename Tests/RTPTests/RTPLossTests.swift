@@ -59,6 +59,23 @@ import TestSupport
         }
         #expect(lostEvents == report.packetsLost)
         #expect(!lost.isEmpty)
+
+        // An access unit not flagged mayBeIncomplete holds every NAL unit sent with its timestamp;
+        // whole access units lost are counted (at least one per gap), never more than were sent.
+        var d = try RTPDepacketizer()
+        var complete: [(timestamp: UInt32, nals: [[UInt8]])] = []
+        let sink = { (au: RTPReceivedAccessUnit) in
+            if !au.mayBeIncomplete { complete.append((au.timestamp, au.nalUnits.map { Array($0.bytes) })) }
+        }
+        for i in shuffled { try? d.push(sent.packets[i][...], sink) }
+        d.flush(sink)
+        var sentByTimestamp: [UInt32: [[UInt8]]] = [:]
+        for (k, t) in sent.nalTimestamps.enumerated() { sentByTimestamp[t, default: []].append(sent.nalBytes[k]) }
+        let wrong = complete.filter { sentByTimestamp[$0.timestamp] != $0.nals }.map(\.timestamp)
+        #expect(wrong.isEmpty)
+        let receivedTimestamps = Set(received.map(\.timestamp))
+        let lostWhole = Set(sent.nalTimestamps).subtracting(receivedTimestamps).count
+        #expect(d.report.accessUnitsLost <= lostWhole)
     }
 
     @Test func sequenceWrapAndLateArrival() throws {
