@@ -11,7 +11,11 @@ import MediaSupport
 ///
 /// Loss never stops the stream: a NAL unit with a missing FU-A fragment is dropped, the others
 /// go through, and what was lost or dropped is counted in ``report`` and listed as
-/// ``RTPDepacketizerEvent``s (see ``takeEvents()``). Joining a stream inside a fragmented NAL
+/// ``RTPDepacketizerEvent``s (see ``takeEvents()``). Access units a gap may have reached are
+/// flagged ``RTPReceivedAccessUnit/mayBeIncomplete``; gaps that held whole access units only are
+/// counted in ``RTPLossReport/accessUnitsLost``; a loss that may have taken a reference picture
+/// flags the next access unit ``RTPReceivedAccessUnit/referenceMayBeLost`` and sets
+/// ``needsKeyframe`` until a random access point arrives whole. Joining a stream inside a fragmented NAL
 /// unit (the first packet an FU-A continuation) is reported as loss: the fragments are dropped,
 /// never rebuilt into a NAL unit (an IDR picture) that was not received whole.
 ///

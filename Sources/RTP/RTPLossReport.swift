@@ -31,7 +31,8 @@ public struct RTPLossReport: Hashable, Sendable {
     public var incompleteAccessUnits = 0
     /// Access units known to be lost whole, a lower bound: each gap in sequence numbers between
     /// an access unit that ended with its marker bit and a packet that begins an access unit
-    /// with another timestamp held whole access units only, and counts one (it may have held
+    /// with another timestamp (as ``RTPReceivedAccessUnit/mayBeIncomplete`` tells it) held
+    /// whole access units only, and counts one (it may have held
     /// more: the timestamps of lost packets are unknown). Each is also an
     /// ``RTPDepacketizerEvent/accessUnitsLost(afterTimestamp:beforeTimestamp:)`` event. Other
     /// gaps are counted in ``packetsLost`` and flag the access units around them

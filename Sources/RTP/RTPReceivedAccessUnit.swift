@@ -17,12 +17,15 @@ public struct RTPReceivedAccessUnit: AccessUnitSample {
     public var markerReceived: Bool
     /// True when packets may be missing from this access unit (a gap in sequence numbers was
     /// seen inside it or right before or after it) or a NAL unit of it was dropped. A "may":
-    /// a gap right before it does not set it when the packets prove the gap held none of it —
-    /// the access unit before the gap ended with its marker bit (or had another timestamp), and
-    /// the first packet after it begins an access unit (7.4.1.2.3): its first NAL unit is an
-    /// access unit delimiter, SPS, PPS or SEI, or a slice with `first_mb_in_slice` 0 (whole, or
-    /// the start of an FU-A). What that cannot see: NAL units a sender put in their own packets
-    /// before that first one (an SEI or parameter sets ahead of the first slice).
+    /// a gap right before it does not set it when the packets show the gap held none of it —
+    /// the access unit before the gap had another timestamp, and the first NAL unit after the
+    /// gap (whole, or the start of an FU-A) begins an access unit: an access unit delimiter,
+    /// which nothing precedes (7.4.1.2.3), or a NAL unit of a kind (`nal_unit_type`, for a slice
+    /// only with `first_mb_in_slice` 0) that has begun this stream's access units (after a
+    /// marker bit, with no gap) and never followed another NAL unit in one. So a sender that
+    /// puts an SEI or parameter sets before the first slice of some access units, and not of
+    /// others, gets a flag where its slice follows a gap. When the access unit before the gap
+    /// ended with its marker bit, the gap also counts in ``RTPLossReport/accessUnitsLost``.
     public var mayBeIncomplete: Bool
     /// True when a reference picture may have been lost in this access unit or since the one
     /// delivered before it: a NAL unit with `nal_ref_idc` other than 0 was dropped (or an FU-A
