@@ -309,6 +309,9 @@ public struct RTPDepacketizer: Sendable {
             joining = true
             resyncSequence = nil
             report.sourceChanges += 1
+            // Another sender, maybe other habits: learn where its access units begin anew.
+            beginningKinds = 0
+            followingKinds = 0
             record(.sourceChanged(ssrc: parsed.header.ssrc))
             do throws(RTPError) { try push(held[...], deliver) } catch { replayed = error }
         } else if started {
