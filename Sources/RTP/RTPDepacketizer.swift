@@ -536,9 +536,9 @@ public struct RTPDepacketizer: Sendable {
         lastHeader = bytes[b]
         guard fits(bytes.count, newUnit: true) else {
             auIncomplete = true
-            if bytes[bytes.startIndex] & 0x60 != 0 { referenceLoss() }
+            if bytes[b] & 0x60 != 0 { referenceLoss() }
             report.nalUnitsDropped += 1
-            record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: bytes[bytes.startIndex]),
+            record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: bytes[b]),
                                    fragmentsReceived: 0, reason: limitReason(newUnit: true)))
             return
         }

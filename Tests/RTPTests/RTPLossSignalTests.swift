@@ -98,6 +98,35 @@ import Testing
         #expect(r.units.map(\.referenceMayBeLost) == [false, true, false])
     }
 
+    /// A sender that begins every access unit with an SEI: a gap that took only the SEI leaves
+    /// its access unit flagged (the slice after it never begins one here), a gap that took whole
+    /// access units does not flag the next, which begins with its SEI. A sender that also sends
+    /// an SEI after the parameter sets of an IDR picture does not prove a start with one (the
+    /// gap may have held the parameter sets). An access unit delimiter always begins one.
+    @Test func accessUnitStartsAreLearnedFromTheSender() throws {
+        let sei: [UInt8] = [0x06, 0x05, 0x11] + Array(repeating: 0x42, count: 17) + [0x80]
+        let stream = try Stream([[sei, Self.sps, Self.pps, Self.idr(40)], [sei, Self.p(40)], [sei, Self.p(40)], [sei, Self.p(40)],
+                                 [sei, Self.p(40)]])
+        let r = try Self.receive(stream, dropping: Set([stream.units[2][0]] + stream.units[3]))
+        #expect(r.units.map(\.timestamp) == [0, 3000, 6000, 12000])
+        #expect(r.units.map(\.mayBeIncomplete) == [false, false, true, false])
+        #expect(r.report.accessUnitsLost == 1)
+        #expect(r.events.contains(.accessUnitsLost(afterTimestamp: 6000, beforeTimestamp: 12000)))
+
+        let late = try Stream([[Self.sps, Self.pps, sei, Self.idr(40)], [sei, Self.p(40)], [sei, Self.p(40)], [sei, Self.p(40)]])
+        let l = try Self.receive(late, dropping: Set(late.units[2]))
+        #expect(l.units.map(\.timestamp) == [0, 3000, 9000])
+        #expect(l.units.map(\.mayBeIncomplete) == [false, false, true])
+        #expect(l.report.accessUnitsLost == 0)
+
+        let aud: [UInt8] = [0x09, 0xF0]
+        let delimited = try Stream([[aud, Self.sps, Self.pps, Self.idr(40)], [aud, Self.p(40)], [aud, Self.p(40)]])
+        let d = try Self.receive(delimited, dropping: Set(delimited.units[1]))
+        #expect(d.units.map(\.timestamp) == [0, 6000])
+        #expect(d.units.map(\.mayBeIncomplete) == [false, false])
+        #expect(d.report.accessUnitsLost == 1)
+    }
+
     /// A lost middle FU-A fragment: the NAL unit is dropped and its access unit flagged.
     @Test func lostMiddleFragmentFlagsIncomplete() throws {
         let stream = try Stream([[Self.sps, Self.pps, Self.idr(40)], [Self.p(40), Self.p(400, firstMb: 1)], [Self.p(40)]])
