@@ -15,7 +15,7 @@ public enum FLVConversion {
     /// `onMetaData` from the SPS and the timestamps, and the end-of-sequence tag.
     /// - Throws: ``FLVError/Code/h264`` with the first error of the stream when it
     ///   has no access unit; the errors of ``FLVSampleBuilder`` and ``FLVWriter``.
-    public static func annexBToFLV(_ annexB: [UInt8], timing: TimestampAssigner.Configuration = .init()) throws(FLVError) -> [UInt8] {
+    public static func annexBToFLV(_ annexB: [UInt8], timing: TimestampOptions = .init()) throws(FLVError) -> [UInt8] {
         let (accessUnits, errors) = AccessUnits.assemble(annexB: annexB[...], timing: timing, leadingData: .skip)
         if accessUnits.isEmpty, let first = errors.first { throw FLVError.h264(first, "no access unit") }
         var builder = FLVSampleBuilder()
@@ -41,7 +41,7 @@ public enum FLVConversion {
     ///   - rewind: starts reading again from the beginning, if the input allows it.
     ///   - write: takes the next bytes of the FLV file.
     /// - Throws: ``FLVError`` as ``annexBToFLV(_:timing:)`` does, and what the closures throw.
-    public static func annexBToFLV(timing: TimestampAssigner.Configuration = .init(),
+    public static func annexBToFLV(timing: TimestampOptions = .init(),
                                    read: () throws -> ArraySlice<UInt8>?, rewind: (() throws -> Void)?,
                                    write: ([UInt8]) throws -> Void) throws {
         var configuration = timing
@@ -130,7 +130,7 @@ public enum FLVConversion {
     /// - Throws: ``FLVError`` as ``flvToAnnexB(_:)`` does (``FLVError/Code/truncated`` for a
     ///   file that ends inside a tag), and what the closures throw.
     public static func flvToAnnexB(read: () throws -> ArraySlice<UInt8>?, write: ([UInt8]) throws -> Void) throws {
-        var reader = FLVStreamReader()
+        var reader = FLVStreamParser()
         var writer = FLVAnnexBWriter()
         var out: [UInt8] = []
         while let chunk = try read() {

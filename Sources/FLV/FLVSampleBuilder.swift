@@ -118,7 +118,7 @@ public struct FLVMetadataCollector: Sendable {
 
     /// The metadata so far.
     /// - Parameter presentationDelay: added to the presentation times seen (a delay measured
-    ///   by a first pass, see `TimestampAssigner.Configuration.presentationDelay`).
+    ///   by a first pass, see `TimestampOptions.presentationDelay`).
     /// - Parameter includesDuration: false when the stream is still going (live, a pipe).
     public func metadata(presentationDelay: Int64 = 0, includesDuration: Bool = true) -> FLVMetadata {
         let frameSeconds = timeBase?.seconds(2)

@@ -58,7 +58,7 @@ enum ConvertCommand: CLICommand {
         let fps = try args.rateOption("--fps", limit: 1000)
         let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .progressive(.fastStart))
         let paths = try args.positionals(min: 2, max: 2)
-        var timing = TimestampAssigner.Configuration()
+        var timing = TimestampOptions()
         if let fps { timing.frameRate = fps }
         if try MP4Conversion.convertIfMP4(input: paths[0], output: paths[1], to: toOption, mode: mp4Layout, timing: timing) {
             return

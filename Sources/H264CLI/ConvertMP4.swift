@@ -19,7 +19,7 @@ enum MP4Conversion {
 
     /// Annex-B in (a file or stdin, read in 1 MiB chunks), MP4 out.
     static func annexBToMP4(inputPath: String, outputPath: String, mode: MP4Recorder.Mode,
-                            timing: TimestampAssigner.Configuration) throws {
+                            timing: TimestampOptions) throws {
         guard outputPath != "-" else { throw CLIError("an MP4 file cannot go to stdout (its header is written last)") }
         let input = try ChunkedInput(inputPath)
         try OutputFile.refuseOverwriting(input.fileIdentity, with: outputPath)
@@ -36,7 +36,7 @@ enum MP4Conversion {
     /// Muxes Annex-B read in chunks into what `makeWriter` makes (memory: the converter's, one
     /// chunk, and the output's), then prints the first problems met. An interruption ends the
     /// input after the last whole NAL unit read, and the output is finished with it.
-    static func mux(_ input: ChunkedInput, timing: TimestampAssigner.Configuration,
+    static func mux(_ input: ChunkedInput, timing: TimestampOptions,
                     makeWriter: @escaping (Int64) throws -> any MP4SampleWriting) throws {
         input.framing = .annexB
         var converter = MP4AnnexBConverter(timing: timing, makeWriter: makeWriter)
@@ -96,7 +96,7 @@ extension MP4Conversion {
     /// `h264 convert` with an MP4 on either side: true when it handled the conversion (an MP4
     /// input, recognised by its first bytes, or `--to mp4` / an output named `.mp4`).
     static func convertIfMP4(input: String, output: String, to: String?, mode: MP4Recorder.Mode,
-                             timing: TimestampAssigner.Configuration) throws -> Bool {
+                             timing: TimestampOptions) throws -> Bool {
         if isMP4(path: input) {
             try OutputFile.refuseOverwriting(OutputFile.fileIdentity(input), with: output)
             switch to ?? (output.hasSuffix(".flv") ? "flv" : "annexb") {

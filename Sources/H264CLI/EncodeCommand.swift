@@ -157,7 +157,7 @@ enum EncodeCommand: CLICommand {
                                            pattern: noise ? .noise : .colorBars)
         }
 
-        var config = X264Encoder.Configuration(width: width, height: height)
+        var config = X264Encoder.Options(width: width, height: height)
         config.pixelFormat = format
         if let h = y4mHeader {  // aspect, field order and range from the Y4M header, as the x264 CLI takes them
             if h.pixelAspect.numerator > 0, h.pixelAspect.denominator > 0 {
@@ -173,7 +173,7 @@ enum EncodeCommand: CLICommand {
         config.repeatParameterSets = out != nil && outputFormat == .annexB
         try settings.apply(to: &config)
 
-        let encoder = try X264Encoder(configuration: config)
+        let encoder = try X264Encoder(options: config)
         let metadata = FLVMetadata(width: width, height: height, frameRate: rate, encoder: "swift-h264")
         var outputs: [any EncodeOutput] = []
         if let out {

@@ -3,7 +3,7 @@ import H264
 import X264
 
 /// The encoder options of `h264 encode`, in the x264 CLI's vocabulary where it has one, read
-/// from the arguments and then applied to an `X264Encoder.Configuration`.
+/// from the arguments and then applied to an `X264Encoder.Options`.
 struct EncodeSettings {
     var bitrate: Int?
     var constantBitrate = false
@@ -101,7 +101,7 @@ struct EncodeSettings {
     }
 
     /// Applies the options to `config` (after the input's own facts: size, rate, Y4M header).
-    func apply(to config: inout X264Encoder.Configuration) throws {
+    func apply(to config: inout X264Encoder.Options) throws {
         if [crf != nil, qp != nil, quality != nil].filter({ $0 }).count > 1 {
             throw CLIError("use one of --crf, --qp and --quality")
         }

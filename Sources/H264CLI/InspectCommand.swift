@@ -27,7 +27,7 @@ enum InspectCommand: CLICommand {
     static func run(_ args: inout Arguments) throws {
         let json = args.flag("--json")
         let lenient = args.flag("--lenient")
-        var timing = TimestampAssigner.Configuration()
+        var timing = TimestampOptions()
         if let fps = try args.rateOption("--fps") { timing.frameRate = fps }
         let path = try args.positionals(min: 1, max: 1)[0]
         if MP4Conversion.isMP4(path: path) { return try MP4Inspection.run(path: path, json: json) }

@@ -68,7 +68,7 @@ enum RTPSendCommand: CLICommand {
         let units = try AnnexB.split(bytes[...], leadingData: .skip)
         // Access units per 7.4.1.2.4, timed in presentation order on the 90 kHz clock; packets
         // leave in decoding order, paced by decode time.
-        let timing = TimestampAssigner.Configuration(frameRate: fpsOption.map { ($0.0, $0.1) } ?? (25, 1),
+        let timing = TimestampOptions(frameRate: fpsOption.map { ($0.0, $0.1) } ?? (25, 1),
                                                      overridesStreamTiming: fpsOption != nil)
         let assembled = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: .skip).accessUnits
         let timed = assembled.compactMap { au in

@@ -106,7 +106,7 @@ enum SegmentCommand: CLICommand {
             }
             try hls.finish()
         } else {
-            var timing = TimestampAssigner.Configuration()
+            var timing = TimestampOptions()
             if let fps { timing.frameRate = fps }
             var made: HLSSegmentWriter?
             defer { writer = made }

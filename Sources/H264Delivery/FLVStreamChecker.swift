@@ -19,7 +19,7 @@ import H264
 public struct FLVStreamChecker: Sendable {
     /// The checker, with the violations found.
     public private(set) var checker: StreamChecker
-    private var reader = FLVStreamReader()
+    private var reader = FLVStreamParser()
     private var configuration: AVCDecoderConfigurationRecord?
     private var pendingConfiguration: [NALUnit]?
 

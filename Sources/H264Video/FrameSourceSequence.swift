@@ -4,7 +4,7 @@ extension FrameSource {
     /// The frames of this source as an `AsyncSequence`: see ``FrameSourceSequence``.
     ///
     /// ```swift
-    /// let encoder = AsyncFrameEncoder(try X264Encoder(configuration: config))
+    /// let encoder = AsyncFrameEncoder(try X264Encoder(options: config))
     /// for try await au in encoder.encodedFrames(from: source.frames()) { try await sink.write(au) }
     /// ```
     ///

@@ -7,9 +7,9 @@ import MediaSupport
 /// is cancelled, whatever the server does.
 ///
 /// ```swift
-/// let encoder = AsyncFrameEncoder(try X264Encoder(configuration: config))
+/// let encoder = AsyncFrameEncoder(try X264Encoder(options: config))
 /// let rtmp = try await AsyncRTMPPublisher(url: "rtmp://live.example.com/app/key", metadata: metadata,
-///                                         parameterSets: encoder.encoder.parameterSets)
+///                                         parameterSets: encoder.parameterSets)
 /// let statistics = try await rtmp.publish(encoder.encodedFrames(from: frames))
 /// ```
 ///
@@ -36,9 +36,8 @@ import MediaSupport
 /// - Complexity: memory is the publisher's bounded queue (``RTMPPublisher/Options/queueCapacity``
 ///   frames) plus one sample being framed.
 public final class AsyncRTMPPublisher: Sendable {
-    /// The synchronous publisher underneath (its ``RTMPVideoPublisher/publisher`` has the
-    /// statistics and the error).
-    public let publisher: RTMPVideoPublisher
+    /// The synchronous publisher underneath.
+    let base: RTMPVideoPublisher
     /// The thread the waiting calls run on, one at a time.
     private let worker: BlockingWorker
 
@@ -56,8 +55,8 @@ public final class AsyncRTMPPublisher: Sendable {
                 options: RTMPPublisher.Options = .init()) async throws(RTMPError) {
         let interrupt = Interrupt()
         let worker = BlockingWorker()
-        publisher = try await worker.run(onCancel: { interrupt.fire() }, cancellationError: Self.cancelled,
-                                         discard: { $0.publisher.cancel() }) { () throws(RTMPError) in
+        base = try await worker.run(onCancel: { interrupt.fire() }, cancellationError: Self.cancelled,
+                                    discard: { $0.cancel() }) { () throws(RTMPError) in
             try RTMPVideoPublisher(url: url, metadata: metadata, parameterSets: parameterSets, options: options,
                                    interrupt: interrupt)
         }
@@ -74,12 +73,12 @@ public final class AsyncRTMPPublisher: Sendable {
     @discardableResult
     public func send(_ sample: some AccessUnitSample) async throws(RTMPError) -> Bool {
         try checkCancellation()
-        switch publisher.publisher.options.overflowPolicy {
+        switch base.connection.options.overflowPolicy {
         case .dropUntilKeyframe:
-            return try publisher.send(sample)
+            return try base.send(sample)
         case .block:
-            let publisher = self.publisher
-            return try await worker.run(onCancel: { publisher.publisher.cancel() }, cancellationError: Self.cancelled) {
+            let publisher = self.base
+            return try await worker.run(onCancel: { publisher.cancel() }, cancellationError: Self.cancelled) {
                 () throws(RTMPError) in try publisher.send(sample)
             }
         }
@@ -95,8 +94,8 @@ public final class AsyncRTMPPublisher: Sendable {
     @discardableResult
     public func finish(timeout: Duration = .seconds(10)) async throws(RTMPError) -> RTMPPublisher.Statistics {
         try checkCancellation()
-        let publisher = self.publisher
-        return try await worker.run(onCancel: { publisher.publisher.cancel() }, cancellationError: Self.cancelled) {
+        let publisher = self.base
+        return try await worker.run(onCancel: { publisher.cancel() }, cancellationError: Self.cancelled) {
             () throws(RTMPError) in try publisher.finish(timeout: timeout)
         }
     }
@@ -128,10 +127,21 @@ public final class AsyncRTMPPublisher: Sendable {
 
     /// Stops the publisher at once (``RTMPPublisher/cancel()``): from any thread, any number
     /// of times.
-    public func cancel() { publisher.publisher.cancel() }
+    public func cancel() { base.cancel() }
+
+    /// True once ``cancel()`` was called (or the task that sent was cancelled).
+    public var isCancelled: Bool { base.isCancelled }
 
     /// The counters so far.
-    public var statistics: RTMPPublisher.Statistics { publisher.publisher.statistics }
+    public var statistics: RTMPPublisher.Statistics { base.statistics }
+
+    /// The error that stopped the publisher, if any.
+    public var error: RTMPError? { base.error }
+
+    /// The synchronous publisher underneath; its statistics, error and cancellation are now
+    /// this publisher's own (``statistics``, ``error``, ``cancel()``, ``isCancelled``).
+    @available(*, deprecated, message: "use the publisher's own statistics, error, cancel() and isCancelled")
+    public var publisher: RTMPVideoPublisher { base }
 
     /// Cancels the publisher and throws ``RTMPError/Code/cancelled`` when the task is cancelled.
     private func checkCancellation() throws(RTMPError) {

@@ -31,8 +31,8 @@ import MediaSupport
 /// `Sendable`: `send` may be called from a capture thread while another thread finishes;
 /// samples are taken in the order the calls reach it.
 public final class RTMPVideoPublisher: Sendable {
-    /// The publisher (statistics, error, ``RTMPPublisher/cancel()``).
-    public let publisher: RTMPPublisher
+    /// The connection the FLV messages go through.
+    let connection: RTMPPublisher
     private let state: ThreadLock<(builder: FLVSampleBuilder, lastDTS: Int64)>
 
     /// Connects, publishes, and queues the metadata.
@@ -53,8 +53,8 @@ public final class RTMPVideoPublisher: Sendable {
     init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit], options: RTMPPublisher.Options,
          interrupt: Interrupt) throws(RTMPError) {
         state = ThreadLock((FLVSampleBuilder(parameterSets: parameterSets), 0))
-        publisher = try RTMPPublisher(url: url, options: options, interrupt: interrupt)
-        publisher.send(metadata: metadata)
+        connection = try RTMPPublisher(url: url, options: options, interrupt: interrupt)
+        connection.send(metadata: metadata)
     }
 
     /// Queues one access unit or encoded frame: its FLV sample (and first, when its parameter
@@ -68,9 +68,9 @@ public final class RTMPVideoPublisher: Sendable {
         try state.withLock { (s) throws(RTMPError) -> Bool in
             let built: (avcC: [UInt8]?, sample: FLVVideoSample)
             do throws(FLVError) { built = try s.builder.sample(sample) } catch { throw RTMPError.wrapping(error, as: .invalidArgument) }
-            if let avcC = built.avcC { try publisher.send(decoderConfiguration: avcC, timestamp: built.sample.dts) }
+            if let avcC = built.avcC { try connection.send(decoderConfiguration: avcC, timestamp: built.sample.dts) }
             s.lastDTS = built.sample.dts
-            return try publisher.send(built.sample)
+            return try connection.send(built.sample)
         }
     }
 
@@ -79,9 +79,27 @@ public final class RTMPVideoPublisher: Sendable {
     ///   default).
     @discardableResult
     public func finish(timeout: Duration = .seconds(10)) throws(RTMPError) -> RTMPPublisher.Statistics {
-        try publisher.finish(endOfSequenceTimestamp: state.withLock { $0.lastDTS }, timeout: timeout)
-        return publisher.statistics
+        try connection.finish(endOfSequenceTimestamp: state.withLock { $0.lastDTS }, timeout: timeout)
+        return connection.statistics
     }
+
+    /// The counters so far (``RTMPPublisher/statistics``).
+    public var statistics: RTMPPublisher.Statistics { connection.statistics }
+
+    /// The error that stopped the publisher, if any (``RTMPPublisher/error``).
+    public var error: RTMPError? { connection.error }
+
+    /// Stops the publisher at once (``RTMPPublisher/cancel()``): from any thread, any number
+    /// of times.
+    public func cancel() { connection.cancel() }
+
+    /// True once ``cancel()`` was called.
+    public var isCancelled: Bool { connection.isCancelled }
+
+    /// The connection underneath; its statistics, error and cancellation are now the video
+    /// publisher's own (``statistics``, ``error``, ``cancel()``, ``isCancelled``).
+    @available(*, deprecated, message: "use the video publisher's own statistics, error, cancel() and isCancelled")
+    public var publisher: RTMPPublisher { connection }
 
     /// Publishes a whole Annex-B stream: access units per 7.4.1.2.4 with their decode and
     /// presentation times.
@@ -93,7 +111,7 @@ public final class RTMPVideoPublisher: Sendable {
     ///   - options: publisher settings.
     /// - Throws: ``RTMPError/Code/h264`` (with the core's error) for a stream without access
     ///   units, and the publisher's errors.
-    public static func publish(annexB: [UInt8], to url: String, timing: TimestampAssigner.Configuration = .init(),
+    public static func publish(annexB: [UInt8], to url: String, timing: TimestampOptions = .init(),
                                realTime: Bool = true, options: RTMPPublisher.Options = .init()) throws(RTMPError) -> RTMPPublisher.Statistics {
         let (accessUnits, errors) = AccessUnits.assemble(annexB: annexB[...], timing: timing, leadingData: .skip)
         if accessUnits.isEmpty, let first = errors.first {

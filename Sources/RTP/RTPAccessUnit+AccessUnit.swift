@@ -13,7 +13,7 @@ extension RTPAccessUnit {
     /// - Parameters:
     ///   - annexB: the stream.
     ///   - timing: frame rate (for streams without VUI timing) and reorder choices.
-    public static func accessUnits(annexB: ArraySlice<UInt8>, timing: TimestampAssigner.Configuration = .init()) -> [RTPAccessUnit] {
+    public static func accessUnits(annexB: ArraySlice<UInt8>, timing: TimestampOptions = .init()) -> [RTPAccessUnit] {
         AccessUnits.assemble(annexB: annexB, timing: timing, leadingData: .skip).accessUnits.compactMap { RTPAccessUnit(sample: $0) }
     }
 }

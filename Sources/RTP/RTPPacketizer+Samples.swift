@@ -79,7 +79,7 @@ extension RTPPacketizer {
 /// timestamps converted to the 90 kHz clock by the library.
 ///
 /// ```swift
-/// let packetizer = try RTPPacketizer(.init(ssrc: 0x1234_5678, parameterSets: .given(encoder.encoder.parameterSets)))
+/// let packetizer = try RTPPacketizer(.init(ssrc: 0x1234_5678, parameterSets: .given(encoder.parameterSets)))
 /// for try await packets in packetizer.packets(from: encoder.encodedFrames(from: frames)) {
 ///     packets.forEachPacket { socket.send($0) }
 /// }

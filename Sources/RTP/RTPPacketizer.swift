@@ -12,7 +12,7 @@ import H264
 ///
 /// In packetization-mode 0 every NAL unit is one packet; a NAL unit larger than the MTU cannot
 /// be sent and ``packetize(_:into:)-(RTPAccessUnit,_)`` throws. The encoder must then cut pictures into slices
-/// that fit: `X264Encoder.Configuration.maxSliceSize` (x264's `--slice-max-size`) set to the
+/// that fit: `X264Encoder.Options.maxSliceSize` (x264's `--slice-max-size`) set to the
 /// MTU less the 12-byte RTP header.
 ///
 /// Whatever the mode, the marker bit is set on the last packet of an access unit only, never
@@ -141,7 +141,7 @@ public struct RTPPacketizer: Sendable {
     /// - Throws: in packetization-mode 0 only, ``RTPError/Code/nalUnitTooLarge`` when a NAL unit
     ///   (an inserted parameter set included) is larger than the MTU less the RTP header;
     ///   nothing is appended and no sequence number is used. Have the encoder cut slices to fit
-    ///   (`X264Encoder.Configuration.maxSliceSize`, x264 `--slice-max-size`), or use mode 1.
+    ///   (`X264Encoder.Options.maxSliceSize`, x264 `--slice-max-size`), or use mode 1.
     /// - Complexity: O(n) in the access unit's bytes; no allocation once `packets` has grown to
     ///   the largest access unit (parameter-set insertion builds one small array per IDR).
     public mutating func packetize(_ accessUnit: RTPAccessUnit, into packets: inout RTPPacketBuffer) throws(RTPError) {

@@ -6,7 +6,7 @@ import MediaSupport
 /// cooperative pool, and the caller's task suspends until it is done.
 ///
 /// ```swift
-/// let encoder = AsyncFrameEncoder(try X264Encoder(configuration: config))
+/// let encoder = AsyncFrameEncoder(try X264Encoder(options: config))
 /// for try await au in encoder.encodedFrames(from: frames) {   // frames: any AsyncSequence of VideoFrame
 ///     try await sink.write(au)
 /// }
@@ -19,14 +19,36 @@ import MediaSupport
 ///   memory is the encoder's plus the output of the call in flight, and a thread (started with
 ///   the first call, ended when the wrapper is released).
 public final class AsyncFrameEncoder<Encoder: FrameEncoder>: Sendable {
-    /// The wrapped encoder (for its configuration and parameter sets; its blocking methods
-    /// are better called through this wrapper from async code).
-    public let encoder: Encoder
+    /// The wrapped encoder, for what is its own (an `X264Encoder`'s ``X264Encoder/options``
+    /// and ``X264Encoder/activeSettings``); its blocking methods are better called through
+    /// this wrapper from async code.
+    public let base: Encoder
     private let worker = BlockingWorker()
 
     /// Wraps `encoder`; its calls run on a thread of the wrapper's own.
     public init(_ encoder: Encoder) {
-        self.encoder = encoder
+        self.base = encoder
+    }
+
+    /// The wrapped encoder, now ``base``; its parameter sets and decoder configuration are the
+    /// wrapper's own (``parameterSets``, ``decoderConfiguration``).
+    @available(*, deprecated, renamed: "base")
+    public var encoder: Encoder { base }
+
+    /// The encoder's current SPS and PPS NAL units (`FrameEncoder.parameterSets`).
+    public var parameterSets: [NALUnit] { base.parameterSets }
+
+    /// The encoder's current decoder configuration (avcC) with 4-byte NAL unit lengths; nil
+    /// while it has no SPS yet (`FrameEncoder.decoderConfiguration`).
+    /// - Throws: the errors of `AVCDecoderConfigurationRecord.init(parameterSets:lengthSize:)`.
+    public var decoderConfiguration: AVCDecoderConfigurationRecord? {
+        get throws(H264Error) { try base.decoderConfiguration }
+    }
+
+    /// The encoder's current decoder configuration with NAL unit lengths of `lengthSize` bytes
+    /// (`FrameEncoder.decoderConfiguration(lengthSize:)`).
+    public func decoderConfiguration(lengthSize: AVCC.LengthSize) throws(H264Error) -> AVCDecoderConfigurationRecord? {
+        try base.decoderConfiguration(lengthSize: lengthSize)
     }
 
     /// Wraps `encoder`; `label` named the Dispatch queue of earlier releases and is not used.
@@ -40,17 +62,17 @@ public final class AsyncFrameEncoder<Encoder: FrameEncoder>: Sendable {
     /// An encode already started completes even if the calling task is cancelled (x264 cannot
     /// be interrupted mid-frame): cancellation is observed between frames.
     public func encode(_ frame: VideoFrame, options: FrameEncodeOptions = .none) async throws(Encoder.Failure) -> [EncodedFrame] {
-        try await run { () throws(Encoder.Failure) in try self.encoder.encode(frame, options: options) }
+        try await run { () throws(Encoder.Failure) in try self.base.encode(frame, options: options) }
     }
 
     /// Returns every access unit the encoder still holds; see `FrameEncoder.flush()`.
     public func flush() async throws(Encoder.Failure) -> [EncodedFrame] {
-        try await run { () throws(Encoder.Failure) in try self.encoder.flush() }
+        try await run { () throws(Encoder.Failure) in try self.base.flush() }
     }
 
     /// Changes the target average bitrate for the frames that follow, off the cooperative pool.
     public func setAverageBitrate(_ bitsPerSecond: Int) async throws(Encoder.Failure) {
-        try await run { () throws(Encoder.Failure) in try self.encoder.setAverageBitrate(bitsPerSecond) }
+        try await run { () throws(Encoder.Failure) in try self.base.setAverageBitrate(bitsPerSecond) }
     }
 
     /// The encoded frames of `frames`, then of a flush at their end: see ``EncodedFrameSequence``.

@@ -16,7 +16,7 @@ extension X264Encoder {
     /// x264 writes `extraSEI` itself (`x264_picture_t.extra_sei`), each in its own SEI NAL unit
     /// after its own messages, and counts their bytes in its rate control (VBV and NAL HRD stay
     /// right). pic_timing and recovery_point are one per picture and x264 writes its own
-    /// (pic_timing on every picture with ``Configuration/pictureTiming``, recovery_point at
+    /// (pic_timing on every picture with ``Options/pictureTiming``, recovery_point at
     /// intra-refresh starts), so those are put into the access unit when it comes out
     /// (``SEIAccessUnitInsertion``), replacing x264's: a few bytes x264's rate control does not
     /// see.
@@ -26,9 +26,9 @@ extension X264Encoder {
 
         /// Splits `messages` (and the display orientation, when the frame has one).
         /// - Throws: ``X264Error/Code/invalidArgument`` for a buffering_period (x264 writes its
-        ///   own with its NAL HRD), a pic_timing without ``Configuration/pictureTiming``, or a
+        ///   own with its NAL HRD), a pic_timing without ``Options/pictureTiming``, or a
         ///   message that cannot be written (a value out of its range).
-        init(_ messages: [SEIMessage], orientation: Orientation?, configuration: Configuration) throws(X264Error) {
+        init(_ messages: [SEIMessage], orientation: Orientation?, configuration: Options) throws(X264Error) {
             if let orientation {
                 extraSEI.append((Int32(Orientation.displayOrientationPayloadType), orientation.displayOrientationPayload))
             }
@@ -39,7 +39,7 @@ extension X264Encoder {
                 case .picTiming:
                     guard configuration.pictureTiming else {
                         throw X264Error.invalid(.invalidArgument,
-                            "a pic_timing SEI message (a time code) needs Configuration.pictureTiming: the SPS must have pic_struct_present_flag")
+                            "a pic_timing SEI message (a time code) needs Options.pictureTiming: the SPS must have pic_struct_present_flag")
                     }
                     perPicture.append(message)
                 case .recoveryPoint:

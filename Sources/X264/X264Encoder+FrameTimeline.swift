@@ -34,7 +34,7 @@ extension X264Encoder {
 }
 
 extension X264Encoder {
-    /// The keyframe interval in seconds (``Configuration/maxKeyframeIntervalDuration``),
+    /// The keyframe interval in seconds (``Options/maxKeyframeIntervalDuration``),
     /// measured on the frames' presentation times as VideoToolbox measures it: a frame is due
     /// to be a keyframe once its `pts` is the interval after the last keyframe's, less half the
     /// last frame step (timestamp jitter does not push a keyframe one frame late).

@@ -2,7 +2,7 @@ internal import CX264
 import H264
 import H264Video
 
-extension X264Encoder.Configuration {
+extension X264Encoder.Options {
     /// The frame rate as x264's numerator / denominator: NTSC rates (29.97...) as n*1000/1001,
     /// whole rates as n/1, anything else to a thousandth.
     var frameRateFraction: (num: UInt32, den: UInt32) {

@@ -11,7 +11,7 @@ extension X264Encoder {
         /// bitrate runs with a VBV at that rate, which x264 can retarget in place.
         var adaptive = false
         /// The VBV buffer of an adaptive average bitrate, in seconds of it; nil:
-        /// ``Configuration/generousBufferSeconds``.
+        /// ``Options/generousBufferSeconds``.
         var bufferSeconds: Double?
 
         /// The targets after a bitrate change. A quality-mode encoder switches to an average bitrate.
@@ -27,8 +27,8 @@ extension X264Encoder {
             var next = self
             if current.isRetargetable {
                 let keptSeconds = Double(current.bufferSize) * 1000 / Double(bitsPerSecond)
-                next.bufferSeconds = Swift.min(X264Encoder.Configuration.generousBufferSeconds,
-                                               Swift.max(X264Encoder.Configuration.minimumChangeBufferSeconds, keptSeconds))
+                next.bufferSeconds = Swift.min(X264Encoder.Options.generousBufferSeconds,
+                                               Swift.max(X264Encoder.Options.minimumChangeBufferSeconds, keptSeconds))
             } else {
                 next.bufferSeconds = nil
             }
@@ -107,7 +107,7 @@ extension X264Encoder {
     }
 }
 
-extension X264Encoder.Configuration {
+extension X264Encoder.Options {
     /// Seconds of the bitrate in the VBV buffer of an average-bitrate encoder once its bitrate
     /// has been changed (or limits set): large enough to cost little against plain ABR, small
     /// enough that its VBV pulls the rate to a new target within about two seconds (x264's own

@@ -15,12 +15,12 @@ extension X264Encoder {
         let maximumFrameDelay: Int
         private(set) var parameterSets: [NALUnit]
         /// The SPS written in place of x264's, without VUI timing, when the configuration does
-        /// not claim a frame rate (``Configuration/writesTiming(_:)``); nil keeps x264's.
+        /// not claim a frame rate (``Options/writesTiming(_:)``); nil keeps x264's.
         let untimedSPS: [UInt8]?
 
         /// Opens x264 with `configuration` and `plan`, at `levelIDC` when given.
         /// - Throws: ``X264Error/Code/encoderFailure`` with x264's error messages.
-        init(_ configuration: Configuration, plan: RatePlan, levelIDC: Int?, log: X264Log) throws(X264Error) {
+        init(_ configuration: Options, plan: RatePlan, levelIDC: Int?, log: X264Log) throws(X264Error) {
             var p = try configuration.makeParameters(plan, levelIDC: levelIDC)
             log.install(in: &p)
             p.i_log_level = Int32(configuration.logHandler == nil ? LogLevel.error.rawValue : configuration.logLevel.rawValue)

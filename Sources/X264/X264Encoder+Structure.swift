@@ -6,7 +6,7 @@ internal import Glibc
 internal import Darwin
 #endif
 
-extension X264Encoder.Configuration {
+extension X264Encoder.Options {
     /// Writes the VideoToolbox-style coding-structure settings into x264's parameters (after
     /// the preset, tune, B-frame and keyframe settings; before the profile is applied).
     func applyStructure(to p: inout x264_param_t) {

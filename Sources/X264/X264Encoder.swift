@@ -6,9 +6,9 @@ import MediaSupport
 /// A `FrameEncoder` over libx264.
 ///
 /// ```swift
-/// var config = X264Encoder.Configuration(width: 1280, height: 720)
-/// config.rateControl = .averageBitrate(2_000_000)
-/// let encoder = try X264Encoder(configuration: config)
+/// var options = X264Encoder.Options(width: 1280, height: 720)
+/// options.rateControl = .averageBitrate(2_000_000)
+/// let encoder = try X264Encoder(options: options)
 /// for frame in frames { for au in try encoder.encode(frame) { write(au.annexBSample(parameterSets: encoder.parameterSets)) } }
 /// for au in try encoder.flush() { write(au.annexBSample(parameterSets: encoder.parameterSets)) }
 /// ```
@@ -19,7 +19,7 @@ import MediaSupport
 /// opens as x264's one-pass ABR without a VBV, exactly what the x264 CLI's `--bitrate` does
 /// (same bitstream, same bitrate, same quality). Data rate limits (`DataRateLimits`) are the
 /// limits: each becomes part of a VBV small enough that no window of the limit's length can
-/// hold more than its bytes (see ``Configuration/dataRateLimits``).
+/// hold more than its bytes (see ``Options/dataRateLimits``).
 ///
 /// ## Bitrate changes
 ///
@@ -56,7 +56,7 @@ import MediaSupport
 /// whenever x264 outputs it: captions (`SEIMessage.captions(_:)`), user data and other
 /// messages through x264's `extra_sei` (x264 owns and frees the copies, and counts their
 /// bytes in its rate control); a recovery point, and a pic_timing with a time code (which
-/// needs ``Configuration/pictureTiming``), replace x264's own in the access unit as it
+/// needs ``Options/pictureTiming``), replace x264's own in the access unit as it
 /// comes out. A buffering_period is refused: x264 writes its own.
 ///
 /// ## Errors
@@ -67,9 +67,12 @@ public final class X264Encoder: FrameEncoder, Sendable {
     /// The error every method throws.
     public typealias Failure = X264Error
 
-    /// The configuration the encoder was opened with (bitrate and limit changes are not
+    /// The options the encoder was opened with (bitrate and limit changes are not
     /// reflected; see ``activeSettings``).
-    public let configuration: Configuration
+    public let options: Options
+    /// The options the encoder was opened with, now ``options``.
+    @available(*, deprecated, renamed: "options")
+    public var configuration: Options { options }
 
     struct State {
         var session: Session
@@ -107,15 +110,21 @@ public final class X264Encoder: FrameEncoder, Sendable {
     ///   that cannot carry the input's chroma format, lossless coding, CABAC or interlacing,
     ///   or a constant QP with data rate limits; ``X264Error/Code/encoderFailure`` when
     ///   `x264_encoder_open` fails (with x264's error messages in the reason).
-    public init(configuration: Configuration) throws(X264Error) {
+    public init(options configuration: Options) throws(X264Error) {
         try configuration.validate()
-        self.configuration = configuration
+        self.options = configuration
         let log = X264Log(handler: configuration.logHandler)
         self.log = log
         let targets = configuration.initialRateTargets
         let session = try Session(configuration, plan: configuration.ratePlan(targets), levelIDC: nil, log: log)
         state = ThreadLock(State(session: session, targets: targets,
                                  keyframes: KeyframeClock(interval: configuration.periodicIntraRefresh ? nil : configuration.maxKeyframeIntervalDuration)))
+    }
+
+    /// Opens an encoder, now ``init(options:)``.
+    @available(*, deprecated, renamed: "init(options:)")
+    public convenience init(configuration: Options) throws(X264Error) {
+        try self.init(options: configuration)
     }
 
     deinit {
@@ -145,10 +154,10 @@ public final class X264Encoder: FrameEncoder, Sendable {
     ///   after ``flush()``; ``X264Error/Code/invalidTimestamp`` for a `pts` not after the
     ///   previous frame's or a timescale other than the first frame's;
     ///   ``X264Error/Code/invalidArgument`` for a buffering_period message, a pic_timing
-    ///   without ``Configuration/pictureTiming``, or a message that cannot be written;
+    ///   without ``Options/pictureTiming``, or a message that cannot be written;
     ///   ``X264Error/Code/encoderFailure`` when x264 fails.
     public func encode(_ frame: VideoFrame, options: FrameEncodeOptions) throws(X264Error) -> [EncodedFrame] {
-        let c = configuration
+        let c = self.options
         guard frame.width == c.width, frame.height == c.height, frame.format == c.pixelFormat else {
             throw X264Error.invalid(.invalidArgument,
                 "frame is \(frame.width)x\(frame.height) \(frame.format), encoder expects \(c.width)x\(c.height) \(c.pixelFormat)")
@@ -219,17 +228,17 @@ public final class X264Encoder: FrameEncoder, Sendable {
     /// indication), with no spike in picture size.
     ///
     /// x264 begins the cycle at the next P picture it encodes — behind the frames given by its
-    /// lookahead (``delayedFrames``; none with ``Configuration/realTime``) — or, while a
+    /// lookahead (``delayedFrames``; none with ``Options/realTime``) — or, while a
     /// refresh wave is still moving across the picture, as soon as that wave ends
     /// (`x264_encoder_intra_refresh`). The new cycle's first access unit carries a recovery
     /// point SEI (`isRandomAccessPoint`), and the periodic cycles count from it. A
-    /// stream without ``Configuration/periodicIntraRefresh`` recovers with an IDR picture
+    /// stream without ``Options/periodicIntraRefresh`` recovers with an IDR picture
     /// instead: ask for one with `FrameEncodeOptions(forceKeyframe: true)`.
     /// - Throws: ``X264Error/Code/invalidArgument`` when the encoder does not refresh
-    ///   periodically (``Configuration/periodicIntraRefresh`` off, or every picture intra), or
+    ///   periodically (``Options/periodicIntraRefresh`` off, or every picture intra), or
     ///   after ``flush()``.
     public func requestIntraRefresh() throws(X264Error) {
-        guard configuration.periodicIntraRefresh, configuration.allowTemporalCompression else {
+        guard self.options.periodicIntraRefresh, self.options.allowTemporalCompression else {
             throw X264Error.invalid(.invalidArgument,
                                     "an intra refresh needs periodicIntraRefresh; force a keyframe to recover without it")
         }
@@ -262,7 +271,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
     ///   ``flush()``; ``X264Error/Code/unsupported`` for a constant-QP encoder (x264 keeps no
     ///   VBV in CQP); ``X264Error/Code/encoderFailure`` when x264 refuses.
     public func setDataRateLimits(_ limits: [DataRateLimit]) throws(X264Error) {
-        try Configuration.validate(limits)
+        try Options.validate(limits)
         try state.withLock { (s: inout State) throws(X264Error) in
             if case .constantQP = s.targets.rateControl, !limits.isEmpty {
                 throw X264Error.invalid(.unsupported, "a constant QP cannot keep data rate limits (x264 ignores a VBV in CQP)")
@@ -277,11 +286,11 @@ public final class X264Encoder: FrameEncoder, Sendable {
     /// new x264 encoder (at the old one's level) and draining the old one into `pending`.
     private func retarget(_ s: inout State, to targets: RateTargets) throws(X264Error) {
         guard !s.flushed else { throw X264Error.invalid(.invalidArgument, "rate change after flush") }
-        let plan = configuration.ratePlan(targets, levelCPB: s.session.levelCPB)
+        let plan = self.options.ratePlan(targets, levelCPB: s.session.levelCPB)
         if s.session.plan.canReconfigure(to: plan) {
             try s.session.reconfigure(plan)
         } else {
-            let next = try Session(configuration, plan: plan, levelIDC: s.session.levelIDC, log: log)
+            let next = try Session(self.options, plan: plan, levelIDC: s.session.levelIDC, log: log)
             var old = s.session
             s.session = next
             s.targets = targets

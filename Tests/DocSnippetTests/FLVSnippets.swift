@@ -8,9 +8,9 @@ import Testing
 @Suite struct FLVSnippets {
     @Test func flvFromEncoder() throws {
         let frames = try SnippetSupport.frames(count: 45, width: 640, height: 360)
-        var config = X264Encoder.Configuration(width: 640, height: 360)
+        var config = X264Encoder.Options(width: 640, height: 360)
         config.maxKeyframeInterval = 30
-        let encoder = try X264Encoder(configuration: config)   // B-frames: a negative first DTS
+        let encoder = try X264Encoder(options: config)   // B-frames: a negative first DTS
         // snippet: flv-writer
         var flv = FLVWriter()
         var builder = FLVSampleBuilder(parameterSets: encoder.parameterSets)

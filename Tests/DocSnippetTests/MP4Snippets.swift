@@ -10,10 +10,10 @@ import Testing
 @Suite struct MP4Snippets {
     /// An encoder with a keyframe every second at 30 frames a second, and its frames.
     static func encoderAndFrames(seconds: Int) throws -> (X264Encoder, [VideoFrame]) {
-        var config = X264Encoder.Configuration(width: 320, height: 180)
+        var config = X264Encoder.Options(width: 320, height: 180)
         config.maxKeyframeInterval = 30
         config.expectedFrameRate = 30                 // VUI timing, for the parsed stream below
-        return (try X264Encoder(configuration: config), try SnippetSupport.frames(count: 30 * seconds, width: 320, height: 180))
+        return (try X264Encoder(options: config), try SnippetSupport.frames(count: 30 * seconds, width: 320, height: 180))
     }
 
     /// The `EXTINF` durations of a playlist, in seconds.

@@ -15,7 +15,7 @@ import Testing
         let server = try NginxServer()
         let url = "rtmp://127.0.0.1:\(server.port)/live/key"
         let frames = try SnippetSupport.frames(count: 30, width: 320, height: 180)
-        let encoder = try X264Encoder(configuration: .init(width: 320, height: 180))
+        let encoder = try X264Encoder(options: .init(width: 320, height: 180))
         // snippet: rtmp-publisher
         let metadata = FLVMetadata(width: 320, height: 180, frameRate: 30)
         let rtmp = try RTMPVideoPublisher(url: url, metadata: metadata,    // connects and publishes

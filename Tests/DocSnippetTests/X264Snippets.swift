@@ -8,12 +8,12 @@ import Testing
     @Test func encodeAndFlush() throws {
         let frames = try SnippetSupport.frames(count: 20, width: 640, height: 360, format: .nv12)
         // snippet: x264-encode
-        var config = X264Encoder.Configuration(width: 640, height: 360)
+        var config = X264Encoder.Options(width: 640, height: 360)
         config.pixelFormat = .nv12
         config.rateControl = .averageBitrate(512_000)
         config.profile = .baseline
         config.realTime = true
-        let encoder = try X264Encoder(configuration: config)
+        let encoder = try X264Encoder(options: config)
 
         var samples: [[UInt8]] = []
         for frame in frames {                           // VideoFrame, strictly increasing pts

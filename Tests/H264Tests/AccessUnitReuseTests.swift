@@ -40,7 +40,7 @@ private struct Summary: Equatable, CustomStringConvertible {
 
 /// The access units of `bytes` through ``AccessUnitParser/next()`` and through
 /// ``AccessUnitParser/next(into:)`` (chunks of `chunk` bytes), and the errors of each.
-private func bothWays(_ bytes: [UInt8], chunk: Int, timing: TimestampAssigner.Configuration = .init())
+private func bothWays(_ bytes: [UInt8], chunk: Int, timing: TimestampOptions = .init())
     -> (copied: [Summary], reused: [Summary], copiedErrors: [H264Error.Code], reusedErrors: [H264Error.Code]) {
     var copied: [Summary] = [], reused: [Summary] = []
     var copiedErrors: [H264Error.Code] = [], reusedErrors: [H264Error.Code] = []

@@ -79,7 +79,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
         let bytes = Fixture.mainCABACBFrames.bytes()
         var pts: [Int: [Int64?]] = [:]
         for depth in [2, 4] {
-            let timing = TimestampAssigner.Configuration(reorderDepth: depth)
+            let timing = TimestampOptions(reorderDepth: depth)
             let (batch, _) = AccessUnits.assemble(annexB: bytes[...], timing: timing)
             var parser = AccessUnitParser(timing: timing)
             parser.append(bytes)

@@ -26,7 +26,7 @@ private func chunked(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
     @Test(arguments: annexBFixtures)
     func accessUnitsFromChunksEqualTheBatchResult(_ fixture: Fixture) async throws {
         let bytes = fixture.bytes()
-        let timing = TimestampAssigner.Configuration(reorderDepth: 16)
+        let timing = TimestampOptions(reorderDepth: 16)
         let (batch, batchErrors) = AccessUnits.assemble(annexB: bytes[...], timing: timing, leadingData: Self.leadingData(fixture))
         try #require(!batch.isEmpty)
         for size in [1, 7, 1500] {

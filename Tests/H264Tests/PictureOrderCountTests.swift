@@ -5,7 +5,7 @@ import TestSupport
 @Suite struct PictureOrderCountTests {
     @Test func type0WrapsTheLsb() {
         let params = POCParameters(picOrderCntType: 0, maxFrameNum: 16, maxPicOrderCntLsb: 16)
-        var counter = PictureOrderCounter()
+        var counter = PictureOrderCountDecoder()
         var got: [Int64] = []
         for (i, lsb) in [0, 4, 8, 12, 0, 4, 14].enumerated() {
             let pic = POCInputs(isIDR: i == 0, isReference: true, frameNum: Int64(i), picOrderCntLsb: Int64(lsb))
@@ -17,7 +17,7 @@ import TestSupport
 
     @Test func type0NonReferencePicturesDoNotMoveTheBase() {
         let params = POCParameters(picOrderCntType: 0, maxFrameNum: 16, maxPicOrderCntLsb: 16)
-        var counter = PictureOrderCounter()
+        var counter = PictureOrderCountDecoder()
         let seq: [(Bool, Int64)] = [(true, 0), (true, 6), (false, 2), (true, 12), (false, 8), (true, 2), (false, 14)]
         let got = seq.enumerated().map { i, p in
             counter.next(POCInputs(isIDR: i == 0, isReference: p.0, frameNum: Int64(i), picOrderCntLsb: p.1), params).value
@@ -29,7 +29,7 @@ import TestSupport
 
     @Test func type0MMCO5ResetsTheBase() {
         let params = POCParameters(picOrderCntType: 0, maxFrameNum: 16, maxPicOrderCntLsb: 16)
-        var counter = PictureOrderCounter()
+        var counter = PictureOrderCountDecoder()
         _ = counter.next(POCInputs(isIDR: true, isReference: true, frameNum: 0, picOrderCntLsb: 0), params)
         let m = counter.next(POCInputs(isIDR: false, isReference: true, frameNum: 1, picOrderCntLsb: 6, deltaPicOrderCntBottom: 1, hasMMCO5: true), params)
         #expect(m.value == 6)
@@ -41,7 +41,7 @@ import TestSupport
     @Test func type1Cycle() {
         let params = POCParameters(picOrderCntType: 1, maxFrameNum: 16, offsetForNonRefPic: -1,
                                    offsetForTopToBottomField: 0, offsetForRefFrame: [4])
-        var counter = PictureOrderCounter()
+        var counter = PictureOrderCountDecoder()
         // I0 P1 b(nonref, frame_num 2) P2
         let pics = [POCInputs(isIDR: true, isReference: true, frameNum: 0),
                     POCInputs(isIDR: false, isReference: true, frameNum: 1),
@@ -52,14 +52,14 @@ import TestSupport
 
     @Test func type2FollowsFrameNumAndWraps() {
         let params = POCParameters(picOrderCntType: 2, maxFrameNum: 4)
-        var counter = PictureOrderCounter()
+        var counter = PictureOrderCountDecoder()
         let pics = (0..<6).map { i in POCInputs(isIDR: i == 0, isReference: i != 4, frameNum: Int64(i % 4)) }
         #expect(pics.map { counter.next($0, params).value } == [0, 2, 4, 6, 7, 10])
     }
 
     @Test func fieldsGetTheirOwnCounts() {
         let params = POCParameters(picOrderCntType: 0, maxFrameNum: 16, maxPicOrderCntLsb: 64)
-        var counter = PictureOrderCounter()
+        var counter = PictureOrderCountDecoder()
         let top = counter.next(POCInputs(isIDR: true, isReference: true, frameNum: 0, fieldPic: true, picOrderCntLsb: 0), params)
         let bottom = counter.next(POCInputs(isIDR: false, isReference: true, frameNum: 0, fieldPic: true, bottomField: true, picOrderCntLsb: 1), params)
         #expect(top.value == 0 && bottom.value == 1)

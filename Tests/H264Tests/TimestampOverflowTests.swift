@@ -11,7 +11,7 @@ import H264Fixtures
     static let stream = Fixture.mainCABACBFrames.bytes()
 
     /// The access units of the B-frame fixture, streamed with `timing`.
-    static func accessUnits(_ timing: TimestampAssigner.Configuration) throws -> [AccessUnit] {
+    static func accessUnits(_ timing: TimestampOptions) throws -> [AccessUnit] {
         var parser = AccessUnitParser(timing: timing)
         parser.append(stream)
         parser.finish()

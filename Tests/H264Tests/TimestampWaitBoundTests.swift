@@ -17,7 +17,7 @@ import H264Fixtures
 
     /// Every access unit of `bytes` through the long-lived service path (`next(into:)`, chunks
     /// of 4 KiB), with what the parser said of the bound at the end.
-    static func parse(_ bytes: [UInt8], timing: TimestampAssigner.Configuration)
+    static func parse(_ bytes: [UInt8], timing: TimestampOptions)
         throws -> (units: [(pts: Int64, dts: Int64, poc: Int64?, early: Bool)], parser: AccessUnitParser) {
         var parser = AccessUnitParser(timing: timing)
         var units: [(pts: Int64, dts: Int64, poc: Int64?, early: Bool)] = []
@@ -47,7 +47,7 @@ import H264Fixtures
     /// DTS strictly increases, PTS >= DTS, and no two pictures share a PTS. A pass with a
     /// presentation delay of 0 measures the delay the stream needs: its PTS plus that delay.
     static func expectOrderedTimestamps(_ units: [(pts: Int64, dts: Int64, poc: Int64?, early: Bool)], parser: AccessUnitParser,
-                                        timing: TimestampAssigner.Configuration) {
+                                        timing: TimestampOptions) {
         let shift = timing.presentationDelay == 0 ? parser.requiredPresentationDelay : 0
         var previousDTS = Int64.min
         var seen = Set<Int64>()
@@ -68,7 +68,7 @@ import H264Fixtures
     func fallingPOCHoldsAtMostTheLimit(reorder: UInt32?, delay: Int64?, limit: Int) throws {
         let count = 20_000
         let stream = try Self.fallingPOCStream(count: count, maxNumReorderFrames: reorder)
-        let timing = TimestampAssigner.Configuration(presentationDelay: delay)
+        let timing = TimestampOptions(presentationDelay: delay)
         let (units, parser) = try Self.parse(stream, timing: timing)
         #expect(units.count == count)
         // The stream is what it claims: every POC below the one before.
@@ -90,7 +90,7 @@ import H264Fixtures
     /// presentation position (2 per frame) plus the delay of the reorder depth (2).
     @Test func earlyPresentationRule() throws {
         let stream = try Self.fallingPOCStream(count: 200, maxNumReorderFrames: nil)
-        let timing = TimestampAssigner.Configuration(reorderDepth: 1)
+        let timing = TimestampOptions(reorderDepth: 1)
         let (units, parser) = try Self.parse(stream, timing: timing)
         #expect(parser.heldAccessUnitLimit == 34)
         #expect(units.enumerated().filter(\.element.early).map(\.offset) == [0, 34, 68, 102, 136])
@@ -135,7 +135,7 @@ import H264Fixtures
             try builder.append(.init(.p, poc: anchor))
             for b in 0..<run { try builder.append(.init(.b, poc: anchor - step + 2 * Int64(b + 1))) }
         }
-        let timing = TimestampAssigner.Configuration(presentationDelay: delay)
+        let timing = TimestampOptions(presentationDelay: delay)
         let (units, parser) = try Self.parse(builder.annexB(), timing: timing)
         Self.expectOrderedTimestamps(units, parser: parser, timing: timing)
         #expect((parser.earlyPresentationCount > 0) == early)

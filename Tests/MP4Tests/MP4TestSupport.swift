@@ -15,7 +15,7 @@ enum MP4TestSupport {
     static func mp4(_ annexB: [UInt8], layout: MP4Writer.Options.Layout = .fastStart,
                     fps: (Int64, Int64)? = nil) throws -> (bytes: [UInt8], summary: MP4AnnexBConverter.Summary) {
         let file = MP4MemoryFile()
-        var timing = TimestampAssigner.Configuration()
+        var timing = TimestampOptions()
         if let fps { timing.frameRate = fps }
         var converter = MP4AnnexBConverter(timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             try MP4Writer(file: file, options: .init(timescale: timescale, layout: layout))

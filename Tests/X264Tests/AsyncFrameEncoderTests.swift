@@ -67,7 +67,7 @@ private final class TaskProbeEncoder: FrameEncoder {
     }
 
     @Test func sequenceEncodesEveryFrameAndFlushes() async throws {
-        let encoder = AsyncFrameEncoder(try X264Encoder(configuration: X264Support.config()))
+        let encoder = AsyncFrameEncoder(try X264Encoder(options: X264Support.config()))
         let frames = PatternFrames(source: try TestPatternSource(width: 160, height: 96, frameCount: 30),
                                    count: 30, pulled: .init())
         var out: [EncodedFrame] = []
@@ -77,7 +77,7 @@ private final class TaskProbeEncoder: FrameEncoder {
             // so no more than the encoder's delay (plus the frame in hand) runs ahead (until the
             // last frame, when the flush drains the delay).
             let pulled = frames.pulled.current
-            if pulled < 30 { #expect(pulled <= out.count + encoder.encoder.delayedFrames + 1) }
+            if pulled < 30 { #expect(pulled <= out.count + encoder.base.delayedFrames + 1) }
         }
         #expect(out.count == 30)
         #expect(out.map(\.pts).sorted() == Array(0..<30))
@@ -89,7 +89,7 @@ private final class TaskProbeEncoder: FrameEncoder {
     /// A library pull source as an async sequence (`frames()`, its `start` on a thread of its
     /// own) into the encoder: every frame, in order, under back-pressure.
     @Test func frameSourceThroughTheEncoder() async throws {
-        let encoder = AsyncFrameEncoder(try X264Encoder(configuration: X264Support.config()))
+        let encoder = AsyncFrameEncoder(try X264Encoder(options: X264Support.config()))
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 45)
         let frames = source.frames()
         var out: [EncodedFrame] = []
@@ -102,7 +102,7 @@ private final class TaskProbeEncoder: FrameEncoder {
     }
 
     @Test func cancellationStopsTheEncoderWithinAFrame() async throws {
-        let encoder = AsyncFrameEncoder(try X264Encoder(configuration: X264Support.config()))
+        let encoder = AsyncFrameEncoder(try X264Encoder(options: X264Support.config()))
         let frames = PatternFrames(source: try TestPatternSource(width: 160, height: 96, frameCount: 0),
                                    count: nil, pulled: .init())
         let received = Atomic(0)

@@ -55,7 +55,7 @@ private final class ThreadedCapturer: FrameSource {
 
 @Suite struct PushCaptureTests {
     @Test func encoderFedFromACaptureThread() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config())
+        let encoder = try X264Encoder(options: X264Support.config())
         let capturer = try ThreadedCapturer(width: 160, height: 96)
         let output = Mutex<[EncodedFrame]>([])
         let submitted = Atomic(0)

@@ -7,7 +7,7 @@ import TestSupport
     struct Bad: Sendable, CustomTestStringConvertible {
         let name: String
         let code: X264Error.Code
-        let edit: @Sendable (inout X264Encoder.Configuration) -> Void
+        let edit: @Sendable (inout X264Encoder.Options) -> Void
         var testDescription: String { name }
     }
 
@@ -53,21 +53,21 @@ import TestSupport
 
     @Test(arguments: bad)
     func badConfigurationThrows(_ b: Bad) {
-        #expect(throws: X264Error(b.code, "")) { try X264Encoder(configuration: X264Support.config(160, 96, b.edit)) }
+        #expect(throws: X264Error(b.code, "")) { try X264Encoder(options: X264Support.config(160, 96, b.edit)) }
     }
 
     /// A keyframe interval in seconds beyond what frames can count opens as "no forced
     /// keyframes" (x264's keyint clamps), not a conversion trap.
     @Test func hugeKeyframeDurationOpens() throws {
         for s in [1e300, Double.greatestFiniteMagnitude, 3e9] {
-            let encoder = try X264Encoder(configuration: X264Support.config(160, 96) { $0.maxKeyframeIntervalDuration = s })
-            #expect(encoder.configuration.maxKeyframeIntervalDuration == s)
+            let encoder = try X264Encoder(options: X264Support.config(160, 96) { $0.maxKeyframeIntervalDuration = s })
+            #expect(encoder.options.maxKeyframeIntervalDuration == s)
         }
     }
 
     @Test func openFailureCarriesX264Message() {
         do {
-            _ = try X264Encoder(configuration: X264Support.config(16386, 16))
+            _ = try X264Encoder(options: X264Support.config(16386, 16))
             Issue.record("expected a failure")
         } catch {
             #expect(error.code == .encoderFailure)
@@ -76,7 +76,7 @@ import TestSupport
     }
 
     @Test func mismatchedFramesThrow() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config())
+        let encoder = try X264Encoder(options: X264Support.config())
         let wrongSize = try VideoFrame(width: 176, height: 96, format: .i420)
         #expect(throws: X264Error(.invalidArgument, "")) { try encoder.encode(wrongSize) }
         let wrongFormat = try VideoFrame(width: 160, height: 96, format: .nv12)
@@ -86,10 +86,10 @@ import TestSupport
     }
 
     @Test func badRateChangesThrow() throws {
-        let abr = try X264Encoder(configuration: X264Support.config())
+        let abr = try X264Encoder(options: X264Support.config())
         #expect(throws: X264Error(.invalidArgument, "")) { try abr.setAverageBitrate(0) }
         #expect(throws: X264Error(.invalidArgument, "")) { try abr.setDataRateLimits([DataRateLimit(bytes: -1, seconds: 1)]) }
-        let qp = try X264Encoder(configuration: X264Support.config { $0.rateControl = .constantQP(30) })
+        let qp = try X264Encoder(options: X264Support.config { $0.rateControl = .constantQP(30) })
         #expect(throws: X264Error(.unsupported, "")) { try qp.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
         _ = try abr.flush()
         #expect(throws: X264Error(.invalidArgument, "")) { try abr.setAverageBitrate(500_000) }
@@ -111,12 +111,12 @@ import TestSupport
         #expect(LegacyLevel.idc(31) == ProfileLevel.Level("3.1"))
         #expect(LegacyLevel.idc(9) == ProfileLevel.Level("1b"))
         #expect(LegacyLevel.idc(11) == ProfileLevel.Level("1.1"))
-        #expect(X264Encoder.Configuration(width: 64, height: 64).level == nil)
+        #expect(X264Encoder.Options(width: 64, height: 64).level == nil)
     }
 
     /// The level as the encoder signals it: `level_idc` in the SPS, level 1b as High writes it (9).
     @Test func levelReachesTheSPS() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.level = ProfileLevel.Level("1b") })
+        let encoder = try X264Encoder(options: X264Support.config { $0.level = ProfileLevel.Level("1b") })
         #expect(encoder.activeSettings.levelIDC == 9)
     }
 

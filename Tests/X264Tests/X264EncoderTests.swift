@@ -13,7 +13,7 @@ import TestSupport
             (.high422, .i422, 122), (.high444, .i444, 244),
         ]
         for (profile, format, idc) in cases {
-            let encoder = try X264Encoder(configuration: X264Support.config { $0.profile = profile; $0.pixelFormat = format })
+            let encoder = try X264Encoder(options: X264Support.config { $0.profile = profile; $0.pixelFormat = format })
             let ps = encoder.parameterSets
             #expect(ps.map(\.type) == [.sps, .pps], "\(profile)")
             #expect(ps.first?.bytes.dropFirst().first == idc, "\(profile)")
@@ -27,13 +27,13 @@ import TestSupport
     }
 
     @Test func explicitLevelIsWritten() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.level = ProfileLevel.Level(levelIDC: 31) })
+        let encoder = try X264Encoder(options: X264Support.config { $0.level = ProfileLevel.Level(levelIDC: 31) })
         #expect(encoder.parameterSets.first.map { Array($0.bytes)[3] } == 31)
     }
 
     @Test func forcedKeyframesLandExactly() throws {
         let forced: Set<Int> = [0, 7, 19, 20, 33]
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.maxKeyframeInterval = 250 })
+        let encoder = try X264Encoder(options: X264Support.config { $0.maxKeyframeInterval = 250 })
         let out = try X264Support.encode(encoder, count: 40, forced: forced)
         #expect(out.count == 40)
         // pts counts frames (timescale 30, one tick per frame).
@@ -45,7 +45,7 @@ import TestSupport
 
     @Test func keyframeIntervalFramesAndSeconds() throws {
         // 20 frames or 0.5 s at 30 fps (15 frames): 15 applies.
-        let encoder = try X264Encoder(configuration: X264Support.config {
+        let encoder = try X264Encoder(options: X264Support.config {
             $0.maxKeyframeInterval = 20; $0.maxKeyframeIntervalDuration = 0.5
         })
         let keys = try X264Support.encode(encoder, count: 61).filter(\.isSyncSample).map { Int($0.pts) }.sorted()
@@ -55,7 +55,7 @@ import TestSupport
     }
 
     @Test func flagsComeFromTheBitstream() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config())
+        let encoder = try X264Encoder(options: X264Support.config())
         let out = try X264Support.encode(encoder, count: 30, inBandParameterSets: false)
         #expect(out.count == 30)
         for au in out {
@@ -68,24 +68,24 @@ import TestSupport
     }
 
     @Test func streamStructureOptions() throws {
-        let aud = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.accessUnitDelimiters = true }), count: 3)
+        let aud = try X264Support.encode(X264Encoder(options: X264Support.config { $0.accessUnitDelimiters = true }), count: 3)
         #expect(aud.count == 3 && aud.allSatisfy { $0.nalUnits.first?.type == .accessUnitDelimiter })
-        let sliced = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.slices = 3 }), count: 3)
+        let sliced = try X264Support.encode(X264Encoder(options: X264Support.config { $0.slices = 3 }), count: 3)
         #expect(sliced.count == 3 && sliced.allSatisfy { $0.nalUnits.filter(\.type.isVCL).count == 3 })
-        let small = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.maxSliceSize = 1200; $0.rateControl = .constantQP(20) }),
+        let small = try X264Support.encode(X264Encoder(options: X264Support.config { $0.maxSliceSize = 1200; $0.rateControl = .constantQP(20) }),
                                        count: 3, pattern: .noise)
         #expect(small.allSatisfy { au in au.nalUnits.filter(\.type.isVCL).allSatisfy { $0.count <= 1200 } })
         #expect(small.contains { $0.nalUnits.filter(\.type.isVCL).count > 1 })
-        let headers = try X264Encoder(configuration: X264Support.config { $0.repeatParameterSets = true })
+        let headers = try X264Encoder(options: X264Support.config { $0.repeatParameterSets = true })
         let inBand = try X264Support.encode(headers, count: 3, inBandParameterSets: false)
         #expect(inBand.allSatisfy { $0.flags.hasParameterSets == $0.isSyncSample })
         #expect(headers.parameterSets.count == 2)
-        let refresh = try X264Support.encode(X264Encoder(configuration: X264Support.config { $0.periodicIntraRefresh = true; $0.maxKeyframeInterval = 10 }), count: 30)
+        let refresh = try X264Support.encode(X264Encoder(options: X264Support.config { $0.periodicIntraRefresh = true; $0.maxKeyframeInterval = 10 }), count: 30)
         #expect(refresh.filter(\.isSyncSample).count == 1, "intra refresh instead of IDR pictures")
     }
 
     @Test func bFramesAreDisposableAndReordered() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.maxConsecutiveBFrames = 2; $0.rateControl = .constantQP(30) })
+        let encoder = try X264Encoder(options: X264Support.config { $0.maxConsecutiveBFrames = 2; $0.rateControl = .constantQP(30) })
         let out = try X264Support.encode(encoder, count: 20)
         #expect(out.count == 20)
         #expect(out.map(\.pts) != out.map(\.pts).sorted(), "decoding order differs from presentation order")
@@ -95,7 +95,7 @@ import TestSupport
 
     @Test func bitrateChangeMovesTheOutputBitrate() throws {
         // White noise needs every bit it gets, so the output rate follows the target.
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .averageBitrate(400_000); $0.allowFrameReordering = false })
+        let encoder = try X264Encoder(options: X264Support.config { $0.rateControl = .averageBitrate(400_000); $0.allowFrameReordering = false })
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 180, pattern: .noise)
         let perSecond = Mutex<[Int]>([0, 0, 0])
         let i = Atomic(0)
@@ -115,7 +115,7 @@ import TestSupport
     }
 
     @Test func orientationIsWrittenAsDisplayOrientationSEI() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config())
+        let encoder = try X264Encoder(options: X264Support.config())
         let out = try X264Support.encode(encoder, count: 3, orientation: Orientation(rotation: .clockwise90, mirrored: true))
         #expect(out.count == 3)
         for au in out {
@@ -140,7 +140,7 @@ import TestSupport
     }
 
     @Test func rgbInputIsConverted() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.pixelFormat = .bgra })
+        let encoder = try X264Encoder(options: X264Support.config { $0.pixelFormat = .bgra })
         var out: [EncodedFrame] = []
         for i in 0..<5 {
             var frame = try VideoFrame(width: 160, height: 96, format: .bgra, pts: Int64(i), timescale: 30, alignment: 64)
@@ -156,7 +156,7 @@ import TestSupport
         let box = Box()
         var c = X264Support.config { $0.logLevel = .info }
         c.logHandler = { _, line in box.lock.lock(); box.lines.append(line); box.lock.unlock() }
-        let encoder = try X264Encoder(configuration: c)
+        let encoder = try X264Encoder(options: c)
         _ = try X264Support.encode(encoder, count: 2)
         #expect(box.lines.contains { $0.contains("profile") || $0.contains("cpu") })
     }
@@ -167,10 +167,10 @@ import TestSupport
         // (valgrind shows it), so what lies there, which parallel allocation changes, can reach
         // the last macroblock's coding, and average-bitrate control then carries the difference
         // into the next pictures (8 bytes seen on a 2-core machine under load).
-        let reference = try X264Support.encode(X264Encoder(configuration: X264Support.config()), count: 20)
+        let reference = try X264Support.encode(X264Encoder(options: X264Support.config()), count: 20)
         let results = try await withThrowingTaskGroup(of: [EncodedFrame].self) { group in
             for _ in 0..<4 {
-                group.addTask { try X264Support.encode(X264Encoder(configuration: X264Support.config()), count: 20) }
+                group.addTask { try X264Support.encode(X264Encoder(options: X264Support.config()), count: 20) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -193,7 +193,7 @@ import TestSupport
             (.init(primaries: 1, transfer: 13, matrix: 1, fullRange: true), .i420, "pc|bt709|bt709|iec61966-2-1"),
         ]
         for (color, format, expected) in cases {
-            let encoder = try X264Encoder(configuration: X264Support.config { $0.color = color; $0.pixelFormat = format })
+            let encoder = try X264Encoder(options: X264Support.config { $0.color = color; $0.pixelFormat = format })
             var out: [EncodedFrame] = []
             for i in 0..<2 { out += try encoder.encode(try VideoFrame(width: 160, height: 96, format: format, pts: Int64(i), timescale: 30)) }
             out += try encoder.flush()
@@ -208,7 +208,7 @@ import TestSupport
 
     @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg and ffprobe"))
     func defaultEncodeDecodesCleanly() throws {
-        let encoder = try X264Encoder(configuration: X264Encoder.Configuration(width: 160, height: 96))
+        let encoder = try X264Encoder(options: X264Encoder.Options(width: 160, height: 96))
         let out = try X264Support.encode(encoder, count: 45, forced: [30], orientation: Orientation(rotation: .clockwise90),
                                          inBandParameterSets: false)
         let stream = out.flatMap { $0.annexBSample(parameterSets: encoder.parameterSets) }

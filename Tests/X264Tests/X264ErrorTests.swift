@@ -12,7 +12,7 @@ import TestSupport
     /// Through `any FrameEncoder` the encoder's own error arrives unchanged (as `any Error`); a
     /// refused timestamp does not end the encoder.
     @Test func anyFrameEncoderThrowsTheEncodersError() throws {
-        let encoder: any FrameEncoder = try X264Encoder(configuration: X264Support.config())
+        let encoder: any FrameEncoder = try X264Encoder(options: X264Support.config())
         let frame = try VideoFrame(width: 160, height: 96, format: .i420, pts: 1, timescale: 30)
         _ = try encoder.encode(frame)
         do {

@@ -29,7 +29,7 @@ import TestSupport
     /// 2 s apart by the frames' timestamps (every 30 frames, not every 60: the default 30 fps
     /// would have given 4 s).
     @Test func keyframesFollowTheTimestamps() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.maxKeyframeIntervalDuration = 2 })
+        let encoder = try X264Encoder(options: X264Support.config { $0.maxKeyframeIntervalDuration = 2 })
         let out = try Self.encode15fps(encoder, count: 150)  // 10 s
         #expect(out.count == 150)
         let keys = out.filter(\.isRandomAccessPoint).map(\.pts).sorted()
@@ -42,7 +42,7 @@ import TestSupport
     /// Timestamps with jitter (a frame 1 ms early or late): the keyframe still comes at the
     /// frame nearest the 2 s mark, not one frame later.
     @Test func jitterDoesNotDelayAKeyframe() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.maxKeyframeIntervalDuration = 2 })
+        let encoder = try X264Encoder(options: X264Support.config { $0.maxKeyframeIntervalDuration = 2 })
         let source = try TestPatternSource(width: 160, height: 96, frameCount: 61)
         var out: [EncodedFrame] = []
         for i in 0..<61 {
@@ -59,7 +59,7 @@ import TestSupport
     /// The rate left at its default: the SPS has no VUI timing (no claim of 30 fps), the
     /// in-band copies neither; set to 15, it says 15 fps.
     @Test func theSPSClaimsARateOnlyWhenOneWasSet() throws {
-        let unset = try X264Encoder(configuration: X264Support.config { $0.repeatParameterSets = true })
+        let unset = try X264Encoder(options: X264Support.config { $0.repeatParameterSets = true })
         let sps = try Self.sps(unset.parameterSets)
         #expect(!sps.vui.timingInfoPresentFlag)
         #expect(sps.frameRate == nil)
@@ -68,7 +68,7 @@ import TestSupport
         #expect(!inBand.isEmpty)
         #expect(inBand.allSatisfy { $0.bytes == unset.parameterSets.first { $0.type == .sps }?.bytes })
 
-        let set = try X264Encoder(configuration: X264Support.config { $0.expectedFrameRate = 15 })
+        let set = try X264Encoder(options: X264Support.config { $0.expectedFrameRate = 15 })
         let timed = try Self.sps(set.parameterSets)
         #expect(timed.vui.timingInfoPresentFlag)
         #expect(timed.vui.timeScale == 2 * 15 * timed.vui.numUnitsInTick)
@@ -76,14 +76,14 @@ import TestSupport
 
     /// A constant bitrate writes NAL HRD, which needs a clock tick: the SPS keeps the timing.
     @Test func hrdKeepsTheTiming() throws {
-        let cbr = try X264Encoder(configuration: X264Support.config { $0.rateControl = .constantBitrate(300_000) })
+        let cbr = try X264Encoder(options: X264Support.config { $0.rateControl = .constantBitrate(300_000) })
         #expect(try Self.sps(cbr.parameterSets).vui.timingInfoPresentFlag)
     }
 
     /// What FFmpeg makes of the untimed stream: it decodes every frame without an error.
     @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"))
     func theUntimedStreamDecodes() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.maxKeyframeIntervalDuration = 2 })
+        let encoder = try X264Encoder(options: X264Support.config { $0.maxKeyframeIntervalDuration = 2 })
         let out = try Self.encode15fps(encoder, count: 45)
         let stream = out.flatMap { $0.annexBSample(parameterSets: encoder.parameterSets) }
         let view = try X264Support.ffmpegView(stream)

@@ -14,7 +14,7 @@ import TestSupport
     /// Encodes `count` frames with `messages(i)` on frame i; the access units in presentation
     /// order, each with its SEI messages parsed with the encoder's SPS.
     static func encode(_ encoder: X264Encoder, count: Int, messages: (Int) throws -> [SEIMessage]) throws -> [(EncodedFrame, [SEIMessage])] {
-        let c = encoder.configuration
+        let c = encoder.options
         let source = try TestPatternSource(width: c.width, height: c.height, frameCount: count, pattern: .colorBars)
         var out: [EncodedFrame] = []
         for i in 0..<count {
@@ -36,7 +36,7 @@ import TestSupport
 
     @Test(arguments: [0, 3])
     func captionsAndUserDataOnTheirFrames(bFrames: Int) throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.maxConsecutiveBFrames = bFrames })
+        let encoder = try X264Encoder(options: X264Support.config { $0.maxConsecutiveBFrames = bFrames })
         let captioned: Set<Int> = [1, 4, 5, 17]
         let pictures = try Self.encode(encoder, count: 24) { i in
             var m: [SEIMessage] = []
@@ -65,7 +65,7 @@ import TestSupport
     @Test func extraSEIFreedWhenClosedWithFramesHeld() throws {
         var owner = 0
         do {
-            let encoder = try X264Encoder(configuration: X264Support.config { $0.lookaheadFrameCount = 20 })
+            let encoder = try X264Encoder(options: X264Support.config { $0.lookaheadFrameCount = 20 })
             owner = encoder.seiOwner
             let source = try TestPatternSource(width: 160, height: 96, frameCount: 10, pattern: .colorBars)
             for i in 0..<10 {
@@ -81,7 +81,7 @@ import TestSupport
     /// picture (x264's gives way), with x264's HRD delays when it has NAL HRD.
     @Test(arguments: [false, true])
     func timecodesOnEveryFrame(hrd: Bool) throws {
-        let encoder = try X264Encoder(configuration: X264Support.config {
+        let encoder = try X264Encoder(options: X264Support.config {
             $0.pictureTiming = true
             $0.maxConsecutiveBFrames = 2
             if hrd { $0.rateControl = .constantBitrate(300_000) }
@@ -102,7 +102,7 @@ import TestSupport
     }
 
     @Test func refusedMessages() throws {
-        let plain = try X264Encoder(configuration: X264Support.config())
+        let plain = try X264Encoder(options: X264Support.config())
         let frame = try TestPatternSource(width: 160, height: 96, frameCount: 1, pattern: .colorBars).makeFrame(0)
         let timing = SEITimingInfo(nalHRD: nil, vclHRD: nil, picStructPresent: true)
         let picTiming = SEIMessage(.picTiming(SEIPicTiming(timing: timing, timecode: try SMPTETimecode(parsing: "00:00:00:00"))))
@@ -116,7 +116,7 @@ import TestSupport
 
     /// An inserted recovery point replaces the one x264 writes at each intra refresh.
     @Test func recoveryPointReplacesX264s() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config {
+        let encoder = try X264Encoder(options: X264Support.config {
             $0.periodicIntraRefresh = true
             $0.maxKeyframeInterval = 10
         })

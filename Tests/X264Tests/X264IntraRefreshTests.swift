@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct X264IntraRefreshTests {
     /// Intra refresh without B-frames, a refresh cycle every `interval` frames.
     static func encoder(interval: Int? = 5, seconds: Double? = nil) throws -> X264Encoder {
-        try X264Encoder(configuration: X264Support.config {
+        try X264Encoder(options: X264Support.config {
             $0.periodicIntraRefresh = true
             $0.maxConsecutiveBFrames = 0
             $0.maxKeyframeInterval = interval
@@ -65,7 +65,7 @@ import TestSupport
         #expect(plain.recovery == [30])
 
         let encoder = try Self.encoder(interval: 30)
-        let source = try TestPatternSource(width: encoder.configuration.width, height: encoder.configuration.height, frameCount: 36)
+        let source = try TestPatternSource(width: encoder.options.width, height: encoder.options.height, frameCount: 36)
         var out: [EncodedFrame] = []
         var nextEncoded = 0
         for i in 0..<36 {
@@ -90,7 +90,7 @@ import TestSupport
     }
 
     @Test func refreshRequestNeedsPeriodicIntraRefresh() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config())
+        let encoder = try X264Encoder(options: X264Support.config())
         #expect(throws: X264Error.self) { try encoder.requestIntraRefresh() }
         let refreshing = try Self.encoder()
         _ = try refreshing.flush()

@@ -32,32 +32,32 @@ import TestSupport
     }
 
     @Test func averageBitrateIsPlainABR() throws {
-        let plan = X264Encoder.Configuration.ratePlan(.init(rateControl: .averageBitrate(1_500_000), limits: []),
+        let plan = X264Encoder.Options.ratePlan(.init(rateControl: .averageBitrate(1_500_000), limits: []),
                                                       vbvMaxBitrate: nil, vbvBufferDuration: nil,
                                                       vbvInitialDelayPercentage: nil, frameRate: 30)
         #expect(plan == X264Encoder.RatePlan(method: .abr, bitrate: 1500))
         #expect(!plan.hasVBV)
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .averageBitrate(1_500_000) })
+        let encoder = try X264Encoder(options: X264Support.config { $0.rateControl = .averageBitrate(1_500_000) })
         #expect(encoder.activeSettings.vbv == nil)
     }
 
     @Test func dataRateLimitsHoldInEveryWindow() throws {
         // 500 kbit per second and 100 kbit per 0.1 s asked of 1.2 Mbit/s of noise.
         let limits = [DataRateLimit(bytes: 62_500, seconds: 1), DataRateLimit(bytes: 12_500, seconds: 0.1)]
-        let encoder = try X264Encoder(configuration: X264Support.config {
+        let encoder = try X264Encoder(options: X264Support.config {
             $0.rateControl = .averageBitrate(1_200_000); $0.dataRateLimits = limits; $0.expectedFrameRate = 30
         })
         let out = try Self.encodeNoise(encoder, count: 90)
         #expect(Self.largestWindow(out, frames: 30) <= 62_500)
         #expect(Self.largestWindow(out, frames: 3) <= 12_500)
         // The limits bind: without them the same frames take far more.
-        let free = try Self.encodeNoise(X264Encoder(configuration: X264Support.config { $0.rateControl = .averageBitrate(1_200_000) }),
+        let free = try Self.encodeNoise(X264Encoder(options: X264Support.config { $0.rateControl = .averageBitrate(1_200_000) }),
                                         count: 90)
         #expect(Self.largestWindow(free, frames: 30) > 100_000)
     }
 
     @Test func limitsSetLaterHoldFromThenOn() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .constantQuality(20) })
+        let encoder = try X264Encoder(options: X264Support.config { $0.rateControl = .constantQuality(20) })
         let out = try Self.encodeNoise(encoder, count: 90) { i in
             if i == 30 { try encoder.setDataRateLimits([DataRateLimit(bytes: 50_000, seconds: 1)]) }
         }
@@ -70,7 +70,7 @@ import TestSupport
         // 1 -> 3 -> 0.5 Mbit/s, each held 2 s (60 frames at 30 fps), on noise at 320x192. The
         // change before the first frame makes the encoder retargetable (a reopen with nothing
         // to drain), so the two that follow are applied in place.
-        let encoder = try X264Encoder(configuration: X264Support.config(320, 192) {
+        let encoder = try X264Encoder(options: X264Support.config(320, 192) {
             $0.rateControl = .averageBitrate(2_000_000); $0.maxKeyframeInterval = 60
         })
         let out = try Self.encodeNoise(encoder, count: 180, width: 320, height: 192) { i in
@@ -87,7 +87,7 @@ import TestSupport
 
     @Test func firstChangeReopensThenChangesApplyInPlace() throws {
         // medium: B-frames with B-pyramid, so DTS runs behind PTS and frames are held.
-        let encoder = try X264Encoder(configuration: X264Support.config {
+        let encoder = try X264Encoder(options: X264Support.config {
             $0.preset = .medium; $0.threads = 0; $0.rateControl = .averageBitrate(400_000); $0.maxKeyframeInterval = 250
         })
         let before = encoder.parameterSets
@@ -109,7 +109,7 @@ import TestSupport
     }
 
     @Test func qualityModeTakesABitrate() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config { $0.rateControl = .constantQuality(10) })
+        let encoder = try X264Encoder(options: X264Support.config { $0.rateControl = .constantQuality(10) })
         let out = try Self.encodeNoise(encoder, count: 90) { i in
             if i == 30 { try encoder.setAverageBitrate(200_000) }
         }
@@ -121,7 +121,7 @@ import TestSupport
     }
 
     @Test func constantBitrateFillsEveryWindow() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config {
+        let encoder = try X264Encoder(options: X264Support.config {
             $0.rateControl = .constantBitrate(400_000); $0.vbvBufferDuration = 0.5; $0.allowFrameReordering = false
         })
         // Flat colour bars need far fewer bits: CBR pads with filler data.
@@ -136,7 +136,7 @@ import TestSupport
     }
 
     @Test func variableBitrateKeepsItsVBV() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config {
+        let encoder = try X264Encoder(options: X264Support.config {
             $0.rateControl = .variableBitrate(300_000); $0.vbvMaxBitrate = 600_000; $0.vbvBufferDuration = 0.5
         })
         #expect(encoder.activeSettings.vbv == .init(maxBitrate: 600_000, bufferBits: 300_000))
@@ -146,7 +146,7 @@ import TestSupport
     }
 
     @Test func timestampsMustIncreaseInOneTimescale() throws {
-        let encoder = try X264Encoder(configuration: X264Support.config())
+        let encoder = try X264Encoder(options: X264Support.config())
         let first = try VideoFrame(width: 160, height: 96, format: .i420, pts: 7, timescale: 30)
         _ = try encoder.encode(first)
         #expect(throws: X264Error(.invalidTimestamp, "")) { try encoder.encode(first) }
@@ -184,7 +184,7 @@ import TestSupport
         try Support.run("x264", ["--quiet", "--preset", "veryfast", "--bitrate", "300", "--keyint", "30",
                                  "--threads", "1", "--sar", "1:1", "-o", output, input]).checked("x264")
         let cli = try AnnexB.split([UInt8](Data(contentsOf: URL(fileURLWithPath: output))))
-        let encoder = try X264Encoder(configuration: X264Support.config {
+        let encoder = try X264Encoder(options: X264Support.config {
             $0.rateControl = .averageBitrate(300_000); $0.maxKeyframeInterval = 30; $0.pixelAspectRatio = (1, 1)
             $0.repeatParameterSets = true  // the x264 CLI's default
             $0.expectedFrameRate = 30  // the Y4M's F30:1, which the CLI writes as VUI timing

@@ -6,8 +6,8 @@ import TestSupport
 
 /// Encoder configurations and frames for the X264 tests.
 enum X264Support {
-    static func config(_ w: Int = 160, _ h: Int = 96, _ edit: (inout X264Encoder.Configuration) -> Void = { _ in }) -> X264Encoder.Configuration {
-        var c = X264Encoder.Configuration(width: w, height: h)
+    static func config(_ w: Int = 160, _ h: Int = 96, _ edit: (inout X264Encoder.Options) -> Void = { _ in }) -> X264Encoder.Options {
+        var c = X264Encoder.Options(width: w, height: h)
         c.preset = .veryfast
         c.threads = 1
         c.rateControl = .averageBitrate(300_000)
@@ -47,7 +47,7 @@ enum X264Support {
 
     private static func encodeOutOfBand(_ encoder: X264Encoder, count: Int, pattern: TestPatternSource.Pattern,
                                         forced: Set<Int>, orientation: Orientation?) throws -> [EncodedFrame] {
-        let c = encoder.configuration
+        let c = encoder.options
         let source = try TestPatternSource(width: c.width, height: c.height, frameCount: count, pattern: pattern)
         var out: [EncodedFrame] = []
         for i in 0..<count {

@@ -63,7 +63,7 @@ public struct StreamBuilder: Sendable {
     /// The state automatic numbering carries from picture to picture; ``append(_:)`` works on a
     /// copy and keeps it only when the picture was written, so a failed append changes nothing.
     private struct Numbering: Sendable {
-        var counter = PictureOrderCounter()
+        var counter = PictureOrderCountDecoder()
         var nextFrameNum: UInt32 = 0
         var idrCount: UInt32 = 0
         /// Pictures (frames, or field pairs) since the last IDR, for automatic POC.

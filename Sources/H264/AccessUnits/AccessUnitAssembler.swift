@@ -60,7 +60,7 @@ public struct AccessUnitAssembler: Sendable {
     private var previousPrimary = SlicePictureFields(isIDR: false, nalRefIdc: 0, picParameterSetId: 0, frameNum: 0)
     private var hasPreviousPrimary = false
     private var picture = PictureInfo()
-    private var pocCounter = PictureOrderCounter()
+    private var pocCounter = PictureOrderCountDecoder()
     private var nextIndex = 0
     /// The SPS (slots 0...31) and PPS (32...287) NAL units in force; storage only up to the
     /// highest slot used (a new assembler allocates nothing).

@@ -42,12 +42,12 @@ public struct AccessUnitParser: Sendable {
     ///   - limits: bounds on one access unit.
     ///   - maximumNALUnitSize: bound on one NAL unit.
     ///   - leadingData: the policy for bytes before the first start code.
-    public init(timing: TimestampAssigner.Configuration = .init(), limits: AccessUnitAssembler.Limits = .init(),
+    public init(timing: TimestampOptions = .init(), limits: AccessUnitAssembler.Limits = .init(),
                 maximumNALUnitSize: Int = AnnexBStreamParser.defaultMaximumNALUnitSize,
                 leadingData: AnnexB.LeadingDataPolicy = .reject) {
         splitter = AnnexBStreamParser(maximumNALUnitSize: maximumNALUnitSize, leadingData: leadingData)
         assembler = AccessUnitAssembler(limits: limits)
-        self.timing = TimestampAssigner(configuration: timing)
+        self.timing = TimestampAssigner(options: timing)
         noteInputState()
     }
 
@@ -72,7 +72,7 @@ public struct AccessUnitParser: Sendable {
     package var maximumHeldAccessUnitCount: Int { timing.maximumHeldCount }
 
     /// The largest DTS - PTS of the access units with a picture returned so far (0 when none
-    /// exceeds its PTS): after a pass with ``TimestampAssigner/Configuration/presentationDelay``
+    /// exceeds its PTS): after a pass with ``TimestampOptions/presentationDelay``
     /// 0, the delay the stream needs.
     public private(set) var requiredPresentationDelay: Int64 = 0
 
@@ -259,7 +259,7 @@ public enum AccessUnits {
     ///   - leadingData: the policy for bytes before the first start code.
     /// - Returns: the access units and the first problems met (bad NAL units are skipped).
     /// - Complexity: O(n) in the stream size.
-    public static func assemble(annexB bytes: ArraySlice<UInt8>, timing: TimestampAssigner.Configuration = .init(),
+    public static func assemble(annexB bytes: ArraySlice<UInt8>, timing: TimestampOptions = .init(),
                                 leadingData: AnnexB.LeadingDataPolicy = .reject) -> (accessUnits: [AccessUnit], errors: [H264Error]) {
         var dropped = 0
         return assemble(annexB: bytes, timing: timing, leadingData: leadingData, droppedErrorCount: &dropped)
@@ -271,7 +271,7 @@ public enum AccessUnits {
     ///   - timing: frame rate and reorder-depth choices.
     ///   - leadingData: the policy for bytes before the first start code.
     ///   - droppedErrorCount: set to the number of errors met beyond ``maximumErrors``.
-    public static func assemble(annexB bytes: ArraySlice<UInt8>, timing: TimestampAssigner.Configuration = .init(),
+    public static func assemble(annexB bytes: ArraySlice<UInt8>, timing: TimestampOptions = .init(),
                                 leadingData: AnnexB.LeadingDataPolicy = .reject,
                                 droppedErrorCount: inout Int) -> (accessUnits: [AccessUnit], errors: [H264Error]) {
         var splitter = AnnexB.Splitter(bytes, leadingData: leadingData)
@@ -298,7 +298,7 @@ public enum AccessUnits {
             units.append(au)
         }
         // Timing (time base, reorder depth) comes from the SPS in force for the first access unit.
-        TimestampAssigner.assign(&units, spsLookup: { _ in firstSPS }, configuration: timing)
+        TimestampAssigner.assign(&units, spsLookup: { _ in firstSPS }, options: timing)
         return (units, errors)
     }
 }

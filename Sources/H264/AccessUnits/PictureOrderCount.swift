@@ -65,7 +65,8 @@ public struct POCInputs: Sendable, Hashable {
     }
 }
 
-/// The picture order counts of one picture (8.2.1).
+/// The picture order counts of one picture (8.2.1): the value ``PictureOrderCountDecoder``
+/// computes.
 public struct PictureOrderCount: Sendable, Hashable {
     /// `TopFieldOrderCnt` (meaningless for a bottom field).
     public var top: Int64
@@ -75,13 +76,14 @@ public struct PictureOrderCount: Sendable, Hashable {
     public var value: Int64
 }
 
-/// Decodes picture order counts picture by picture, in decoding order, keeping the state that
+/// The decoding process for picture order count (8.2.1): computes each picture's
+/// ``PictureOrderCount`` picture by picture, in decoding order, keeping the state that
 /// 8.2.1.1 (type 0), 8.2.1.2 (type 1) and 8.2.1.3 (type 2) carry from one picture to the next,
 /// including the effect of `memory_management_control_operation` 5 and `frame_num` wrapping.
 ///
 /// Arithmetic is done in `Int64` with wrapping operations: hostile streams get meaningless
 /// counts, never a trap.
-public struct PictureOrderCounter: Sendable {
+public struct PictureOrderCountDecoder: Sendable {
     // Type 0 state: of the previous reference picture.
     private var prevPicOrderCntMsb: Int64 = 0
     private var prevPicOrderCntLsb: Int64 = 0
@@ -90,7 +92,7 @@ public struct PictureOrderCounter: Sendable {
     private var prevFrameNum: Int64 = 0
     private var prevHadMMCO5 = false
 
-    /// Creates a counter at the start of a stream.
+    /// Creates a decoder at the start of a stream.
     public init() {}
 
     /// Computes the counts of the next picture in decoding order and updates the state.
@@ -192,3 +194,7 @@ public struct PictureOrderCounter: Sendable {
         prevHadMMCO5 = pic.hasMMCO5
     }
 }
+
+/// The decoding process for picture order count, now ``PictureOrderCountDecoder``.
+@available(*, deprecated, renamed: "PictureOrderCountDecoder")
+public typealias PictureOrderCounter = PictureOrderCountDecoder

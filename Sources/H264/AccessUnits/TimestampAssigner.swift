@@ -11,7 +11,7 @@
 /// reorder depth from the caller, else from the SPS (``SequenceParameterSet/reorderDepth``:
 /// `max_num_reorder_frames`, 0 for `pic_order_cnt_type` 2, else `MaxDpbFrames` of the level as
 /// E.2.1 infers it).
-/// Batch use (``assign(_:spsLookup:configuration:)``) measures the delay the stream really
+/// Batch use (``assign(_:spsLookup:options:)``) measures the delay the stream really
 /// needs, and no more.
 ///
 /// Memory is bounded by the reorder depth: access units wait only until their PTS is known
@@ -29,7 +29,7 @@
 /// whose order counts keep falling would hold all of them. So at most
 /// ``heldAccessUnitLimit`` access units are held: the presentation order's depth + 1 (the
 /// reorder depth for frames, twice it + 1 for fields, 32 with
-/// ``Configuration/presentationDelay``) plus 32 (room for 16 frames or 32 fields presented
+/// ``TimestampOptions/presentationDelay``) plus 32 (room for 16 frames or 32 fields presented
 /// before a picture decoded ahead of them). When the access unit just pushed would make a
 /// picture wait behind more, that picture is presented at once: its PTS is the next
 /// presentation time, as if the decoder output it now (after the pictures the presentation
@@ -40,59 +40,25 @@
 ///
 /// ### Timestamps that cannot wrap
 ///
-/// No timestamp wraps around, whatever the configuration, so the order of DTS and PTS holds
+/// No timestamp wraps around, whatever the options, so the order of DTS and PTS holds
 /// for every delay and frame rate: DTS counts from 0 (at most 2 per access unit); PTS is the
 /// presentation position plus the delay, an addition that saturates at `Int64.max` (a
-/// ``Configuration/presentationDelay`` near `Int64.max` gives `Int64.max` to the access units
+/// ``TimestampOptions/presentationDelay`` near `Int64.max` gives `Int64.max` to the access units
 /// past it, never a value near `Int64.min` below their DTS); a negative delay is taken as 0.
-/// A ``Configuration/frameRate`` gives the time base `denominator / (2 × numerator)` seconds;
+/// A ``TimestampOptions/frameRate`` gives the time base `denominator / (2 × numerator)` seconds;
 /// above 2^62 frames per second (no stream has such a rate), where `2 × numerator` does not
 /// fit `Int64`, the fraction is reduced and its denominator saturates at `Int64.max`: the time
 /// base stays positive, so timestamps rescaled to any clock keep their order.
 public struct TimestampAssigner: Sendable {
-    /// Choices the caller can make.
-    public struct Configuration: Sendable, Hashable {
-        /// Frames per second as `numerator / denominator`, used when the SPS has no timing
-        /// info (or always, with `overridesStreamTiming`).
-        public var frameRate: (numerator: Int64, denominator: Int64)?
-        /// Use `frameRate` even when the stream has VUI timing.
-        public var overridesStreamTiming: Bool
-        /// Reorder depth in frames, instead of the one the stream declares.
-        public var reorderDepth: Int?
-        /// A presentation delay measured beforehand, in time-base units (two per frame), instead
-        /// of one taken from the reorder depth (negative: 0; PTS saturates at `Int64.max`): the
-        /// timestamps of batch assignment
-        /// (``TimestampAssigner/assign(_:spsLookup:configuration:)``) from a streaming pass.
-        ///
-        /// Pictures then wait in a presentation order deep enough to find the true order (32
-        /// pictures) and PTS is the presentation position plus this delay. A first streaming pass
-        /// with 0 measures it: the delay a stream needs is the largest DTS - PTS of its access
-        /// units with a picture (``AccessUnitParser/requiredPresentationDelay``); a second pass
-        /// with that value yields batch assignment's timestamps without holding the stream.
-        public var presentationDelay: Int64?
+    /// The settings of the assigner, now ``TimestampOptions``.
+    @available(*, deprecated, renamed: "TimestampOptions")
+    public typealias Configuration = TimestampOptions
 
-        /// Creates a configuration.
-        public init(frameRate: (numerator: Int64, denominator: Int64)? = nil, overridesStreamTiming: Bool = false,
-                    reorderDepth: Int? = nil, presentationDelay: Int64? = nil) {
-            self.frameRate = frameRate
-            self.overridesStreamTiming = overridesStreamTiming
-            self.reorderDepth = reorderDepth
-            self.presentationDelay = presentationDelay
-        }
-
-        public static func == (a: Configuration, b: Configuration) -> Bool {
-            a.frameRate?.numerator == b.frameRate?.numerator && a.frameRate?.denominator == b.frameRate?.denominator
-                && a.overridesStreamTiming == b.overridesStreamTiming && a.reorderDepth == b.reorderDepth
-                && a.presentationDelay == b.presentationDelay
-        }
-        public func hash(into h: inout Hasher) {
-            h.combine(frameRate?.numerator); h.combine(frameRate?.denominator)
-            h.combine(overridesStreamTiming); h.combine(reorderDepth); h.combine(presentationDelay)
-        }
-    }
-
-    /// The configuration.
-    public let configuration: Configuration
+    /// The settings the assigner was created with.
+    public let options: TimestampOptions
+    /// The settings the assigner was created with, now ``options``.
+    @available(*, deprecated, renamed: "options")
+    public var configuration: TimestampOptions { options }
     /// The time base: one field period. Known after the first access unit.
     public private(set) var timeBase: TimeBase?
     /// The reorder depth in frames in force. Known after the first access unit.
@@ -124,8 +90,14 @@ public struct TimestampAssigner: Sendable {
     package private(set) var maximumHeldCount = 0
 
     /// Creates an assigner.
-    public init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
+    public init(options: TimestampOptions = TimestampOptions()) {
+        self.options = options
+    }
+
+    /// Creates an assigner, now ``init(options:)``.
+    @available(*, deprecated, renamed: "init(options:)")
+    public init(configuration: TimestampOptions) {
+        self.init(options: configuration)
     }
 
     /// Adds the next access unit in decoding order.
@@ -270,19 +242,26 @@ public struct TimestampAssigner: Sendable {
         }
     }
 
+    /// Assigns timestamps to a whole stream's access units, now ``assign(_:spsLookup:options:)``.
+    @available(*, deprecated, renamed: "assign(_:spsLookup:options:)")
+    public static func assign(_ units: inout [AccessUnit], spsLookup: (AccessUnit) -> SequenceParameterSet?,
+                              configuration: TimestampOptions) {
+        assign(&units, spsLookup: spsLookup, options: configuration)
+    }
+
     /// Assigns timestamps to a whole stream's access units: with the smallest reorder delay
     /// the stream needs (timed in place as a streaming pass with a presentation delay of 0
     /// times them, then every PTS shifted by the largest DTS - PTS found), or, when
-    /// `configuration` sets ``Configuration/reorderDepth`` or
-    /// ``Configuration/presentationDelay``, exactly as the streaming assigner (and
-    /// ``AccessUnitParser``) with that configuration does.
+    /// `options` sets ``TimestampOptions/reorderDepth`` or
+    /// ``TimestampOptions/presentationDelay``, exactly as the streaming assigner (and
+    /// ``AccessUnitParser``) with those options do.
     /// - Complexity: O(n · d) for n access units and reorder depth d; no allocation per access
     ///   unit for the smallest delay.
     public static func assign(_ units: inout [AccessUnit], spsLookup: (AccessUnit) -> SequenceParameterSet?,
-                              configuration: Configuration = Configuration()) {
+                              options: TimestampOptions = TimestampOptions()) {
         guard let first = units.first else { return }
-        if configuration.reorderDepth != nil || configuration.presentationDelay != nil {
-            var assigner = TimestampAssigner(configuration: configuration)
+        if options.reorderDepth != nil || options.presentationDelay != nil {
+            var assigner = TimestampAssigner(options: options)
             var timed: [AccessUnit] = []
             timed.reserveCapacity(units.count)
             for au in units { assigner.push(au, sps: spsLookup(au), into: &timed) }
@@ -290,7 +269,7 @@ public struct TimestampAssigner: Sendable {
             units = timed
             return
         }
-        var measuring = TimestampAssigner(configuration: configuration)
+        var measuring = TimestampAssigner(options: options)
         measuring.start(sps: spsLookup(first), measuring: true)
         var clock = measuring.clock.take()!  // start(sps:measuring:) made it
         units.withUnsafeMutableBufferPointer { units in
@@ -317,20 +296,20 @@ public struct TimestampAssigner: Sendable {
     private mutating func start(sps: SequenceParameterSet?, measuring: Bool) {
         let vui = sps?.vuiParametersPresentFlag == true ? sps?.vui : nil
         if let vui, vui.timingInfoPresentFlag, vui.numUnitsInTick > 0, vui.timeScale > 0,
-           !(configuration.overridesStreamTiming && configuration.frameRate != nil) {
+           !(options.overridesStreamTiming && options.frameRate != nil) {
             timeBase = TimeBase(numerator: Int64(vui.numUnitsInTick), denominator: Int64(vui.timeScale))
-        } else if let rate = configuration.frameRate, rate.numerator > 0, rate.denominator > 0 {
+        } else if let rate = options.frameRate, rate.numerator > 0, rate.denominator > 0 {
             timeBase = Self.fieldPeriod(frameRate: rate)
         } else {
             timeBase = TimeBase(numerator: 1, denominator: 50)
         }
-        var depth: Int = configuration.reorderDepth ?? sps?.reorderDepth ?? 16
+        var depth: Int = options.reorderDepth ?? sps?.reorderDepth ?? 16
         depth = Swift.max(0, Swift.min(depth, 16))
         reorderDepth = depth
         let fields = sps.map { !$0.frameMbsOnlyFlag } ?? false
         // Measuring needs a depth that is surely large enough to find the true order; so does a
         // delay measured that way.
-        let measured = measuring ? 0 : configuration.presentationDelay.map { Swift.max(0, $0) }
+        let measured = measuring ? 0 : options.presentationDelay.map { Swift.max(0, $0) }
         let bumpingDepth = measured != nil ? 32 : (fields ? depth &* 2 &+ 1 : depth)
         clock = PresentationClock(reorderDepth: bumpingDepth)
         heldAccessUnitLimit = clock?.holdLimit

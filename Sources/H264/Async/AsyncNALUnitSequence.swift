@@ -65,7 +65,7 @@ extension AsyncSequence where Element: Sequence, Element.Element == UInt8 {
 
     /// The timed access units of the Annex-B stream these chunks carry: see
     /// ``AsyncAccessUnitSequence``.
-    public func accessUnits(timing: TimestampAssigner.Configuration = .init(),
+    public func accessUnits(timing: TimestampOptions = .init(),
                             limits: AccessUnitAssembler.Limits = .init(),
                             maximumNALUnitSize: Int = AnnexBStreamParser.defaultMaximumNALUnitSize,
                             leadingData: AnnexB.LeadingDataPolicy = .reject,

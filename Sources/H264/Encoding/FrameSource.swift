@@ -12,7 +12,7 @@
 ///   consumer, returns from `start` at once, and calls it from its own thread until `stop`.
 ///
 /// ```swift
-/// let encoder = try X264Encoder(configuration: config)   // Sendable
+/// let encoder = try X264Encoder(options: config)   // Sendable
 /// try capturer.start { frame in
 ///     for au in try encoder.encode(frame) { sink.write(au) }
 /// }

@@ -36,7 +36,7 @@ extension FormatConversion {
     }
 
     /// Converts length-prefixed NAL units read in chunks to an Annex-B stream written in
-    /// chunks (``AVCC/StreamReader`` then ``AnnexBWriter``: the record's parameter sets put in
+    /// chunks (``AVCCStreamParser`` then ``AnnexBWriter``: the record's parameter sets put in
     /// where a decoder needs them, as ``avccToAnnexB(_:configuration:lengthSize:)`` does).
     /// Memory: one NAL unit, one chunk of output and the parameter sets by id.
     /// - Parameters:
@@ -49,7 +49,7 @@ extension FormatConversion {
     public static func avccToAnnexB(configuration: AVCDecoderConfigurationRecord, lengthSize: AVCC.LengthSize? = nil,
                                     read: () throws -> ArraySlice<UInt8>?,
                                     write: ([UInt8]) throws -> Void) throws {
-        var reader = AVCC.StreamReader(lengthSize: lengthSize ?? configuration.nalUnitLengthSize)
+        var reader = AVCCStreamParser(lengthSize: lengthSize ?? configuration.nalUnitLengthSize)
         var writer = AnnexBWriter(configuration: configuration)
         var out: [UInt8] = []
         var ended = false

@@ -54,7 +54,7 @@ public struct MP4AnnexBConverter {
     ///   - makeWriter: makes the output for the track's timescale; an error it throws that is
     ///     not an ``MP4Error`` comes out of ``append(_:)-(ArraySlice<UInt8>)`` as
     ///     ``MP4Error/Code/io``.
-    public init(timing: TimestampAssigner.Configuration = .init(), leadingData: AnnexB.LeadingDataPolicy = .skip,
+    public init(timing: TimestampOptions = .init(), leadingData: AnnexB.LeadingDataPolicy = .skip,
                 format: MP4FourCC = "avc1", makeWriter: @escaping (Int64) throws -> any MP4SampleWriting) {
         parser = AccessUnitParser(timing: timing, leadingData: leadingData)
         self.makeWriter = makeWriter

@@ -36,7 +36,7 @@ extension FuzzBodies {
               "\(writer.inserter.insertedByteCount) parameter-set bytes inserted from \(data.count) input bytes")
 
         var streamed: [FLVVideoEvent] = []
-        var stream = FLVStreamReader()
+        var stream = FLVStreamParser()
         let chunk = Int(data.last ?? 0) % 64 &+ 1
         var i = 0
         var failed = false

@@ -145,7 +145,7 @@ enum FuzzBodies {
     static func accessUnits(_ data: [UInt8]) {
         guard let first = data.first else { return }
         let stream = data[1...]
-        let timing = TimestampAssigner.Configuration(
+        let timing = TimestampOptions(
             frameRate: first & 1 == 0 ? nil : (numerator: Int64(first >> 4) &+ 1, denominator: 1),
             overridesStreamTiming: first & 2 != 0,
             reorderDepth: first & 4 == 0 ? nil : Int(first >> 5))

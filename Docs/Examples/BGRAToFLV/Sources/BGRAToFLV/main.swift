@@ -18,11 +18,11 @@ let url = arguments.first { $0.hasPrefix("rtmp://") }
 let size = arguments.first { !$0.hasPrefix("rtmp://") }?.split(separator: "x").compactMap { Int($0) }
 let (width, height) = size.map { ($0[0], $0[1]) } ?? (640, 360)
 
-var config = X264Encoder.Configuration(width: width, height: height)
+var config = X264Encoder.Options(width: width, height: height)
 config.pixelFormat = .bgra
 config.rateControl = .averageBitrate(640_000)
 config.maxKeyframeIntervalDuration = 2
-let encoder = try X264Encoder(configuration: config)
+let encoder = try X264Encoder(options: config)
 
 // Frames: standard input, or made here.
 let read: @Sendable () throws -> [UInt8]? = size != nil

@@ -9,7 +9,7 @@ let width = 1280, height = 720, frameCount = 150, forcedKeyframe = 45
 
 // The encoder: 512 kb/s, Baseline 3.1, real time, no reordering, a keyframe at least every
 // 60 frames and 2 seconds; SPS/PPS only in the avcC (the default, as VideoToolbox).
-var config = X264Encoder.Configuration(width: width, height: height)
+var config = X264Encoder.Options(width: width, height: height)
 config.pixelFormat = .nv12
 config.rateControl = .averageBitrate(512_000)
 config.profile = .baseline
@@ -18,7 +18,7 @@ config.realTime = true
 config.allowFrameReordering = false
 config.maxKeyframeInterval = 60
 config.maxKeyframeIntervalDuration = 2
-let encoder = try X264Encoder(configuration: config)
+let encoder = try X264Encoder(options: config)
 
 // Encode: AVCC samples (what VideoToolbox hands out), a forced keyframe, complete frames at the end.
 var encoded: [EncodedFrame] = []

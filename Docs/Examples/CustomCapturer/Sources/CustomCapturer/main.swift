@@ -7,11 +7,11 @@ import Synchronization
 import X264
 
 let outDir = try outputDirectory()
-var config = X264Encoder.Configuration(width: 640, height: 360)
+var config = X264Encoder.Options(width: 640, height: 360)
 config.pixelFormat = .bgra            // converted to I420 (BT.601, limited range) by the encoder
 config.rateControl = .averageBitrate(800_000)
 config.maxKeyframeInterval = 30
-let encoder = try X264Encoder(configuration: config)
+let encoder = try X264Encoder(options: config)
 
 let output = Mutex<(stream: [UInt8], keyframes: [Int], count: Int, error: (any Error)?)>(([], [], 0, nil))
 @Sendable func write(_ frames: [EncodedFrame]) {

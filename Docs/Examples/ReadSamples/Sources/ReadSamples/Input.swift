@@ -6,11 +6,11 @@ import H264Video
 import X264
 
 func makeInput() throws -> (avcC: [UInt8], samples: [[UInt8]], keyframes: [Int], pts: [Int64]) {
-    var config = X264Encoder.Configuration(width: 640, height: 360)
+    var config = X264Encoder.Options(width: 640, height: 360)
     config.expectedFrameRate = 25
     config.pixelAspectRatio = (4, 3)
     config.maxKeyframeInterval = 25
-    let encoder = try X264Encoder(configuration: config)
+    let encoder = try X264Encoder(options: config)
     let source = try TestPatternSource(width: 640, height: 360, frameRate: (25, 1), frameCount: 60)
     var frames: [EncodedFrame] = []
     for i in 0..<60 { frames += try encoder.encode(source.makeFrame(i)) }

@@ -3,7 +3,7 @@ import H264Video
 
 extension X264Encoder {
     /// How an ``X264Encoder`` encodes, in the vocabulary of `VTCompressionSession` properties.
-    public struct Configuration: Sendable {
+    public struct Options: Sendable {
         /// Frame width in pixels; must be even for 4:2:0 input, and for 4:2:2.
         public var width: Int
         /// Frame height in pixels; must be even for 4:2:0 input.
@@ -165,7 +165,7 @@ extension X264Encoder {
         /// The most verbose level passed to ``logHandler``.
         public var logLevel: LogLevel = .warning
 
-        /// Creates a configuration for `width` x `height` frames; every other setting has a default.
+        /// Creates the options for `width` x `height` frames; every other setting has a default.
         public init(width: Int, height: Int) {
             self.width = width
             self.height = height
@@ -198,7 +198,7 @@ extension X264Encoder {
         /// parameters and filler data, so every window of the VBV's buffer carries the rate.
         case constantBitrate(Int)
         /// Variable bitrate in bits per second (`VariableBitRate`): ABR with the VBV of
-        /// ``Configuration/vbvMaxBitrate`` and ``Configuration/vbvBufferDuration``, as the
+        /// ``Options/vbvMaxBitrate`` and ``Options/vbvBufferDuration``, as the
         /// x264 CLI's `--bitrate --vbv-maxrate --vbv-bufsize`.
         case variableBitrate(Int)
         /// Constant rate factor, 0 (lossless) ... 51: constant perceived quality.
@@ -300,7 +300,7 @@ extension X264Encoder {
         case ssim
         /// Easier decoding: no CABAC, no deblocking, no weighted prediction.
         case fastDecode = "fastdecode"
-        /// No lookahead and no frame delay (what ``Configuration/realTime`` selects).
+        /// No lookahead and no frame delay (what ``Options/realTime`` selects).
         case zeroLatency = "zerolatency"
     }
 
@@ -346,4 +346,10 @@ extension X264Encoder {
         case debug = 3
         public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
     }
+}
+
+extension X264Encoder {
+    /// How an encoder encodes, now ``Options``.
+    @available(*, deprecated, renamed: "Options")
+    public typealias Configuration = Options
 }

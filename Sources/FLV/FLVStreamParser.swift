@@ -1,25 +1,25 @@
 import H264
 import MediaSupport
 
-/// Reads an FLV file that arrives in chunks (a file read piece by piece, a pipe): the header,
+/// Parses an FLV file that arrives in chunks (a file read piece by piece, a pipe): the header,
 /// then tag by tag or, for the H.264 video, event by event, as ``FLVReader`` does for a file in
 /// memory.
 ///
 /// ```swift
-/// var reader = FLVStreamReader()
+/// var parser = FLVStreamParser()
 /// for chunk in chunks {
-///     reader.append(chunk)
-///     while let event = try reader.nextVideoEvent() { handle(event) }
+///     parser.append(chunk)
+///     while let event = try parser.nextVideoEvent() { handle(event) }
 /// }
-/// try reader.finish()
+/// try parser.finish()
 /// ```
 ///
-/// Tag bodies are views into the reader's buffer, valid as long as the caller keeps them (the
+/// Tag bodies are views into the parser's buffer, valid as long as the caller keeps them (the
 /// buffer is copy-on-write).
 ///
 /// Memory: one tag (at most ``FLVReader/Options/maximumTagSize`` plus its header) and the last
 /// chunk, whatever the file's length.
-public struct FLVStreamReader: Sendable {
+public struct FLVStreamParser: Sendable {
     /// Limits and strictness.
     public let options: FLVReader.Options
     /// The file header, once read.
@@ -30,12 +30,12 @@ public struct FLVStreamReader: Sendable {
     private var buffer: [UInt8] = []
     private var readOffset = 0
 
-    /// Creates a reader.
+    /// Creates a parser.
     public init(options: FLVReader.Options = FLVReader.Options()) {
         self.options = options
     }
 
-    /// Hands over the next chunk of the file (copied into the reader's buffer).
+    /// Hands over the next chunk of the file (copied into the parser's buffer).
     public mutating func append(_ chunk: ArraySlice<UInt8>) {
         if readOffset > 0 && readOffset >= buffer.count / 2 {
             buffer.removeSubrange(0..<readOffset)
@@ -55,7 +55,7 @@ public struct FLVStreamReader: Sendable {
 
     /// The next tag, or nil when more bytes are needed.
     /// - Throws: the errors of ``FLVReader/nextTag()`` (a tag above the limit, reserved bits, a
-    ///   wrong `PreviousTagSize`) and of the header. The reader does not move past a tag that
+    ///   wrong `PreviousTagSize`) and of the header. The parser does not move past a tag that
     ///   throws: a malformed file stays malformed.
     public mutating func nextTag() throws(FLVError) -> FLVTag? {
         if header == nil {
@@ -92,3 +92,7 @@ public struct FLVStreamReader: Sendable {
         readOffset = index
     }
 }
+
+/// The push parser for FLV files, now ``FLVStreamParser``.
+@available(*, deprecated, renamed: "FLVStreamParser")
+public typealias FLVStreamReader = FLVStreamParser
