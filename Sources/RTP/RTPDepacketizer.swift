@@ -11,7 +11,11 @@ import MediaSupport
 ///
 /// Loss never stops the stream: a NAL unit with a missing FU-A fragment is dropped, the others
 /// go through, and what was lost or dropped is counted in ``report`` and listed as
-/// ``RTPDepacketizerEvent``s (see ``takeEvents()``). Joining a stream inside a fragmented NAL
+/// ``RTPDepacketizerEvent``s (see ``takeEvents()``). Access units a gap may have reached are
+/// flagged ``RTPReceivedAccessUnit/mayBeIncomplete``; gaps that held whole access units only are
+/// counted in ``RTPLossReport/accessUnitsLost``; a loss that may have taken a reference picture
+/// flags the next access unit ``RTPReceivedAccessUnit/referenceMayBeLost`` and sets
+/// ``needsKeyframe`` until a random access point arrives whole. Joining a stream inside a fragmented NAL
 /// unit (the first packet an FU-A continuation) is reported as loss: the fragments are dropped,
 /// never rebuilt into a NAL unit (an IDR picture) that was not received whole.
 ///
@@ -129,6 +133,14 @@ public struct RTPDepacketizer: Sendable {
     public let configuration: Configuration
     /// What was received, lost and dropped so far.
     public private(set) var report = RTPLossReport()
+    /// True from a loss that may have taken a reference picture (see
+    /// ``RTPReceivedAccessUnit/referenceMayBeLost``) until an access unit that is a random
+    /// access point (an IDR picture, or a recovery point SEI) is delivered whole (not
+    /// ``RTPReceivedAccessUnit/mayBeIncomplete``): the pictures decoded meanwhile may be
+    /// corrupt. The signal a client turns into a keyframe request (an RTCP PLI or FIR,
+    /// RFC 4585 6.3.1, RFC 5104 3.5.1), rate-limited as it sees fit. A loss that took only
+    /// non-reference NAL units (`nal_ref_idc` 0) does not set it.
+    public private(set) var needsKeyframe = false
     private var events: [RTPDepacketizerEvent] = []
 
     // Sequencing. Extended sequence numbers start at 2^32 + the first one, so they stay positive;
@@ -169,10 +181,26 @@ public struct RTPDepacketizer: Sendable {
     private var markedTimestamp: UInt32?
     private var auIncomplete = false
     private var scratch: [NALUnit] = []
+    /// The NAL unit header (`nal_ref_idc` and `nal_unit_type`) of the last NAL unit or FU-A
+    /// fragment processed in the access unit being built (nil before its first).
+    private var lastHeader: UInt8?
+    /// A reference picture may have been lost since the last access unit delivered: the next
+    /// one delivered carries ``RTPReceivedAccessUnit/referenceMayBeLost``.
+    private var referenceLossPending = false
+    /// The kinds of NAL unit (``kind(header:next:)``) this stream has begun an access unit with
+    /// (one that followed a marker-ended access unit with no gap), and has sent after another NAL
+    /// unit of the same access unit: a kind in the first set and not in the second begins the
+    /// sender's access units, so a packet after a gap that starts with one begins an access unit.
+    private var beginningKinds: UInt64 = 0
+    private var followingKinds: UInt64 = 0
+    /// The access unit being built followed a marker-ended one with no gap.
+    private var auCleanStart = false
 
     // FU-A reassembly, in place at the end of `auBytes`.
     private var fuStart = -1
     private var fuType: UInt8 = 0
+    /// `nal_ref_idc` of the FU-A NAL unit (from the FU indicator, RFC 6184 5.8), shifted in place.
+    private var fuRefIdcBits: UInt8 = 0
     private var fuFragments = 0
     private var discardingFragments = false
     private var violation: RTPError?
@@ -281,6 +309,9 @@ public struct RTPDepacketizer: Sendable {
             joining = true
             resyncSequence = nil
             report.sourceChanges += 1
+            // Another sender, maybe other habits: learn where its access units begin anew.
+            beginningKinds = 0
+            followingKinds = 0
             record(.sourceChanged(ssrc: parsed.header.ssrc))
             do throws(RTPError) { try push(held[...], deliver) } catch { replayed = error }
         } else if started {
@@ -442,7 +473,24 @@ public struct RTPDepacketizer: Sendable {
         lossPending = false
         let joined = joining
         joining = false
+        let s = payload.startIndex
+        var provenStart = false
         if loss {
+            let first = Self.firstHeader(payload)
+            let previous = auActive ? auTimestamp : markedTimestamp
+            provenStart = previous.map { $0 != timestamp } == true && beginsAccessUnit(payload)
+            if provenStart, !auActive, let marked = markedTimestamp {
+                // The access unit before the gap ended with its marker bit and the packet after it
+                // begins the next one: the gap held whole access units only, at least one.
+                report.accessUnitsLost += 1
+                record(.accessUnitsLost(afterTimestamp: marked, beforeTimestamp: timestamp))
+                referenceLoss()
+            } else if !(auActive && timestamp == auTimestamp && Self.isNonReferenceSlice(lastHeader)
+                        && Self.isNonReferenceSlice(first)) {
+                // Unless the gap lies between two slices of one non-reference picture (7.4.1: its
+                // slices all have nal_ref_idc 0), it may have held a reference picture.
+                referenceLoss()
+            }
             if fuStart >= 0 {
                 dropFragments(.invalid(.truncated, "an FU-A fragment was lost"))
                 // Fragments that follow without a start are the rest of this NAL unit (or of one
@@ -458,10 +506,10 @@ public struct RTPDepacketizer: Sendable {
             if markedTimestamp == timestamp { noteEarlyMarker(timestamp) }
             auActive = true
             auTimestamp = timestamp
-            auIncomplete = loss
+            auIncomplete = loss && !provenStart
+            auCleanStart = !loss && markedTimestamp.map { $0 != timestamp } == true
         }
         markedTimestamp = nil
-        let s = payload.startIndex
         let type = payload[s] & 0x1F
         if type == RTPPayloadStructure.fuA {
             fragment(payload, afterLoss: loss, joined: joined)
@@ -483,10 +531,14 @@ public struct RTPDepacketizer: Sendable {
     }
 
     private mutating func appendNALUnit(_ bytes: ArraySlice<UInt8>) {
+        let b = bytes.startIndex
+        learnKind(Self.kind(header: bytes[b], next: bytes.count > 1 ? bytes[b + 1] : nil))
+        lastHeader = bytes[b]
         guard fits(bytes.count, newUnit: true) else {
             auIncomplete = true
+            if bytes[b] & 0x60 != 0 { referenceLoss() }
             report.nalUnitsDropped += 1
-            record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: bytes[bytes.startIndex]),
+            record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: bytes[b]),
                                    fragmentsReceived: 0, reason: limitReason(newUnit: true)))
             return
         }
@@ -542,11 +594,14 @@ public struct RTPDepacketizer: Sendable {
         let dataCount = payload.count &- 2  // validated: at least the two headers
         let isStart = fuHeader & 0x80 != 0, isEnd = fuHeader & 0x40 != 0
         let type = fuHeader & 0x1F
+        if isStart { learnKind(Self.kind(header: type, next: dataCount > 0 ? payload[s + 2] : nil)) }
+        lastHeader = indicator & 0x60 | type
         if isStart {
             discardingFragments = false
             if fuStart >= 0 { dropFragments(flagging: .invalid(.invalidPacket, "FU-A start before the previous one ended")) }
             guard fits(dataCount &+ 1, newUnit: true) else {
                 fuType = type
+                fuRefIdcBits = indicator & 0x60
                 fuFragments = 1
                 dropFragments(limitReason(newUnit: true))
                 discardingFragments = true
@@ -556,6 +611,7 @@ public struct RTPDepacketizer: Sendable {
             auUnits &+= 1
             fuStart = auBytes.count
             fuType = type
+            fuRefIdcBits = indicator & 0x60
             fuFragments = 1
             auBytes.reserveGeometrically(toFit: auBytes.count &+ 1 &+ dataCount, limit: configuration.maximumAccessUnitSize)
             auBytes.append(indicator & 0x60 | type)  // the forbidden bit, set only when tolerated, cleared
@@ -579,6 +635,7 @@ public struct RTPDepacketizer: Sendable {
         } else {
             if !discardingFragments {
                 fuType = type
+                fuRefIdcBits = indicator & 0x60
                 fuFragments = 1
                 let reason: RTPError = joined ? .invalid(.truncated, "joined the stream inside an FU-A NAL unit")
                     : loss ? .invalid(.truncated, "the first FU-A fragment was lost")
@@ -619,6 +676,7 @@ public struct RTPDepacketizer: Sendable {
 
     private mutating func noteDropped(_ reason: RTPError) {
         auIncomplete = true
+        if fuRefIdcBits != 0 { referenceLoss() }
         report.nalUnitsDropped += 1
         record(.nalUnitDropped(timestamp: auTimestamp, nalUnitType: NALUnitType(rawValue: fuType),
                                fragmentsReceived: fuFragments, reason: reason))
@@ -648,8 +706,16 @@ public struct RTPDepacketizer: Sendable {
             }
             report.accessUnitsDelivered += 1
             if auIncomplete { report.incompleteAccessUnits += 1 }
-            deliver(RTPReceivedAccessUnit(timestamp: auTimestamp, nalUnits: scratch, markerReceived: marker,
-                                          mayBeIncomplete: auIncomplete, ssrc: currentSSRC))
+            var unit = RTPReceivedAccessUnit(timestamp: auTimestamp, nalUnits: scratch, markerReceived: marker,
+                                             mayBeIncomplete: auIncomplete, ssrc: currentSSRC)
+            if referenceLossPending {
+                referenceLossPending = false
+                unit.referenceMayBeLost = true
+                report.referenceLosses += 1
+                record(.referencePictureLost(timestamp: auTimestamp))
+            }
+            if needsKeyframe && !auIncomplete && unit.isRandomAccessPoint { needsKeyframe = false }
+            deliver(unit)
             scratch.removeAll(keepingCapacity: true)
         }
         auBytes.removeAll(keepingCapacity: true)
@@ -658,7 +724,76 @@ public struct RTPDepacketizer: Sendable {
         auUnits = 0
         auActive = false
         auIncomplete = false
+        lastHeader = nil
         markedTimestamp = marker ? auTimestamp : nil
+    }
+
+    /// A reference picture may have been lost: flags the next access unit delivered.
+    private mutating func referenceLoss() {
+        referenceLossPending = true
+        needsKeyframe = true
+    }
+
+    /// The NAL unit header of the first NAL unit a validated payload carries (for an FU-A, the
+    /// one rebuilt from the FU indicator and header).
+    private static func firstHeader(_ payload: ArraySlice<UInt8>) -> UInt8 {
+        let s = payload.startIndex
+        switch payload[s] & 0x1F {
+        case RTPPayloadStructure.stapA: return payload[s + 3]  // validated: a first NAL unit
+        case RTPPayloadStructure.fuA: return payload[s] & 0x60 | payload[s + 1] & 0x1F
+        default: return payload[s]
+        }
+    }
+
+    /// True for a slice (`nal_unit_type` 1 or 5) whose `nal_ref_idc` is 0.
+    private static func isNonReferenceSlice(_ header: UInt8?) -> Bool {
+        guard let header else { return false }
+        return header & 0x60 == 0 && header & 0x1F == 1
+    }
+
+    /// The kind of a NAL unit for telling where access units begin: its `nal_unit_type` (bit
+    /// 0...31), or for a slice (types 1 and 5) that starts a picture, `first_mb_in_slice` 0, bit
+    /// 32 + type; 0 (no kind) for a slice that does not or whose header is cut. `next` is the
+    /// byte after the NAL unit header: a ue(v) of 0 is the single bit 1 (9.1), and that byte
+    /// can hold no emulation prevention byte (one follows two zero bytes, 7.4.1).
+    @inline(__always)
+    private static func kind(header: UInt8, next: UInt8?) -> UInt64 {
+        let type = header & 0x1F
+        guard type == 1 || type == 5 else { return 1 << type }
+        guard let next, next & 0x80 != 0 else { return 0 }
+        return 1 << (32 + type)
+    }
+
+    /// Notes the kind of a NAL unit starting in the access unit being built (before
+    /// `lastHeader` is set for it).
+    @inline(__always)
+    private mutating func learnKind(_ kind: UInt64) {
+        if lastHeader != nil {
+            followingKinds |= kind
+        } else if auCleanStart {
+            beginningKinds |= kind
+        }
+    }
+
+    /// True when a validated payload begins an access unit: its first NAL unit (whole, or the
+    /// start of an FU-A) is an access unit delimiter, which only begins one (7.4.1.2.3), or of a
+    /// kind that has begun this stream's access units and never followed another NAL unit in one.
+    private func beginsAccessUnit(_ payload: ArraySlice<UInt8>) -> Bool {
+        let s = payload.startIndex
+        let header = Self.firstHeader(payload)
+        var next: UInt8?
+        switch payload[s] & 0x1F {
+        case RTPPayloadStructure.stapA:
+            if Int(payload[s + 1]) << 8 | Int(payload[s + 2]) > 1 { next = payload[s + 4] }  // validated sizes
+        case RTPPayloadStructure.fuA:
+            guard payload[s + 1] & 0x80 != 0 else { return false }
+            if payload.count > 2 { next = payload[s + 2] }
+        default:
+            if payload.count > 1 { next = payload[s + 1] }
+        }
+        if NALUnitType(rawValue: header & 0x1F) == .accessUnitDelimiter { return true }
+        let k = Self.kind(header: header, next: next)
+        return k != 0 && beginningKinds & k != 0 && followingKinds & k == 0
     }
 
     /// A marker bit ended an access unit and the next packet has the same timestamp.

@@ -29,6 +29,18 @@ public struct RTPLossReport: Hashable, Sendable {
     public var accessUnitsDelivered = 0
     /// Access units delivered with ``RTPReceivedAccessUnit/mayBeIncomplete`` set.
     public var incompleteAccessUnits = 0
+    /// Access units known to be lost whole, a lower bound: each gap in sequence numbers between
+    /// an access unit that ended with its marker bit and a packet that begins an access unit
+    /// with another timestamp (as ``RTPReceivedAccessUnit/mayBeIncomplete`` tells it) held
+    /// whole access units only, and counts one (it may have held
+    /// more: the timestamps of lost packets are unknown). Each is also an
+    /// ``RTPDepacketizerEvent/accessUnitsLost(afterTimestamp:beforeTimestamp:)`` event. Other
+    /// gaps are counted in ``packetsLost`` and flag the access units around them
+    /// ``RTPReceivedAccessUnit/mayBeIncomplete``.
+    public var accessUnitsLost = 0
+    /// Access units delivered with ``RTPReceivedAccessUnit/referenceMayBeLost`` set: times a
+    /// loss may have taken a reference picture (see ``RTPDepacketizer/needsKeyframe``).
+    public var referenceLosses = 0
     /// Packets rejected with an error: malformed, larger than
     /// ``RTPDepacketizer/maximumPacketSize``, of another SSRC or payload type, or breaking
     /// RFC 6184 in a way not tolerated. (A packet of another SSRC is kept on probation: when the
@@ -73,12 +85,16 @@ public struct RTPLossReport: Hashable, Sendable {
 }
 
 extension RTPLossReport: CustomStringConvertible {
-    /// One line for a log: packets received and lost, access units delivered, then every other
-    /// count that is not zero (`1200 packets received, 3 lost; 398 access units delivered, 2 may
-    /// be incomplete; reordered 5`).
+    /// One line for a log: packets received and lost, access units delivered (with those that
+    /// may be incomplete, those lost whole and those after a reference picture loss, when not
+    /// zero), then every other count that is not zero (`1200 packets received, 3 lost; 398
+    /// access units delivered, 2 may be incomplete, at least 1 lost, 1 after a reference
+    /// picture loss; reordered 5`).
     public var description: String {
         var text = "\(packetsReceived) packets received, \(packetsLost) lost; \(accessUnitsDelivered) access units delivered"
         if incompleteAccessUnits > 0 { text += ", \(incompleteAccessUnits) may be incomplete" }
+        if accessUnitsLost > 0 { text += ", at least \(accessUnitsLost) lost" }
+        if referenceLosses > 0 { text += ", \(referenceLosses) after a reference picture loss" }
         let others: [(String, Int)] = [
             ("reordered", reorderedPackets), ("duplicate", duplicatePackets), ("late or duplicate", lateOrDuplicate),
             ("out of range", outOfRange), ("resynchronizations", resynchronizations), ("NAL units dropped", nalUnitsDropped),
@@ -114,4 +130,13 @@ public enum RTPDepacketizerEvent: Hashable, Sendable {
     /// The depacketiser moved to the SSRC `ssrc` (see ``RTPLossReport/sourceChanges``); the
     /// access unit in progress and the packets held were delivered first.
     case sourceChanged(ssrc: UInt32)
+    /// A gap in sequence numbers between the access unit of `afterTimestamp`, ended by its
+    /// marker bit, and a packet that begins the access unit of `beforeTimestamp` held whole
+    /// access units only, one or more (see ``RTPLossReport/accessUnitsLost``); the access unit
+    /// of `beforeTimestamp` is not flagged ``RTPReceivedAccessUnit/mayBeIncomplete`` for it.
+    case accessUnitsLost(afterTimestamp: UInt32, beforeTimestamp: UInt32)
+    /// The access unit of `timestamp` is delivered with
+    /// ``RTPReceivedAccessUnit/referenceMayBeLost``: a reference picture may have been lost in
+    /// it or since the access unit delivered before it (see ``RTPDepacketizer/needsKeyframe``).
+    case referencePictureLost(timestamp: UInt32)
 }

@@ -16,8 +16,25 @@ public struct RTPReceivedAccessUnit: AccessUnitSample {
     /// ended by a packet with a new timestamp, or by ``RTPDepacketizer/flush(_:)``).
     public var markerReceived: Bool
     /// True when packets may be missing from this access unit (a gap in sequence numbers was
-    /// seen inside it or right before or after it) or a NAL unit of it was dropped.
+    /// seen inside it or right before or after it) or a NAL unit of it was dropped. A "may":
+    /// a gap right before it does not set it when the packets show the gap held none of it —
+    /// the access unit before the gap had another timestamp, and the first NAL unit after the
+    /// gap (whole, or the start of an FU-A) begins an access unit: an access unit delimiter,
+    /// which nothing precedes (7.4.1.2.3), or a NAL unit of a kind (`nal_unit_type`, for a slice
+    /// only with `first_mb_in_slice` 0) that has begun this stream's access units (after a
+    /// marker bit, with no gap) and never followed another NAL unit in one. So a sender that
+    /// puts an SEI or parameter sets before the first slice of some access units, and not of
+    /// others, gets a flag where its slice follows a gap. When the access unit before the gap
+    /// ended with its marker bit, the gap also counts in ``RTPLossReport/accessUnitsLost``.
     public var mayBeIncomplete: Bool
+    /// True when a reference picture may have been lost in this access unit or since the one
+    /// delivered before it: a NAL unit with `nal_ref_idc` other than 0 was dropped (or an FU-A
+    /// fragment of one, whose FU indicator carries it, RFC 6184 5.8), or packets were lost
+    /// whose content is unknown, unless the gap lay between two slices (or fragments of them)
+    /// of one non-reference picture, all of whose slices have `nal_ref_idc` 0 (7.4.1). Pictures
+    /// decoded from here may be corrupt until a random access point arrives whole:
+    /// ``RTPDepacketizer/needsKeyframe`` tells when.
+    public var referenceMayBeLost = false
     /// The SSRC of the packets.
     public var ssrc: UInt32
     /// The sender's wall-clock time of ``timestamp`` in NTP format, set by an ``RTPReceiver``

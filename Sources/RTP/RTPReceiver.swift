@@ -190,6 +190,10 @@ public struct RTPReceiver: Sendable {
         return r
     }
 
+    /// True from a loss that may have taken a reference picture until a random access point
+    /// arrives whole: ask the sender for a keyframe (see ``RTPDepacketizer/needsKeyframe``).
+    public var needsKeyframe: Bool { depacketizer.needsKeyframe }
+
     /// The depacketiser's events since the last call (see ``RTPDepacketizer/takeEvents()``).
     public mutating func takeEvents() -> [RTPDepacketizerEvent] { depacketizer.takeEvents() }
 

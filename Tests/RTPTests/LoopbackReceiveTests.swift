@@ -117,6 +117,7 @@ struct GStreamerReceiveTests {
         } else {
             #expect(report.contains("access_units: 50\n") && report.contains("packets_lost: 0\n"), "\(report)")
             #expect(report.contains("incomplete_access_units: 0\n") && report.contains("stopped: idle"))
+            #expect(report.contains("access_units_lost: 0\n") && report.contains("reference_losses: 0\n"), "\(report)")
         }
         #expect(try FFmpeg.frameMD5s(file: output) == SenderStreams.reference(path))
     }

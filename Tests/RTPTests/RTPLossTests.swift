@@ -59,6 +59,23 @@ import TestSupport
         }
         #expect(lostEvents == report.packetsLost)
         #expect(!lost.isEmpty)
+
+        // An access unit not flagged mayBeIncomplete holds every NAL unit sent with its timestamp;
+        // whole access units lost are counted (at least one per gap), never more than were sent.
+        var d = try RTPDepacketizer()
+        var complete: [(timestamp: UInt32, nals: [[UInt8]])] = []
+        let sink = { (au: RTPReceivedAccessUnit) in
+            if !au.mayBeIncomplete { complete.append((au.timestamp, au.nalUnits.map { Array($0.bytes) })) }
+        }
+        for i in shuffled { try? d.push(sent.packets[i][...], sink) }
+        d.flush(sink)
+        var sentByTimestamp: [UInt32: [[UInt8]]] = [:]
+        for (k, t) in sent.nalTimestamps.enumerated() { sentByTimestamp[t, default: []].append(sent.nalBytes[k]) }
+        let wrong = complete.filter { sentByTimestamp[$0.timestamp] != $0.nals }.map(\.timestamp)
+        #expect(wrong.isEmpty)
+        let receivedTimestamps = Set(received.map(\.timestamp))
+        let lostWhole = Set(sent.nalTimestamps).subtracting(receivedTimestamps).count
+        #expect(d.report.accessUnitsLost <= lostWhole)
     }
 
     @Test func sequenceWrapAndLateArrival() throws {
@@ -77,7 +94,8 @@ import TestSupport
         #expect(report.packetsLost == 1 && report.lateOrDuplicate == 1 && report.nalUnitsDropped == 1)
         #expect(events.contains(.packetsLost(firstSequenceNumber: 65_530 &+ 15, count: 1)))
         // Printed for a log: the totals first, then each count that is not zero.
-        #expect("\(report)" == "\(report.packetsReceived) packets received, 1 lost; 2 access units delivered; "
+        #expect("\(report)" == "\(report.packetsReceived) packets received, 1 lost; 2 access units delivered, "
+                + "1 after a reference picture loss; "
                 + "late or duplicate 1, NAL units dropped 1")
     }
 }
