@@ -238,12 +238,13 @@ enum InspectCommand: CLICommand {
         }
 
         mutating func finish(totalBytes: Int, sps: SequenceParameterSet?, timeBase: TimeBase?) {
+            guard json || !printedSummary else { return }  // a file's text summary came first
             let summary = stats.summary(sps: sps, timeBase: timeBase, totalBytes: totalBytes)
             if json {
                 var o = JSONObject()
                 o.add("summary", summary.json)
                 Output.line(o.rendered)
-            } else if !printedSummary {
+            } else {
                 if printedHeader { Output.line("") }
                 for line in summary.lines { Output.line(line) }
             }
