@@ -61,7 +61,8 @@ enum BuildStreamCommand: CLICommand {
         if let colour = try args.option("--colour") {
             let p = colour.split(separator: ",").compactMap { UInt8($0) }
             guard p.count == 3 else { throw CLIError("--colour wants P,T,M") }
-            options.colour = (p[0], p[1], p[2], fullRange)
+            options.colorDescription = ColorDescription(primaries: p[0], transferCharacteristics: p[1],
+                                                        matrixCoefficients: p[2], fullRange: fullRange)
         }
         if let v = try args.intOption("--reorder") {
             guard let r = UInt32(exactly: v) else { throw CLIError("--reorder wants a count") }

@@ -33,15 +33,15 @@ enum MP4Conversion {
         try staging.commit()
     }
 
-    /// Muxes Annex-B read in chunks into what `makeWriter` makes (memory: the converter's, one
+    /// Muxes Annex-B read in chunks into what `makeWriter` makes (memory: the recorder's, one
     /// chunk, and the output's), then prints the first problems met. An interruption ends the
     /// input after the last whole NAL unit read, and the output is finished with it.
     static func mux(_ input: ChunkedInput, timing: TimestampOptions,
                     makeWriter: @escaping (Int64) throws -> any MP4SampleWriting) throws {
         input.framing = .annexB
-        var converter = MP4AnnexBConverter(timing: timing, makeWriter: makeWriter)
-        while let chunk = try input.read() { try converter.append(chunk) }
-        let summary = try converter.finish()
+        var recorder = MP4AnnexBRecorder(timing: timing, makeWriter: makeWriter)
+        while let chunk = try input.read() { try recorder.append(chunk) }
+        let summary = try recorder.finish()
         for e in summary.problems.prefix(5) { Output.error("warning: \(e.code): \(e.reason)") }
         if summary.problemCount > 5 { Output.error("warning: \(summary.problemCount) problems in all") }
     }

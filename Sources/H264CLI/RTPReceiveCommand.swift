@@ -66,14 +66,14 @@ enum RTPReceiveCommand: CLICommand {
         let json = args.flag("--json")
         let sdpPath = try args.positionals(min: 0, max: 1).first
 
-        var configuration = RTPReceiver.Configuration(duration: duration, idleTimeout: idle, firstPacketTimeout: wait)
+        var configuration = RTPReceiver.Options(duration: duration, idleTimeout: idle, firstPacketTimeout: wait)
         var port = portOption
         var bind = bindOption ?? "0.0.0.0"
         var rtcpPort = rtcpPortOption
         var rtcpMux = false
         if let sdpPath {
             let sdp = try RTPSessionDescription(parsing: String(decoding: try Input.readAll(sdpPath), as: UTF8.self))
-            configuration = try RTPReceiver.Configuration(session: sdp, lenient: !strict, duration: duration, idleTimeout: idle,
+            configuration = try RTPReceiver.Options(session: sdp, lenient: !strict, duration: duration, idleTimeout: idle,
                                                           firstPacketTimeout: wait)
             port = port ?? sdp.port
             if bindOption == nil && sdp.connectionAddress.contains(":") { bind = "::" }

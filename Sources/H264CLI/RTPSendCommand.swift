@@ -81,7 +81,7 @@ enum RTPSendCommand: CLICommand {
 
         var rng = SystemRandomNumberGenerator()
         let ssrc: UInt32 = rng.next()
-        let configuration: RTPPacketizer.Configuration = webRTC
+        let configuration: RTPPacketizer.Options = webRTC
             ? .webRTC(payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(), initialTimestamp: rng.next())
             : .init(mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc, initialSequenceNumber: rng.next(),
                     initialTimestamp: rng.next(), aggregates: !noAggregation, parameterSets: repeatSets ? .fromStream : .off,

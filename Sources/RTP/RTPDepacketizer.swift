@@ -20,7 +20,7 @@ import MediaSupport
 /// never rebuilt into a NAL unit (an IDR picture) that was not received whole.
 ///
 /// Senders that break RFC 6184 in the ways cameras and servers do are rejected with typed errors
-/// by default; with ``Configuration/lenient`` they are accepted and each tolerance is reported
+/// by default; with ``Options/lenient`` they are accepted and each tolerance is reported
 /// as an ``RTPDepacketizerEvent/tolerated(_:sequenceNumber:)`` event (``RTPTolerance``): an FU-A
 /// with both the start and end bits set (taken as a whole NAL unit), the forbidden bit set in a
 /// payload or NAL unit header (cleared in what is delivered), the FU header's reserved bit set
@@ -33,12 +33,12 @@ import MediaSupport
 /// (``RTPDepacketizerEvent/sourceChanged(ssrc:)``). So a stray packet that arrives first, or a
 /// sender that restarts with a new SSRC, does not lock the stream out.
 ///
-/// Memory (``Configuration/maximumRetainedByteCount``, measured by ``retainedByteCount``):
-/// ``Configuration/reorderWindow`` (rounded up to a power of two) held packets of at most
+/// Memory (``Options/maximumRetainedByteCount``, measured by ``retainedByteCount``):
+/// ``Options/reorderWindow`` (rounded up to a power of two) held packets of at most
 /// ``maximumPacketSize`` bytes each, one packet on probation, one access unit within
-/// ``Configuration/maximumAccessUnitSize``, which counts its bytes and
+/// ``Options/maximumAccessUnitSize``, which counts its bytes and
 /// ``bookkeepingBytesPerNALUnit`` per NAL unit (so 2-byte NAL units in STAP-A packets cannot
-/// hold 25 times the limit), of at most ``Configuration/maximumNALUnitsPerAccessUnit`` NAL
+/// hold 25 times the limit), of at most ``Options/maximumNALUnitsPerAccessUnit`` NAL
 /// units, and ``maximumPendingEvents`` events, whatever the packets say. The buffers grow
 /// geometrically, as arrays do, but never past these limits.
 ///
@@ -51,7 +51,7 @@ import MediaSupport
 /// ```
 public struct RTPDepacketizer: Sendable {
     /// Depacketiser settings.
-    public struct Configuration: Sendable {
+    public struct Options: Sendable {
         /// How many sequence numbers ahead of the next expected one a packet may arrive before
         /// the missing ones are declared lost (1: no reordering).
         public var reorderWindow: Int
@@ -74,7 +74,7 @@ public struct RTPDepacketizer: Sendable {
         /// event, instead of rejecting the packet.
         public var lenient: Bool
 
-        /// Creates a configuration.
+        /// Creates options.
         public init(reorderWindow: Int = 64, payloadType: UInt8? = nil, maximumAccessUnitSize: Int = 32 << 20,
                     packetizationMode: Int = 1, lenient: Bool = false, maximumNALUnitsPerAccessUnit: Int = 16_384) {
             self.reorderWindow = reorderWindow
@@ -93,7 +93,7 @@ public struct RTPDepacketizer: Sendable {
         public var maximumRetainedByteCount: Int {
             var ring = 1
             while ring < reorderWindow { ring <<= 1 }
-            // Each factor is bounded by init's checks: no overflow for a valid configuration.
+            // Each factor is bounded by init's checks: no overflow for a valid options.
             return ring * (MemoryLayout<Slot>.stride + RTPDepacketizer.maximumPacketSize)
                 + RTPDepacketizer.maximumPacketSize
                 + maximumAccessUnitSize
@@ -110,12 +110,12 @@ public struct RTPDepacketizer: Sendable {
 
     /// Memory a NAL unit of the access unit being built costs besides its bytes: its range in
     /// the access unit's buffer and its view in the list delivered (48 bytes on 64-bit
-    /// systems). ``Configuration/maximumAccessUnitSize`` counts it.
+    /// systems). ``Options/maximumAccessUnitSize`` counts it.
     public static let bookkeepingBytesPerNALUnit = MemoryLayout<Range<Int>>.stride + MemoryLayout<NALUnit>.stride
     /// Largest packet accepted (the largest UDP payload); a larger one is rejected with
     /// `limitExceeded`.
     public static let maximumPacketSize = 65_535
-    /// Largest ``Configuration/maximumNALUnitsPerAccessUnit`` accepted.
+    /// Largest ``Options/maximumNALUnitsPerAccessUnit`` accepted.
     public static let maximumNALUnitsLimit = 1 << 20
 
     /// Largest reorder window accepted (a quarter of the sequence-number space).
@@ -130,7 +130,13 @@ public struct RTPDepacketizer: Sendable {
     public static let maximumPendingEvents = 4_096
 
     /// The settings.
-    public let configuration: Configuration
+    public let options: Options
+    /// The former name of ``options``.
+    @available(*, deprecated, renamed: "options")
+    public var configuration: Options { options }
+    /// The former name of ``Options``.
+    @available(*, deprecated, renamed: "Options")
+    public typealias Configuration = Options
     /// What was received, lost and dropped so far.
     public private(set) var report = RTPLossReport()
     /// True from a loss that may have taken a reference picture (see
@@ -169,7 +175,7 @@ public struct RTPDepacketizer: Sendable {
 
     // The access unit being built: its NAL units back to back in `auBytes`.
     private var auBytes: [UInt8] = []
-    /// What the access unit holds against ``Configuration/maximumAccessUnitSize``: its bytes
+    /// What the access unit holds against ``Options/maximumAccessUnitSize``: its bytes
     /// (those of an FU-A NAL unit being reassembled included) and the bookkeeping of its NAL
     /// units; and their number (the one being reassembled included).
     private var auHeld = 0
@@ -209,22 +215,22 @@ public struct RTPDepacketizer: Sendable {
     /// - Throws: ``RTPError/Code/invalidArgument`` for a reorder window outside
     ///   1...``maximumReorderWindow``, a maximum access unit size below 1 or a
     ///   packetization-mode other than 0 or 1.
-    public init(_ configuration: Configuration = Configuration()) throws(RTPError) {
-        guard (1...Self.maximumReorderWindow).contains(configuration.reorderWindow) else {
-            throw RTPError.invalid(.invalidArgument, "reorder window \(configuration.reorderWindow) is outside 1...\(Self.maximumReorderWindow)")
+    public init(_ options: Options = Options()) throws(RTPError) {
+        guard (1...Self.maximumReorderWindow).contains(options.reorderWindow) else {
+            throw RTPError.invalid(.invalidArgument, "reorder window \(options.reorderWindow) is outside 1...\(Self.maximumReorderWindow)")
         }
-        guard (1...(1 << 40)).contains(configuration.maximumAccessUnitSize) else {
+        guard (1...(1 << 40)).contains(options.maximumAccessUnitSize) else {
             throw RTPError.invalid(.invalidArgument, "maximum access unit size must be in 1...2^40")
         }
-        guard (1...Self.maximumNALUnitsLimit).contains(configuration.maximumNALUnitsPerAccessUnit) else {
-            throw RTPError.invalid(.invalidArgument, "maximum NAL units per access unit \(configuration.maximumNALUnitsPerAccessUnit) is outside 1...\(Self.maximumNALUnitsLimit)")
+        guard (1...Self.maximumNALUnitsLimit).contains(options.maximumNALUnitsPerAccessUnit) else {
+            throw RTPError.invalid(.invalidArgument, "maximum NAL units per access unit \(options.maximumNALUnitsPerAccessUnit) is outside 1...\(Self.maximumNALUnitsLimit)")
         }
-        guard configuration.packetizationMode == 0 || configuration.packetizationMode == 1 else {
-            throw RTPError.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not received (0 or 1)")
+        guard options.packetizationMode == 0 || options.packetizationMode == 1 else {
+            throw RTPError.invalid(.invalidArgument, "packetization-mode \(options.packetizationMode) is not received (0 or 1)")
         }
-        self.configuration = configuration
+        self.options = options
         var size = 1
-        while size < configuration.reorderWindow { size <<= 1 }
+        while size < options.reorderWindow { size <<= 1 }
         ring = Array(repeating: Slot(), count: size)
         mask = Int64(size - 1)
     }
@@ -241,7 +247,7 @@ public struct RTPDepacketizer: Sendable {
     /// The bytes this depacketiser's buffers hold now, their storage as allocated (capacity,
     /// not count): the reorder ring with its packets, the packet on probation, the access unit
     /// with its bookkeeping and the pending events. At most
-    /// ``Configuration/maximumRetainedByteCount`` (besides the allocator's rounding).
+    /// ``Options/maximumRetainedByteCount`` (besides the allocator's rounding).
     /// - Complexity: O(n) in the ring's slots.
     public var retainedByteCount: Int {
         var n = ring.count * MemoryLayout<Slot>.stride + probation.capacity
@@ -263,7 +269,7 @@ public struct RTPDepacketizer: Sendable {
     /// - Throws: for a malformed packet, which is then ignored: ``RTPError/Code/truncated``
     ///   (short header, payload, STAP-A or FU-A, a STAP-A size past the end),
     ///   ``RTPError/Code/invalidPacket`` (RTP version, padding, NAL unit type 0, a STAP-A unit of
-    ///   size 0; unless ``Configuration/lenient``: S and E both set, the FU header's reserved
+    ///   size 0; unless ``Options/lenient``: S and E both set, the FU header's reserved
     ///   bit set, the F bit set), ``RTPError/Code/unsupported``
     ///   (STAP-B, MTAP16, MTAP24, FU-B, types 30 and 31, another SSRC or payload type; STAP-A
     ///   or FU-A under packetization-mode 0 unless lenient); each is counted in
@@ -280,11 +286,11 @@ public struct RTPDepacketizer: Sendable {
                 throw RTPError.invalid(.limitExceeded, "RTP packet of \(packet.count) bytes, more than \(Self.maximumPacketSize)")
             }
             parsed = try RTPPacket(parsing: packet)
-            if let pt = configuration.payloadType, parsed.header.payloadType != pt {
+            if let pt = options.payloadType, parsed.header.payloadType != pt {
                 throw RTPError.invalid(.unsupported, "payload type \(parsed.header.payloadType), expected \(pt)")
             }
-            tolerated = try Self.validate(parsed.payload, packetizationMode: configuration.packetizationMode,
-                                          lenient: configuration.lenient)
+            tolerated = try Self.validate(parsed.payload, packetizationMode: options.packetizationMode,
+                                          lenient: options.lenient)
         } catch {
             report.packetsRejected += 1
             throw error
@@ -323,7 +329,7 @@ public struct RTPDepacketizer: Sendable {
             // RFC 3550 A.1: a packet far from the expected sequence number is ignored, unless the
             // next one follows it: then the sender restarted its numbering and so do we.
             let ext = extended(seq)
-            let window = Int64(configuration.reorderWindow)
+            let window = Int64(options.reorderWindow)
             if ext < nextExpected - max(window, Self.maximumMisorder) || ext >= nextExpected + max(window, Self.maximumDropout) {
                 guard seq == resyncSequence else {
                     resyncSequence = seq &+ 1
@@ -352,7 +358,7 @@ public struct RTPDepacketizer: Sendable {
             record(.packetIgnored(sequenceNumber: seq, duplicate: false))
             return
         }
-        let window = Int64(configuration.reorderWindow)
+        let window = Int64(options.reorderWindow)
         if ext - nextExpected >= window { drain(upTo: ext - window + 1, deliver) }
         let reordered = ext < highest
         if ext > highest { highest = ext }
@@ -547,7 +553,7 @@ public struct RTPDepacketizer: Sendable {
         let start = auBytes.count
         appendBytes(bytes, from: 0)
         auBytes[start] &= 0x7F  // the forbidden bit, set only when tolerated
-        auRanges.reserveGeometrically(toFit: auRanges.count &+ 1, limit: configuration.unitCapacityLimit)
+        auRanges.reserveGeometrically(toFit: auRanges.count &+ 1, limit: options.unitCapacityLimit)
         auRanges.append(start..<auBytes.count)
     }
 
@@ -557,15 +563,15 @@ public struct RTPDepacketizer: Sendable {
     @inline(__always)
     private func fits(_ bytes: Int, newUnit: Bool) -> Bool {
         // auHeld <= maximumAccessUnitSize and the cost is a small constant: no overflow.
-        guard newUnit else { return bytes <= configuration.maximumAccessUnitSize &- auHeld }
-        return auUnits < configuration.maximumNALUnitsPerAccessUnit
-            && bytes <= configuration.maximumAccessUnitSize &- auHeld &- Self.bookkeepingBytesPerNALUnit
+        guard newUnit else { return bytes <= options.maximumAccessUnitSize &- auHeld }
+        return auUnits < options.maximumNALUnitsPerAccessUnit
+            && bytes <= options.maximumAccessUnitSize &- auHeld &- Self.bookkeepingBytesPerNALUnit
     }
 
     /// The limit a NAL unit that did not fit passed: one of two errors made once (a flood of
     /// tiny NAL units past the limit costs no allocation per unit).
     private func limitReason(newUnit: Bool) -> RTPError {
-        newUnit && auUnits >= configuration.maximumNALUnitsPerAccessUnit ? Self.tooManyNALUnits : Self.accessUnitTooLarge
+        newUnit && auUnits >= options.maximumNALUnitsPerAccessUnit ? Self.tooManyNALUnits : Self.accessUnitTooLarge
     }
 
     private static let accessUnitTooLarge = RTPError.invalid(.limitExceeded, "access unit larger than the maximum")
@@ -578,7 +584,7 @@ public struct RTPDepacketizer: Sendable {
     /// 2.9 MB 320x240 stream with 4 slices per picture, 0.74 -> 0.64 ms.
     @inline(__always)
     private mutating func appendBytes(_ bytes: ArraySlice<UInt8>, from offset: Int) {
-        auBytes.reserveGeometrically(toFit: auBytes.count &+ bytes.count &- offset, limit: configuration.maximumAccessUnitSize)
+        auBytes.reserveGeometrically(toFit: auBytes.count &+ bytes.count &- offset, limit: options.maximumAccessUnitSize)
         bytes.withUnsafeBufferPointer { auBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[offset...])) }
     }
 
@@ -613,7 +619,7 @@ public struct RTPDepacketizer: Sendable {
             fuType = type
             fuRefIdcBits = indicator & 0x60
             fuFragments = 1
-            auBytes.reserveGeometrically(toFit: auBytes.count &+ 1 &+ dataCount, limit: configuration.maximumAccessUnitSize)
+            auBytes.reserveGeometrically(toFit: auBytes.count &+ 1 &+ dataCount, limit: options.maximumAccessUnitSize)
             auBytes.append(indicator & 0x60 | type)  // the forbidden bit, set only when tolerated, cleared
             appendBytes(payload, from: 2)
             if isEnd { endNALUnit() }  // S and E both set: tolerated, a whole NAL unit
@@ -652,7 +658,7 @@ public struct RTPDepacketizer: Sendable {
         if NALUnitType(rawValue: fuType).hasHeaderExtension && auBytes.count - fuStart < 4 {
             dropFragments(flagging: .invalid(.truncated, "FU-A NAL unit too short for its header extension"))
         } else {
-            auRanges.reserveGeometrically(toFit: auRanges.count + 1, limit: configuration.unitCapacityLimit)
+            auRanges.reserveGeometrically(toFit: auRanges.count + 1, limit: options.unitCapacityLimit)
             auRanges.append(fuStart..<auBytes.count)
             fuStart = -1
         }
@@ -699,7 +705,7 @@ public struct RTPDepacketizer: Sendable {
         let marker = end == .marker
         discardingFragments = false
         if !auRanges.isEmpty {
-            scratch.reserveGeometrically(toFit: auRanges.count, limit: configuration.unitCapacityLimit)
+            scratch.reserveGeometrically(toFit: auRanges.count, limit: options.unitCapacityLimit)
             for r in auRanges {  // `scratch` is empty between access units
                 // Every range holds a NAL unit whose header was checked on arrival.
                 if let unit = try? NALUnit(auBytes[r]) { scratch.append(unit) }

@@ -21,8 +21,8 @@ public struct RTPLossReport: Hashable, Sendable {
     /// far from the expected sequence (a sender that restarted).
     public var resynchronizations = 0
     /// NAL units dropped: FU-A NAL units of which some fragments arrived and others did not, and
-    /// NAL units past the access unit limits (``RTPDepacketizer/Configuration/maximumAccessUnitSize``,
-    /// ``RTPDepacketizer/Configuration/maximumNALUnitsPerAccessUnit``).
+    /// NAL units past the access unit limits (``RTPDepacketizer/Options/maximumAccessUnitSize``,
+    /// ``RTPDepacketizer/Options/maximumNALUnitsPerAccessUnit``).
     public var nalUnitsDropped = 0
     /// Access units delivered (by an ``RTPReceiver``: to its caller, ``accessUnitsSkipped`` not
     /// included).
@@ -66,7 +66,7 @@ public struct RTPLossReport: Hashable, Sendable {
     // Counted by an RTPReceiver (0 from a depacketiser alone).
 
     /// Access units an ``RTPReceiver`` did not deliver because nothing decodable had arrived
-    /// yet (``RTPReceiver/Configuration/skipsUntilDecodable``); not in ``accessUnitsDelivered``.
+    /// yet (``RTPReceiver/Options/skipsUntilDecodable``); not in ``accessUnitsDelivered``.
     public var accessUnitsSkipped = 0
     /// RTCP packets read by an ``RTPReceiver`` (each packet of a compound packet), on the RTCP
     /// port or multiplexed on the RTP port.

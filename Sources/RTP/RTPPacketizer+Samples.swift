@@ -18,7 +18,7 @@ extension RTPPacketizer {
 
     /// The RTP timestamp the packets of `sample` carry: its presentation time on the 90 kHz
     /// clock (nearest tick, halves away from zero), plus
-    /// ``Configuration/initialTimestamp``, modulo 2^32 (RFC 3550 5.1: the timestamp wraps).
+    /// ``Options/initialTimestamp``, modulo 2^32 (RFC 3550 5.1: the timestamp wraps).
     /// A negative time wraps the same way, so the spacing between samples is kept.
     /// - Returns: nil when the sample has no timestamps.
     public func rtpTimestamp(for sample: some AccessUnitSample) -> UInt32? {
@@ -29,10 +29,10 @@ extension RTPPacketizer {
     /// an RTCP sender report carries beside its wall-clock time (RFC 3550 6.4.1: the same units
     /// and random offset as the data packets). Converted to 90 kHz as ``rtpTimestamp(for:)``
     /// converts a sample's presentation time (nearest tick, halves away from zero, exactly),
-    /// plus ``Configuration/initialTimestamp``, modulo 2^32.
+    /// plus ``Options/initialTimestamp``, modulo 2^32.
     /// - Complexity: O(1).
     public func rtpTimestamp(at time: Int64, timeBase: TimeBase) -> UInt32 {
-        configuration.initialTimestamp &+ UInt32(truncatingIfNeeded: timeBase.rescale(time, to: Self.clockRate))
+        options.initialTimestamp &+ UInt32(truncatingIfNeeded: timeBase.rescale(time, to: Self.clockRate))
     }
 
     /// The RTP timestamp of a media time measured by a clock (the time since the stream's
@@ -42,7 +42,7 @@ extension RTPPacketizer {
         let (seconds, attoseconds) = mediaTime.components
         // Whole seconds wrap modulo 2^64 in the product, and so modulo 2^32 in the result.
         let ticks = seconds &* Self.clockRate &+ Self.attosecond.rescale(attoseconds, to: Self.clockRate)
-        return configuration.initialTimestamp &+ UInt32(truncatingIfNeeded: ticks)
+        return options.initialTimestamp &+ UInt32(truncatingIfNeeded: ticks)
     }
 
     private static let attosecond = TimeBase(numerator: 1, denominator: 1_000_000_000_000_000_000)

@@ -5,7 +5,7 @@ import H264
 ///
 /// In packetization-mode 1 each NAL unit that fits the MTU goes into a single NAL unit packet,
 /// or, together with the small NAL units next to it (SPS, PPS, SEI, AUD, small slices), into one
-/// STAP-A (unless ``Configuration/aggregates`` is off); a NAL unit larger than the MTU, a
+/// STAP-A (unless ``Options/aggregates`` is off); a NAL unit larger than the MTU, a
 /// parameter set included, is split into FU-A fragments, never dropped. An SPS and the PPS
 /// after it that fit one packet together always share one STAP-A, at the access unit's
 /// timestamp: the form WebRTC receivers (Chrome) need before an IDR picture.
@@ -46,7 +46,7 @@ public struct RTPPacketizer: Sendable {
     }
 
     /// Packetiser settings.
-    public struct Configuration: Sendable {
+    public struct Options: Sendable {
         /// Largest RTP packet in bytes, 12-byte header included (not the IP and UDP headers).
         public var mtu: Int
         /// The RTP payload type (96...127 for a dynamic mapping; the SDP must agree).
@@ -67,7 +67,7 @@ public struct RTPPacketizer: Sendable {
         /// (non-interleaved: also STAP-A and FU-A).
         public var packetizationMode: Int
 
-        /// Creates a configuration.
+        /// Creates options.
         public init(mtu: Int = 1200, payloadType: UInt8 = 96, ssrc: UInt32, initialSequenceNumber: UInt16 = 0,
                     initialTimestamp: UInt32 = 0, aggregates: Bool = true, parameterSets: ParameterSetInsertion = .off,
                     packetizationMode: Int = 1) {
@@ -87,8 +87,8 @@ public struct RTPPacketizer: Sendable {
         /// that they travel in one STAP-A with the IDR's timestamp. The SDP says
         /// `packetization-mode=1`.
         public static func webRTC(payloadType: UInt8 = 96, ssrc: UInt32, initialSequenceNumber: UInt16 = 0,
-                                  initialTimestamp: UInt32 = 0) -> Configuration {
-            Configuration(mtu: 1200, payloadType: payloadType, ssrc: ssrc, initialSequenceNumber: initialSequenceNumber,
+                                  initialTimestamp: UInt32 = 0) -> Options {
+            Options(mtu: 1200, payloadType: payloadType, ssrc: ssrc, initialSequenceNumber: initialSequenceNumber,
                           initialTimestamp: initialTimestamp, aggregates: true, parameterSets: .fromStream, packetizationMode: 1)
         }
     }
@@ -99,7 +99,13 @@ public struct RTPPacketizer: Sendable {
     public static let maximumMTU = 65_507
 
     /// The settings.
-    public let configuration: Configuration
+    public let options: Options
+    /// The former name of ``options``.
+    @available(*, deprecated, renamed: "options")
+    public var configuration: Options { options }
+    /// The former name of ``Options``.
+    @available(*, deprecated, renamed: "Options")
+    public typealias Configuration = Options
     /// Sequence number of the next packet.
     public private(set) var nextSequenceNumber: UInt16
     /// Bytes of RTP payload a packet can hold.
@@ -111,24 +117,24 @@ public struct RTPPacketizer: Sendable {
     /// - Throws: ``RTPError/Code/invalidArgument`` for an MTU outside
     ///   ``minimumMTU``...``maximumMTU``, a payload type above 127 or a packetization-mode
     ///   other than 0 or 1 (mode 2, interleaved, is not sent).
-    public init(_ configuration: Configuration) throws(RTPError) {
-        guard (Self.minimumMTU...Self.maximumMTU).contains(configuration.mtu) else {
-            throw RTPError.invalid(.invalidArgument, "MTU \(configuration.mtu) is outside \(Self.minimumMTU)...\(Self.maximumMTU)")
+    public init(_ options: Options) throws(RTPError) {
+        guard (Self.minimumMTU...Self.maximumMTU).contains(options.mtu) else {
+            throw RTPError.invalid(.invalidArgument, "MTU \(options.mtu) is outside \(Self.minimumMTU)...\(Self.maximumMTU)")
         }
-        guard configuration.payloadType < 128 else {
-            throw RTPError.invalid(.invalidArgument, "payload type \(configuration.payloadType) is above 127")
+        guard options.payloadType < 128 else {
+            throw RTPError.invalid(.invalidArgument, "payload type \(options.payloadType) is above 127")
         }
-        guard configuration.packetizationMode == 0 || configuration.packetizationMode == 1 else {
-            throw RTPError.invalid(.invalidArgument, "packetization-mode \(configuration.packetizationMode) is not 0 or 1")
+        guard options.packetizationMode == 0 || options.packetizationMode == 1 else {
+            throw RTPError.invalid(.invalidArgument, "packetization-mode \(options.packetizationMode) is not 0 or 1")
         }
-        self.configuration = configuration
-        if case .given(let sets) = configuration.parameterSets {
+        self.options = options
+        if case .given(let sets) = options.parameterSets {
             inserter = ParameterSetInserter(parameterSets: sets)
         } else {
             inserter = ParameterSetInserter()
         }
-        self.nextSequenceNumber = configuration.initialSequenceNumber
-        self.maxPayload = configuration.mtu - RTPHeader.fixedLength
+        self.nextSequenceNumber = options.initialSequenceNumber
+        self.maxPayload = options.mtu - RTPHeader.fixedLength
     }
 
     /// Appends the RTP packets of one access unit to `packets` (which is not cleared first).
@@ -145,9 +151,9 @@ public struct RTPPacketizer: Sendable {
     /// - Complexity: O(n) in the access unit's bytes; no allocation once `packets` has grown to
     ///   the largest access unit (parameter-set insertion builds one small array per IDR).
     public mutating func packetize(_ accessUnit: RTPAccessUnit, into packets: inout RTPPacketBuffer) throws(RTPError) {
-        let timestamp = configuration.initialTimestamp &+ UInt32(truncatingIfNeeded: accessUnit.timestamp90kHz)
+        let timestamp = options.initialTimestamp &+ UInt32(truncatingIfNeeded: accessUnit.timestamp90kHz)
         let firstPacket = packets.count
-        switch configuration.parameterSets {
+        switch options.parameterSets {
         case .off:
             try packetize(accessUnit.nalUnits, timestamp: timestamp, into: &packets)
         case .fromStream, .given:
@@ -162,15 +168,15 @@ public struct RTPPacketizer: Sendable {
 
     @inline(__always)
     private mutating func header(_ timestamp: UInt32) -> RTPHeader {
-        let h = RTPHeader(marker: false, payloadType: configuration.payloadType, sequenceNumber: nextSequenceNumber,
-                          timestamp: timestamp, ssrc: configuration.ssrc)
+        let h = RTPHeader(marker: false, payloadType: options.payloadType, sequenceNumber: nextSequenceNumber,
+                          timestamp: timestamp, ssrc: options.ssrc)
         nextSequenceNumber &+= 1  // wraps at 2^16 by design
         return h
     }
 
     private mutating func packetize(_ units: [NALUnit], timestamp: UInt32, into packets: inout RTPPacketBuffer) throws(RTPError) {
         let maxPayload = self.maxPayload
-        if configuration.packetizationMode == 0 {
+        if options.packetizationMode == 0 {
             // Checked before anything is written, so that a refusal leaves no partial access unit.
             for unit in units where unit.count > maxPayload { throw Self.tooLargeForMode0(unit, maxPayload) }
             for unit in units {
@@ -193,7 +199,7 @@ public struct RTPPacketizer: Sendable {
             // How many of the following NAL units fit one STAP-A with this one?
             // The sums stay below maxPayload + 65_507, no overflow.
             var end = i &+ 1
-            if configuration.aggregates {
+            if options.aggregates {
                 var total = 1 &+ 2 &+ size
                 while end < n {
                     let next = total &+ 2 &+ units[end].count

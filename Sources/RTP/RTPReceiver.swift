@@ -7,7 +7,7 @@ import H264
 /// meets) and puts the parameter sets of the SDP's `sprop-parameter-sets`, and the latest ones
 /// seen in the stream, in front of each IDR access unit that lacks them, so that the output
 /// decodes from its first IDR picture even when the sender sends them only out of band.
-/// With ``Configuration/skipsUntilDecodable`` it delivers nothing before the first access unit
+/// With ``Options/skipsUntilDecodable`` it delivers nothing before the first access unit
 /// a decoder can start at (counted in ``RTPLossReport/accessUnitsSkipped``): what a recording
 /// needs when a stray packet or a late join comes first.
 /// Malformed packets are counted (``RTPLossReport/packetsRejected``) and kept in ``errors``,
@@ -16,7 +16,7 @@ import H264
 /// It reads RTCP (RFC 3550 6) from the RTCP port (a source such as ``UDPSocketPair`` tells it
 /// which datagrams came from there) and on the RTP port when multiplexed (RFC 5761,
 /// ``RTCP/isMultiplexedRTCP(_:)``): a BYE from the stream's SSRC ends ``run(from:until:events:deliver:)``
-/// (``Stop/bye``, after ``Configuration/byeGracePeriod`` for packets still on the way; BYEs of
+/// (``Stop/bye``, after ``Options/byeGracePeriod`` for packets still on the way; BYEs of
 /// other SSRCs are counted and ignored), and the latest sender report of the stream's SSRC
 /// (``senderReport``) gives each access unit its sender's wall-clock time
 /// (``RTPReceivedAccessUnit/ntpTimestamp``). Malformed RTCP is counted
@@ -36,7 +36,7 @@ import H264
 /// print(stop, receiver.report)
 /// ```
 ///
-/// Memory: the depacketiser's bound (``RTPDepacketizer/Configuration/maximumRetainedByteCount``),
+/// Memory: the depacketiser's bound (``RTPDepacketizer/Options/maximumRetainedByteCount``),
 /// while an IDR access unit gets parameter sets a second list of its NAL unit views (32 bytes
 /// per NAL unit, within the depacketiser's NAL unit limit), the parameter sets known (at most
 /// one per id, see `ParameterSetInserter`), one 64 KiB datagram buffer, two sender reports, the
@@ -44,10 +44,10 @@ import H264
 /// ``maximumKeptErrors`` errors, and the 17 times of ``RTPSampleTiming``.
 public struct RTPReceiver: Sendable {
     /// Receiver settings.
-    public struct Configuration: Sendable {
+    public struct Options: Sendable {
         /// The depacketiser's settings (payload type, packetization-mode, leniency, reorder
         /// window, access unit limit).
-        public var depacketizer: RTPDepacketizer.Configuration
+        public var depacketizer: RTPDepacketizer.Options
         /// Parameter sets known before the stream (the SDP's `sprop-parameter-sets`).
         public var parameterSets: [NALUnit]
         /// When set, ``run(from:until:events:deliver:)`` stops this long after it began.
@@ -70,8 +70,8 @@ public struct RTPReceiver: Sendable {
         /// access unit is delivered.
         public var skipsUntilDecodable: Bool
 
-        /// Creates a configuration.
-        public init(depacketizer: RTPDepacketizer.Configuration = .init(lenient: true), parameterSets: [NALUnit] = [],
+        /// Creates options.
+        public init(depacketizer: RTPDepacketizer.Options = .init(lenient: true), parameterSets: [NALUnit] = [],
                     duration: Duration? = nil, idleTimeout: Duration = .seconds(5), firstPacketTimeout: Duration? = nil,
                     byeGracePeriod: Duration = .milliseconds(200), skipsUntilDecodable: Bool = false) {
             self.depacketizer = depacketizer
@@ -83,7 +83,7 @@ public struct RTPReceiver: Sendable {
             self.skipsUntilDecodable = skipsUntilDecodable
         }
 
-        /// A configuration for the stream an SDP describes: its payload type, its
+        /// Options for the stream an SDP describes: its payload type, its
         /// `packetization-mode` and its `sprop-parameter-sets` (any number of them).
         /// - Parameters:
         ///   - session: the SDP.
@@ -105,14 +105,14 @@ public struct RTPReceiver: Sendable {
 
     /// Why ``run(from:until:events:deliver:)`` returned.
     public enum Stop: Hashable, Sendable {
-        /// ``Configuration/duration`` passed.
+        /// ``Options/duration`` passed.
         case duration
-        /// No datagram for ``Configuration/idleTimeout``.
+        /// No datagram for ``Options/idleTimeout``.
         case idle
         /// The caller's `until` closure said stop.
         case requested
         /// The sender left: an RTCP BYE from the stream's SSRC (then
-        /// ``Configuration/byeGracePeriod``).
+        /// ``Options/byeGracePeriod``).
         case bye
     }
 
@@ -120,7 +120,13 @@ public struct RTPReceiver: Sendable {
     public static let maximumKeptErrors = 16
 
     /// The settings.
-    public let configuration: Configuration
+    public let options: Options
+    /// The former name of ``options``.
+    @available(*, deprecated, renamed: "options")
+    public var configuration: Options { options }
+    /// The former name of ``Options``.
+    @available(*, deprecated, renamed: "Options")
+    public typealias Configuration = Options
     /// The depacketiser (its ``RTPDepacketizer/report`` is ``report``).
     public private(set) var depacketizer: RTPDepacketizer
     /// The first errors met: rejected packets and RFC 6184 violations (the NAL units they hit
@@ -152,7 +158,7 @@ public struct RTPReceiver: Sendable {
         var lastSSRC: UInt32?
         var skipped = 0
         /// The access units' times: made at the first access unit delivered, from the SPS it
-        /// carries or the configuration's (else for a stream without reordering).
+        /// carries or the options' (else for a stream without reordering).
         var timing: RTPSampleTiming?
         let parameterSets: [NALUnit]
 
@@ -169,12 +175,12 @@ public struct RTPReceiver: Sendable {
 
     /// Creates a receiver.
     /// - Throws: errors of ``RTPDepacketizer/init(_:)``.
-    public init(_ configuration: Configuration) throws(RTPError) {
-        self.configuration = configuration
-        depacketizer = try RTPDepacketizer(configuration.depacketizer)
-        delivery = Delivery(inserter: ParameterSetInserter(parameterSets: configuration.parameterSets),
-                            skipsUntilDecodable: configuration.skipsUntilDecodable, waiting: configuration.skipsUntilDecodable,
-                            parameterSets: configuration.parameterSets)
+    public init(_ options: Options) throws(RTPError) {
+        self.options = options
+        depacketizer = try RTPDepacketizer(options.depacketizer)
+        delivery = Delivery(inserter: ParameterSetInserter(parameterSets: options.parameterSets),
+                            skipsUntilDecodable: options.skipsUntilDecodable, waiting: options.skipsUntilDecodable,
+                            parameterSets: options.parameterSets)
     }
 
     /// What was received, lost, reordered and dropped so far, with the receiver's own counts
@@ -258,9 +264,9 @@ public struct RTPReceiver: Sendable {
         }
     }
 
-    /// Receives from `source` until ``Configuration/duration`` passes, no datagram arrives for
-    /// ``Configuration/idleTimeout`` (``Configuration/firstPacketTimeout`` before the first),
-    /// ``Configuration/byeGracePeriod`` has passed since an RTCP BYE from the stream's SSRC, or
+    /// Receives from `source` until ``Options/duration`` passes, no datagram arrives for
+    /// ``Options/idleTimeout`` (``Options/firstPacketTimeout`` before the first),
+    /// ``Options/byeGracePeriod`` has passed since an RTCP BYE from the stream's SSRC, or
     /// `until` returns true (asked at least every 250 ms), then calls ``finish(_:)``. Each wait
     /// on the source is bounded, so the loop ends on time whatever the network does (a flood
     /// included: the deadlines are checked after every datagram).
@@ -283,7 +289,7 @@ public struct RTPReceiver: Sendable {
         let start = clock.now
         var byeDeadline = byeReceived ? start : nil
         var lastArrival = start
-        var idle = configuration.firstPacketTimeout ?? configuration.idleTimeout
+        var idle = options.firstPacketTimeout ?? options.idleTimeout
         var buffer: [UInt8] = []
         var failure: (any Error)?
         let sink = { (au: RTPReceivedAccessUnit) in
@@ -299,7 +305,7 @@ public struct RTPReceiver: Sendable {
             let now = clock.now
             var wait = lastArrival.advanced(by: idle) - now
             stop = .idle
-            if let duration = configuration.duration, start.advanced(by: duration) - now < wait {
+            if let duration = options.duration, start.advanced(by: duration) - now < wait {
                 wait = start.advanced(by: duration) - now
                 stop = .duration
             }
@@ -310,9 +316,9 @@ public struct RTPReceiver: Sendable {
             guard wait > .zero else { break }
             guard let (n, channel) = try source.receiveDatagram(into: &buffer, timeout: min(wait, .milliseconds(250))) else { continue }
             lastArrival = clock.now
-            idle = configuration.idleTimeout
+            idle = options.idleTimeout
             receive(buffer[..<min(n, buffer.count)], channel: channel, sink)
-            if byeReceived && byeDeadline == nil { byeDeadline = clock.now.advanced(by: max(configuration.byeGracePeriod, .zero)) }
+            if byeReceived && byeDeadline == nil { byeDeadline = clock.now.advanced(by: max(options.byeGracePeriod, .zero)) }
             for e in takeEvents() { events(e) }
             if let failure { throw failure }
         }

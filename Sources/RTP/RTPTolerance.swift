@@ -1,5 +1,5 @@
 /// An RFC 6184 violation that a lenient ``RTPDepacketizer`` accepts (see
-/// ``RTPDepacketizer/Configuration/lenient``) and reports as an
+/// ``RTPDepacketizer/Options/lenient``) and reports as an
 /// ``RTPDepacketizerEvent/tolerated(_:sequenceNumber:)`` event. A strict depacketiser rejects
 /// the packet with the error named in each case.
 public enum RTPTolerance: Hashable, Sendable, CaseIterable {

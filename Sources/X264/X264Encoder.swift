@@ -134,6 +134,25 @@ public final class X264Encoder: FrameEncoder, Sendable {
     /// The current SPS and PPS NAL units.
     public var parameterSets: [NALUnit] { state.withLock { $0.session.parameterSets } }
 
+    /// The current decoder configuration (avcC: the `avcC` box payload, FLV's AVC sequence
+    /// header), with 4-byte NAL unit lengths. libx264 writes its SPS and PPS when the encoder is
+    /// opened, so an `X264Encoder` always has one (a `FrameEncoder` in general may not before its
+    /// first frame: `FrameEncoder.decoderConfiguration` is optional).
+    ///
+    /// ```swift
+    /// let avcC = try encoder.decoderConfiguration   // no `!`: known from init
+    /// ```
+    /// - Throws: ``H264Error`` (`missingParameterSet`) if the encoder has no SPS and PPS, and the
+    ///   errors of `AVCDecoderConfigurationRecord(parameterSets:lengthSize:)`.
+    public var decoderConfiguration: AVCDecoderConfigurationRecord {
+        get throws(H264Error) {
+            guard let record = try decoderConfiguration(lengthSize: .four) else {
+                throw H264Error.invalid(.missingParameterSet, "the encoder has no SPS")
+            }
+            return record
+        }
+    }
+
     /// Number of frames x264 holds now (lookahead and reordering delay; VideoToolbox's
     /// `NumberOfPendingFrames`).
     public var delayedFrames: Int { state.withLock { Int(x264_encoder_delayed_frames($0.session.handle)) } }

@@ -20,7 +20,7 @@ import Testing
             for au in try encoder.encode(frame) { samples.append(try au.avccSample()) }
         }
         for au in try encoder.flush() { samples.append(try au.avccSample()) }
-        let avcC = try encoder.decoderConfiguration!    // SPS/PPS: out of band by default, as VideoToolbox
+        let avcC = try encoder.decoderConfiguration    // SPS/PPS: out of band by default, as VideoToolbox
         // end snippet
         #expect(samples.count == frames.count)
         let sps = try SequenceParameterSet(rbsp: avcC.sequenceParameterSets[0].rbsp)

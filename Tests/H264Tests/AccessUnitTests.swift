@@ -167,7 +167,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
     }
 
     @Test func defaultsAreGenerous() {
-        let limits = AccessUnitAssembler.Limits()
+        let limits = AccessUnitLimits()
         #expect(limits.maxAccessUnitBytes >= 64 << 20)
         #expect(limits.maxNALUnitsPerAccessUnit >= 10_000)
     }
@@ -175,7 +175,7 @@ func accessUnitSizes(_ units: [AccessUnit], in bytes: [UInt8]) -> [Int] {
     /// Zero bytes between the NAL units of one access unit count toward its limit: views of a
     /// streaming parser's chunks would otherwise keep any amount of input for a few NAL units.
     @Test func anAccessUnitsSpanIsLimited() throws {
-        let limits = AccessUnitAssembler.Limits(maxAccessUnitBytes: 4096)
+        let limits = AccessUnitLimits(maxAccessUnitBytes: 4096)
         var bytes: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x06, 5, 1, 0x80]  // AUD, SEI
         bytes += [UInt8](repeating: 0, count: 10_000)  // trailing zero bytes
         bytes += [0, 0, 1, 0x06, 5, 1, 0x80, 0, 0, 1, 0x41, 0x9A, 0x02]  // another SEI, a slice

@@ -3,7 +3,8 @@ import H264Fixtures
 import Testing
 
 /// The names of the core that issue 29 replaced (`AVCC.StreamReader`, `PictureOrderCounter`,
-/// `TimestampAssigner.Configuration` and its `configuration:` spellings) still build, with a
+/// `TimestampAssigner.Configuration` and its `configuration:` spellings, `AccessUnitAssembler.Limits`,
+/// the fixture builder's colour tuple) still build, with a
 /// warning on the caller's side, and are the new types and members. Called through a protocol
 /// whose requirements the deprecated spellings witness, so that this file builds without
 /// warnings.
@@ -14,6 +15,18 @@ import Testing
         #expect(old.counter == ObjectIdentifier(PictureOrderCountDecoder.self))
         #expect(old.timing == ObjectIdentifier(TimestampOptions.self))
         #expect(old.streamReader != old.counter)
+        #expect(OldNames.limitsType(Spellings.self) == ObjectIdentifier(AccessUnitLimits.self))
+    }
+
+    @Test func builderColourTupleIsTheColorDescription() {
+        var options = StreamBuilder.SequenceOptions(width: 64, height: 64)
+        OldNames.setColour(Spellings.self, &options, (9, 16, 9, true))
+        #expect(options.colorDescription == ColorDescription(primaries: 9, transferCharacteristics: 16,
+                                                             matrixCoefficients: 9, fullRange: true))
+        options.colorDescription = ColorDescription(primaries: 1, transferCharacteristics: 1, matrixCoefficients: 1, fullRange: false)
+        #expect(OldNames.colour(Spellings.self, options).map { [$0.primaries, $0.transfer, $0.matrix] } == [1, 1, 1])
+        options.colorDescription = nil
+        #expect(OldNames.colour(Spellings.self, options) == nil)
     }
 
     @Test func streamReaderParsesAsTheParser() throws {
@@ -61,6 +74,9 @@ private protocol DeprecatedCoreNames {
     static func counterValues(_ lsbs: [Int64], _ params: POCParameters) -> [Int64]
     static func assignerConfiguration(_ options: TimestampOptions) -> TimestampOptions
     static func assign(_ units: inout [AccessUnit], _ options: TimestampOptions)
+    static var limitsType: ObjectIdentifier { get }
+    static func setColour(_ options: inout StreamBuilder.SequenceOptions, _ colour: (UInt8, UInt8, UInt8, Bool))
+    static func colour(_ options: StreamBuilder.SequenceOptions) -> (primaries: UInt8, transfer: UInt8, matrix: UInt8, fullRange: Bool)?
 }
 
 private enum Spellings: DeprecatedCoreNames {
@@ -98,6 +114,19 @@ private enum Spellings: DeprecatedCoreNames {
     static func assign(_ units: inout [AccessUnit], _ options: TimestampOptions) {
         TimestampAssigner.assign(&units, spsLookup: { _ in nil }, configuration: options)
     }
+
+    @available(*, deprecated)
+    static var limitsType: ObjectIdentifier { ObjectIdentifier(AccessUnitAssembler.Limits.self) }
+
+    @available(*, deprecated)
+    static func setColour(_ options: inout StreamBuilder.SequenceOptions, _ colour: (UInt8, UInt8, UInt8, Bool)) {
+        options.colour = (colour.0, colour.1, colour.2, colour.3)
+    }
+
+    @available(*, deprecated)
+    static func colour(_ options: StreamBuilder.SequenceOptions) -> (primaries: UInt8, transfer: UInt8, matrix: UInt8, fullRange: Bool)? {
+        options.colour
+    }
 }
 
 /// Calls the requirements through the protocol (no deprecated declaration named here).
@@ -116,5 +145,14 @@ private enum OldNames {
     }
     static func assign<S: DeprecatedCoreNames>(_: S.Type, _ units: inout [AccessUnit], _ options: TimestampOptions) {
         S.assign(&units, options)
+    }
+    static func limitsType<S: DeprecatedCoreNames>(_: S.Type) -> ObjectIdentifier { S.limitsType }
+    static func setColour<S: DeprecatedCoreNames>(_: S.Type, _ options: inout StreamBuilder.SequenceOptions,
+                                                  _ colour: (UInt8, UInt8, UInt8, Bool)) {
+        S.setColour(&options, colour)
+    }
+    static func colour<S: DeprecatedCoreNames>(_: S.Type, _ options: StreamBuilder.SequenceOptions)
+        -> (primaries: UInt8, transfer: UInt8, matrix: UInt8, fullRange: Bool)? {
+        S.colour(options)
     }
 }

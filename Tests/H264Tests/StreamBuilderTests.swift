@@ -44,7 +44,7 @@ struct BuilderCombination: CustomStringConvertible, Sendable {
         o.bottomFieldPicOrderInFramePresent = aud  // varies with another dimension
         o.transform8x8Mode = profile >= 100 && slices > 1
         o.frameRate = (25, 1)
-        if profile == 77 { o.sampleAspectRatio = (4, 3); o.colour = (1, 1, 1, true) }
+        if profile == 77 { o.sampleAspectRatio = (4, 3); o.colorDescription = ColorDescription(primaries: 1, transferCharacteristics: 1, matrixCoefficients: 1, fullRange: true) }
         if pattern == .ipb { o.maxNumReorderFrames = 1 }
         return o
     }

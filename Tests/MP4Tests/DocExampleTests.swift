@@ -7,11 +7,11 @@ import Testing
 @Suite struct DocExampleTests {
     @Test func annexBToMP4AsTheGuideWritesIt() throws {
         let file = MP4MemoryFile()
-        var converter = MP4AnnexBConverter { timescale in
+        var recorder = MP4AnnexBRecorder { timescale in
             try MP4Writer(file: file, options: .init(timescale: timescale))
         }
-        for chunk in [Fixture.mainCABACBFrames.bytes()] { try converter.append(chunk) }
-        let summary = try converter.finish()
+        for chunk in [Fixture.mainCABACBFrames.bytes()] { try recorder.append(chunk) }
+        let summary = try recorder.finish()
         #expect(summary.sampleCount == Fixture.mainCABACBFrames.facts.frameCount)
         #expect(try MP4Reader(file.bytes).videoTrack?.sampleCount == summary.sampleCount)
     }
@@ -28,7 +28,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [MP4Recorder.Mode.fragmented(), .fragmented(fragmentDuration: 0.05), .progressive(.fastStart),
+    @Test(arguments: [MP4Recorder.Mode.fragmented(), .fragmented(fragmentDuration: .milliseconds(50)), .progressive(.fastStart),
                       .progressive(.mediaFirst)])
     func recordsEncodedFrames(_ mode: MP4Recorder.Mode) throws {
         let frames = try Self.frames(.highBPyramid)

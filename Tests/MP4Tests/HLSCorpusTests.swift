@@ -43,15 +43,15 @@ struct HLSCorpusTests {
     /// has no picture the core can write (an MVC stream's base view missing).
     static func segment(_ bytes: [UInt8], seconds: Double = 2, into dir: String) throws -> Segmented? {
         var writer: HLSSegmentWriter?
-        var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+        var recorder = MP4AnnexBRecorder { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             let hls = try HLSSegmentWriter(directory: dir, options: .init(timescale: timescale,
                                                                           targetDuration: .seconds(seconds)),
                                            updatesPlaylistAfterEachSegment: false)
             writer = hls
             return hls
         }
-        try converter.append(bytes)
-        do { _ = try converter.finish() } catch {
+        try recorder.append(bytes)
+        do { _ = try recorder.finish() } catch {
             let (units, _) = AccessUnits.assemble(annexB: bytes[...], leadingData: .skip)
             #expect(units.allSatisfy { $0.flags.hasNoPicture }, "\(error)")
             return nil
@@ -130,7 +130,7 @@ struct HLSCorpusTests {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let ours = MP4MemoryFile()
-        var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+        var converter = MP4AnnexBRecorder { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             try MP4Writer(file: ours, options: .init(timescale: timescale, layout: .fastStart))
         }
         try converter.append(try Corpus.read(stream))

@@ -39,7 +39,7 @@ import TestSupport
         let dir = try Support.temporaryDirectory()
         let path = dir + "/ours.mp4"
         let file = try MP4File(creatingAtPath: path)
-        var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+        var converter = MP4AnnexBRecorder { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             try MP4Writer(file: file, options: .init(timescale: timescale, layout: layout))
         }
         try converter.append(annexB)

@@ -13,11 +13,11 @@ enum MP4TestSupport {
 
     /// Converts an Annex-B stream to MP4 in memory through the library's converter.
     static func mp4(_ annexB: [UInt8], layout: MP4Writer.Options.Layout = .fastStart,
-                    fps: (Int64, Int64)? = nil) throws -> (bytes: [UInt8], summary: MP4AnnexBConverter.Summary) {
+                    fps: (Int64, Int64)? = nil) throws -> (bytes: [UInt8], summary: MP4AnnexBRecorder.Summary) {
         let file = MP4MemoryFile()
         var timing = TimestampOptions()
         if let fps { timing.frameRate = fps }
-        var converter = MP4AnnexBConverter(timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+        var converter = MP4AnnexBRecorder(timing: timing) { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             try MP4Writer(file: file, options: .init(timescale: timescale, layout: layout))
         }
         try converter.append(annexB)

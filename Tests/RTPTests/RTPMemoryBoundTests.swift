@@ -29,7 +29,7 @@ import TestSupport
     /// have let it reach 32 MiB of 1-byte units, 1.9 GB with their bookkeeping).
     @Test(arguments: [2, 1])
     func stapAFloodOfTinyNALUnits(unitSize: Int) throws {
-        let configuration = RTPDepacketizer.Configuration()
+        let configuration = RTPDepacketizer.Options()
         var d = try RTPDepacketizer(configuration)
         let payload = Self.stapA(unitSize: unitSize)
         let perPacket = (payload.count - 1) / (2 + unitSize)
@@ -61,7 +61,7 @@ import TestSupport
     @Test func byteLimitCountsBookkeeping() throws {
         let cost = RTPDepacketizer.bookkeepingBytesPerNALUnit
         #expect(cost >= 40)  // a range and a view per NAL unit
-        let configuration = RTPDepacketizer.Configuration(maximumAccessUnitSize: 1 << 20, maximumNALUnitsPerAccessUnit: 1 << 20)
+        let configuration = RTPDepacketizer.Options(maximumAccessUnitSize: 1 << 20, maximumNALUnitsPerAccessUnit: 1 << 20)
         var d = try RTPDepacketizer(configuration)
         var delivered: [RTPReceivedAccessUnit] = []
         var peak = 0
@@ -103,7 +103,7 @@ import TestSupport
     /// packet's bytes (its storage grows to a packet's size, not to twice it, as an array's
     /// doubling would: 14 slots of 80,000 bytes).
     @Test func reorderWindowHoldsAtMostItsPackets() throws {
-        let configuration = RTPDepacketizer.Configuration(reorderWindow: 16)
+        let configuration = RTPDepacketizer.Options(reorderWindow: 16)
         var d = try RTPDepacketizer(configuration)
         try d.push(Self.rtp([0x41, 1], seq: 0, marker: true)[...]) { _ in }
         // Sequence 1 (then 17) never comes: 14 packets wait in the window, 40,000 bytes each,

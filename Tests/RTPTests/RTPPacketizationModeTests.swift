@@ -8,7 +8,7 @@ import Testing
     static let aud: [UInt8] = [0x09, 0xF0]
     static func slice(_ size: Int, first: UInt8 = 0x41) -> [UInt8] { [first] + (1..<size).map { UInt8(truncatingIfNeeded: $0 &* 5 | 1) } }
 
-    static func packetize(_ aus: [[[UInt8]]], _ configuration: RTPPacketizer.Configuration) throws -> [[UInt8]] {
+    static func packetize(_ aus: [[[UInt8]]], _ configuration: RTPPacketizer.Options) throws -> [[UInt8]] {
         var p = try RTPPacketizer(configuration)
         var buffer = RTPPacketBuffer()
         for (i, au) in aus.enumerated() {
@@ -65,7 +65,7 @@ import Testing
     /// The WebRTC preset: the SPS and PPS go before every IDR picture, together in one STAP-A with
     /// the IDR's timestamp (what Chrome needs); the marker is on the access unit's last packet only.
     @Test func webRTCPresetAggregatesParameterSetsWithTheIDRTimestamp() throws {
-        let config = RTPPacketizer.Configuration.webRTC(ssrc: 5, initialTimestamp: 1000)
+        let config = RTPPacketizer.Options.webRTC(ssrc: 5, initialTimestamp: 1000)
         #expect(config.mtu == 1200 && config.packetizationMode == 1 && config.aggregates)
         let aus = [[T.sps, T.pps, T.idr(5000)], [Self.slice(900)], [T.idr(4000)], [Self.slice(100)]]
         let out = try Self.packetize(aus, config)

@@ -50,7 +50,7 @@ enum SenderStreams {
 /// writes Annex-B and compares FFmpeg's decode of it with FFmpeg's decode of the source.
 struct RealSenderRun {
     var stream: String
-    var depacketizer = RTPDepacketizer.Configuration(payloadType: 96)
+    var depacketizer = RTPDepacketizer.Options(payloadType: 96)
     /// Compare the frames decoded from what was received with the source's.
     var frameExact = true
 
@@ -102,7 +102,7 @@ struct FFmpegSenderTests {
         // FFmpeg's SDP parses, with its two sprop-parameter-sets, into a receiver configuration.
         let session = try RTPSessionDescription(parsing: String(decoding: Support.readFile(sdp), as: UTF8.self))
         #expect(session.port == port && session.payloadType == 96 && session.format.packetizationMode == 1)
-        let configuration = try RTPReceiver.Configuration(session: session)
+        let configuration = try RTPReceiver.Options(session: session)
         #expect(configuration.parameterSets.map(\.type) == [.sps, .pps])
     }
 }

@@ -108,7 +108,7 @@ import TestSupport
         #expect(try format.parameterSetNALUnits().allSatisfy { $0.type == .sps || $0.type == .pps })
         let sdp = "v=0\r\nc=IN IP4 127.0.0.1\r\nm=video 5004 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"
             + "a=fmtp:96 sprop-parameter-sets=\(value)\r\n"
-        let configuration = try RTPReceiver.Configuration(session: try RTPSessionDescription(parsing: sdp))
+        let configuration = try RTPReceiver.Options(session: try RTPSessionDescription(parsing: sdp))
         #expect(configuration.parameterSets.count == count)
     }
 

@@ -33,7 +33,7 @@ struct PacketizedStream {
     var nalBytes: [[UInt8]] = []
     var nalTimestamps: [UInt32] = []
 
-    init(_ aus: [RTPAccessUnit], _ configuration: RTPPacketizer.Configuration) throws {
+    init(_ aus: [RTPAccessUnit], _ configuration: RTPPacketizer.Options) throws {
         var packetizer = try RTPPacketizer(configuration)
         var buffer = RTPPacketBuffer()
         for au in aus {
@@ -81,7 +81,7 @@ struct PacketizedStream {
 }
 
 /// Pushes packets through a depacketiser and returns what it delivered.
-func depacketize(_ packets: [[UInt8]], _ configuration: RTPDepacketizer.Configuration = .init()) throws
+func depacketize(_ packets: [[UInt8]], _ configuration: RTPDepacketizer.Options = .init()) throws
     -> (aus: [(timestamp: UInt32, nals: [[UInt8]])], report: RTPLossReport, events: [RTPDepacketizerEvent])
 {
     var d = try RTPDepacketizer(configuration)

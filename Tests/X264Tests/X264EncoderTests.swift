@@ -7,6 +7,10 @@ import H264Video
 import TestSupport
 
 @Suite struct X264EncoderTests {
+    static func genericConfiguration(_ encoder: some FrameEncoder) throws -> AVCDecoderConfigurationRecord? {
+        try encoder.decoderConfiguration
+    }
+
     @Test func parameterSetsAndProfiles() throws {
         let cases: [(X264Encoder.Profile, PixelFormat, UInt8)] = [
             (.baseline, .i420, 66), (.main, .nv12, 77), (.high, .i420, 100), (.high10, .i420, 110),
@@ -16,6 +20,10 @@ import TestSupport
             let encoder = try X264Encoder(options: X264Support.config { $0.profile = profile; $0.pixelFormat = format })
             let ps = encoder.parameterSets
             #expect(ps.map(\.type) == [.sps, .pps], "\(profile)")
+            // Known from init: not optional on X264Encoder, the same record as any FrameEncoder's.
+            let record: AVCDecoderConfigurationRecord = try encoder.decoderConfiguration
+            #expect(record.profileIndication == idc, "\(profile)")
+            #expect(try Self.genericConfiguration(encoder) == record)
             #expect(ps.first?.bytes.dropFirst().first == idc, "\(profile)")
             let frames = try X264Support.encode(encoder, count: 1, inBandParameterSets: false)
             #expect(frames.count == 1)

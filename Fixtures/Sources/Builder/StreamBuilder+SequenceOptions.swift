@@ -52,9 +52,20 @@ extension StreamBuilder {
         public var frameRate: (numerator: UInt32, denominator: UInt32)?
         /// The sample aspect ratio (`aspect_ratio_idc` 255, Extended_SAR); nil for none.
         public var sampleAspectRatio: (width: UInt16, height: UInt16)?
-        /// The colour description (`colour_primaries`, `transfer_characteristics`,
+        /// The VUI colour description (`colour_primaries`, `transfer_characteristics`,
         /// `matrix_coefficients`) with `video_full_range_flag`; nil for none.
-        public var colour: (primaries: UInt8, transfer: UInt8, matrix: UInt8, fullRange: Bool)?
+        public var colorDescription: ColorDescription?
+        /// The colour description as a tuple.
+        @available(*, deprecated, renamed: "colorDescription")
+        public var colour: (primaries: UInt8, transfer: UInt8, matrix: UInt8, fullRange: Bool)? {
+            get { colorDescription.map { ($0.primaries, $0.transferCharacteristics, $0.matrixCoefficients, $0.fullRange) } }
+            set {
+                colorDescription = newValue.map {
+                    ColorDescription(primaries: $0.primaries, transferCharacteristics: $0.transfer,
+                                     matrixCoefficients: $0.matrix, fullRange: $0.fullRange)
+                }
+            }
+        }
         /// `max_num_reorder_frames` in the VUI's bitstream restriction (with
         /// `max_dec_frame_buffering` = max(this, `max_num_ref_frames`)); nil for none.
         public var maxNumReorderFrames: UInt32?
@@ -135,13 +146,9 @@ extension StreamBuilder {
                 vui.sarHeight = sar.height
                 anyVUI = true
             }
-            if let colour {
-                vui.videoSignalTypePresentFlag = true
-                vui.videoFullRangeFlag = colour.fullRange
-                vui.colourDescriptionPresentFlag = true
-                vui.colourPrimaries = colour.primaries
-                vui.transferCharacteristics = colour.transfer
-                vui.matrixCoefficients = colour.matrix
+            if let color = colorDescription {
+                vui.colourDescriptionPresentFlag = true  // written even for 2, 2, 2
+                vui.colorDescription = color
                 anyVUI = true
             }
             if let rate = frameRate {

@@ -11,31 +11,21 @@
 /// the SPS and PPS in force, picture order counts are decoded (8.2.1) and the flags a muxer
 /// needs are derived from the bitstream.
 ///
-/// Memory is bounded by ``Limits``: an access unit larger than `maxAccessUnitBytes` (or, when
+/// Memory is bounded by ``AccessUnitLimits``: an access unit larger than `maxAccessUnitBytes` (or, when
 /// offsets are given, spanning more of the input, zero bytes between NAL units included) or with
 /// more than `maxNALUnitsPerAccessUnit` NAL units fails with ``H264Error/Code/limitExceeded``
 /// and is dropped, and assembly goes on with the next NAL unit. The SPS and PPS in force are
 /// kept as copies (at most 64 KiB each).
 public struct AccessUnitAssembler: Sendable {
-    /// Bounds on one access unit.
-    public struct Limits: Sendable, Hashable {
-        /// Largest access unit in bytes (default 128 MiB: several 8K intra frames).
-        public var maxAccessUnitBytes: Int
-        /// Most NAL units in one access unit (default 16,384: one slice per macroblock row of
-        /// an 8K picture, and per-macroblock slices of smaller ones).
-        public var maxNALUnitsPerAccessUnit: Int
+    /// The bounds on one access unit (the parser's and the assembler's: ``AccessUnitLimits``).
+    @available(*, deprecated, renamed: "AccessUnitLimits")
+    public typealias Limits = AccessUnitLimits
 
-        /// Creates limits.
-        public init(maxAccessUnitBytes: Int = 128 << 20, maxNALUnitsPerAccessUnit: Int = 16_384) {
-            self.maxAccessUnitBytes = maxAccessUnitBytes
-            self.maxNALUnitsPerAccessUnit = maxNALUnitsPerAccessUnit
-        }
-    }
 
     /// The parameter sets seen so far.
     public private(set) var store = ParameterSetStore()
     /// The limits in force.
-    public let limits: Limits
+    public let limits: AccessUnitLimits
     /// The NAL-unit count from which an access unit is large (its arrays may outgrow the small
     /// ones kept for reuse) or at its limit: each NAL unit added then takes the slower check.
     private let largeCount: Int
@@ -146,13 +136,13 @@ public struct AccessUnitAssembler: Sendable {
 
     /// Creates an assembler.
     /// - Parameter limits: bounds on one access unit.
-    public init(limits: Limits = Limits()) {
+    public init(limits: AccessUnitLimits = AccessUnitLimits()) {
         self.limits = limits
         largeCount = Swift.min(limits.maxNALUnitsPerAccessUnit, SpareArrays<NALUnit>.smallCapacityLimit)
     }
 
     /// Creates an assembler whose parameter sets come from out of band (an avcC record).
-    public init(parameterSets: [NALUnit], limits: Limits = Limits()) {
+    public init(parameterSets: [NALUnit], limits: AccessUnitLimits = AccessUnitLimits()) {
         self.limits = limits
         largeCount = Swift.min(limits.maxNALUnitsPerAccessUnit, SpareArrays<NALUnit>.smallCapacityLimit)
         for unit in parameterSets { noteParameterSet(unit) }
@@ -498,5 +488,22 @@ public struct AccessUnitAssembler: Sendable {
         if type == .sps && old != nil { formatChanged = true }
         parameterSets[slot] = kept?.unit ?? NALUnit(unchecked: Array(unit.bytes)[...])
         if !changedSlots.contains(slot) { changedSlots.append(slot) }  // at most 288 slots
+    }
+}
+
+/// Bounds on one access unit, for every parser and assembler of access units
+/// (`AccessUnitParser`, `AccessUnitAssembler`, the async sequences, the conversions): an access
+/// unit past them fails with ``H264Error/Code/limitExceeded`` and is dropped.
+public struct AccessUnitLimits: Sendable, Hashable {
+    /// Largest access unit in bytes (default 128 MiB: several 8K intra frames).
+    public var maxAccessUnitBytes: Int
+    /// Most NAL units in one access unit (default 16,384: one slice per macroblock row of
+    /// an 8K picture, and per-macroblock slices of smaller ones).
+    public var maxNALUnitsPerAccessUnit: Int
+
+    /// Creates limits.
+    public init(maxAccessUnitBytes: Int = 128 << 20, maxNALUnitsPerAccessUnit: Int = 16_384) {
+        self.maxAccessUnitBytes = maxAccessUnitBytes
+        self.maxNALUnitsPerAccessUnit = maxNALUnitsPerAccessUnit
     }
 }

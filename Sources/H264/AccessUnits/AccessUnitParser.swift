@@ -18,7 +18,7 @@
 ///
 /// It yields the same access units for any chunking. Memory is bounded by one incomplete NAL
 /// unit (``AnnexBStreamParser/maximumNALUnitSize``), one access unit being assembled
-/// (``AccessUnitAssembler/Limits``) and the access units waiting for their presentation time
+/// (``AccessUnitLimits``) and the access units waiting for their presentation time
 /// (at most ``heldAccessUnitLimit``: 33 more than the presentation order's depth, so the
 /// reorder depth + 33 for frames and 65 with a presentation delay, whatever the picture order
 /// counts do; a picture that would wait longer is presented early, see ``TimestampAssigner``),
@@ -42,7 +42,7 @@ public struct AccessUnitParser: Sendable {
     ///   - limits: bounds on one access unit.
     ///   - maximumNALUnitSize: bound on one NAL unit.
     ///   - leadingData: the policy for bytes before the first start code.
-    public init(timing: TimestampOptions = .init(), limits: AccessUnitAssembler.Limits = .init(),
+    public init(timing: TimestampOptions = .init(), limits: AccessUnitLimits = .init(),
                 maximumNALUnitSize: Int = AnnexBStreamParser.defaultMaximumNALUnitSize,
                 leadingData: AnnexB.LeadingDataPolicy = .reject) {
         splitter = AnnexBStreamParser(maximumNALUnitSize: maximumNALUnitSize, leadingData: leadingData)
@@ -168,7 +168,7 @@ public struct AccessUnitParser: Sendable {
     /// Memory: that of ``next()``, plus at most 34 emptied arrays of each kind (NAL units,
     /// slice types) of fewer than 512 elements (about 560 KiB) and 2 larger ones of each kind (as
     /// large as the stream's largest access units needed, at most twice
-    /// ``AccessUnitAssembler/Limits/maxNALUnitsPerAccessUnit`` elements), and the storage of at
+    /// ``AccessUnitLimits/maxNALUnitsPerAccessUnit`` elements), and the storage of at
     /// most 4 format changes handed back (emptied) and of one former table of 288 views.
     /// - Parameter accessUnit: the access unit handed out by the previous call (or any).
     /// - Returns: true when `accessUnit` holds the next access unit; false, with `accessUnit`

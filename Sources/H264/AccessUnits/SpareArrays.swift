@@ -5,7 +5,7 @@
 ///
 /// Memory: at most ``smallLimit`` arrays of fewer than twice ``smallCapacityLimit`` elements and
 /// ``largeLimit`` larger ones (as large as the stream's largest access units needed: at most
-/// twice ``AccessUnitAssembler/Limits/maxNALUnitsPerAccessUnit``).
+/// twice ``AccessUnitLimits/maxNALUnitsPerAccessUnit``).
 struct SpareArrays<Element>: Sendable where Element: Sendable {
     /// The most emptied arrays kept for reuse: as many as access units can be in flight between
     /// the assembler and the caller (the timestamp assigner holds up to 33).

@@ -29,7 +29,7 @@ public struct AsyncAccessUnitSequence<Base: AsyncSequence>: AsyncSequence where 
 
     /// Creates the sequence; see ``AccessUnitParser/init(timing:limits:maximumNALUnitSize:leadingData:)``
     /// for the parameters, and the type's discussion for `problem`.
-    public init(_ base: Base, timing: TimestampOptions = .init(), limits: AccessUnitAssembler.Limits = .init(),
+    public init(_ base: Base, timing: TimestampOptions = .init(), limits: AccessUnitLimits = .init(),
                 maximumNALUnitSize: Int = AnnexBStreamParser.defaultMaximumNALUnitSize,
                 leadingData: AnnexB.LeadingDataPolicy = .reject, problem: (@Sendable (H264Error) -> Void)? = nil) {
         self.base = base

@@ -66,7 +66,7 @@ extension AsyncSequence where Element: Sequence, Element.Element == UInt8 {
     /// The timed access units of the Annex-B stream these chunks carry: see
     /// ``AsyncAccessUnitSequence``.
     public func accessUnits(timing: TimestampOptions = .init(),
-                            limits: AccessUnitAssembler.Limits = .init(),
+                            limits: AccessUnitLimits = .init(),
                             maximumNALUnitSize: Int = AnnexBStreamParser.defaultMaximumNALUnitSize,
                             leadingData: AnnexB.LeadingDataPolicy = .reject,
                             problem: (@Sendable (H264Error) -> Void)? = nil) -> AsyncAccessUnitSequence<Self> {

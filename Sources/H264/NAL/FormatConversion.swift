@@ -277,7 +277,7 @@ public enum FormatConversion {
     ///   - configuration: the avcC record.
     ///   - lengthSize: the size of the length prefixes; by default the record's.
     /// - Throws: the errors of ``AVCC/Reader/next()``, and
-    ///   ``H264Error/Code/limitExceeded`` for an access unit past ``AccessUnitAssembler/Limits``.
+    ///   ``H264Error/Code/limitExceeded`` for an access unit past ``AccessUnitLimits``.
     /// - Complexity: O(n).
     public static func avccToAnnexB(_ bytes: ArraySlice<UInt8>, configuration: AVCDecoderConfigurationRecord,
                                     lengthSize: AVCC.LengthSize? = nil) throws(H264Error) -> [UInt8] {
@@ -302,7 +302,7 @@ public enum FormatConversion {
     /// writer.finish(to: &out)
     /// ```
     ///
-    /// Memory: the access unit being assembled (at most ``AccessUnitAssembler/Limits``) and the
+    /// Memory: the access unit being assembled (at most ``AccessUnitLimits``) and the
     /// parameter sets by id; independent of the stream's length.
     public struct AnnexBWriter: Sendable {
         private var assembler: AccessUnitAssembler

@@ -33,9 +33,17 @@ public final class MP4Recorder {
         /// One progressive file, playable once ``MP4Recorder/finish()`` has run.
         case progressive(MP4Writer.Options.Layout)
         /// One fragmented file, playable up to its last complete fragment at any moment.
-        /// Fragments end every `fragmentDuration` seconds (at any frame, not only at
-        /// keyframes); `synchronizes` calls `fsync` after each one.
-        case fragmented(fragmentDuration: Double = 1, synchronizes: Bool = false)
+        /// Fragments end every `fragmentDuration` (at any frame, not only at keyframes; at
+        /// least one tick); `synchronizes` calls `fsync` after each one.
+        case fragmented(fragmentDuration: Duration = .seconds(1), synchronizes: Bool = false)
+
+        /// A fragmented file whose fragments end every `fragmentDuration` seconds.
+        @available(*, deprecated, message: "give the fragment duration as a Duration: .fragmented(fragmentDuration: .milliseconds(500))")
+        public static func fragmented(fragmentDuration: Double, synchronizes: Bool = false) -> Mode {
+            .fragmented(fragmentDuration: fragmentDuration > 0 && fragmentDuration.isFinite
+                            ? Duration.seconds(min(fragmentDuration, 1e9)) : .zero,
+                        synchronizes: synchronizes)
+        }
     }
 
     /// The file.
@@ -87,11 +95,11 @@ public final class MP4Recorder {
 
 extension MP4Recorder.Mode {
     /// The writer of this mode for a track of `timescale` units per second in `file`: what an
-    /// ``MP4Recorder`` writes with, and what an ``MP4AnnexBConverter`` can be given to make
+    /// ``MP4Recorder`` writes with, and what an ``MP4AnnexBRecorder`` can be given to make
     /// (its `makeWriter`), so that a conversion writes the file a recording of the same mode does.
     ///
     /// Progressive: an ``MP4Writer`` with the layout. Fragmented: an ``MP4FragmentedFileWriter``
-    /// whose fragments end after `fragmentDuration` seconds at any sample (a recording cut
+    /// whose fragments end after `fragmentDuration` at any sample (a recording cut
     /// short keeps all but its last fragment), without `styp`, the presentation started at 0 by
     /// an edit list as the progressive layouts' is.
     /// `orientation` is written as the track's transformation matrix.
@@ -103,8 +111,8 @@ extension MP4Recorder.Mode {
             var options = MP4Writer.Options(timescale: timescale, layout: layout)
             options.orientation = orientation
             return try MP4Writer(file: file, options: options)
-        case .fragmented(let seconds, let synchronizes):
-            let target = seconds > 0 && seconds.isFinite ? Duration.seconds(seconds) : Duration(ticks: 1, timescale: timescale)
+        case .fragmented(let duration, let synchronizes):
+            let target = duration > .zero ? duration : Duration(ticks: 1, timescale: timescale)
             var options = MP4FragmentWriter.Options(timescale: timescale, targetDuration: target, cutting: .anySample,
                                                     compositionTimes: .editList)
             options.writesSegmentType = false

@@ -2,7 +2,7 @@
 /// them: a progressive file (``MP4Writer``), one fragmented file (``MP4FragmentedFileWriter``),
 /// or HLS segments and a playlist (``HLSSegmentWriter``).
 ///
-/// ``MP4AnnexBConverter`` and ``MP4Recorder`` write through it, whichever output is chosen.
+/// ``MP4AnnexBRecorder`` and ``MP4Recorder`` write through it, whichever output is chosen.
 public protocol MP4SampleWriting: AnyObject {
     /// Adds the next sample in decoding order, with its description.
     func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error)

@@ -19,7 +19,7 @@ extension FuzzBodies {
     /// `maximumRetainedByteCount` (plus 128 KiB for the allocator's rounding).
     static func rtpDepacketize(_ data: [UInt8]) {
         guard let first = data.first else { return }
-        let configuration = RTPDepacketizer.Configuration(
+        let configuration = RTPDepacketizer.Options(
             reorderWindow: Int(first & 15) &+ 1, maximumAccessUnitSize: first & 16 == 0 ? 32 << 20 : 300,
             packetizationMode: first & 64 == 0 ? 1 : 0, lenient: first & 32 != 0)
         let asReceiver = first & 128 != 0

@@ -161,8 +161,8 @@ enum FuzzBodies {
         check(errors.count <= AccessUnits.maximumErrors, "\(errors.count) errors kept")
         for au in units { check(au.diagnostics.count <= AccessUnitAssembler.maximumDiagnostics, "\(au.diagnostics.count) diagnostics kept") }
 
-        let limits = first & 8 == 0 ? AccessUnitAssembler.Limits()
-            : AccessUnitAssembler.Limits(maxAccessUnitBytes: 512, maxNALUnitsPerAccessUnit: 4)
+        let limits = first & 8 == 0 ? AccessUnitLimits()
+            : AccessUnitLimits(maxAccessUnitBytes: 512, maxNALUnitsPerAccessUnit: 4)
         var parser = AccessUnitParser(timing: timing, limits: limits, leadingData: .skip)
         let chunk = Int(first >> 4) &* 16 &+ 1
         var i = stream.startIndex

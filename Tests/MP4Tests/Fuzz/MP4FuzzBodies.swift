@@ -148,7 +148,7 @@ extension MP4FuzzBodies {
     static func convert(_ data: [UInt8], _ make: @escaping (Int64) -> SampleTap?) {
         guard data.count > 1 else { return }
         var tap: SampleTap?
-        var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+        var converter = MP4AnnexBRecorder { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
             guard let made = make(timescale) else { throw MP4Error(.invalidArgument, "no writer") }
             tap = made
             return made
@@ -276,7 +276,7 @@ extension MP4FuzzBodies {
         for stream in streams {
             for layout in 0..<3 {
                 let file = MP4MemoryFile()
-                var converter = MP4AnnexBConverter { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
+                var converter = MP4AnnexBRecorder { (timescale: Int64) throws(MP4Error) -> any MP4SampleWriting in
                     switch layout {
                     case 0: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .fastStart))
                     case 1: return try MP4Writer(file: file, options: .init(timescale: timescale, layout: .mediaFirst))

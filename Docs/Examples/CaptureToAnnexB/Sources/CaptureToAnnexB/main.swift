@@ -29,7 +29,7 @@ for i in 0..<frameCount {
 encoded += try encoder.flush()
 let samples = try encoded.map { try $0.avccSample() }
 let keyframes = encoded.indices.filter { encoded[$0].isSyncSample }
-let avcC = try encoder.decoderConfiguration!
+let avcC = try encoder.decoderConfiguration
 
 // avcC + AVCC samples -> Annex-B, with SPS and PPS before every keyframe.
 let annexB = try FormatConversion.avccToAnnexB(Array(samples.joined())[...], configuration: avcC)

@@ -15,7 +15,7 @@ func makeInput() throws -> (avcC: [UInt8], samples: [[UInt8]], keyframes: [Int],
     var frames: [EncodedFrame] = []
     for i in 0..<60 { frames += try encoder.encode(source.makeFrame(i)) }
     frames += try encoder.flush()
-    let avcC = try encoder.decoderConfiguration!.serialized()
+    let avcC = try encoder.decoderConfiguration.serialized()
     let keyframes = frames.indices.filter { frames[$0].isSyncSample }
     let pts = frames.map { $0.pts * 1000 / Int64($0.timescale) }.sorted()
     return (avcC, try frames.map { try $0.avccSample() }, keyframes, pts)

@@ -1,6 +1,6 @@
 import H264
 
-/// Muxes an Annex-B stream into MP4 as it arrives in chunks: the core's `AccessUnitParser`
+/// Records an Annex-B stream into MP4 as it arrives in chunks: the core's `AccessUnitParser`
 /// finds access units (7.4.1.2.4) and their decoding and presentation times, an
 /// ``MP4SampleBuilder`` turns them into samples, and any ``MP4SampleWriting`` output takes
 /// them (a progressive file, a fragmented file, HLS segments).
@@ -10,18 +10,18 @@ import H264
 /// so the output is made then, by `makeWriter`.
 ///
 /// ```swift
-/// var converter = MP4AnnexBConverter { timescale in
+/// var recorder = MP4AnnexBRecorder { timescale in
 ///     try MP4Writer(file: try MP4File(creatingAtPath: "out.mp4"), options: .init(timescale: timescale))
 /// }
-/// for chunk in chunks { try converter.append(chunk) }
-/// let summary = try converter.finish()
+/// for chunk in chunks { try recorder.append(chunk) }
+/// let summary = try recorder.finish()
 /// ```
 ///
 /// Memory: the parser's (one NAL unit, one access unit, the reorder window) and the output's.
 /// Access units without a picture (parameter sets or SEI at the end) are left out; NAL units
 /// the parser rejects are skipped and counted in ``Summary/problems``.
-public struct MP4AnnexBConverter {
-    /// What a conversion did.
+public struct MP4AnnexBRecorder {
+    /// What a recording did.
     public struct Summary: Sendable {
         /// Samples written.
         public var sampleCount = 0
@@ -31,7 +31,7 @@ public struct MP4AnnexBConverter {
         public var descriptionCount = 0
         /// The track's timescale, once known.
         public var timescale: Int64?
-        /// The first problems met (at most 16), which did not stop the conversion.
+        /// The first problems met (at most 16), which did not stop the recording.
         public var problems: [H264Error] = []
         /// How many problems there were in all.
         public var problemCount = 0
@@ -46,7 +46,7 @@ public struct MP4AnnexBConverter {
     /// What has been done so far.
     public private(set) var summary = Summary()
 
-    /// Creates a converter.
+    /// Creates a recorder.
     /// - Parameters:
     ///   - timing: frame rate for streams without VUI timing, reorder depth.
     ///   - leadingData: bytes before the first start code: rejected or skipped.
@@ -119,3 +119,7 @@ public struct MP4AnnexBConverter {
         }
     }
 }
+
+/// The former name of ``MP4AnnexBRecorder``.
+@available(*, deprecated, renamed: "MP4AnnexBRecorder")
+public typealias MP4AnnexBConverter = MP4AnnexBRecorder
