@@ -142,7 +142,7 @@ public final class X264Encoder: FrameEncoder, Sendable {
     /// ```swift
     /// let avcC = try encoder.decoderConfiguration   // no `!`: known from init
     /// ```
-    /// - Throws: ``H264Error`` (`missingParameterSet`) if the encoder has no SPS and PPS, and the
+    /// - Throws: `H264Error` (`missingParameterSet`) if the encoder has no SPS and PPS, and the
     ///   errors of `AVCDecoderConfigurationRecord(parameterSets:lengthSize:)`.
     public var decoderConfiguration: AVCDecoderConfigurationRecord {
         get throws(H264Error) {

@@ -18,7 +18,7 @@ import H264
 ///
 /// | mode | file | after a kill |
 /// |---|---|---|
-/// | ``Mode-swift.enum/fragmented(fragmentDuration:synchronizes:)`` | `moov` first, then a `moof` + `mdat` per fragment | every complete fragment plays (at most one fragment lost, plus what the encoder held) |
+/// | ``Mode-swift.enum/fragmented(fragmentDuration:synchronizes:)-swift.enum.case`` | `moov` first, then a `moof` + `mdat` per fragment | every complete fragment plays (at most one fragment lost, plus what the encoder held) |
 /// | ``Mode-swift.enum/progressive(_:)`` `.mediaFirst` | `mdat` first, `moov` written at the end | not playable (no `moov`) |
 /// | ``Mode-swift.enum/progressive(_:)`` `.fastStart` | `moov` moved before `mdat` at the end | not playable |
 ///
