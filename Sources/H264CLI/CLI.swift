@@ -329,10 +329,11 @@ final class OutputFile {
         return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
     }
 
-    /// Writes all of `bytes`.
+    /// Writes all of `bytes`, one whole unit (an access unit, an FLV tag, a line): a write that
+    /// fails leaves a file cut back to its last whole unit (``SystemFile/writeUnit(_:)``).
     /// - Throws: ``CLIError`` naming the output, the bytes written before and the reason.
     func write(_ bytes: [UInt8]) throws {
-        do throws(FileError) { try file.write(bytes) } catch { throw CLIError(error) }
+        do throws(FileError) { try file.writeUnit(bytes[...]) } catch { throw CLIError(error) }
     }
 
     /// Closes the output and gives a file its name.

@@ -9,6 +9,8 @@ final class MP4EncodeOutput: EncodeOutput {
     private let staging: StagedPath
     private let file: MP4File
     private let recorder: MP4Recorder
+    /// A write failed (a full disk, a file-size limit): the recorder was stopped there.
+    private var writeFailed = false
 
     init(path: String, encoder: any FrameEncoder, mode: MP4Recorder.Mode) throws {
         guard path != "-" else { throw CLIError("an MP4 file cannot go to stdout") }
@@ -17,7 +19,12 @@ final class MP4EncodeOutput: EncodeOutput {
         recorder = MP4Recorder(file: file, mode: mode, parameterSets: encoder.parameterSets)
     }
 
-    func write(_ frame: EncodedFrame) throws { try recorder.write(frame) }
+    func write(_ frame: EncodedFrame) throws {
+        do { try recorder.write(frame) } catch {
+            writeFailed = error.code == .io
+            throw error
+        }
+    }
 
     func close() throws {
         try recorder.finish()
@@ -25,9 +32,18 @@ final class MP4EncodeOutput: EncodeOutput {
         try staging.commit()
     }
 
-    /// Finishes the file (its `moov`, or the last fragment) with the frames written.
+    /// Finishes the file (its `moov`, or the last fragment) with the frames written; after a
+    /// failed write, keeps a fragmented file as the recorder cut it back (whole fragments) and
+    /// removes a progressive one (no `moov`: nothing plays).
     func closeKeepingPartial() -> String? {
         defer { file.close() }
+        if writeFailed {
+            guard case .fragmented = recorder.mode else {
+                staging.discard()
+                return nil
+            }
+            return staging.keep()
+        }
         do { try recorder.finish() } catch {
             staging.discard()
             return nil

@@ -10,7 +10,7 @@ import Darwin
 package struct FileError: Error, Sendable, CustomStringConvertible {
     /// The operations.
     package enum Operation: String, Sendable {
-        case open, create, read, write, stat, seek, sync, close
+        case open, create, read, write, stat, seek, sync, truncate, close
     }
 
     /// What failed.
@@ -22,6 +22,9 @@ package struct FileError: Error, Sendable, CustomStringConvertible {
     package var errorNumber: Int32
     /// Bytes written to the file by this object before the failure (every write counts them).
     package var bytesWritten: Int
+    /// The file was cut back to ``bytesWritten`` after the failure: it ends with a whole unit
+    /// (``SystemFile/writeUnit(_:)``).
+    package var keptWholeUnits = false
 
     /// Creates a failure.
     package init(_ operation: Operation, path: String, errorNumber: Int32, bytesWritten: Int = 0) {
@@ -42,6 +45,8 @@ package struct FileError: Error, Sendable, CustomStringConvertible {
     /// `cannot write 'out.h264' after 65536 bytes: No space left on device`.
     package var description: String {
         switch operation {
+        case .write where keptWholeUnits:
+            "cannot write '\(path)' after \(bytesWritten) bytes: \(reason) (the file keeps them, ending with a whole unit)"
         case .write, .sync, .close:
             "cannot \(operation.rawValue) '\(path)' after \(bytesWritten) bytes: \(reason)"
         default:
@@ -258,6 +263,27 @@ package final class SystemFile: @unchecked Sendable {
         if let failed { throw failed }
     }
 
+    /// Writes one whole unit (an access unit, an FLV tag) at the current position, or none of
+    /// it: after a failed write (a full disk, a file-size limit) a regular file is cut back to
+    /// where it was before this unit, so that it ends with the last whole one, and the error's
+    /// ``FileError/bytesWritten`` is what the file keeps (``FileError/keptWholeUnits``). A file
+    /// that cannot be cut back (a pipe, a device) keeps the part written, as ``write(_:)-([UInt8])``.
+    /// - Throws: ``FileError`` (``FileError/Operation/write``).
+    package func writeUnit(_ bytes: ArraySlice<UInt8>) throws(FileError) {
+        let start = lseek(fd, 0, SEEK_CUR)  // -1 for a pipe or a terminal: nothing to cut back
+        let before = written
+        do throws(FileError) { try write(bytes) } catch {
+            guard start >= 0, written != before, ftruncate(fd, start) == 0, lseek(fd, start, SEEK_SET) == start else {
+                throw error
+            }
+            written = before
+            var cut = error
+            cut.bytesWritten = before
+            cut.keptWholeUnits = true
+            throw cut
+        }
+    }
+
     // MARK: Positioned reads and writes
 
     /// `count` bytes at `offset` (`pread`), the position unchanged.
@@ -312,6 +338,16 @@ package final class SystemFile: @unchecked Sendable {
     ///   failed.
     package func synchronize() throws(FileError) {
         guard fsync(fd) == 0 else { throw failure(.sync) }
+    }
+
+    /// Cuts the file to `size` bytes (`ftruncate`): what a writer does after a failed write to
+    /// keep only whole units. Shrinking needs no space, so it works on a full disk.
+    /// - Throws: ``FileError`` (``FileError/Operation/truncate``).
+    package func truncate(to size: UInt64) throws(FileError) {
+        guard size <= UInt64(Int64.max) else { throw failure(.truncate, EINVAL) }
+        while ftruncate(fd, off_t(size)) != 0 {
+            if errno != EINTR { throw failure(.truncate) }
+        }
     }
 
     /// `read(2)`, out of reach of the methods' name.

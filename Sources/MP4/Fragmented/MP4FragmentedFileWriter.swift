@@ -17,6 +17,12 @@ import MediaSupport
 /// say), which FFmpeg, GStreamer and browsers decode. HLS segments (``HLSSegmentWriter``) or a
 /// progressive file (``MP4Writer``) also describe a new picture size in the container.
 ///
+/// A write that fails (a full disk, a file-size limit, an I/O error) throws
+/// ``MP4Error/Code/io`` naming the file, the bytes written and what is kept: a truncatable
+/// file (``MP4TruncatableFile``: ``MP4File``, ``MP4MemoryFile``) is cut back to its last whole
+/// fragment (``wholeByteCount``), so it plays to its end; the writer then refuses further
+/// samples (``MP4Recorder/continueRecording(in:)`` goes on in a new file).
+///
 /// Use ``MP4FragmentWriter/Options/CompositionTimes-swift.enum/editList`` for a file that
 /// starts at the same presentation time as a progressive one (FFmpeg reports a fragmented file
 /// with negative composition offsets as starting one reordered frame late).
@@ -45,10 +51,18 @@ public final class MP4FragmentedFileWriter: MP4SampleWriting {
     /// The number of fragments written.
     public var fragmentCount: UInt32 { fragments.fragmentCount }
 
+    /// The bytes of the file up to the end of its last whole fragment (the init segment's end
+    /// before the first): what a failed write leaves when the file is truncatable.
+    public private(set) var wholeByteCount: UInt64 = 0
+
+    /// The write that failed, once one has: every later call throws it again.
+    public private(set) var failure: MP4Error?
+
     /// The fragment writer's counts: samples dropped before the first start point, and so on.
     public var fragmentWriter: MP4FragmentWriter { fragments }
 
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
+        if let failure { throw failure }
         try write(try fragments.append(sample, description: description))
     }
 
@@ -57,13 +71,14 @@ public final class MP4FragmentedFileWriter: MP4SampleWriting {
     /// lowered to that picture's time, so that no picture is cut off and the file starts where a
     /// progressive one would.
     public func finish() throws(MP4Error) {
+        if let failure { throw failure }
         try write(try fragments.finish())
         if let position = editMediaTimePosition, let media = fragments.editMediaTime,
            let earliest = fragments.earliestPresentationTime, earliest < media {
             let value = UInt64(max(0, earliest))  // below media_time, which fits the field
             var bytes: [UInt8] = []
             if position.width == 8 { bytes.writeUInt64(value) } else { bytes.writeUInt32(UInt32(truncatingIfNeeded: value)) }
-            try file.write(bytes[...], at: position.offset)
+            do throws(MP4Error) { try file.write(bytes[...], at: position.offset) } catch { throw failed(error) }
         }
     }
 
@@ -71,13 +86,38 @@ public final class MP4FragmentedFileWriter: MP4SampleWriting {
     private var editMediaTimePosition: (offset: UInt64, width: Int)?
 
     private func write(_ segments: [MP4Segment]) throws(MP4Error) {
-        for segment in segments {
-            if segment.kind == .initialization && editMediaTimePosition == nil {
-                editMediaTimePosition = try Self.editMediaTime(in: segment.bytes).map { (file.byteCount &+ UInt64($0.offset), $0.width) }
+        do throws(MP4Error) {
+            for segment in segments {
+                if segment.kind == .initialization && editMediaTimePosition == nil {
+                    editMediaTimePosition = try Self.editMediaTime(in: segment.bytes).map { (file.byteCount &+ UInt64($0.offset), $0.width) }
+                }
+                try file.append(segment.bytes)
+                wholeByteCount = file.byteCount
             }
-            try file.append(segment.bytes)
+            if synchronizesFragments, !segments.isEmpty, let f = file as? MP4File { try f.synchronize() }
+        } catch {
+            throw failed(error)
         }
-        if synchronizesFragments, !segments.isEmpty, let f = file as? MP4File { try f.synchronize() }
+    }
+
+    /// Records a failed write: cuts a truncatable file back to its last whole fragment and
+    /// returns the error to throw, which says what the file keeps.
+    private func failed(_ error: MP4Error) -> MP4Error {
+        guard error.code == .io else { return error }  // not a write: the writer's own refusal
+        var kept = "it keeps \(fragments.fragmentCount > 0 ? "its whole fragments" : "no fragment")"
+        if let cut = file as? any MP4TruncatableFile {
+            do throws(MP4Error) {
+                try cut.truncate(to: wholeByteCount)
+                kept += ", \(wholeByteCount) bytes"
+            } catch {
+                kept += " and the failed write's bytes after \(wholeByteCount) (cutting them failed: \(error.reason))"
+            }
+        } else {
+            kept += " and the failed write's bytes after \(wholeByteCount) (the file cannot be cut back)"
+        }
+        let result = MP4Error.invalid(.io, "\(error.reason); \(kept)")
+        failure = result
+        return result
     }
 
     /// The offset of the first edit's `media_time` in an init segment, and its width (4 bytes

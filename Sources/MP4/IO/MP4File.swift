@@ -7,7 +7,7 @@ import MediaSupport
 /// ``close()`` or when the object goes away. Every failed read or write is an
 /// ``MP4Error/Code/io`` that names the file, the system's reason and, for a write, the bytes
 /// written before it.
-public final class MP4File: MP4WritableFile {
+public final class MP4File: MP4TruncatableFile {
     /// The path the file was opened with.
     public let path: String
     private let file: SystemFile
@@ -56,6 +56,14 @@ public final class MP4File: MP4WritableFile {
     public func write(_ bytes: ArraySlice<UInt8>, at offset: UInt64) throws(MP4Error) {
         do throws(FileError) { try file.write(bytes, at: offset) } catch { throw Self.failure(error) }
         size = max(size, offset &+ UInt64(bytes.count))  // the write checked offset + count <= Int64.max
+    }
+
+    /// Cuts the file to its first `byteCount` bytes (`ftruncate`; shrinking needs no space, so
+    /// it works on a full disk), nothing when it is not longer than that. After a failed write
+    /// the file may hold some of its bytes beyond ``byteCount``: this cuts them too.
+    public func truncate(to byteCount: UInt64) throws(MP4Error) {
+        do throws(FileError) { try file.truncate(to: min(byteCount, size)) } catch { throw Self.failure(error) }
+        size = min(byteCount, size)
     }
 
     /// Asks the system to put what was written on the disk (`fsync`).

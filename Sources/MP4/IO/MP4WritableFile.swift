@@ -40,7 +40,7 @@ extension MP4WritableFile {
 }
 
 /// A file held in memory, for tests and for small outputs a caller sends elsewhere.
-public final class MP4MemoryFile: MP4WritableFile {
+public final class MP4MemoryFile: MP4TruncatableFile {
     /// The file's bytes.
     public private(set) var bytes: [UInt8]
 
@@ -63,4 +63,18 @@ public final class MP4MemoryFile: MP4WritableFile {
         if end > bytes.count { bytes.append(contentsOf: repeatElement(0, count: end &- bytes.count)) }
         bytes.replaceSubrange(start..<end, with: more)
     }
+
+    public func truncate(to byteCount: UInt64) throws(MP4Error) {
+        guard byteCount < UInt64(bytes.count) else { return }
+        bytes.removeSubrange(Int(byteCount)...)
+    }
+}
+
+/// A writable file that can be cut back (``MP4File``, ``MP4MemoryFile``): after a failed write
+/// (a full disk, a file-size limit), ``MP4FragmentedFileWriter`` cuts the file back to its last
+/// whole fragment, so that what is on disk plays to its end without a broken box. A file that is
+/// not truncatable keeps the bytes of the failed write.
+public protocol MP4TruncatableFile: MP4WritableFile {
+    /// Cuts the file to its first `byteCount` bytes (nothing happens when it is not longer).
+    func truncate(to byteCount: UInt64) throws(MP4Error)
 }

@@ -46,13 +46,15 @@ public final class MP4Recorder {
         }
     }
 
-    /// The file.
-    public let file: any MP4WritableFile
+    /// The file being written (the last one given to ``continueRecording(in:)``).
+    public private(set) var file: any MP4WritableFile
     /// The mode.
     public let mode: Mode
     private var path: RecordingPath
-    /// The number of samples written.
+    /// The number of samples written, in every file.
     public var frameCount: Int { path.frameCount }
+    /// Samples left out after ``continueRecording(in:)`` while waiting for a random access point.
+    public var skippedFrameCount: Int { path.skippedCount }
     /// How the pictures are turned for display (`tkhd`'s matrix): as given, else the display
     /// orientation SEI of the first sample (what `X264Encoder` writes for a frame with an
     /// orientation), else none.
@@ -84,6 +86,28 @@ public final class MP4Recorder {
         try path.write(sample) { (timescale, orientation) throws(MP4Error) in
             try mode.makeWriter(file: file, timescale: timescale, orientation: orientation)
         }
+    }
+
+    /// Goes on in `file` (a full disk has space again, a file-size limit was met, or a long
+    /// recording is cut in parts): the next sample that is a random access point (an IDR
+    /// picture or a recovery point) starts `file` as a new recording of the same mode, with the
+    /// parameter sets and timescale known so far and its own timeline from 0; samples before it
+    /// are skipped (``skippedFrameCount``).
+    ///
+    /// The former file is finished first (its last fragment, or a progressive file's `moov`),
+    /// unless a write to it failed: a fragmented one then keeps its whole fragments
+    /// (``MP4FragmentedFileWriter`` cut it back), a progressive one has no `moov`.
+    ///
+    /// ```swift
+    /// do { try recorder.write(frame) } catch let error where error.code == .io {
+    ///     log(error)                                   // names the file, the bytes, what is kept
+    ///     try recorder.continueRecording(in: try MP4File(creatingAtPath: "part2.mp4"))
+    /// }
+    /// ```
+    /// - Throws: the former file's finishing errors; the recorder goes on in `file` all the same.
+    public func continueRecording(in file: any MP4WritableFile) throws(MP4Error) {
+        self.file = file
+        try path.continueRecording()
     }
 
     /// Ends the recording (writes the last fragment, or the progressive file's `moov`).

@@ -13,6 +13,12 @@ struct RecordingPath {
     private(set) var orientation: Orientation?
     /// The number of samples written.
     private(set) var frameCount = 0
+    /// After ``continueRecording()``: samples are left out until the next random access point.
+    private var waitsForStartPoint = false
+    /// Samples with a picture left out while waiting for a random access point.
+    private(set) var skippedCount = 0
+    /// The output threw while writing a sample: it is not finished when dropped.
+    private var outputFailed = false
 
     init(parameterSets: [NALUnit], orientation: Orientation?) {
         self.parameterSets = parameterSets
@@ -36,11 +42,31 @@ struct RecordingPath {
             writer = try makeWriter(timescale, orientation ?? .identity)
             builder = MP4SampleBuilder(timescale: timescale, parameterSets: parameterSets)
         }
-        guard var b = builder, let writer else { return }
-        let (description, made) = try b.sample(sample)
+        guard var b = builder else { return }
+        let (description, made) = try b.sample(sample)  // parameter sets followed, skipped or not
         builder = b
-        try writer.append(made, description: description)
+        if waitsForStartPoint {
+            guard sample.isRandomAccessPoint else { skippedCount &+= 1; return }
+            waitsForStartPoint = false
+        }
+        if writer == nil { writer = try makeWriter(b.timescale, orientation ?? .identity) }
+        do throws(MP4Error) { try writer!.append(made, description: description) } catch {
+            outputFailed = true
+            throw error
+        }
         frameCount &+= 1
+    }
+
+    /// Ends the output (finished unless a write to it failed) and goes on: the next sample that
+    /// is a random access point makes a new one with `makeWriter`, on the same timescale, with
+    /// the parameter sets and description known so far; the samples before it are skipped.
+    /// - Throws: the former output's `finish()` error (the path goes on all the same).
+    mutating func continueRecording() throws(MP4Error) {
+        let former = outputFailed ? nil : writer
+        writer = nil
+        outputFailed = false
+        waitsForStartPoint = true
+        try former?.finish()
     }
 
     /// Ends the output.
