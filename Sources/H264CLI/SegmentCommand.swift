@@ -81,7 +81,9 @@ enum SegmentCommand: CLICommand {
         }
         var writer: HLSSegmentWriter?
         var finished = false
-        defer { if !finished, let writer { removePlaylist(of: writer) } }
+        // A failed write leaves the playlist the writer rewrote (its whole segments, ended);
+        // any other failure, or a rewrite that failed too, leaves none.
+        defer { if !finished, let writer, writer.failure == nil || !writer.hasWrittenPlaylist { removePlaylist(of: writer) } }
         do {
             try segment(input, fps: fps, makeWriter: makeWriter, writer: &writer)
         } catch let error as MP4Error where error.code == .noStartPoint {
@@ -146,8 +148,9 @@ enum SegmentCommand: CLICommand {
                     + " and \(writer.naming.playlist) in \(dir)")
     }
 
-    /// After a failure: no playlist in the directory claims its segments are complete (one
-    /// there is an earlier run's, whose segments this run has begun to overwrite).
+    /// After a failure other than a failed write: no playlist in the directory claims its
+    /// segments are complete (one there is an earlier run's, whose segments this run has begun
+    /// to overwrite).
     private static func removePlaylist(of writer: HLSSegmentWriter) {
         let path = writer.directory + "/" + writer.naming.playlist
         if unlink(path) == 0 { Output.error("removed '\(path)': the segments in '\(writer.directory)' are this failed run's") }

@@ -155,18 +155,59 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     /// - Throws: the ``MP4FragmentWriter``'s errors (``MP4Error/Code/timescaleMismatch`` for a
     ///   sample without a timescale when the options gave none), and ``MP4Error/Code/io``.
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
+        if let failure { throw failure }
         let pieces = try fragments.append(sample, description: description)
         if let timescale = fragments.timescale, playlist.timescale != timescale { playlist.timescale = timescale }
-        try store(pieces)
+        do throws(MP4Error) { try store(pieces) } catch { throw failed(error) }
     }
 
     /// Writes the last segment and the playlist with `EXT-X-ENDLIST` (type VOD if it was EVENT).
     public func finish() throws(MP4Error) {
-        try store(try fragments.finish())
-        try closeSegment()
+        if let failure { throw failure }
+        let pieces = try fragments.finish()
+        do throws(MP4Error) {
+            try store(pieces)
+            try closeSegment()
+            playlist.hasEnded = true
+            if playlist.playlistType == .event { playlist.playlistType = .vod }
+            try writePlaylist()
+        } catch {
+            throw failed(error)
+        }
+    }
+
+    /// The write that failed (a full disk, a file-size limit, a removed directory), once one
+    /// has: every later call throws it again. The segment being written then is removed, and
+    /// the playlist is written once more listing the whole segments, ended (`EXT-X-ENDLIST`:
+    /// the recording stops there); if that fails too, the playlist on disk is the last one
+    /// written whole (it is replaced by a rename). Either way every segment a playlist on disk
+    /// lists is whole on disk.
+    public private(set) var failure: MP4Error?
+
+    /// Records a failed write: removes the segment being written (never listed), ends the
+    /// playlist with the whole segments, and says what is on disk.
+    private func failed(_ error: MP4Error) -> MP4Error {
+        guard error.code == .io else { return error }
+        var told = error.reason
+        if let segment = current {
+            current = nil
+            segment.file.close()
+            unlink(directory + "/" + segment.name)
+            told += "; the segment being written ('\(segment.name)') was removed"
+        }
+        unlink(directory + "/" + naming.playlist + ".tmp")
+        let segments = playlist.entries.reduce(0) { n, entry in if case .segment = entry { n + 1 } else { n } }
         playlist.hasEnded = true
         if playlist.playlistType == .event { playlist.playlistType = .vod }
-        try writePlaylist()
+        do throws(MP4Error) {
+            try writePlaylist()
+            told += "; '\(naming.playlist)' lists the \(segments) whole segments, ended"
+        } catch {
+            told += "; '\(naming.playlist)' was not rewritten (\(error.reason)): it lists only whole segments"
+        }
+        let result = MP4Error.invalid(.io, told)
+        failure = result
+        return result
     }
 
     private func store(_ pieces: [MP4Segment]) throws(MP4Error) {
@@ -284,11 +325,21 @@ public final class HLSSegmentWriter: MP4SampleWriting {
         guard rename(path + ".tmp", path) == 0 else {
             throw MP4Error.invalid(.io, "cannot rename to '\(path)': \(String(cString: strerror(errno)))")
         }
+        hasWrittenPlaylist = true
     }
 
+    /// Whether this writer has written its playlist at least once (a playlist in the directory
+    /// before that is another run's).
+    public private(set) var hasWrittenPlaylist = false
+
+    /// Writes a whole file (an init segment, the playlist's temporary file), or removes what a
+    /// failed write left of it.
     private static func write(_ bytes: [UInt8], to path: String) throws(MP4Error) {
         let file = try MP4File(creatingAtPath: path)
         defer { file.close() }
-        try file.append(bytes)
+        do throws(MP4Error) { try file.append(bytes) } catch {
+            unlink(path)
+            throw error
+        }
     }
 }
