@@ -112,6 +112,9 @@ final class RTMPServerConnection {
                 return
             }
             try account()
+            // Checked here too, not only when nothing arrives: a client that keeps sending
+            // control messages (or a message a byte at a time) is held to the same deadlines.
+            try checkDeadlines()
             let deadline = publishing == nil ? min(setupDeadline, idleDeadline) : idleDeadline
             let bytes: [UInt8]
             do throws(RTMPError) {
@@ -119,13 +122,22 @@ final class RTMPServerConnection {
                     try socket.receive(maximum: Self.readSize, deadline: deadline)
                 }
             } catch where error.code == .timedOut {
-                if publishing == nil && setupDeadline.hasPassed {
-                    throw RTMPError.invalid(.timedOut, "the client did not publish or play within \(options.handshakeTimeout)")
-                }
-                throw RTMPError.invalid(.timedOut, "the client sent nothing for \(options.idleTimeout)")
+                try checkDeadlines()
+                throw error
             }
             session.receive(bytes[...])
             try account()
+        }
+    }
+
+    /// - Throws: ``RTMPError/Code/timedOut`` once the setup deadline (not publishing) or the
+    ///   idle deadline has passed.
+    private func checkDeadlines() throws(RTMPError) {
+        if publishing == nil && setupDeadline.hasPassed {
+            throw RTMPError.invalid(.timedOut, "the client did not publish or play within \(options.handshakeTimeout)")
+        }
+        if idleDeadline.hasPassed {
+            throw RTMPError.invalid(.timedOut, "the client sent no message for \(options.idleTimeout)")
         }
     }
 
