@@ -244,7 +244,8 @@ final class RTMPStreamRelay: Sendable {
 }
 
 /// One player's view of a relayed stream: the messages in order, from the player's connection
-/// thread, each header delivered once before the keyframe that needs it.
+/// thread, each header delivered once before the keyframe that needs it (at that keyframe's
+/// time when it comes with it).
 ///
 /// Memory: the queue's bound (``RTMPStreamRelay/playerQueueBytes``) and at most four messages
 /// being handed out (a keyframe and the three headers before it).
@@ -282,8 +283,13 @@ final class RTMPRelaySubscription: Sendable {
                 case .element(let item):
                     if let headers = item.headers {
                         // A keyframe: the headers it needs that were not handed out yet first.
+                        // They take the keyframe's time: a header remembered from long ago
+                        // must not send the player's clock back.
                         for (header, kind) in [(headers.metadata, 0), (headers.video, 1), (headers.audio, 2)] {
-                            if let header, Self.takeVersion(header.version, kind: kind, &s) { s.pending.append(header.message) }
+                            guard let header, Self.takeVersion(header.version, kind: kind, &s) else { continue }
+                            var message = header.message
+                            message.timestamp = item.message.timestamp
+                            s.pending.append(message)
                         }
                         s.pending.append(item.message)
                         return .some(s.pending.removeFirst())
