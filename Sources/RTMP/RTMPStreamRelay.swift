@@ -58,6 +58,24 @@ struct RTMPRelayMessage: Sendable, Equatable {
         self.init(typeID: typeID, timestamp: timestamp, payload: payload, isKeyframe: keyframe, isSequenceHeader: header)
     }
 
+    /// The message players get for a message a publisher sent, or nil for a type not relayed
+    /// (only audio, video and data go to players). A data message loses its `@setDataFrame`
+    /// (players get `onMetaData` itself, as FLV files hold it), and AMF3 data (type 15) becomes
+    /// the AMF0 data it carries after its format byte.
+    static func forPlayers(typeID: UInt8, timestamp: UInt32, payload: [UInt8]) -> RTMPRelayMessage? {
+        switch typeID {
+        case audio, video:
+            return RTMPRelayMessage(typeID: typeID, timestamp: timestamp, payload: payload)
+        case data, 15:
+            var body = typeID == 15 ? payload.dropFirst() : payload[...]
+            let prefix: [UInt8] = [0x02, 0, 13] + Array("@setDataFrame".utf8)
+            if body.starts(with: prefix) { body = body.dropFirst(prefix.count) }
+            return RTMPRelayMessage(typeID: data, timestamp: timestamp, payload: Array(body))
+        default:
+            return nil
+        }
+    }
+
     /// A data message whose first AMF0 value is the string `onMetaData`.
     var isMetadata: Bool {
         let name = Array("onMetaData".utf8)
@@ -338,4 +356,52 @@ final class RTMPRelaySubscription: Sendable {
 
     /// Messages dropped because the queue was full (whole groups of pictures).
     var messagesDropped: Int { queue.statistics.dropped }
+}
+
+/// The relays of a server's published streams, by application and stream name: a publish
+/// starts one, its end ends it, a `play` subscribes to the one published under its name.
+///
+/// Memory: the relays (each within its stated bound) and one entry per stream published now.
+final class RTMPRelayRegistry: Sendable {
+    let gopCacheBytes: Int
+    let playerQueueBytes: Int
+    private let relays = ThreadLock<[String: RTMPStreamRelay]>([:])
+
+    init(gopCacheBytes: Int, playerQueueBytes: Int) {
+        self.gopCacheBytes = gopCacheBytes
+        self.playerQueueBytes = playerQueueBytes
+    }
+
+    /// A new relay for a publish of `key`; a relay of an earlier publish of the name (a
+    /// publisher replaced) ends, its players with it.
+    func start(_ key: String) -> RTMPStreamRelay {
+        let relay = RTMPStreamRelay(gopCacheBytes: gopCacheBytes, playerQueueBytes: playerQueueBytes)
+        let previous = relays.withLock { r -> RTMPStreamRelay? in
+            defer { r[key] = relay }
+            return r[key]
+        }
+        previous?.end()
+        return relay
+    }
+
+    /// Ends `relay` (its publish of `key` has ended) and forgets it, unless a later publish of
+    /// the name has taken its place.
+    func end(_ key: String, _ relay: RTMPStreamRelay) {
+        relays.withLock { r in
+            if r[key] === relay { r[key] = nil }
+        }
+        relay.end()
+    }
+
+    /// The relay of the stream published as `key` now, if any.
+    func relay(for key: String) -> RTMPStreamRelay? { relays.withLock { $0[key] } }
+
+    /// Ends every relay (the server closes).
+    func endAll() {
+        let all = relays.withLock { r -> [RTMPStreamRelay] in
+            defer { r = [:] }
+            return Array(r.values)
+        }
+        for relay in all { relay.end() }
+    }
 }

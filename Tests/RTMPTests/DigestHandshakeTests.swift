@@ -10,7 +10,7 @@ import TestSupport
 /// accepts the answer (it fails with "Server response validating failed" when S1's digest is
 /// wrong and "Signature mismatch" when S2's is).
 @Suite struct DigestHandshakeTests {
-    /// C0 and C1 as `ffmpeg -i rtmp://127.0.0.1:PORT/live/key` (FFmpeg 6) sent them to a
+    /// C0 and C1 as `ffmpeg -i rtmp://127.0.0.1:PORT/live/key` (FFmpeg 5.1) sent them to a
     /// listener that read 1537 bytes and closed: the digest in scheme 0, at offset 494 (found
     /// with Python's hmac module, independently of the code under test).
     static let ffmpegC0C1: [UInt8] = Array(Data(base64Encoded: """

@@ -67,6 +67,40 @@ import MediaSupport
         #expect(!Message(typeID: 18, timestamp: 0, payload: [0x02, 0, 10]).isMetadata)
     }
 
+    /// What players get of what a publisher sent: `@setDataFrame` removed, AMF3 data as AMF0,
+    /// control and command types not relayed.
+    @Test func messagesForPlayers() {
+        let onMetaData = Self.metadata.payload
+        let set = [0x02, 0, 13] + Array("@setDataFrame".utf8) + onMetaData
+        #expect(Message.forPlayers(typeID: 18, timestamp: 5, payload: set) == Self.at(5, Self.metadata))
+        #expect(Message.forPlayers(typeID: 15, timestamp: 5, payload: [0] + set) == Self.at(5, Self.metadata))
+        #expect(Message.forPlayers(typeID: 18, timestamp: 5, payload: onMetaData)?.isMetadata == true)
+        #expect(Message.forPlayers(typeID: 9, timestamp: 7, payload: Self.keyframe(7).payload) == Self.keyframe(7))
+        #expect(Message.forPlayers(typeID: 8, timestamp: 0, payload: Self.audioHeader.payload)?.isSequenceHeader == true)
+        for type: UInt8 in [1, 3, 4, 5, 6, 17, 20, 22] {
+            #expect(Message.forPlayers(typeID: type, timestamp: 0, payload: [0, 0, 0, 1]) == nil)
+        }
+    }
+
+    /// A publish of a name starts a relay; a second publish of the name ends the first's
+    /// relay (its players end); the first publish's end then leaves the second's in place.
+    @Test func theRegistryKeepsOneRelayPerName() {
+        let registry = RTMPRelayRegistry(gopCacheBytes: 1 << 20, playerQueueBytes: 1 << 20)
+        #expect(registry.relay(for: "live/a") == nil)
+        let first = registry.start("live/a")
+        #expect(registry.relay(for: "live/a") === first)
+        let player = first.subscribe()!
+        let second = registry.start("live/a")
+        #expect(registry.relay(for: "live/a") === second)
+        #expect(player.next(deadline: .now) == nil && player.isEnded)
+        registry.end("live/a", first)
+        #expect(registry.relay(for: "live/a") === second)
+        let other = registry.start("live/b")
+        registry.endAll()
+        #expect(registry.relay(for: "live/a") == nil && registry.relay(for: "live/b") == nil)
+        #expect(second.subscribe() == nil && other.subscribe() == nil)
+    }
+
     /// The cache holds everything from the last keyframe: a subscriber that joins gets the
     /// metadata, the sequence headers, then that keyframe and what followed it, then live.
     @Test func lateJoinerStartsAtTheLastKeyframeWithHeadersFirst() {
