@@ -92,7 +92,9 @@ final class RTMPServerConnection {
             throw RTMPError.invalid(.protocolViolation, "RTMP client asked for handshake version \(c0c1[0]), not 3")
         }
         let seed = UInt64(truncatingIfNeeded: ContinuousClock.now.hashValue) ^ UInt64(truncatingIfNeeded: handle.id)
-        let response = RTMPHandshake.serverResponse(c0c1: c0c1[...], seed: seed)
+        // The digest handshake when C1 carries a digest (Flash-era clients, some encoders),
+        // the plain echo otherwise.
+        let response = RTMPDigestHandshake.serverResponse(c0c1: c0c1[...], seed: seed)
         try send(response, deadline: setupDeadline)
         _ = try receive(exactly: RTMPHandshake.packetSize, deadline: setupDeadline)
     }
@@ -402,9 +404,3 @@ final class RTMPServerConnection {
     }
 }
 
-extension RTMPHandshake {
-    /// The server's answer to C0 and C1 (S0, S1, S2: 3073 bytes).
-    static func serverResponse(c0c1: ArraySlice<UInt8>, seed: UInt64) -> [UInt8] {
-        plainServerResponse(c0c1: c0c1, seed: seed)
-    }
-}
