@@ -242,6 +242,8 @@ final class RTMPServerCore: Sendable {
     let listener: TCPListener
     let interrupt: Interrupt
     let published: BoundedQueue<RTMPIngestStream>
+    /// The relays to players, one per stream published.
+    let relays: RTMPRelayRegistry
     let state = ThreadLock(State())
 
     init(host: String, port: Int, options: RTMPServer.Options) throws(RTMPError) {
@@ -252,6 +254,7 @@ final class RTMPServerCore: Sendable {
             try TCPListener(address: host, port: port, backlog: 128, interrupt: interrupt)
         }
         published = BoundedQueue(capacity: options.maximumPendingPublishes, overflow: .dropNewest)
+        relays = RTMPRelayRegistry(gopCacheBytes: options.gopCacheBytes, playerQueueBytes: options.playerQueueBytes)
     }
 
     var statistics: RTMPServer.Statistics { state.withLock { $0.statistics } }
@@ -274,6 +277,7 @@ final class RTMPServerCore: Sendable {
         guard first else { return }
         interrupt.fire()
         published.close()
+        relays.endAll()
     }
 
     private func acceptLoop() {
