@@ -127,7 +127,8 @@ enum RTMPDigestHandshake {
         var c1 = Array(c0c1.dropFirst().prefix(packetSize))
         c1.append(contentsOf: repeatElement(0, count: packetSize &- c1.count))  // c1.count <= packetSize
         guard let clientOffset = clientDigestOffset(c1: c1[...]) else {
-            return RTMPHandshake.plainServerResponse(c0c1: ([3] + c1)[...], seed: seed)
+            // S0 and S1 have the form of the plain C0 and C1 (time 0, version 0, random bytes).
+            return RTMPHandshake.c0c1(seed: seed) + c1
         }
         // S0 and S1 have the form of the plain C0 and C1 (time 0, version, random bytes).
         var out = RTMPHandshake.c0c1(seed: seed)

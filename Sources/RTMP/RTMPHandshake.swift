@@ -2,7 +2,7 @@ import H264
 
 /// The RTMP handshake (version 3, the plain form without digests): the client sends C0 and
 /// C1, reads S0 and S1, echoes S1 as C2, and reads S2; the server reads C0 and C1, sends S0,
-/// S1 and S2 (C1 echoed), and reads C2.
+/// S1 and S2, and reads C2 (``RTMPDigestHandshake``, which answers a digest C1 in kind).
 enum RTMPHandshake {
     /// Size of C1, C2, S1 and S2.
     static let packetSize = 1536
@@ -26,14 +26,5 @@ enum RTMPHandshake {
         }
         let s1 = bytes.dropFirst().prefix(packetSize)
         return Array(s1)
-    }
-
-    /// The server's answer to C0 and C1 in the plain form: S0 (version 3), S1 (time 0, four
-    /// zero bytes, 1528 pseudo-random bytes), S2 (C1 echoed): 3073 bytes.
-    /// - Parameter c0c1: C0 and C1 (1537 bytes; C0 checked by the caller).
-    static func plainServerResponse(c0c1 received: ArraySlice<UInt8>, seed: UInt64) -> [UInt8] {
-        var out = Self.c0c1(seed: seed)  // S0 and S1 have C0 and C1's form
-        out.append(contentsOf: received.dropFirst().prefix(packetSize))
-        return out
     }
 }

@@ -61,11 +61,14 @@ extension RTMPServerConnection {
     }
 
     /// Ends the play on `streamID` (nil: any): the player's `deleteStream` or `closeStream`, or
-    /// the connection's end. The subscription is cancelled: the relay forgets it.
+    /// the connection's end. The subscription is cancelled: the relay forgets it. A player that
+    /// stopped has the setup and idle timeouts again to play or publish something else.
     func stopPlaying(streamID: UInt32? = nil) {
         guard let p = playing, streamID == nil || p.streamID == streamID else { return }
         p.subscription.cancel()
         playing = nil
+        setupDeadline = .after(options.handshakeTimeout)
+        idleDeadline = .after(options.idleTimeout)
     }
 
     /// One round of the playing loop: waits up to ``playPollInterval`` for the next message of

@@ -46,8 +46,8 @@ final class RTMPServerConnection {
     var lastStreamID: UInt32 = 0
     var publishing: Publishing?
     /// Until this deadline the connection must publish or play.
-    private var setupDeadline: Deadline
-    private var idleDeadline: Deadline
+    var setupDeadline: Deadline
+    var idleDeadline: Deadline
     /// Set when the connection is to end after what is queued is sent (a refused publish).
     var closing = false
     /// A play in progress (RTMPServerConnection+Play.swift).
@@ -97,6 +97,8 @@ final class RTMPServerConnection {
             throw RTMPError.invalid(.protocolViolation, "RTMP client asked for handshake version \(c0c1[0]), not 3")
         }
         let seed = UInt64(truncatingIfNeeded: ContinuousClock.now.hashValue) ^ UInt64(truncatingIfNeeded: handle.id)
+        // The digest handshake when C1 carries a digest (Flash-era clients, some encoders),
+        // the plain echo otherwise.
         let response = RTMPDigestHandshake.serverResponse(c0c1: c0c1[...], seed: seed)
         try send(response, deadline: setupDeadline)
         _ = try receive(exactly: RTMPHandshake.packetSize, deadline: setupDeadline)
@@ -117,10 +119,14 @@ final class RTMPServerConnection {
                 return
             }
             try account()
+            // A player is held to the deadline of each send instead (it sends little).
             if playing != nil {
                 try pumpPlayback()
                 continue
             }
+            // Checked here too, not only when nothing arrives: a client that keeps sending
+            // control messages (or a message a byte at a time) is held to the same deadlines.
+            try checkDeadlines()
             let deadline = publishing == nil ? min(setupDeadline, idleDeadline) : idleDeadline
             let bytes: [UInt8]
             do throws(RTMPError) {
@@ -128,13 +134,22 @@ final class RTMPServerConnection {
                     try socket.receive(maximum: Self.readSize, deadline: deadline)
                 }
             } catch where error.code == .timedOut {
-                if publishing == nil && setupDeadline.hasPassed {
-                    throw RTMPError.invalid(.timedOut, "the client did not publish or play within \(options.handshakeTimeout)")
-                }
-                throw RTMPError.invalid(.timedOut, "the client sent nothing for \(options.idleTimeout)")
+                try checkDeadlines()
+                throw error
             }
             session.receive(bytes[...])
             try account()
+        }
+    }
+
+    /// - Throws: ``RTMPError/Code/timedOut`` once the setup deadline (not publishing) or the
+    ///   idle deadline has passed.
+    private func checkDeadlines() throws(RTMPError) {
+        if publishing == nil && setupDeadline.hasPassed {
+            throw RTMPError.invalid(.timedOut, "the client did not publish or play within \(options.handshakeTimeout)")
+        }
+        if idleDeadline.hasPassed {
+            throw RTMPError.invalid(.timedOut, "the client sent no message for \(options.idleTimeout)")
         }
     }
 

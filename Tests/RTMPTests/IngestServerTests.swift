@@ -111,4 +111,89 @@ import X264
         #expect(ingest.statistics.eventsDropped == 0)
         server.close()
     }
+
+    /// A wrong stream key is refused before the publish starts (NetStream.Publish.Denied with
+    /// the hook's reason), nothing reaches `publishedStreams`, and the right key then publishes;
+    /// the hook saw the request as sent.
+    @Test(.timeLimit(.minutes(1)))
+    func wrongKeyIsRefusedAndNothingRecorded() async throws {
+        let seen = Seen()
+        let options = Self.allowing { options in
+            options.authorize = { request in
+                seen.add(request)
+                return request.streamName == "right" && request.query["pass"] == "1" ? .allow : .reject(reason: "wrong stream key")
+            }
+        }
+        let server = try RTMPServer(host: "127.0.0.1", port: 0, options: options)
+        defer { server.close() }
+        let wrong = try RTMPConnection(url: try RTMPURL("rtmp://127.0.0.1:\(server.localPort)/live?pass=1/wrong"))
+        #expect {
+            try wrong.publish()
+        } throws: { error in
+            let e = error as? RTMPError
+            return e?.code == .connectionRejected && e?.reason.contains("NetStream.Publish.Denied") == true
+                && e?.reason.contains("wrong stream key") == true
+        }
+        #expect(server.statistics.publishesRefused == 1)
+        #expect(server.statistics.publishesAccepted == 0)
+        #expect(server.core.published.statistics.count == 0)
+        #expect(seen.requests.first?.application == "live")
+        #expect(seen.requests.first?.streamName == "wrong")
+        #expect(seen.requests.first?.query == ["pass": "1"])
+
+        let right = try RTMPConnection(url: try RTMPURL("rtmp://127.0.0.1:\(server.localPort)/live?pass=1/right"))
+        try right.publish()
+        #expect(server.statistics.publishesAccepted == 1)
+        #expect(server.core.published.statistics.count == 1)
+        try right.close()
+    }
+
+    /// Without an authorization hook every publish is refused.
+    @Test(.timeLimit(.minutes(1)))
+    func noHookRefusesPublishing() throws {
+        let server = try RTMPServer(host: "127.0.0.1", port: 0,
+                                    options: RTMPServer.Options(handshakeTimeout: .seconds(5), idleTimeout: .seconds(5)))
+        defer { server.close() }
+        let connection = try RTMPConnection(url: try RTMPURL("rtmp://127.0.0.1:\(server.localPort)/live/key"))
+        #expect {
+            try connection.publish()
+        } throws: { error in
+            (error as? RTMPError)?.code == .connectionRejected && "\(error)".contains("Denied")
+        }
+        #expect(server.statistics.publishesRefused == 1)
+    }
+
+    /// A second publisher of a name is refused by default, and replaces the first under
+    /// `.replaceExisting` (whose stream then ends with `cancelled`).
+    @Test(.timeLimit(.minutes(1)))
+    func duplicatePublishers() async throws {
+        let refusing = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing())
+        defer { refusing.close() }
+        let url = try RTMPURL("rtmp://127.0.0.1:\(refusing.localPort)/live/same")
+        let first = try RTMPConnection(url: url)
+        try first.publish()
+        let second = try RTMPConnection(url: url)
+        #expect(throws: RTMPError(.connectionRejected, "")) { try second.publish() }
+        #expect(refusing.statistics.publishing == 1)
+
+        let replacing = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing { $0.duplicatePublisher = .replaceExisting })
+        defer { replacing.close() }
+        let collecting = Self.collectFirstPublish(replacing)
+        let url2 = try RTMPURL("rtmp://127.0.0.1:\(replacing.localPort)/live/same")
+        let a = try RTMPConnection(url: url2)
+        try a.publish()
+        let b = try RTMPConnection(url: url2)
+        try b.publish()
+        let (_, _, error) = try await collecting.value
+        #expect((error as? RTMPError)?.code == .cancelled, "\(String(describing: error))")
+        #expect(replacing.statistics.publishing == 1)
+        #expect(replacing.statistics.publishesAccepted == 2)
+    }
+
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [RTMPPublishRequest] = []
+        func add(_ r: RTMPPublishRequest) { lock.withLock { list.append(r) } }
+        var requests: [RTMPPublishRequest] { lock.withLock { list } }
+    }
 }
