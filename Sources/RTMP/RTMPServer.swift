@@ -56,7 +56,9 @@ import MediaSupport
 /// outlasts ``Options/idleTimeout``. When the publisher goes, players get Stream EOF and
 /// `NetStream.Play.UnpublishNotify` and their connections end. A name nobody publishes gets
 /// `NetStream.Play.StreamNotFound`. Players get the messages as the publisher sent them
-/// (`@setDataFrame` removed from the metadata), with the publisher's timestamps.
+/// (`@setDataFrame` removed from the metadata, enhanced RTMP `avc1` video as the legacy AVC
+/// tags every player reads), with the publisher's timestamps. Playing starts at a video
+/// keyframe: a stream without video gives its players nothing.
 ///
 /// **Threads.** The listener accepts on a thread of its own; each connection runs on its own
 /// thread, with blocking sockets whose every wait has a deadline and watches the server's
