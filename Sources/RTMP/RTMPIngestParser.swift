@@ -11,7 +11,7 @@ import H264
 ///
 /// Memory: the avcC record in force and its parameter sets; an event refers to its message's
 /// payload (no copy).
-struct RTMPIngestParser {
+package struct RTMPIngestParser {
     /// The sequence header in force, as bytes and parsed.
     private(set) var configurationBytes: [UInt8]?
     private var configuration: AVCDecoderConfigurationRecord?
@@ -21,7 +21,10 @@ struct RTMPIngestParser {
     private var audioClock = RTMPTimestampUnroller()
     private var dataClock = RTMPTimestampUnroller()
     /// Access units with a negative composition time so far.
-    private(set) var negativeCompositionTimes = 0
+    package private(set) var negativeCompositionTimes = 0
+
+    /// A parser before any message.
+    package init() {}
 
     /// The event one message makes; nil for a message that makes none (a repeated sequence
     /// header, a video info frame, a type that is neither audio, video nor data).
@@ -29,7 +32,7 @@ struct RTMPIngestParser {
     ///   it); ``RTMPError/Code/protocolViolation`` for a malformed video message (a header cut
     ///   short, a sequence header that is not an avcC record, NAL unit lengths that overrun the
     ///   payload).
-    mutating func event(for message: RTMPMessage) throws(RTMPError) -> RTMPIngestStream.Event? {
+    package mutating func event(for message: RTMPMessage) throws(RTMPError) -> RTMPIngestStream.Event? {
         switch message.kind {
         case .video:
             return try video(message)

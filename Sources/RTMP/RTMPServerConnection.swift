@@ -29,6 +29,10 @@ final class RTMPServerConnection {
     static let readSize = 64 << 10
     /// Bytes counted per event waiting for the consumer besides its payload.
     static let eventOverhead = 64
+    /// Bytes counted per NAL unit of an access unit waiting for the consumer (its view into the
+    /// payload): a message of many tiny NAL units, or a keyframe that gets every parameter set
+    /// of a large sequence header put before it, holds that much more than its payload.
+    static let bytesPerNALUnit = MemoryLayout<NALUnit>.stride
     /// The most message streams (`createStream`) one connection may create.
     static let maximumMessageStreams: UInt32 = 8
 
@@ -364,7 +368,9 @@ final class RTMPServerConnection {
         default:
             break
         }
-        deliver(event, bytes: message.payload.count, &p)
+        var bytes = message.payload.count
+        if case .video(let au) = event { bytes &+= au.nalUnits.count &* Self.bytesPerNALUnit }  // units <= payload bytes + 286 sets
+        deliver(event, bytes: bytes, &p)
     }
 
     /// Hands an event to the consumer: waits up to `consumerWait` for room, then drops it with

@@ -6,7 +6,8 @@
 # TARGET is a key of FuzzBodies.targets (Tests/IntegrationTests/Fuzz/FuzzBodies.swift) or, for
 # the MP4 targets, of MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift):
 #   H.264 core:  annexb_parse, streaming, avcc, access_units, roundtrip
-#   around it:   flv_read, rtp_depacketize, rtmp_receive, y4m_parse, sdp_parse, mp4_read
+#   around it:   flv_read, rtp_depacketize, rtmp_receive (a server's bytes into the client),
+#                rtmp_serve (a publisher's bytes into the server), y4m_parse, sdp_parse, mp4_read
 #   packaging:   mp4_fragment (MP4FragmentWriter), hls_segment (HLSSegmentWriter with a live
 #                window, in a temporary directory): an options byte, then an Annex-B stream
 # The library modules (H264, MediaSupport, H264Video, RTP, FLV, RTMP, MP4) are compiled as they are in the package, one static
@@ -40,13 +41,13 @@ fi
 target=$1; seconds=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-targets="annexb_parse streaming avcc access_units roundtrip flv_read rtp_depacketize rtmp_receive y4m_parse sdp_parse mp4_read mp4_fragment hls_segment"
+targets="annexb_parse streaming avcc access_units roundtrip flv_read rtp_depacketize rtmp_receive rtmp_serve y4m_parse sdp_parse mp4_read mp4_fragment hls_segment"
 case " $targets " in
     *" $target "*) ;;
     *) echo "no target $target ($targets)" >&2; exit 2 ;;
 esac
 case $target in
-    flv_read|rtmp_receive) dict="$here/flv-rtmp.dict" ;;
+    flv_read|rtmp_receive|rtmp_serve) dict="$here/flv-rtmp.dict" ;;
     sdp_parse) dict="$here/sdp.dict" ;;
     y4m_parse) dict="$here/y4m.dict" ;;
     mp4_read) dict="$here/mp4.dict" ;;

@@ -136,6 +136,67 @@ extension FuzzBodies {
     }
 }
 
+extension FuzzBodies {
+    // MARK: - rtmp_serve
+
+    /// What a publisher sends after the handshake (commands, metadata, sequence headers,
+    /// video, audio) through the server's side: the session in pieces (byte 0 chooses the piece
+    /// size, 1...128, and small limits) and the ingest parser on every media message.
+    ///
+    /// Properties: the bytes held in incomplete messages stay under the limit; the events'
+    /// payload bytes are at most the input's; their NAL unit views at most one per payload byte
+    /// plus one record's parameter sets (at most 31 + 255) per message; one event per message.
+    static func rtmpServe(_ data: [UInt8]) { _ = rtmpServeCounts(data) }
+
+    /// ``rtmpServe(_:)``'s work, with what it saw: messages, events, video events.
+    static func rtmpServeCounts(_ data: [UInt8]) -> (messages: Int, events: Int, video: Int) {
+        guard let first = data.first else { return (0, 0, 0) }
+        let small = first & 0x80 != 0
+        var session = RTMPSession(maximumMessageSize: small ? 512 : 4 << 20, maximumBufferedBytes: small ? 1024 : 8 << 20)
+        var parser = RTMPIngestParser()
+        let piece = Int(first & 0x7F) &+ 1
+        var messages = 0, events = 0, payload = 0, units = 0, video = 0
+        var i = 1
+        var failed = false
+        while i < data.count && !failed {
+            let end = min(i &+ piece, data.count)
+            session.receive(data[i..<end])
+            i = end
+            var steps = 0
+            while steps <= data.count {
+                steps &+= 1
+                do throws(RTMPError) {
+                    guard let message = try session.nextMessage() else { break }
+                    messages &+= 1
+                    if let values = try RTMPSession.command(message) { _ = amf0Size(values) }
+                    guard let event = try parser.event(for: message) else { continue }
+                    events &+= 1
+                    switch event {
+                    case .video(let au):
+                        payload &+= au.data.count
+                        units &+= au.nalUnits.count
+                        video &+= 1
+                    case .tag(let tag, _):
+                        payload &+= tag.body.count
+                    case .decoderConfiguration(let bytes, _):
+                        payload &+= bytes.count
+                    default:
+                        break
+                    }
+                } catch {
+                    failed = true  // a connection ends at its first protocol error
+                    break
+                }
+            }
+            check(session.reader.bufferedByteCount <= session.reader.maximumBufferedBytes, "incomplete messages past the limit")
+        }
+        check(events <= messages, "\(events) events from \(messages) messages")
+        check(payload <= data.count, "\(payload) payload bytes from \(data.count) bytes")
+        check(units <= payload &+ messages &* 286, "\(units) NAL unit views for \(payload) payload bytes")
+        return (messages, events, video)
+    }
+}
+
 extension FuzzSeeds {
     /// FLV files written from the fixture streams, and what a server sends to a publisher.
     static func containerSeeds(target: String, streams: [[UInt8]]) -> [[UInt8]] {
@@ -144,6 +205,8 @@ extension FuzzSeeds {
             return streams.compactMap { try? FLVConversion.annexBToFLV($0) }
         case "rtmp_receive":
             return rtmpSeeds()
+        case "rtmp_serve":
+            return rtmpPublisherSeeds(streams: streams)
         default:
             return []
         }
@@ -172,6 +235,41 @@ extension FuzzSeeds {
                     chunkStreamID: 5, into: &out)
             w.write(.control(.acknowledgement, 4096), chunkStreamID: 2, into: &out)
             w.write(.control(.abort, 6), chunkStreamID: 2, into: &out)
+            seeds.append(out)
+        }
+        return seeds
+    }
+
+    /// What publishers send: connect, createStream, publish, metadata, then an FLV stream of a
+    /// fixture's sequence header and frames, at two chunk sizes (the second with an enhanced
+    /// RTMP `avc1` sequence start and an audio tag).
+    static func rtmpPublisherSeeds(streams: [[UInt8]]) -> [[UInt8]] {
+        var seeds: [[UInt8]] = []
+        for stream in streams where seeds.count < 4 {
+            guard let flv = try? FLVConversion.annexBToFLV(stream), var reader = try? FLVReader(flv) else { continue }
+            var tags: [FLVTag] = []
+            while tags.count < 12, let tag = try? reader.nextTag() { tags.append(tag) }
+            guard tags.filter({ $0.type == .video }).count >= 6 else { continue }  // a stream with frames
+            let index = seeds.count
+            let chunkSize = index % 2 == 0 ? 4096 : 60
+            var w = RTMPChunkWriter()
+            var out: [UInt8] = [index % 2 == 0 ? 0x7F : 0x03]  // pieces of 128 or 4 bytes, the default limits
+            w.write(.control(.setChunkSize, UInt32(chunkSize)), chunkStreamID: 2, into: &out)
+            w.chunkSize = chunkSize
+            w.write(.command("connect", transaction: 1, [.object([AMF0Property("app", .string("live")),
+                                                                 AMF0Property("tcUrl", .string("rtmp://127.0.0.1/live"))])]),
+                    chunkStreamID: 3, into: &out)
+            w.write(.command("createStream", transaction: 2, [.null]), chunkStreamID: 3, into: &out)
+            w.write(.command("publish", transaction: 0, [.null, .string("key"), .string("live")], streamID: 1), chunkStreamID: 4, into: &out)
+            for tag in tags {
+                let kind: RTMPMessage.Kind = tag.type == .video ? .video : tag.type == .audio ? .audio : .dataAMF0
+                w.write(RTMPMessage(kind, streamID: 1, timestamp: tag.timestamp, payload: Array(tag.body)), chunkStreamID: 6, into: &out)
+            }
+            if index % 2 == 1 {
+                w.write(RTMPMessage(.audio, streamID: 1, timestamp: 0, payload: [0xAF, 0x00, 0x12, 0x10]), chunkStreamID: 5, into: &out)
+                w.write(RTMPMessage(.video, streamID: 1, timestamp: 0, payload: [0x90] + Array("avc1".utf8) + [1, 0x64, 0, 0x1F]),
+                        chunkStreamID: 6, into: &out)
+            }
             seeds.append(out)
         }
         return seeds

@@ -52,13 +52,24 @@ import TestSupport
 
     /// Every body accepts the seeds derived for it from the fixtures (FLV files, RTP packets,
     /// server bytes, SDP, Y4M), and there are some for each target that needs them.
-    @Test(arguments: ["flv_read", "rtp_depacketize", "rtmp_receive", "y4m_parse", "sdp_parse"])
+    @Test(arguments: ["flv_read", "rtp_depacketize", "rtmp_receive", "rtmp_serve", "y4m_parse", "sdp_parse"])
     func derivedSeeds(_ target: String) throws {
         let body = try #require(FuzzBodies.targets[target])
         let streams = Fixture.allCases.map { $0.bytes() }
         let seeds = FuzzSeeds.make(target: target, streams: streams, maximumLength: 1 << 16)
         #expect(!seeds.isEmpty)
         for (i, seed) in seeds.enumerated() { FuzzProperty.replay(body, seed, label: "\(target) seed \(i)") }
+    }
+
+    /// The publisher seeds reach the server's ingest parser: the commands, then video events
+    /// (a sequence header and frames) at both chunk sizes.
+    @Test func publisherSeedsReachTheIngestParser() {
+        let seeds = FuzzSeeds.rtmpPublisherSeeds(streams: Fixture.allCases.map { $0.bytes() })
+        #expect(seeds.count == 4)
+        for seed in seeds {
+            let counts = FuzzBodies.rtmpServeCounts(seed)
+            #expect(counts.messages >= 10 && counts.video >= 4, "\(counts) \(seed.count) bytes, config \(seed[0])")
+        }
     }
 
     /// Every body accepts every fixture (the fuzzers' seeds) as is.
