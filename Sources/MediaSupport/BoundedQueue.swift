@@ -223,17 +223,20 @@ package final class BoundedQueue<Element: Sendable>: Sendable {
     package func push(_ element: Element, bytes: Int = 0, group: UInt64? = nil, exempt: Bool = false,
                       deadline: Deadline? = nil) -> PushResult {
         let entry = Entry(element: element, bytes: max(0, bytes), group: group, exempt: exempt)
-        let (result, consumer) = lock.withLock { s, waiter -> (PushResult, UnsafeContinuation<Element?, any Error>?) in
+        var groupChecked = false
+        let outcome = lock.withLock(waitingUntil: deadline) { s, waiter, timedOut -> (PushResult, UnsafeContinuation<Element?, any Error>?)? in
             guard s.isOpen else { return (.closed, nil) }
-            if !exempt, let group {
-                if s.droppingGroup == group {
-                    s.statistics.dropped &+= 1  // one per push: cannot reach Int.max
-                    return (.dropped, nil)
+            if !groupChecked {  // once per push, not again after a wait
+                groupChecked = true
+                if !exempt, let group {
+                    if s.droppingGroup == group {
+                        s.statistics.dropped &+= 1  // one per push: cannot reach Int.max
+                        return (.dropped, nil)
+                    }
+                    s.droppingGroup = nil  // another group has begun
                 }
-                s.droppingGroup = nil  // another group has begun
             }
             while true {
-                guard s.isOpen else { return (.closed, nil) }
                 // A waiting task means nothing waits (checked again after each sleep: the
                 // consumer may have emptied the queue meanwhile): hand the element over.
                 if let consumer = s.consumer {
@@ -247,8 +250,7 @@ package final class BoundedQueue<Element: Sendable>: Sendable {
                 }
                 switch overflow {
                 case .block:
-                    if let deadline, deadline.hasPassed { return (dropNewest(&s, group), nil) }
-                    waiter.wait(until: deadline)
+                    return timedOut ? (dropNewest(&s, group), nil) : nil  // nil: sleep until room or the deadline
                 case .dropNewest:
                     return (dropNewest(&s, group), nil)
                 case .dropOldest:
@@ -265,6 +267,8 @@ package final class BoundedQueue<Element: Sendable>: Sendable {
                 }
             }
         }
+        // The last run (timed out) always returns a value: a .block push drops then.
+        let (result, consumer) = outcome ?? (.dropped, nil)
         consumer?.resume(returning: element)
         return result
     }
@@ -287,24 +291,22 @@ package final class BoundedQueue<Element: Sendable>: Sendable {
     /// - Returns: the element; ``PopResult/timedOut``; the end once the queue is closed and
     ///   empty; ``PopResult/cancelled``.
     package func pop(deadline: Deadline? = nil) -> PopResult {
-        lock.withLock { s, waiter -> PopResult in
-            while true {
-                if let element = s.popFirst() {
-                    waiter.signalAll()  // a producer waiting for room
-                    return .element(element)
-                }
-                switch s.phase {
-                case .open:
-                    if deadline?.hasPassed ?? false { return .timedOut }
-                    waiter.wait(until: deadline)
-                case .closed(let error):
-                    defer { s.endTaken = true }
-                    return .ended(s.endTaken ? nil : error)
-                case .cancelled:
-                    return .cancelled
-                }
+        let result = lock.withLock(waitingUntil: deadline) { s, waiter, timedOut -> PopResult? in
+            if let element = s.popFirst() {
+                waiter.signalAll()  // a producer waiting for room
+                return .element(element)
+            }
+            switch s.phase {
+            case .open:
+                return timedOut ? .timedOut : nil  // nil: sleep until an element, the end or the deadline
+            case .closed(let error):
+                defer { s.endTaken = true }
+                return .ended(s.endTaken ? nil : error)
+            case .cancelled:
+                return .cancelled
             }
         }
+        return result ?? .timedOut
     }
 
     /// Takes the oldest element from a task, suspending while none waits (one task at a time).

@@ -59,9 +59,8 @@ package final class ThreadLock<State>: @unchecked Sendable {
         return try body(&state)
     }
 
-    /// Runs `body` with exclusive access to the state. `body` may call `wait` on the handle it
-    /// is given to sleep until another thread calls ``signalAll()``; the lock is released while
-    /// it sleeps.
+    /// Runs `body` with exclusive access to the state; `body` may wake the threads waiting on
+    /// this lock (``Waiter/signalAll()``).
     /// - Complexity: O(1) besides `body`.
     package func withLock<R, E: Error>(_ body: (inout State, Waiter) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
@@ -69,24 +68,44 @@ package final class ThreadLock<State>: @unchecked Sendable {
         return try body(&state, Waiter(mutex: mutex, condition: condition))
     }
 
-    /// Wakes every thread waiting in ``withLock(_:)-(State,Waiter)``. Call it after changing the state.
+    /// Runs `body` under the lock until it returns a value, sleeping between runs (the lock
+    /// released) until another thread calls ``signalAll()``, or `deadline` passes (nil: never).
+    /// `body` gets `timedOut` true once the deadline has passed: its last run, whose nil is
+    /// returned as nil.
+    ///
+    /// Each run is an access of its own to the state, so it reads what other threads changed
+    /// while it slept. A sleep inside one access cannot promise that: the state is an `inout`
+    /// argument there, which the optimiser may keep in registers across the sleep (a release
+    /// build once never saw a flag another thread had set).
+    /// - Complexity: O(1) besides `body` and the sleeps.
+    package func withLock<R, E: Error>(waitingUntil deadline: Deadline?,
+                                      _ body: (inout State, Waiter, _ timedOut: Bool) throws(E) -> R?) throws(E) -> R? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        let waiter = Waiter(mutex: mutex, condition: condition)
+        var timedOut = deadline?.hasPassed ?? false
+        while true {
+            if let result = try body(&state, waiter, timedOut) { return result }
+            if timedOut { return nil }
+            timedOut = !waiter.wait(until: deadline)
+        }
+    }
+
+    /// Wakes every thread waiting in ``withLock(waitingUntil:_:)``. Call it after changing the state.
     package func signalAll() { pthread_cond_broadcast(condition) }
 
-    /// Sleeps inside ``ThreadLock/withLock(_:)-(State,Waiter)`` until the next
-    /// ``ThreadLock/signalAll()`` (or a spurious wake-up: callers recheck the state in a loop).
+    /// The handle `body` gets inside the lock: wakes the threads waiting on it.
     package struct Waiter {
         fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
         fileprivate let condition: UnsafeMutablePointer<pthread_cond_t>
 
-        package func wait() { pthread_cond_wait(condition, mutex) }
-
-        /// Sleeps as ``wait()`` does, but not past `deadline` (`nil`: as ``wait()``).
-        /// - Returns: false when the deadline had passed or passed while sleeping (callers
-        ///   still recheck the state: a signal and the deadline may come together).
-        @discardableResult
-        package func wait(until deadline: Deadline?) -> Bool {
+        /// Sleeps (the lock released) until a signal, a spurious wake-up, or `deadline` (`nil`:
+        /// none); only ``ThreadLock/withLock(waitingUntil:_:)`` calls it, between two accesses.
+        /// - Returns: false when the deadline had passed or passed while sleeping (the caller
+        ///   still looks at the state once more: a signal and the deadline may come together).
+        fileprivate func wait(until deadline: Deadline?) -> Bool {
             guard let deadline else {
-                wait()
+                pthread_cond_wait(condition, mutex)
                 return true
             }
             let left = deadline.remaining

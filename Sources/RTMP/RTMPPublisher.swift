@@ -196,10 +196,7 @@ public final class RTMPPublisher: @unchecked Sendable {
             return !s.finishing
         }
         if first { items.push(.finish, exempt: true) }
-        let done = state.withLock { s, waiter -> Bool in
-            while !s.done && !deadline.hasPassed { waiter.wait(until: deadline) }
-            return s.done
-        }
+        let done = state.withLock(waitingUntil: deadline) { s, _, _ in s.done ? true : nil } ?? false
         guard done else { throw RTMPError.invalid(.timedOut, "the RTMP queue did not drain in \(timeout)") }
         if let error = self.error { throw error }
     }

@@ -73,11 +73,7 @@ import MediaSupport
         await #expect(throws: SocketError(.cancelled, "")) { try await second.value }
         call.cancel()
         await #expect(throws: SocketError(.cancelled, "")) { _ = try await call.value }
-        let ended = bodyEnded.withLock { e, waiter -> SocketError? in
-            let deadline = Deadline.after(.seconds(10))
-            while e == nil && !deadline.hasPassed { waiter.wait(until: deadline) }
-            return e
-        }
+        let ended = bodyEnded.withLock(waitingUntil: .after(.seconds(10))) { e, _, _ in e }
         #expect(ended?.kind == .cancelled)
         _ = await worker.run { () throws(Never) in 0 }  // every job before this one has run or been skipped
         #expect(queuedBehind.withLock { $0 } == false)
@@ -95,7 +91,7 @@ import MediaSupport
                 discarded.signalAll()
             }) { () throws(Failure) -> Int in
                 started.withLock { $0 = true }
-                release.withLock { go, waiter in while !go { waiter.wait() } }
+                _ = release.withLock(waitingUntil: nil) { go, _, _ in go ? true : nil }
                 return 99
             }
         }
@@ -104,11 +100,7 @@ import MediaSupport
         await #expect(throws: Failure(code: 1)) { _ = try await call.value }
         release.withLock { $0 = true }
         release.signalAll()
-        let value = discarded.withLock { v, waiter -> Int? in
-            let deadline = Deadline.after(.seconds(10))
-            while v == nil && !deadline.hasPassed { waiter.wait(until: deadline) }
-            return v
-        }
+        let value = discarded.withLock(waitingUntil: .after(.seconds(10))) { v, _, _ in v }
         #expect(value == 99)
     }
 

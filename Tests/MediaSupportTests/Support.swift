@@ -23,11 +23,7 @@ final class Spawned<T: Sendable>: Sendable {
 
     /// The result, or nil when the closure has not returned within `limit`.
     func value(within limit: Duration = .seconds(10)) -> T? {
-        let deadline = Deadline.after(limit)
-        return result.withLock { r, waiter -> T? in
-            while r == nil && !deadline.hasPassed { waiter.wait(until: deadline) }
-            return r
-        }
+        result.withLock(waitingUntil: .after(limit)) { r, _, _ in r }
     }
 
     /// True once the closure has returned.
