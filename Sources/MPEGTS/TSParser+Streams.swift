@@ -67,8 +67,10 @@ struct Stream: Sendable {
 struct H264Track: Sendable {
     var splitter: AnnexBStreamParser
     var assembler: AccessUnitAssembler
-    /// Bytes given to the splitter so far.
+    /// Bytes given to the splitters so far.
     var fed = 0
+    /// Bytes given to the splitters before the current one (which counts its offsets from 0).
+    var base = 0
     /// Where each PES began (offset in the stream's bytes) with its times, and whether an
     /// access unit has taken them; at most 64, oldest first.
     var marks: [(offset: Int, times: SampleTimestamps?, used: Bool)] = []
@@ -200,7 +202,7 @@ extension TSParser {
             let offset = streams[index].h264!.fed &+ streams[index].pending.count
             if streams[index].h264!.losses.count >= 64 { streams[index].h264!.losses.removeFirst() }
             streams[index].h264!.losses.append(offset)
-            feed(index)
+            feed(index, cut: true)
         } else if streams[index].collecting {
             endPES(index, atEnd: false)
         }
@@ -228,8 +230,10 @@ extension TSParser {
     }
 
     /// Gives the gathered H.264 bytes to the core's parser and hands out the access units
-    /// that completes.
-    mutating func feed(_ index: Int, finishing: Bool = false) {
+    /// that completes. `cut` (after a loss) also ends the NAL unit and the access unit in
+    /// progress, whose rest is lost: they come out marked, and what follows starts afresh
+    /// (else an access unit that lost its slices would take in the next one's).
+    mutating func feed(_ index: Int, finishing: Bool = false, cut: Bool = false) {
         guard var track = streams[index].h264 else { return }
         streams[index].h264 = nil  // moved out while it works: no copy of its buffers
         let pending = streams[index].pending
@@ -238,7 +242,7 @@ extension TSParser {
             track.fed &+= pending.count
             track.splitter.append(pending[...])
         }
-        if finishing { track.splitter.finish() }
+        if finishing || cut { track.splitter.finish() }
         while true {
             let unit: NALUnit?
             do throws(H264Error) {
@@ -248,14 +252,18 @@ extension TSParser {
                 continue
             }
             guard let unit else { break }
-            let offset = track.splitter.lastNALUnitOffset &- track.splitter.lastStartCodeLength
+            let offset = track.base &+ track.splitter.lastNALUnitOffset &- track.splitter.lastStartCodeLength
             do throws(H264Error) {
                 if let au = try track.assembler.push(unit, offset: offset) { emit(au, end: offset, track: &track, index: index) }
             } catch {
                 problem(TSError.h264(error, "PID \(streams[index].pid)"))
             }
         }
-        if finishing, let au = track.assembler.finish() { emit(au, end: track.fed, track: &track, index: index) }
+        if finishing || cut, let au = track.assembler.finish() { emit(au, end: track.fed, track: &track, index: index) }
+        if cut {
+            track.splitter = AnnexBStreamParser(maximumNALUnitSize: options.maximumNALUnitSize, leadingData: .skip)
+            track.base = track.fed
+        }
         streams[index].h264 = track
     }
 
