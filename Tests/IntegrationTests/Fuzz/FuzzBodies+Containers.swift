@@ -144,6 +144,8 @@ extension FuzzSeeds {
             return streams.compactMap { try? FLVConversion.annexBToFLV($0) }
         case "rtmp_receive":
             return rtmpSeeds()
+        case "ts_demux":
+            return tsSeeds(streams)
         default:
             return []
         }

@@ -24,6 +24,7 @@ enum FuzzBodies {
         "sdp_parse": sdpParse,
         "flv_read": flvRead,
         "rtmp_receive": rtmpReceive,
+        "ts_demux": tsDemux,
     ]
 
     /// Reports a broken promise (``FuzzProperty``: a trap in the fuzz binary, a recorded issue
