@@ -207,7 +207,9 @@ public struct TSParser: Sendable {
             if packetSize != nil, available > 0 { packetSize = nil }  // lost: look for sync again
             return synchronise()
         }
-        guard available >= TSPacketLayout.size else { return endIfFinished() }
+        // An M2TS packet is read once the next one's 4-byte header has come too (or the input
+        // has ended), so that a chunk boundary inside that header does not look like lost sync.
+        guard available >= size || (finished && available >= TSPacketLayout.size) else { return endIfFinished() }
         readPacket(at: position)
         position &+= min(size, available)
         return true

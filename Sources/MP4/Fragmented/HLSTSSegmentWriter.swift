@@ -2,7 +2,7 @@ import H264
 import MPEGTS
 
 /// Writes HLS with MPEG-TS segments into a directory as access units come: media segments
-/// (`segment-00001.ts`, ...) made by ``MPEGTS/TSWriter``, and the media playlist
+/// (`segment-00001.ts`, ...) made by `TSWriter`, and the media playlist
 /// (`index.m3u8`, `EXT-X-VERSION` 3, no `EXT-X-MAP`) — the form every HLS player accepts,
 /// smart TVs that cannot play fragmented MP4 included.
 ///
@@ -13,12 +13,12 @@ import MPEGTS
 /// start point are dropped; `EXT-X-INDEPENDENT-SEGMENTS` holds while every segment starts at
 /// an IDR access unit; a live window lists the last segments and deletes older files; the
 /// playlist is rewritten through a temporary file and a rename. A change of picture format
-/// (an `AccessUnit` with a ``H264/AccessUnit/formatChange``) starts a new segment after
+/// (an `AccessUnit` with a `formatChange`) starts a new segment after
 /// `EXT-X-DISCONTINUITY` when it comes at a start point. Each segment begins with a PAT and
 /// a PMT (the TS writer puts them before every random access point; a segment cut elsewhere
 /// gets them too), and continuity counters run on across segments.
 ///
-/// Memory: the ``MPEGTS/TSWriter``'s (one access unit's packets), and the playlist as
+/// Memory: the `TSWriter`'s (one access unit's packets), and the playlist as
 /// ``HLSSegmentWriter``'s.
 ///
 /// ```swift
@@ -32,7 +32,7 @@ public final class HLSTSSegmentWriter {
     public struct Options: Sendable, Hashable {
         /// The target segment duration.
         public var targetDuration: Duration
-        /// Where segments may start (as ``MP4FragmentWriter/Options-swift.struct/cutting``).
+        /// Where segments may start (as ``MP4FragmentWriter/Options/cutting-swift.property``).
         public var cutting: MP4FragmentWriter.Options.Cutting
         /// The longest segment without a start point (nil: ten times the target, at least 30 s).
         public var maximumSegmentDuration: Duration?
@@ -84,7 +84,7 @@ public final class HLSTSSegmentWriter {
     ///   - window: list only the last `window` segments (at least 3) and delete older ones.
     /// - Throws: ``MP4Error/Code/io`` when the directory cannot be made,
     ///   ``MP4Error/Code/invalidArgument`` for a window below 3, a target duration that is not
-    ///   positive, or transport-stream options the ``MPEGTS/TSWriter`` refuses (its error in
+    ///   positive, or transport-stream options the `TSWriter` refuses (its error in
     ///   `underlying`).
     public init(directory: String, options: Options, naming: HLSSegmentWriter.Naming = HLSSegmentWriter.Naming(segmentSuffix: ".ts"),
                 playlistType: HLSMediaPlaylist.PlaylistType? = .event, updatesPlaylistAfterEachSegment: Bool = true,
@@ -111,7 +111,7 @@ public final class HLSTSSegmentWriter {
     /// - Parameters:
     ///   - sample: the access unit, with timestamps on any clock.
     ///   - parameterSets: SPS and PPS to write at random access points that lack them (see
-    ///     ``MPEGTS/TSWriter/write(_:parameterSets:)``).
+    ///     `TSWriter.write(_:parameterSets:)`).
     /// - Throws: ``MP4Error/Code/invalidArgument`` for an access unit the TS writer refuses
     ///   (no timestamps, a decoding time that goes back: its error in `underlying`; nothing is
     ///   written for it), ``MP4Error/Code/io``.
