@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FLV", targets: ["FLV"]),
         .library(name: "RTMP", targets: ["RTMP"]),
         .library(name: "MP4", targets: ["MP4"]),
+        .library(name: "MPEGTS", targets: ["MPEGTS"]),
         .library(name: "H264Delivery", targets: ["H264Delivery"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
@@ -42,8 +43,12 @@ let package = Package(
         .target(name: "FLV", dependencies: ["H264", "MediaSupport"]),
         // RTMP publishing over Glibc sockets: FLV and the core, no Foundation.
         .target(name: "RTMP", dependencies: ["FLV", "H264", "MediaSupport"]),
-        // MP4 and fragmented MP4 (CMAF) files and HLS playlists: the H264 core only, no Foundation.
-        .target(name: "MP4", dependencies: ["H264", "MediaSupport"]),
+        // MPEG-2 transport streams (ISO/IEC 13818-1): the muxer and the push demuxer, over the
+        // core's access units: the H264 core only, no Foundation.
+        .target(name: "MPEGTS", dependencies: ["H264", "MediaSupport"]),
+        // MP4 and fragmented MP4 (CMAF) files and HLS playlists, with fMP4 or TS segments (the
+        // latter written by MPEGTS): no Foundation.
+        .target(name: "MP4", dependencies: ["H264", "MPEGTS", "MediaSupport"]),
         // Delivery profiles (WebRTC, RTMP, HLS, RTSP, the strict spec): rules with their clauses,
         // the streaming checker and the fixer that rewrites headers without re-encoding; FLV for
         // the RTMP rules, which need its keyframe flags and sequence headers.
@@ -63,8 +68,8 @@ let package = Package(
         .target(name: "CommandLineSupport"),
         .executableTarget(
             name: "H264CLI",
-            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery", "H264Fixtures", "MediaSupport",
-                           "CommandLineSupport"]
+            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS", "H264Delivery", "H264Fixtures",
+                           "MediaSupport", "CommandLineSupport"]
         ),
         // The benchmark executable (no product: `swift run -c release H264Benchmarks`), and its
         // allocation count: the C allocator's entry points, counted and forwarded, interposed in
@@ -72,7 +77,7 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "H264Benchmarks",
-            dependencies: ["H264", "H264Video", "RTP", "H264Delivery", "CommandLineSupport", "CAllocationCounter"]
+            dependencies: ["H264", "H264Video", "RTP", "MPEGTS", "H264Delivery", "CommandLineSupport", "CAllocationCounter"]
         ),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests, the splitter's drivers
         // the framing tests and the fuzz bodies share, and the allocation count of the allocation
@@ -86,19 +91,21 @@ let package = Package(
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "X264", "H264Video", "MP4", "MediaSupport", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS", "MP4", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "TestSupport"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "CommandLineSupport", "H264", "H264Video", "H264Fixtures", "FLV", "MP4",
-                                                      "RTP", "MediaSupport", "TestSupport"]),
+                                                      "RTP", "MPEGTS", "MediaSupport", "TestSupport"]),
         // Tests across modules: the fuzz bodies of every target but MP4's (compiled into the fuzz
         // binary too, Tests/Fuzz/run.sh) with their kept inputs, the mutation sweep through every
         // entry point, field bugs through RTP.
-        .testTarget(name: "IntegrationTests", dependencies: ["H264", "H264Fixtures", "H264Video", "RTP", "FLV", "RTMP", "TestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["H264", "H264Fixtures", "H264Video", "RTP", "FLV", "RTMP", "MPEGTS",
+                                                          "TestSupport"]),
         // The benchmark executable's measurements, and the allocation suites that count with it
         // (optimised builds only: `.ci/run` runs them in a release pass).
         // The code the DocC articles show, compiled and run: each article's snippet is a marked
         // region of a test here, and Docs/check-snippets.py checks that the two are the same.
-        .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery",
-                                                        "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS",
+                                                        "H264Delivery", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -15,7 +15,7 @@ enum BenchCommand {
     chunks (and in h264-reader's published setups: the whole buffer as one chunk, 1,440- and
     184-byte chunks), Annex-B -> AVCC conversion, RBSP extraction, the access-unit layer (boundaries,
     keyframes, POC, timestamps; whole stream, and streaming in 1 MiB chunks), parsing every NAL header, SPS, PPS, SEI and slice header,
-    RTP packetising and depacketising (MTU 1200, --mtu), and memcpy of the same buffer; slice headers
+    RTP packetising and depacketising (MTU 1200, --mtu), MPEG-TS muxing and demuxing, and memcpy of the same buffer; slice headers
     parsed per second; BGRA -> I420 conversion in megapixels per second (1280x720, BT.601);
     heap allocations per NAL unit (and per access unit) of splitting, conversion, the
     access-unit layer and RTP packetising, counted by the C allocator's entry points that this
@@ -31,7 +31,9 @@ enum BenchCommand {
                         access_units_gbps, access_units_streaming_gbps, parse_headers_gbps,
                         slice_headers_per_s, slice_headers_reused_per_s (the same
                         headers parsed into one kept header: SliceHeader.parse(_:context:into:)),
-                        rtp_packetize_gbps, rtp_depacketize_gbps, bgra_to_i420_mpps,
+                        rtp_packetize_gbps, rtp_depacketize_gbps, ts_mux_gbps and ts_demux_gbps
+                        (GB/s of transport stream bytes written, or read to access units),
+                        bgra_to_i420_mpps,
                         allocations_per_nal and allocations_per_access_unit (objects keyed by
                         measurement; slice_headers: per slice header of the slice file;
                         slice_headers_reused: the same, parsed into one header),
@@ -104,6 +106,12 @@ enum BenchCommand {
         Measurement(key: "slice_headers_per_s", label: "slice headers", unit: "/s") { try ParsingBench.sliceHeadersPerSecond($0.sliceUnits) },
         Measurement(key: "slice_headers_reused_per_s", label: "slice headers, parsed into one", unit: "/s") {
             try ParsingBench.reusedSliceHeadersPerSecond($0.sliceUnits)
+        },
+        Measurement(key: "ts_mux_gbps", label: "MPEG-TS mux", unit: "GB/s") {
+            try TSBench.muxGBps(stream: $0.stream, seconds: 0.3)
+        },
+        Measurement(key: "ts_demux_gbps", label: "MPEG-TS demux", unit: "GB/s") {
+            try TSBench.demuxGBps(stream: $0.stream, seconds: 0.3)
         },
         Measurement(key: "rtp_packetize_gbps", label: "RTP packetise", unit: "GB/s") {
             try RTPBench.packetizeGBps(stream: $0.stream, mtu: $0.mtu, seconds: 0.3)

@@ -2,15 +2,17 @@ import CommandLineSupport
 import Glibc
 import H264
 import MP4
+import MPEGTS
 
-/// `h264 segment`: HLS with fragmented MP4 (CMAF) segments, from an Annex-B stream or an MP4
-/// file, through the library's `HLSSegmentWriter`.
+/// `h264 segment`: HLS with fragmented MP4 (CMAF) segments, or MPEG-TS segments, from an
+/// Annex-B stream or an MP4 file, through the library's `HLSSegmentWriter` or
+/// `HLSTSSegmentWriter`.
 enum SegmentCommand: CLICommand {
     static let name = "segment"
     static let finishesOnInterruption = true
-    static let summary = "cut a stream into CMAF segments with an HLS playlist"
+    static let summary = "cut a stream into HLS segments (CMAF or MPEG-TS) with a playlist"
     static let usage = """
-    usage: h264 segment IN -o DIR [--duration S] [--fps R] [--start-at idr|random-access|any]
+    usage: h264 segment IN -o DIR [--format fmp4|ts] [--duration S] [--fps R] [--start-at idr|random-access|any]
                        [--max-segment-duration S] [--parameter-sets auto|new-init|in-band]
                        [--window N] [--sidx] [--edit-list]
 
@@ -21,6 +23,12 @@ enum SegmentCommand: CLICommand {
     unit's NAL units, not from an MP4's sync flags. Access units before the first start point
     cannot be decoded and are skipped (the count is printed); a stream with none is an error.
 
+      --format F          fmp4 (default: CMAF segments as above) or ts: MPEG-TS segments
+                          (segment-00001.ts, ...: PAT and PMT, then the access units with an
+                          AUD each) and index.m3u8 of HLS version 3 without EXT-X-MAP, for
+                          players that cannot play fMP4; a picture-size change starts a segment
+                          after EXT-X-DISCONTINUITY (--parameter-sets, --sidx and --edit-list
+                          are fMP4's)
       --duration S        target segment duration in seconds (default 2): a segment ends at
                           the first start point at or after it (less half a frame duration)
       --fps R             frame rate for Annex-B streams without VUI timing
@@ -66,7 +74,27 @@ enum SegmentCommand: CLICommand {
         case "in-band": changes = .inBand
         case let other: throw CLIError("--parameter-sets must be auto, new-init or in-band, not '\(other)'")
         }
+        let format = try args.option("--format") ?? "fmp4"
+        guard format == "fmp4" || format == "ts" else { throw CLIError("--format must be fmp4 or ts, not '\(format)'") }
         let input = try args.positionals(min: 1, max: 1)[0]
+        if format == "ts" {
+            guard !sidx, !editList, changes == .inBandWherePossible else {
+                throw CLIError("--sidx, --edit-list and --parameter-sets are for --format fmp4")
+            }
+            let options = HLSTSSegmentWriter.Options(targetDuration: .seconds(seconds), cutting: cutting,
+                                                     maximumSegmentDuration: maximum.map { .seconds($0) })
+            let hls = try HLSTSSegmentWriter(directory: dir, options: options, playlistType: window == nil ? .event : nil,
+                                             updatesPlaylistAfterEachSegment: window != nil, window: window)
+            var finished = false
+            defer {
+                if !finished, hls.failure == nil || !hls.hasWrittenPlaylist {
+                    removePlaylist(directory: hls.directory, name: hls.naming.playlist)
+                }
+            }
+            try segmentTS(input, fps: fps, into: hls)
+            finished = true
+            return
+        }
         func options(_ timescale: Int64) -> MP4FragmentWriter.Options {
             var o = MP4FragmentWriter.Options(timescale: timescale, targetDuration: .seconds(seconds), cutting: cutting,
                                               parameterSetChanges: changes)
@@ -83,7 +111,11 @@ enum SegmentCommand: CLICommand {
         var finished = false
         // A failed write leaves the playlist the writer rewrote (its whole segments, ended);
         // any other failure, or a rewrite that failed too, leaves none.
-        defer { if !finished, let writer, writer.failure == nil || !writer.hasWrittenPlaylist { removePlaylist(of: writer) } }
+        defer {
+            if !finished, let writer, writer.failure == nil || !writer.hasWrittenPlaylist {
+                removePlaylist(directory: writer.directory, name: writer.naming.playlist)
+            }
+        }
         do {
             try segment(input, fps: fps, makeWriter: makeWriter, writer: &writer)
         } catch let error as MP4Error where error.code == .noStartPoint {
@@ -120,6 +152,59 @@ enum SegmentCommand: CLICommand {
         }
     }
 
+    /// Reads `input` (MP4 or Annex-B) into MPEG-TS segments.
+    /// (The caller removes the playlist after a failure, as for fMP4.)
+    private static func segmentTS(_ input: String, fps: (numerator: Int64, denominator: Int64)?, into hls: HLSTSSegmentWriter) throws {
+        if MP4Conversion.isMP4(path: input) {
+            let (reader, track) = try MP4Conversion.open(input)
+            var units = reader.accessUnits(of: track)
+            while !Interruption.isRequested, let au = try units.next() { try hls.append(au) }
+        } else {
+            var timing = TimestampOptions()
+            if let fps { timing.frameRate = fps }
+            var parser = AccessUnitParser(timing: timing, leadingData: .skip)
+            let chunks = try ChunkedInput(input)
+            chunks.framing = .annexB
+            var problems = 0
+            var ended = false
+            while true {
+                if !ended && parser.needsInput {
+                    if !Interruption.isRequested, let chunk = try chunks.read() {
+                        parser.append(chunk)
+                    } else {
+                        parser.finish()
+                        ended = true
+                    }
+                }
+                do {
+                    if let au = try parser.next() {
+                        if !au.flags.hasNoPicture { try hls.append(au) }
+                    } else if ended {
+                        break
+                    }
+                } catch let error as H264Error {
+                    problems += 1
+                    if problems <= 5 { Output.error("warning: \(error.code): \(error.reason)") }
+                }
+            }
+        }
+        do throws(MP4Error) {
+            try hls.finish()
+        } catch {
+            if error.code == .noStartPoint { throw CLIError("no segment written: \(error.reason)") }
+            throw error
+        }
+        if hls.droppedLeadingSampleCount > 0 {
+            Output.error("warning: skipped \(hls.droppedLeadingSampleCount) access units before the first point where decoding can start")
+        }
+        if hls.segmentsCutWithoutStartPoint > 0 {
+            Output.error("warning: \(hls.segmentsCutWithoutStartPoint) segments cut at the maximum duration without a start point")
+        }
+        let discontinuities = hls.playlist.entries.filter { $0 == .discontinuity }.count
+        Output.note("wrote \(hls.segmentCount) segment\(hls.segmentCount == 1 ? "" : "s")"
+                    + "\(discontinuities > 0 ? " (\(discontinuities) discontinuities)" : "") and \(hls.naming.playlist) in \(hls.directory)")
+    }
+
     /// Prints what was written and what the stream made the segmenter do.
     private static func report(_ writer: HLSSegmentWriter, dir: String) throws {
         let fragments = writer.fragmentWriter
@@ -151,8 +236,8 @@ enum SegmentCommand: CLICommand {
     /// After a failure other than a failed write: no playlist in the directory claims its
     /// segments are complete (one there is an earlier run's, whose segments this run has begun
     /// to overwrite).
-    private static func removePlaylist(of writer: HLSSegmentWriter) {
-        let path = writer.directory + "/" + writer.naming.playlist
-        if unlink(path) == 0 { Output.error("removed '\(path)': the segments in '\(writer.directory)' are this failed run's") }
+    private static func removePlaylist(directory: String, name: String) {
+        let path = directory + "/" + name
+        if unlink(path) == 0 { Output.error("removed '\(path)': the segments in '\(directory)' are this failed run's") }
     }
 }

@@ -10,7 +10,9 @@ import TestSupport
 @Suite(.enabled(if: MountNamespace.canMountTmpfs && FFmpeg.isPresent,
                 "needs the h264 executable, ffmpeg, and a tmpfs mounted in a mount namespace (root, unshare)"))
 struct HLSFullDiskTests {
-    @Test func aFullDiskLeavesAPlaylistOfWholeSegments() throws {
+    @Test(arguments: ["fmp4", "ts"])
+    func aFullDiskLeavesAPlaylistOfWholeSegments(_ format: String) throws {
+        let suffix = format == "ts" ? ".ts" : ".m4s"
         let binary = try #require(CLIRobustnessTests.binary)
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -19,7 +21,7 @@ struct HLSFullDiskTests {
                                             "--preset", "ultrafast", "--threads", "1"], timeout: 120)
         #expect(made.status == 0, "\(made.stderr)")
         // The whole packaging, on an ordinary disk: its size sets the small disk's.
-        let whole = try Support.run(binary, ["segment", input, "-o", dir + "/whole", "--duration", "1"], timeout: 120)
+        let whole = try Support.run(binary, ["segment", input, "-o", dir + "/whole", "--duration", "1", "--format", format], timeout: 120)
         #expect(whole.status == 0, "\(whole.stderr)")
         let wholeBytes = try FileManager.default.contentsOfDirectory(atPath: dir + "/whole").reduce(0) { sum, name in
             sum + ((try? FileManager.default.attributesOfItem(atPath: dir + "/whole/" + name)[.size] as? Int) ?? 0)
@@ -31,7 +33,7 @@ struct HLSFullDiskTests {
         try FileManager.default.createDirectory(atPath: dir + "/mnt", withIntermediateDirectories: true)
         let script = """
             mount -t tmpfs -o size=\(size)k tmpfs "$1/mnt" || exit 99
-            "$2" segment "$3" -o "$1/mnt/hls" --duration 1
+            "$2" segment "$3" -o "$1/mnt/hls" --duration 1 --format \(format)
             status=$?
             cp -r "$1/mnt/hls" "$1/copy"
             exit $status
@@ -42,8 +44,8 @@ struct HLSFullDiskTests {
         #expect(r.stderr.contains("was removed") && r.stderr.contains("whole segments, ended"), "\(r.stderr)")
 
         let playlist = try String(contentsOfFile: dir + "/copy/index.m3u8", encoding: .utf8)
-        let listed = playlist.split(separator: "\n").filter { $0.hasSuffix(".m4s") }.map(String.init)
-        let onDisk = try FileManager.default.contentsOfDirectory(atPath: dir + "/copy").filter { $0.hasSuffix(".m4s") }
+        let listed = playlist.split(separator: "\n").filter { $0.hasSuffix(suffix) }.map(String.init)
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: dir + "/copy").filter { $0.hasSuffix(suffix) }
         #expect(listed.count >= 2, "\(playlist)")
         #expect(Set(onDisk) == Set(listed), "no segment on disk that the playlist does not list, and none missing")
         #expect(playlist.contains("#EXT-X-ENDLIST"))

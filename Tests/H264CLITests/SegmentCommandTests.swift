@@ -124,3 +124,27 @@ import TestSupport
         #expect(starts.first == "0.000000")
     }
 }
+
+/// `h264 segment --format ts`: MPEG-TS segments and a version-3 playlist FFmpeg plays.
+@Suite struct SegmentCommandTSTests {
+    /// Four GOPs of 25 pictures at 25 fps, two-second segments: two segments of 2 s, FFmpeg
+    /// decodes all 100 pictures from the playlist without a word on stderr.
+    @Test(.enabled(if: SegmentCommandTests.binary && FFmpeg.isPresent, "needs the h264 executable and ffmpeg"))
+    func tsSegmentsPlay() throws {
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gop = "I! " + Array(repeating: "P", count: 24).joined(separator: " ")
+        let input = try SegmentCommandTests.stream(Array(repeating: gop, count: 4).joined(separator: " "), in: dir)
+        let r = try SegmentCommandTests.run(["segment", input, "-o", dir + "/hls", "--format", "ts", "--duration", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let playlist = try String(contentsOfFile: dir + "/hls/index.m3u8", encoding: .utf8)
+        #expect(playlist.contains("#EXT-X-VERSION:3") && !playlist.contains("EXT-X-MAP"))
+        #expect(playlist.components(separatedBy: "#EXTINF:2.000000,").count - 1 == 2)
+        #expect(FileManager.default.fileExists(atPath: dir + "/hls/segment-00002.ts"))
+        let decode = try FFmpeg.ffmpeg(["-v", "error", "-i", dir + "/hls/index.m3u8", "-f", "framemd5", "-"])
+        #expect(decode.succeeded && decode.stderr.isEmpty, "\(decode.stderr)")
+        #expect(FFmpeg.frameMD5s(output: decode.output).count == 100)
+        let wrong = try SegmentCommandTests.run(["segment", input, "-o", dir + "/x", "--format", "ts", "--sidx"])
+        #expect(wrong.status != 0 && wrong.stderr.contains("--format fmp4"))
+    }
+}

@@ -1,4 +1,4 @@
-/// An HLS media playlist (RFC 8216) for fragmented MP4 segments: `EXT-X-VERSION` 7,
+/// An HLS media playlist (RFC 8216) for fragmented MP4 or MPEG-TS segments: `EXT-X-VERSION`,
 /// `EXT-X-TARGETDURATION`, `EXT-X-MEDIA-SEQUENCE`, `EXT-X-INDEPENDENT-SEGMENTS` when every
 /// segment starts with a sync sample, `EXT-X-MAP` for the init segment (again, after
 /// `EXT-X-DISCONTINUITY`, when it changes), one `EXTINF` per segment, and `EXT-X-ENDLIST`
@@ -37,9 +37,14 @@ public struct HLSMediaPlaylist: Hashable, Sendable {
     public var entries: [Entry]
     /// The stream has ended: `EXT-X-ENDLIST`.
     public var hasEnded: Bool
+    /// `EXT-X-VERSION`: 7 for fragmented MP4 segments (`EXT-X-MAP` needs 6 or more), 3 for
+    /// MPEG-TS segments (decimal `EXTINF` durations), which the oldest players accept.
+    public var version: Int
 
     /// Creates an empty playlist.
-    public init(timescale: Int64, mediaSequence: Int = 0, playlistType: PlaylistType? = nil, independentSegments: Bool = true) {
+    public init(timescale: Int64, mediaSequence: Int = 0, playlistType: PlaylistType? = nil, independentSegments: Bool = true,
+                version: Int = 7) {
+        self.version = version
         self.timescale = max(1, timescale)
         self.mediaSequence = mediaSequence
         discontinuitySequence = 0
@@ -73,7 +78,7 @@ public struct HLSMediaPlaylist: Hashable, Sendable {
 
     /// The lines before the entries.
     func header(targetDuration: Int) -> String {
-        var s = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:\(targetDuration)\n#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)\n"
+        var s = "#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(targetDuration)\n#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)\n"
         if discontinuitySequence != 0 { s += "#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuitySequence)\n" }
         if let playlistType { s += "#EXT-X-PLAYLIST-TYPE:\(playlistType.rawValue)\n" }
         if independentSegments { s += "#EXT-X-INDEPENDENT-SEGMENTS\n" }

@@ -94,25 +94,14 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     /// The file names.
     public let naming: Naming
     /// The playlist as written so far.
-    public private(set) var playlist: HLSMediaPlaylist
+    public var playlist: HLSMediaPlaylist { files.playlist }
     /// The playlist is rewritten after each segment (else only by ``finish()``).
     public let updatesPlaylistAfterEachSegment: Bool
     /// The live sliding window: the number of segments the playlist lists, nil for all.
     public let window: Int?
     private var fragments: MP4FragmentWriter
-    /// Without a window, the entries' lines, rendered as they come.
-    private var body = ""
-    /// The longest segment so far.
-    private var longest: Int64 = 0
-    /// The bytes of the segments written since the playlist was.
-    private var bytesSincePlaylist = 0
-    /// The media segment being written: its file and what its playlist entry needs.
-    private var current: (file: MP4File, name: String, duration: Int64, isIndependent: Bool)?
-    /// With a window: segments removed from the playlist, deleted once `window` more have been.
-    private var removed: [String] = []
-    private var removedStart = 0
-    /// With a window: how many playlist entries refer to each init segment.
-    private var mapUses: [String: Int] = [:]
+    /// The playlist, the segment being written, the window: what both HLS writers keep.
+    private let files: HLSPlaylistFiles
 
     /// Creates the directory when it does not exist; nothing else is written before the first
     /// sample.
@@ -132,19 +121,15 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     public init(directory: String, options: MP4FragmentWriter.Options, naming: Naming = Naming(),
                 playlistType: HLSMediaPlaylist.PlaylistType? = .event,
                 updatesPlaylistAfterEachSegment: Bool = true, window: Int? = nil) throws(MP4Error) {
-        if let window, window < 3 {
-            throw MP4Error.invalid(.invalidArgument, "a live playlist window of \(window) segments is below 3")
-        }
         self.updatesPlaylistAfterEachSegment = updatesPlaylistAfterEachSegment
         self.window = window
         fragments = try MP4FragmentWriter(options: options)
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw MP4Error.invalid(.io, "cannot create directory '\(directory)': \(String(cString: strerror(errno)))")
-        }
+        let playlist = HLSMediaPlaylist(timescale: options.timescale ?? 90_000, playlistType: window == nil ? playlistType : nil,
+                                        independentSegments: options.cutting != .anySample)
+        files = try HLSPlaylistFiles(directory: directory, playlistName: naming.playlist, playlist: playlist,
+                                     updatesPlaylistAfterEachSegment: updatesPlaylistAfterEachSegment, window: window)
         self.directory = directory
         self.naming = naming
-        playlist = HLSMediaPlaylist(timescale: options.timescale ?? 90_000, playlistType: window == nil ? playlistType : nil,
-                                    independentSegments: options.cutting != .anySample)
     }
 
     /// The fragment writer's state: its counts of dropped leading samples, forced cuts and
@@ -157,7 +142,7 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     public func append(_ sample: MP4Sample, description: MP4SampleDescription) throws(MP4Error) {
         if let failure { throw failure }
         let pieces = try fragments.append(sample, description: description)
-        if let timescale = fragments.timescale, playlist.timescale != timescale { playlist.timescale = timescale }
+        if let timescale = fragments.timescale, files.playlist.timescale != timescale { files.playlist.timescale = timescale }
         do throws(MP4Error) { try store(pieces) } catch { throw failed(error) }
     }
 
@@ -167,10 +152,7 @@ public final class HLSSegmentWriter: MP4SampleWriting {
         let pieces = try fragments.finish()
         do throws(MP4Error) {
             try store(pieces)
-            try closeSegment()
-            playlist.hasEnded = true
-            if playlist.playlistType == .event { playlist.playlistType = .vod }
-            try writePlaylist()
+            try files.finish()
         } catch {
             throw failed(error)
         }
@@ -184,28 +166,13 @@ public final class HLSSegmentWriter: MP4SampleWriting {
     /// lists is whole on disk.
     public private(set) var failure: MP4Error?
 
-    /// Records a failed write: removes the segment being written (never listed), ends the
-    /// playlist with the whole segments, and says what is on disk.
+    /// Whether this writer has written its playlist at least once (a playlist in the directory
+    /// before that is another run's).
+    public var hasWrittenPlaylist: Bool { files.hasWrittenPlaylist }
+
     private func failed(_ error: MP4Error) -> MP4Error {
         guard error.code == .io else { return error }
-        var told = error.reason
-        if let segment = current {
-            current = nil
-            segment.file.close()
-            unlink(directory + "/" + segment.name)
-            told += "; the segment being written ('\(segment.name)') was removed"
-        }
-        unlink(directory + "/" + naming.playlist + ".tmp")
-        let segments = playlist.entries.reduce(0) { n, entry in if case .segment = entry { n + 1 } else { n } }
-        playlist.hasEnded = true
-        if playlist.playlistType == .event { playlist.playlistType = .vod }
-        do throws(MP4Error) {
-            try writePlaylist()
-            told += "; '\(naming.playlist)' lists the \(segments) whole segments, ended"
-        } catch {
-            told += "; '\(naming.playlist)' was not rewritten (\(error.reason)): it lists only whole segments"
-        }
-        let result = MP4Error.invalid(.io, told)
+        let result = files.failed(error)
         failure = result
         return result
     }
@@ -215,38 +182,105 @@ public final class HLSSegmentWriter: MP4SampleWriting {
         for piece in pieces {
             switch piece.kind {
             case .initialization:
-                closed = try closeSegment() || closed
+                closed = try files.closeSegment() || closed
                 let name = naming.initialization(piece.sequenceNumber)
-                try Self.write(piece.bytes, to: directory + "/" + name)
-                if piece.isDiscontinuity { add(.discontinuity) }
-                add(.map(uri: name))
+                try HLSPlaylistFiles.write(piece.bytes, to: directory + "/" + name)
+                if piece.isDiscontinuity { files.add(.discontinuity) }
+                files.add(.map(uri: name))
             case .media:
-                closed = try closeSegment() || closed
-                let name = naming.segment(piece.sequenceNumber)
-                let file = try MP4File(creatingAtPath: directory + "/" + name)
-                current = (file, name, 0, piece.isIndependent)
-                try append(piece)
+                closed = try files.closeSegment() || closed
+                try files.openSegment(naming.segment(piece.sequenceNumber), isIndependent: piece.isIndependent)
+                try files.appendToSegment(piece.bytes, duration: piece.duration)
             case .fragment:
-                guard current != nil else { throw MP4Error.invalid(.invalidArgument, "a fragment without its segment") }
-                try append(piece)
+                guard files.hasOpenSegment else { throw MP4Error.invalid(.invalidArgument, "a fragment without its segment") }
+                try files.appendToSegment(piece.bytes, duration: piece.duration)
             }
         }
-        if closed && updatesPlaylistAfterEachSegment && (window != nil || bytesSincePlaylist >= body.utf8.count / 4) {
+        if closed { try files.segmentsClosed() }
+    }
+}
+
+/// What both HLS writers (``HLSSegmentWriter``, ``HLSTSSegmentWriter``) keep: the media
+/// playlist and its file (rewritten through a temporary file and a rename), the segment being
+/// written, and the live window (old segments deleted once out of it long enough, init
+/// segments nothing refers to any more).
+final class HLSPlaylistFiles {
+    let directory: String
+    let playlistName: String
+    var playlist: HLSMediaPlaylist
+    let updatesPlaylistAfterEachSegment: Bool
+    let window: Int?
+    /// Without a window, the entries' lines, rendered as they come.
+    private var body = ""
+    /// The longest segment so far.
+    private var longest: Int64 = 0
+    /// The bytes of the segments written since the playlist was.
+    private var bytesSincePlaylist = 0
+    /// The media segment being written: its file and what its playlist entry needs.
+    private var current: (file: MP4File, name: String, duration: Int64, isIndependent: Bool)?
+    /// With a window: segments removed from the playlist, deleted once `window` more have been.
+    private var removed: [String] = []
+    private var removedStart = 0
+    /// With a window: how many playlist entries refer to each init segment.
+    private var mapUses: [String: Int] = [:]
+
+    /// Creates the directory when it does not exist.
+    /// - Throws: ``MP4Error/Code/invalidArgument`` for a window below 3, ``MP4Error/Code/io``.
+    init(directory: String, playlistName: String, playlist: HLSMediaPlaylist, updatesPlaylistAfterEachSegment: Bool,
+         window: Int?) throws(MP4Error) {
+        if let window, window < 3 {
+            throw MP4Error.invalid(.invalidArgument, "a live playlist window of \(window) segments is below 3")
+        }
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw MP4Error.invalid(.io, "cannot create directory '\(directory)': \(String(cString: strerror(errno)))")
+        }
+        self.directory = directory
+        self.playlistName = playlistName
+        self.playlist = playlist
+        self.updatesPlaylistAfterEachSegment = updatesPlaylistAfterEachSegment
+        self.window = window
+    }
+
+    var hasOpenSegment: Bool { current != nil }
+
+    /// Starts a media segment file.
+    func openSegment(_ name: String, isIndependent: Bool) throws(MP4Error) {
+        let file = try MP4File(creatingAtPath: directory + "/" + name)
+        current = (file, name, 0, isIndependent)
+    }
+
+    /// Adds `duration` (playlist timescale units) to the open segment.
+    func addDuration(_ duration: Int64) {
+        current?.duration &+= duration  // steps below 2^62, checked by the caller
+    }
+
+    /// Appends bytes lasting `duration` (playlist timescale units) to the open segment.
+    func appendToSegment(_ bytes: [UInt8], duration: Int64) throws(MP4Error) {
+        guard let file = current?.file else { return }
+        try file.append(bytes[...])
+        current?.duration &+= duration  // each below 2^32, far fewer than 2^31 pieces
+        bytesSincePlaylist &+= bytes.count  // each in memory: no overflow
+    }
+
+    /// After segments were closed: rewrites the playlist when it is due (live, and the
+    /// segments since the last rewrite hold at least a quarter of its bytes, or with a window).
+    func segmentsClosed() throws(MP4Error) {
+        if updatesPlaylistAfterEachSegment && (window != nil || bytesSincePlaylist >= body.utf8.count / 4) {
             try writePlaylist()
         }
     }
 
-    /// Appends a fragment to the segment being written.
-    private func append(_ piece: MP4Segment) throws(MP4Error) {
-        guard let file = current?.file else { return }
-        try file.append(piece.bytes[...])
-        current?.duration &+= piece.duration  // each below 2^32, far fewer than 2^31 fragments
-        bytesSincePlaylist &+= piece.bytes.count  // each in memory: no overflow
+    /// Closes the last segment and writes the playlist with `EXT-X-ENDLIST`.
+    func finish() throws(MP4Error) {
+        try closeSegment()
+        playlist.hasEnded = true
+        if playlist.playlistType == .event { playlist.playlistType = .vod }
+        try writePlaylist()
     }
 
     /// Closes the segment being written and lists it; false when there was none.
     @discardableResult
-    private func closeSegment() throws(MP4Error) -> Bool {
+    func closeSegment() throws(MP4Error) -> Bool {
         guard let segment = current else { return false }
         current = nil
         segment.file.close()
@@ -257,7 +291,7 @@ public final class HLSSegmentWriter: MP4SampleWriting {
         return true
     }
 
-    private func add(_ entry: HLSMediaPlaylist.Entry) {
+    func add(_ entry: HLSMediaPlaylist.Entry) {
         playlist.entries.append(entry)
         if window == nil {
             body += HLSMediaPlaylist.text(of: entry, timescale: playlist.timescale)
@@ -268,7 +302,7 @@ public final class HLSSegmentWriter: MP4SampleWriting {
 
     /// Removes the oldest segments past the window, keeps the map in force at the top, and
     /// deletes the files that have been out of the playlist long enough.
-    private func slide(to window: Int) {
+    func slide(to window: Int) {
         var segments = 0
         for entry in playlist.entries { if case .segment = entry { segments &+= 1 } }
         guard segments > window else { return }
@@ -311,8 +345,8 @@ public final class HLSSegmentWriter: MP4SampleWriting {
         }
     }
 
-    private func writePlaylist() throws(MP4Error) {
-        let path = directory + "/" + naming.playlist
+    func writePlaylist() throws(MP4Error) {
+        let path = directory + "/" + playlistName
         var text = playlist.header(targetDuration: HLSMediaPlaylist.targetDuration(longest: longest, timescale: playlist.timescale))
         if window == nil {
             text += body
@@ -328,13 +362,36 @@ public final class HLSSegmentWriter: MP4SampleWriting {
         hasWrittenPlaylist = true
     }
 
-    /// Whether this writer has written its playlist at least once (a playlist in the directory
-    /// before that is another run's).
-    public private(set) var hasWrittenPlaylist = false
+    /// Whether the playlist has been written at least once.
+    private(set) var hasWrittenPlaylist = false
+
+    /// After a failed write: removes the segment being written (never listed) and writes the
+    /// playlist once more with the whole segments, ended; returns the error to throw, which
+    /// says what is on disk.
+    func failed(_ error: MP4Error) -> MP4Error {
+        var told = error.reason
+        if let segment = current {
+            current = nil
+            segment.file.close()
+            unlink(directory + "/" + segment.name)
+            told += "; the segment being written ('\(segment.name)') was removed"
+        }
+        unlink(directory + "/" + playlistName + ".tmp")
+        let segments = playlist.entries.reduce(0) { n, entry in if case .segment = entry { n + 1 } else { n } }
+        playlist.hasEnded = true
+        if playlist.playlistType == .event { playlist.playlistType = .vod }
+        do throws(MP4Error) {
+            try writePlaylist()
+            told += "; '\(playlistName)' lists the \(segments) whole segments, ended"
+        } catch {
+            told += "; '\(playlistName)' was not rewritten (\(error.reason)): it lists only whole segments"
+        }
+        return MP4Error.invalid(.io, told)
+    }
 
     /// Writes a whole file (an init segment, the playlist's temporary file), or removes what a
     /// failed write left of it.
-    private static func write(_ bytes: [UInt8], to path: String) throws(MP4Error) {
+    static func write(_ bytes: [UInt8], to path: String) throws(MP4Error) {
         let file = try MP4File(creatingAtPath: path)
         defer { file.close() }
         do throws(MP4Error) { try file.append(bytes) } catch {

@@ -231,14 +231,7 @@ public struct MP4FragmentWriter: Sendable {
         /// The durations in `timescale` units: the target, the segment limit as used (at least
         /// the target) and the fragment limit as used (at least 1).
         func ticks(timescale: Int64) -> (target: Int64, segmentLimit: Int64, fragmentLimit: Int64) {
-            let target = max(1, targetDuration.ticks(timescale: timescale))
-            let segment: Int64
-            if let maximumSegmentDuration {
-                segment = max(maximumSegmentDuration.ticks(timescale: timescale), target)
-            } else {
-                let tenTargets = target.multipliedReportingOverflow(by: 10)
-                segment = max(tenTargets.overflow ? Int64.max : tenTargets.partialValue, timescale &* 30)  // timescale < 2^32
-            }
+            let (target, segment) = SegmentCutRule.limits(target: targetDuration, maximum: maximumSegmentDuration, timescale: timescale)
             let fragment = max(1, maximumFragmentDuration?.ticks(timescale: timescale) ?? target)
             return (target, segment, fragment)
         }
@@ -419,11 +412,11 @@ public struct MP4FragmentWriter: Sendable {
         if sampleEntry == nil || newEntry != nil {
             startsSegment = true
         } else {
-            let elapsed = dts &- segmentStart  // both on the clock's timeline, >= 0, < 2^62
-            let tolerance = (lastDelta ?? 0) / 2
-            if canCut && elapsed >= limits.target &- tolerance {
-                startsSegment = true
-            } else if elapsed >= limits.segmentLimit {
+            switch SegmentCutRule.decide(elapsed: dts &- segmentStart, canCut: canCut, lastStep: lastDelta,
+                                         target: limits.target, limit: limits.segmentLimit) {
+            case .none: break
+            case .atStartPoint: startsSegment = true
+            case .forced:
                 startsSegment = true
                 segmentsCutWithoutStartPoint &+= 1
             }
@@ -637,5 +630,37 @@ public struct MP4FragmentWriter: Sendable {
         media.removeAll(keepingCapacity: true)
         fragmentStartsSegment = false
         return segment
+    }
+}
+
+/// Where an HLS segment ends, the one rule of both segmenters (``MP4FragmentWriter`` for
+/// fragmented MP4, ``HLSTSSegmentWriter`` for MPEG-TS): at the first start point whose decoding
+/// time reaches the target less half a frame duration (encoders' timestamp jitter does not
+/// double segments), or at the maximum segment duration when no start point comes.
+enum SegmentCutRule {
+    /// What a sample does to the open segment.
+    enum Decision {
+        /// It goes in the open segment.
+        case none
+        /// It starts the next segment, at a start point.
+        case atStartPoint
+        /// It starts the next segment because the maximum passed without a start point.
+        case forced
+    }
+
+    /// The target and the segment limit in `timescale` units: the maximum as given (at least
+    /// the target), or ten targets, at least 30 seconds.
+    static func limits(target targetDuration: Duration, maximum: Duration?, timescale: Int64) -> (target: Int64, segmentLimit: Int64) {
+        let target = max(1, targetDuration.ticks(timescale: timescale))
+        if let maximum { return (target, max(maximum.ticks(timescale: timescale), target)) }
+        let tenTargets = target.multipliedReportingOverflow(by: 10)
+        return (target, max(tenTargets.overflow ? Int64.max : tenTargets.partialValue, timescale &* 30))  // timescale < 2^32
+    }
+
+    /// The decision for a sample `elapsed` units after its segment's first, where `canCut`
+    /// says whether a segment may start there and `lastStep` is the last decoding-time step.
+    static func decide(elapsed: Int64, canCut: Bool, lastStep: Int64?, target: Int64, limit: Int64) -> Decision {
+        if canCut && elapsed >= target &- (lastStep ?? 0) / 2 { return .atStartPoint }
+        return elapsed >= limit ? .forced : .none
     }
 }

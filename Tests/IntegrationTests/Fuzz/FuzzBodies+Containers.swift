@@ -207,6 +207,8 @@ extension FuzzSeeds {
             return rtmpSeeds()
         case "rtmp_serve":
             return rtmpPublisherSeeds(streams: streams)
+        case "ts_demux":
+            return tsSeeds(streams)
         default:
             return []
         }

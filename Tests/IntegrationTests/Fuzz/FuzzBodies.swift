@@ -25,6 +25,7 @@ enum FuzzBodies {
         "flv_read": flvRead,
         "rtmp_receive": rtmpReceive,
         "rtmp_serve": rtmpServe,
+        "ts_demux": tsDemux,
     ]
 
     /// Reports a broken promise (``FuzzProperty``: a trap in the fuzz binary, a recorded issue
