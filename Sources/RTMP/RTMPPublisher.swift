@@ -355,7 +355,7 @@ public final class RTMPPublisher: @unchecked Sendable {
                     if !recover(from: error, pending: []) { return }
                 }
             case .endOfSequence(let time):
-                guard !failed else { continue }
+                guard !failed, !sender.resumeAtKeyframe else { continue }  // resuming: nothing sent on this connection
                 do { try sender.connection.sendVideo(.endOfSequence, timestamp: time) } catch { fail(error) }
             case .frame(let frame):
                 guard !failed else { continue }
