@@ -21,6 +21,34 @@ import MediaSupport
 ///
 /// Always call ``finish(endOfSequenceTimestamp:timeout:)``: the sender thread keeps the
 /// publisher and its connection alive until then.
+///
+/// ## Reconnection
+///
+/// By default the first failure of the connection (a send or read that fails, a server that
+/// closes it, an operation past its deadline such as a send to a server that stopped reading)
+/// stops the publisher: it becomes ``error``, which later calls throw. With
+/// ``Options/reconnection`` set, the sender thread instead (unless ``cancel()`` or
+/// ``finish(endOfSequenceTimestamp:timeout:)`` is in progress) reports
+/// ``ConnectionEvent/lost(_:)``, closes the connection and tries again with backoff
+/// (``Reconnection``), reporting each attempt. Meanwhile it keeps taking frames from the queue
+/// (the producer never waits longer than its ``OverflowPolicy``) into a bounded outage buffer
+/// that drops whole groups of pictures, oldest first. On a new connection it reports
+/// ``ConnectionEvent/connected(attempt:framesDropped:)``, sends the latest metadata and
+/// sequence header again, then the buffered frames from their first keyframe (or, with none,
+/// the frames from the next keyframe), with their own timestamps: they continue, with a gap
+/// of at most the outage plus one group of pictures. After ``Reconnection/maximumAttempts`` or
+/// ``Reconnection/maximumOutage`` it reports ``ConnectionEvent/gaveUp(_:framesDropped:)`` and
+/// the error that began the outage becomes ``error``.
+///
+/// - ``cancel()`` ends an outage at once: the wait between attempts watches the queue, which
+///   it ends, and an attempt's every wait watches the interrupt it fires.
+/// - ``finish(endOfSequenceTimestamp:timeout:)`` during an outage gives up at once (the
+///   buffered frames are dropped) and throws the error that began the outage.
+/// - The events go to the handler given to ``init(url:options:events:)``, on the sender thread.
+///
+/// Memory: the queue (``Options/queueCapacity`` frames), and while disconnected the outage
+/// buffer (``Reconnection/bufferBytes`` plus one frame) and one metadata and one sequence
+/// header remembered.
 public final class RTMPPublisher: @unchecked Sendable {
     // @unchecked: `connection` is used by the creating thread until the sender starts, then
     // only by the sender thread; all other shared state is in `state` and `items` (locks
