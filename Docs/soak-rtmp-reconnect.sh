@@ -91,7 +91,7 @@ kill "$NGINX" 2>/dev/null; wait "$NGINX" 2>/dev/null || true
 
 lost=$(events 'connection lost') reconnected=$(events 'published again') gaveup=$(events 'gave up')
 recording="$DIR/soak.flv"
-first_key=$(ffprobe -v error -select_streams v -show_entries packet=flags -of csv=p=0 "$recording" 2>/dev/null | head -1)
+first_key=$(ffprobe -v error -select_streams v -show_entries packet=flags -of csv=p=0 "$recording" 2>/dev/null | sed -n 1p || true)
 decode_errors=$(ffmpeg -hide_banner -nostdin -v error -i "$recording" -f null - 2>&1 | wc -l)
 echo "rss KiB: first $first_rss, last $last_rss, max $max_rss"
 echo "restarts $restarts, lost $lost, reconnected $reconnected, gave up $gaveup"

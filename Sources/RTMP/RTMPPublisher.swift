@@ -297,10 +297,19 @@ public final class RTMPPublisher: @unchecked Sendable {
             return !s.finishing
         }
         if first { items.push(.finish, exempt: true) }
-        let done = state.withLock { s, waiter -> Bool in
-            while !s.done && !deadline.hasPassed { waiter.wait(until: deadline) }
-            return s.done
+        // The state is read afresh under the lock after each wake-up: one access per check,
+        // never a value held across the wait (within one `inout` access the optimiser may
+        // keep `done` in a register across the sleep, and a release build then never saw the
+        // sender end).
+        var done = false
+        while !done && !deadline.hasPassed {
+            done = state.withLock { s, waiter -> Bool in
+                if s.done { return true }
+                waiter.wait(until: deadline)
+                return false
+            }
         }
+        if !done { done = state.withLock { $0.done } }
         guard done else { throw RTMPError.invalid(.timedOut, "the RTMP queue did not drain in \(timeout)") }
         if let error = self.error { throw error }
     }
