@@ -99,7 +99,9 @@ import Testing
         for frame in frames.prefix(10) { for encoded in try encoder.encode(frame) { try rtmp.send(encoded) } }
         try await Task.sleep(for: .milliseconds(200))
         first.close()
+        let hold = try PortHold(first.localPort)   // nobody else gets the port meanwhile
         try await Task.sleep(for: .milliseconds(300))
+        hold.release()
         let second = try Self.makeServer(streamKey: "key", port: first.localPort)
         defer { second.close() }
         for _ in 0..<1000 where rtmp.statistics.reconnections == 0 { try await Task.sleep(for: .milliseconds(10)) }

@@ -209,7 +209,9 @@ import X264
         try await Task.sleep(for: .seconds(3))
         let closedAt = ContinuousClock.now
         first.close()
+        let hold = try PortHold(port)
         try await Task.sleep(for: .seconds(2))
+        hold.release()
         let second = try RTMPServer(host: "127.0.0.1", port: port, options: Self.serverOptions())
         defer { second.close() }
         let after = IngestServerTests.collectFirstPublish(second)
@@ -265,7 +267,9 @@ import X264
         let publishing = Self.publishInRealTime(frames, rtmp)
         try await Task.sleep(for: .seconds(2))
         nginx.kill()
+        let hold = try PortHold(Int(nginx.port))
         try await Task.sleep(for: .seconds(2))
+        hold.release()
         try nginx.restart()
         let statistics = try await publishing.value
         nginx.stopAfterStreamEnds()
@@ -393,6 +397,8 @@ import X264
                                           parameterSets: parameterSets, options: options, events: log.add)
         for frame in frames.prefix(10) { try rtmp.send(frame) }
         server.close()
+        let hold = try PortHold(server.localPort)
+        defer { hold.release() }
         let gaveUp = try await log.wait(for: "gaveUp")
         #expect(gaveUp, "\(log.kinds)")
         guard case .lost(let lost)? = log.events.first, case .gaveUp(let final, _)? = log.events.last else {
@@ -423,6 +429,8 @@ import X264
                                           parameterSets: parameterSets, options: options, events: log.add)
         for frame in frames.prefix(5) { try rtmp.send(frame) }
         server.close()
+        let hold = try PortHold(server.localPort)
+        defer { hold.release() }
         let waiting = try await log.wait(for: "retrying")
         #expect(waiting, "\(log.kinds)")
         rtmp.cancel()
@@ -470,6 +478,8 @@ import X264
         for frame in frames.prefix(25) { try await rtmp.send(frame) }
         try await Task.sleep(for: .milliseconds(300))
         server.close()
+        let hold = try PortHold(server.localPort)
+        defer { hold.release() }
         // Frames keep coming while the loss is found and the outage begins (retrying).
         for frame in frames.dropFirst(25) {
             try await rtmp.send(frame)
