@@ -112,8 +112,12 @@ import X264
 
     /// Sends `frames` in real time (one every 40 ms by their DTS) on a thread of its own, then
     /// finishes; returns the statistics. `sent` counts the frames handed over.
-    static func publishInRealTime(_ frames: [EncodedFrame], _ rtmp: RTMPVideoPublisher,
-                                  sent: Counter = Counter()) -> Task<RTMPPublisher.Statistics, any Error> {
+    /// Before finishing it awaits `beforeFinish` (a finish during an outage gives up: a test
+    /// whose faults may, on a loaded machine, outlast the frames waits for the last
+    /// reconnection there).
+    static func publishInRealTime(_ frames: [EncodedFrame], _ rtmp: RTMPVideoPublisher, sent: Counter = Counter(),
+                                  beforeFinish: @escaping @Sendable () async throws -> Void = {})
+        -> Task<RTMPPublisher.Statistics, any Error> {
         Task.detached {
             let start = ContinuousClock.now
             for (i, frame) in frames.enumerated() {
@@ -121,6 +125,7 @@ import X264
                 try rtmp.send(frame)
                 sent.increment()
             }
+            try await beforeFinish()
             return try rtmp.finish(timeout: .seconds(20))
         }
     }
@@ -194,7 +199,7 @@ import X264
     /// (no jump back, a gap of at most the outage and one GOP), and the frames lost are at most
     /// the outage and one GOP: those the publisher counted (statistics = events) plus the few
     /// written to the closed connection.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func ourServerRestarts() async throws {
         let (frames, parameterSets) = try Self.frames(200)
         let times = try Self.flvTimes(frames, parameterSets)
@@ -205,7 +210,7 @@ import X264
         let log = EventLog()
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(port)/live/restart", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
                                           parameterSets: parameterSets, options: Self.options(), events: log.add)
-        let publishing = Self.publishInRealTime(frames, rtmp)
+        let publishing = Self.publishInRealTime(frames, rtmp) { _ = try await log.wait(for: "connected", limit: .seconds(30)) }
         try await Task.sleep(for: .seconds(3))
         let closedAt = ContinuousClock.now
         first.close()
@@ -257,14 +262,14 @@ import X264
     /// nginx-rtmp killed (SIGKILL) during a real-time publish and started again on the same
     /// port: the publisher reconnects, and nginx's recording of the new publish starts at a
     /// keyframe and decodes in FFmpeg without an error.
-    @Test(.enabled(if: canRunNginx, "needs nginx with libnginx-mod-rtmp, ffmpeg and ffprobe"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: canRunNginx, "needs nginx with libnginx-mod-rtmp, ffmpeg and ffprobe"), .timeLimit(.minutes(2)))
     func nginxRestarts() async throws {
         let (frames, parameterSets) = try Self.frames(175)
         let nginx = try NginxServer()
         let log = EventLog()
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(nginx.port)/live/key", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
                                           parameterSets: parameterSets, options: Self.options(), events: log.add)
-        let publishing = Self.publishInRealTime(frames, rtmp)
+        let publishing = Self.publishInRealTime(frames, rtmp) { _ = try await log.wait(for: "connected", limit: .seconds(30)) }
         try await Task.sleep(for: .seconds(2))
         nginx.kill()
         let hold = try PortHold(Int(nginx.port))
@@ -292,11 +297,15 @@ import X264
     /// publisher's send deadline: the deadline fires, the publisher reconnects once the proxy
     /// forwards again, and the stream resumes at a keyframe; the outage buffer stays within
     /// its bound (its oldest whole GOPs dropped).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func stalledServerIsLeftAndTheStreamResumes() async throws {
         let (frames, parameterSets) = try Self.frames(200, padding: 100_000)  // 2.5 MB/s: fills socket buffers quickly
         let times = try Self.flvTimes(frames, parameterSets)
-        let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
+        // The server waits longer than the stall for the next message: only the publisher's
+        // send deadline ends the stalled connection.
+        var serverOptions = Self.serverOptions()
+        serverOptions.idleTimeout = .seconds(60)
+        let server = try RTMPServer(host: "127.0.0.1", port: 0, options: serverOptions)
         let publishes = Publishes(server)
         let proxy = try TCPProxy(to: UInt16(server.localPort))
         defer { proxy.close() }
@@ -308,7 +317,7 @@ import X264
         let publishing = Self.publishInRealTime(frames, rtmp)
         try await Task.sleep(for: .seconds(1))
         proxy.isPaused = true
-        let lostInTime = try await log.wait(for: "lost", limit: .seconds(8))
+        let lostInTime = try await log.wait(for: "lost", limit: .seconds(30))
         #expect(lostInTime, "the send deadline never fired")
         try await Task.sleep(for: .seconds(1))
         proxy.isPaused = false
@@ -340,7 +349,7 @@ import X264
     /// A proxy that drops the connection every 2 s, five times, during a 14-second publish:
     /// five outages, each lost then connected, the stream resumed each time at a keyframe with
     /// its headers, and the outage buffer within its bound throughout (sampled).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func connectionDroppedEveryTwoSeconds() async throws {
         let (frames, parameterSets) = try Self.frames(350)  // 14 s: the last drop comes at about 11 s
         let times = try Self.flvTimes(frames, parameterSets)
@@ -351,8 +360,9 @@ import X264
         let log = EventLog()
         let bufferBytes = 64 << 10
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(proxy.port)/live/drops", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
-                                          parameterSets: parameterSets, options: Self.options(bufferBytes: bufferBytes), events: log.add)
-        let publishing = Self.publishInRealTime(frames, rtmp)
+                                          parameterSets: parameterSets, options: Self.options(timeout: .seconds(5), bufferBytes: bufferBytes),
+                                          events: log.add)
+        let publishing = Self.publishInRealTime(frames, rtmp) { _ = try await log.wait(for: "connected", count: 5, limit: .seconds(60)) }
         var peak = 0
         for drop in 1...5 {
             for _ in 0..<20 {  // 2 s, sampling the buffer every 100 ms
@@ -360,7 +370,7 @@ import X264
                 peak = max(peak, rtmp.statistics.bytesBufferedWhileDisconnected)
             }
             proxy.dropConnections()
-            let reconnected = try await log.wait(for: "connected", count: drop)
+            let reconnected = try await log.wait(for: "connected", count: drop, limit: .seconds(30))
             #expect(reconnected, "drop \(drop): \(log.kinds)")
         }
         let statistics = try await publishing.value
