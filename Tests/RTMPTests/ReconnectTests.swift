@@ -115,12 +115,16 @@ import X264
     /// Before finishing it awaits `beforeFinish` (a finish during an outage gives up: a test
     /// whose faults may, on a loaded machine, outlast the frames waits for the last
     /// reconnection there).
+    /// With `stop`, it stops sending once `stop` has been counted (the frames handed over are
+    /// then `sent`).
     static func publishInRealTime(_ frames: [EncodedFrame], _ rtmp: RTMPVideoPublisher, sent: Counter = Counter(),
+                                  stop: Counter? = nil,
                                   beforeFinish: @escaping @Sendable () async throws -> Void = {})
         -> Task<RTMPPublisher.Statistics, any Error> {
         Task.detached {
             let start = ContinuousClock.now
             for (i, frame) in frames.enumerated() {
+                if let stop, stop.value > 0 { break }
                 try await Task.sleep(until: start + .milliseconds(i * frameDuration))
                 try rtmp.send(frame)
                 sent.increment()
@@ -346,12 +350,12 @@ import X264
         #expect(log.framesDropped <= counted, "events \(log.framesDropped), statistics \(counted)", sourceLocation: sourceLocation)
     }
 
-    /// A proxy that drops the connection every 2 s, five times, during a 14-second publish:
+    /// A proxy that drops the connection every 2 s, five times, during a real-time publish:
     /// five outages, each lost then connected, the stream resumed each time at a keyframe with
     /// its headers, and the outage buffer within its bound throughout (sampled).
     @Test(.timeLimit(.minutes(2)))
     func connectionDroppedEveryTwoSeconds() async throws {
-        let (frames, parameterSets) = try Self.frames(350)  // 14 s: the last drop comes at about 11 s
+        let (frames, parameterSets) = try Self.frames(1000)  // up to 40 s: sent until the test says stop
         let times = try Self.flvTimes(frames, parameterSets)
         let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
         let publishes = Publishes(server)
@@ -362,7 +366,8 @@ import X264
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(proxy.port)/live/drops", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
                                           parameterSets: parameterSets, options: Self.options(timeout: .seconds(5), bufferBytes: bufferBytes),
                                           events: log.add)
-        let publishing = Self.publishInRealTime(frames, rtmp) { _ = try await log.wait(for: "connected", count: 5, limit: .seconds(60)) }
+        let sent = Counter(), stop = Counter()
+        let publishing = Self.publishInRealTime(frames, rtmp, sent: sent, stop: stop)
         var peak = 0
         for drop in 1...5 {
             for _ in 0..<20 {  // 2 s, sampling the buffer every 100 ms
@@ -373,6 +378,8 @@ import X264
             let reconnected = try await log.wait(for: "connected", count: drop, limit: .seconds(30))
             #expect(reconnected, "drop \(drop): \(log.kinds)")
         }
+        try await Task.sleep(for: .seconds(2))  // past the next keyframe: the last publish has frames
+        stop.increment()
         let statistics = try await publishing.value
         let streams = try await publishes.whenEnded()
         server.close()
@@ -384,7 +391,7 @@ import X264
         let maximumFrame = frames.map(\.byteCount).max() ?? 0
         #expect(peak <= bufferBytes + maximumFrame + 5)
         #expect(statistics.peakBytesBufferedWhileDisconnected <= bufferBytes + maximumFrame + 5)
-        Self.expectAccounted(statistics, log, frames.count)
+        Self.expectAccounted(statistics, log, sent.value)
     }
 
     // MARK: Giving up, cancelling, finishing
