@@ -146,17 +146,29 @@ import X264
         private let lock = NSLock()
         private var streams: [[RTMPIngestStream.Event]] = []
         private var ended: [Bool] = []
+        private var ingests: [RTMPIngestStream] = []
         private var loop: Task<Void, any Error>?
 
         init(_ server: RTMPServer) {
             loop = Task { [self] in
                 for try await ingest in server.publishedStreams {
-                    let index = lock.withLock { streams.append([]); ended.append(false); return streams.count - 1 }
+                    let index = lock.withLock { streams.append([]); ended.append(false); ingests.append(ingest); return streams.count - 1 }
                     Task {
                         do { for try await event in ingest { lock.withLock { streams[index].append(event) } } } catch {}
                         lock.withLock { ended[index] = true }
                     }
                 }
+            }
+        }
+
+        /// True when the latest publish's events taken here are all its server has parsed
+        /// (closing the server releases what waits untaken: a test that closes it to count
+        /// what arrived first waits for this).
+        var caughtUp: Bool {
+            lock.withLock {
+                guard let ingest = ingests.last, let events = streams.last else { return false }
+                let taken = events.reduce(0) { if case .video = $1 { $0 + 1 } else { $0 } }
+                return taken > 0 && taken >= ingest.statistics.accessUnits
             }
         }
 
@@ -210,12 +222,13 @@ import X264
         let gop = Self.longestGOP(frames)
         let first = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
         let port = first.localPort
-        let before = IngestServerTests.collectFirstPublish(first)
+        let before = Publishes(first)
         let log = EventLog()
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(port)/live/restart", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
                                           parameterSets: parameterSets, options: Self.options(), events: log.add)
         let publishing = Self.publishInRealTime(frames, rtmp) { _ = try await log.wait(for: "connected", limit: .seconds(30)) }
         try await Task.sleep(for: .seconds(3))
+        for _ in 0..<1000 where !before.caughtUp { try await Task.sleep(for: .milliseconds(1)) }
         let closedAt = ContinuousClock.now
         first.close()
         let hold = try PortHold(port)
@@ -223,11 +236,12 @@ import X264
         hold.release()
         let second = try RTMPServer(host: "127.0.0.1", port: port, options: Self.serverOptions())
         defer { second.close() }
-        let after = IngestServerTests.collectFirstPublish(second)
+        let after = Publishes(second)
         let statistics = try await publishing.value
-        let (_, eventsBefore, _) = try await before.value
-        let (_, eventsAfter, endAfter) = try await after.value
-        #expect(endAfter == nil, "\(String(describing: endAfter))")
+        let eventsBefore = try #require(try await before.whenEnded().first)
+        let streamsAfter = try await after.whenEnded()
+        #expect(streamsAfter.count == 1)
+        let eventsAfter = try #require(streamsAfter.first)
 
         #expect(log.kinds.first == "lost")
         #expect(log.kinds.last == "connected")
