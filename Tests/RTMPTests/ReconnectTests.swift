@@ -67,7 +67,10 @@ import X264
     static func serverOptions() -> RTMPServer.Options {
         // The old publish may still hold the name when the new one comes (a proxy that held
         // the connection): the new one replaces it.
-        IngestServerTests.allowing { $0.duplicatePublisher = .replaceExisting }
+        IngestServerTests.allowing {
+            $0.duplicatePublisher = .replaceExisting
+            $0.idleTimeout = .seconds(20)
+        }
     }
 
     /// The events a publisher reported, with when each came.
@@ -100,6 +103,12 @@ import X264
             return self.count(kind) >= count
         }
 
+        /// As ``wait(for:count:limit:)``, blocking the calling thread (not a task's).
+        func waitBlocking(for kind: String, count: Int = 1, limit: Duration = .seconds(30)) {
+            let deadline = ContinuousClock.now + limit
+            while self.count(kind) < count && ContinuousClock.now < deadline { usleep(10_000) }
+        }
+
         /// The frames the connected and gave-up events say were dropped.
         var framesDropped: Int {
             events.reduce(0) {
@@ -111,27 +120,35 @@ import X264
         }
     }
 
-    /// Sends `frames` in real time (one every 40 ms by their DTS) on a thread of its own, then
-    /// finishes; returns the statistics. `sent` counts the frames handed over.
-    /// Before finishing it awaits `beforeFinish` (a finish during an outage gives up: a test
-    /// whose faults may, on a loaded machine, outlast the frames waits for the last
-    /// reconnection there).
-    /// With `stop`, it stops sending once `stop` has been counted (the frames handed over are
-    /// then `sent`).
+    /// Sends `frames` in real time (one every 40 ms by their DTS) from a thread of its own (a
+    /// starved cooperative pool cannot hold the frames back: the server would time the silent
+    /// publisher out), then finishes; returns the statistics. `sent` counts the frames handed
+    /// over. With `stop`, it stops sending once `stop` has been counted. Before finishing it
+    /// runs `beforeFinish` (a finish during an outage gives up: a test whose faults may, on a
+    /// loaded machine, outlast the frames waits for the last reconnection there).
     static func publishInRealTime(_ frames: [EncodedFrame], _ rtmp: RTMPVideoPublisher, sent: Counter = Counter(),
                                   stop: Counter? = nil,
-                                  beforeFinish: @escaping @Sendable () async throws -> Void = {})
+                                  beforeFinish: @escaping @Sendable () -> Void = {})
         -> Task<RTMPPublisher.Statistics, any Error> {
-        Task.detached {
-            let start = ContinuousClock.now
-            for (i, frame) in frames.enumerated() {
-                if let stop, stop.value > 0 { break }
-                try await Task.sleep(until: start + .milliseconds(i * frameDuration))
-                try rtmp.send(frame)
-                sent.increment()
+        Task {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RTMPPublisher.Statistics, any Error>) in
+                Thread.detachNewThread {
+                    let start = ContinuousClock.now
+                    do {
+                        for (i, frame) in frames.enumerated() {
+                            if let stop, stop.value > 0 { break }
+                            let wait = ContinuousClock.now.duration(to: start + .milliseconds(i * frameDuration))
+                            if wait > .zero { usleep(UInt32(wait / .microseconds(1))) }
+                            try rtmp.send(frame)
+                            sent.increment()
+                        }
+                        beforeFinish()
+                        continuation.resume(returning: try rtmp.finish(timeout: .seconds(20)))
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
             }
-            try await beforeFinish()
-            return try rtmp.finish(timeout: .seconds(20))
         }
     }
 
@@ -233,7 +250,7 @@ import X264
         let log = EventLog()
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(port)/live/restart", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
                                           parameterSets: parameterSets, options: Self.options(), events: log.add)
-        let publishing = Self.publishInRealTime(frames, rtmp) { _ = try await log.wait(for: "connected", limit: .seconds(30)) }
+        let publishing = Self.publishInRealTime(frames, rtmp) { log.waitBlocking(for: "connected") }
         try await Task.sleep(for: .seconds(3))
         for _ in 0..<1000 where !before.caughtUp { try await Task.sleep(for: .milliseconds(1)) }
         let closedAt = ContinuousClock.now
@@ -295,7 +312,7 @@ import X264
         let log = EventLog()
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(nginx.port)/live/key", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
                                           parameterSets: parameterSets, options: Self.options(), events: log.add)
-        let publishing = Self.publishInRealTime(frames, rtmp) { _ = try await log.wait(for: "connected", limit: .seconds(30)) }
+        let publishing = Self.publishInRealTime(frames, rtmp) { log.waitBlocking(for: "connected") }
         try await Task.sleep(for: .seconds(2))
         nginx.kill()
         let hold = try PortHold(Int(nginx.port))
