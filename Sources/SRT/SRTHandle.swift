@@ -107,6 +107,8 @@ final class SRTHandle: @unchecked Sendable {
         var latency = Int32(options.latency.components.seconds * 1000
                             + options.latency.components.attoseconds / 1_000_000_000_000_000)
         try set(SRTO_LATENCY, &latency, "latency")
+        var timed: Int32 = options.timestampBasedDelivery ? 1 : 0
+        try set(SRTO_TSBPDMODE, &timed, "timestamp-based delivery")
         var payload = Int32(options.payloadSize)
         try set(SRTO_PAYLOADSIZE, &payload, "payload size")
         if let passphrase = options.passphrase {

@@ -21,6 +21,14 @@ public struct SRTOptions: Sendable, Hashable {
     /// by default, at most ``maximumPayloadSize``.
     public var payloadSize: Int
 
+    /// Whether the receiver hands each message over one ``latency`` after it was sent
+    /// (`SRTO_TSBPDMODE`, libsrt's default: the sender's pacing reproduced, packets too late
+    /// for it dropped) or as soon as it and those before it have arrived (false: a recorder or
+    /// a relay whose output carries its own timing, the PCR of a transport stream, and which
+    /// keeps what a peer sent just before closing: with timed delivery the receiver drops what
+    /// it holds, up to one latency of the stream, when the peer closes).
+    public var timestampBasedDelivery: Bool
+
     /// The longest stream id libsrt sends.
     public static let maximumStreamIDLength = 512
     /// The largest payload of a live-mode message over a 1,500-byte MTU (libsrt's
@@ -31,7 +39,9 @@ public struct SRTOptions: Sendable, Hashable {
 
     /// Live-mode options: 120 ms of latency, no stream id, no encryption, 1,316-byte messages.
     public init(latency: Duration = .milliseconds(120), streamID: String? = nil, passphrase: String? = nil,
-                keyLength: Int = 16, payloadSize: Int = SRTOptions.transportStreamPayloadSize) {
+                keyLength: Int = 16, payloadSize: Int = SRTOptions.transportStreamPayloadSize,
+                timestampBasedDelivery: Bool = true) {
+        self.timestampBasedDelivery = timestampBasedDelivery
         self.latency = latency
         self.streamID = streamID
         self.passphrase = passphrase
