@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "SRTTests", dependencies: ["SRT", "MPEGTS", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "TestSupport"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "CommandLineSupport", "H264", "H264Video", "H264Fixtures", "FLV", "MP4",
-                                                      "RTP", "MPEGTS", "MediaSupport", "TestSupport"]),
+                                                      "RTP", "MPEGTS", "SRT", "MediaSupport", "TestSupport"]),
         // Tests across modules: the fuzz bodies of every target but MP4's (compiled into the fuzz
         // binary too, Tests/Fuzz/run.sh) with their kept inputs, the mutation sweep through every
         // entry point, field bugs through RTP.

@@ -13,18 +13,10 @@ extension SRTSocket {
     /// - Throws: as ``send(_:timeout:)-(ArraySlice<UInt8>,_)``.
     @discardableResult
     public func send(packetsOf writer: inout TSWriter, timeout: Duration = .seconds(1)) throws(SRTError) -> Int {
-        let perMessage = payloadSize / 188
         let deadline = Deadline.after(timeout)
-        var messages = 0
-        while writer.bytes.count >= 188 {
-            // Taken only once sent: peek first, then take what went.
-            let count = min(perMessage, writer.bytes.count / 188)
-            let start = writer.bytes.startIndex
-            try send(writer.bytes[start..<(start + count * 188)], deadline: deadline)
-            _ = writer.takePackets(upTo: count)
-            messages &+= 1  // at most the packets held
+        return try writer.takePackets(inGroupsOf: payloadSize / 188) { (message) throws(SRTError) in
+            try send(message, deadline: deadline)
         }
-        return messages
     }
 
     /// Waits at most `timeout` for the next message and appends it to `parser`.
