@@ -1,5 +1,5 @@
 /// The settings of an SRT connection in live mode (the mode of MPEG-TS over SRT), given to
-/// ``SRTSocket/connect(to:port:options:timeout:interrupt:)`` and to an ``SRTListener`` (whose
+/// ``SRTSocket/connect(to:port:options:timeout:)`` and to an ``SRTListener`` (whose
 /// accepted connections take them).
 public struct SRTOptions: Sendable, Hashable {
     /// The receiver's buffering time (`SRTO_LATENCY`, both directions): packets lost are

@@ -6,7 +6,7 @@ extension SRTSocket {
     /// payload size takes (seven at the default 1,316 bytes), the last message with the rest.
     ///
     /// - Parameters:
-    ///   - writer: its packets are taken (``TSWriter/takePackets(upTo:)``) as they are sent; on
+    ///   - writer: its packets are taken (`TSWriter.takePackets(inGroupsOf:_:)`) as they are sent; on
     ///     a failure those not sent stay in it.
     ///   - timeout: the longest wait for room in libsrt's send buffer, for all of them.
     /// - Returns: the messages sent.
