@@ -1,5 +1,4 @@
 import H264
-import MPEGTS
 
 /// The error of the `SRT` module: a connection that could not be made or was lost, a peer's
 /// refusal, a deadline, a cancellation, a caller's value libsrt refuses.

@@ -220,7 +220,8 @@ public final class SRTSocket: @unchecked Sendable {
         public var packetsSent: Int64 = 0
         /// Data packets received.
         public var packetsReceived: Int64 = 0
-        /// Packets the receiver found missing (each reported once, retransmitted or not).
+        /// Packets found missing: those this side's peer reported lost of what it sent, plus
+        /// those this side found missing of what it received (retransmitted or not).
         public var packetsLost: Int64 = 0
         /// Packets sent again.
         public var packetsRetransmitted: Int64 = 0
