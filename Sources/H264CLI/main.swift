@@ -10,6 +10,8 @@ let commands: [any CLICommand.Type] = [
     EncodeCommand.self,
     RTPSendCommand.self,
     RTPReceiveCommand.self,
+    TSSendCommand.self,
+    TSReceiveCommand.self,
     BuildStreamCommand.self,
     SegmentCommand.self,
     CheckCommand.self,
