@@ -72,7 +72,8 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "H264Benchmarks",
-            dependencies: ["H264", "H264Video", "RTP", "H264Delivery", "CommandLineSupport", "CAllocationCounter"]
+            dependencies: ["H264", "H264Video", "RTP", "FLV", "RTMP", "H264Delivery", "MediaSupport", "CommandLineSupport",
+                           "CAllocationCounter"]
         ),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests, the splitter's drivers
         // the framing tests and the fuzz bodies share, and the allocation count of the allocation

@@ -196,10 +196,17 @@ public final class RTMPPublisher: @unchecked Sendable {
             return !s.finishing
         }
         if first { items.push(.finish, exempt: true) }
-        let done = state.withLock { s, waiter -> Bool in
-            while !s.done && !deadline.hasPassed { waiter.wait(until: deadline) }
-            return s.done
+        // One lock access per wait: inside one access the optimiser may keep `s.done` in a
+        // register across the wait (`inout` promises no other access), and an optimised build
+        // then waited out the whole timeout; a new access reads the state again.
+        var done = false
+        while !done && !deadline.hasPassed {
+            done = state.withLock { s, waiter -> Bool in
+                if !s.done { waiter.wait(until: deadline) }
+                return s.done
+            }
         }
+        if !done { done = state.withLock { $0.done } }
         guard done else { throw RTMPError.invalid(.timedOut, "the RTMP queue did not drain in \(timeout)") }
         if let error = self.error { throw error }
     }
