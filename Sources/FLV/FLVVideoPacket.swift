@@ -102,12 +102,24 @@ public struct FLVVideoPacket: Hashable, Sendable {
         return out
     }
 
-    /// Parses a video tag body.
+    /// Parses a video tag body: the legacy `VIDEODATA` header (`CodecID` 7, AVC), or the
+    /// enhanced RTMP `ExVideoTagHeader` (`IsExHeader` set) with the FourCC `avc1`, whose packet
+    /// types map to the legacy ones: `PacketTypeSequenceStart` to a sequence header,
+    /// `PacketTypeCodedFrames` (with its `CompositionTime`) and `PacketTypeCodedFramesX`
+    /// (composition time 0) to NALU packets, `PacketTypeSequenceEnd` to an end of sequence, and
+    /// `PacketTypeMetadata` and a command frame to a video info frame (nothing to decode).
+    /// What it parses is AVC and nothing else: another FourCC (`hvc1`, `av01`, `vp09`) is
+    /// refused, never read as AVC.
     /// - Throws: ``FLVError/Code/truncated`` when shorter than its header;
-    ///   ``FLVError/Code/unsupported`` for a codec other than AVC.
+    ///   ``FLVError/Code/unsupported`` for a codec other than AVC (the reason names the
+    ///   `CodecID` or the FourCC), and for the enhanced multitrack and `ModEx` packets.
     public init(parsing body: ArraySlice<UInt8>) throws(FLVError) {
         var c = ByteReader<FLVByteReads>(body)
         let first = try c.readUInt8("VIDEODATA FrameType/CodecID")
+        if first & 0x80 != 0 {
+            self = try Self.enhanced(first, &c)
+            return
+        }
         codecID = first & 0x0F
         frameType = FrameType(rawValue: first >> 4)
         guard codecID == Self.avcCodecID else {
@@ -122,5 +134,50 @@ public struct FLVVideoPacket: Hashable, Sendable {
         packetType = PacketType(rawValue: try c.readUInt8("AVCPacketType"))
         compositionTime = try c.readInt24("CompositionTime")
         data = c.remaining
+    }
+
+    /// The FourCC of AVC in an enhanced RTMP `ExVideoTagHeader` (`avc1`).
+    public static let avcFourCC: UInt32 = 0x6176_6331
+
+    /// The rest of an `ExVideoTagHeader` after its first byte (`IsExHeader`, `FrameType` in 3
+    /// bits, `PacketType` in 4), per the enhanced RTMP specification (veovera/enhanced-rtmp).
+    private static func enhanced(_ first: UInt8, _ c: inout ByteReader<FLVByteReads>) throws(FLVError) -> FLVVideoPacket {
+        let frameType = FrameType(rawValue: (first >> 4) & 0x07)
+        let exPacketType = first & 0x0F
+        let info = FLVVideoPacket(frameType: .videoInfo, packetType: PacketType(rawValue: 0xFF), data: [])
+        if exPacketType != 4 && frameType == .videoInfo {  // VideoCommand: one byte, no FourCC
+            var packet = info
+            packet.data = c.remaining
+            return packet
+        }
+        guard exPacketType != 6 && exPacketType != 7 else {
+            throw FLVError.invalid(.unsupported, "enhanced RTMP video PacketType \(exPacketType) (multitrack or ModEx) is not supported")
+        }
+        let fourCC = try c.readUInt32("VideoFourCc")
+        guard fourCC == avcFourCC else {
+            throw FLVError.invalid(.unsupported, "enhanced RTMP video FourCC '\(Self.fourCCName(fourCC))' is not AVC ('avc1')")
+        }
+        var packet = FLVVideoPacket(frameType: frameType, packetType: .nalu, data: [])
+        switch exPacketType {
+        case 0: packet.packetType = .sequenceHeader
+        case 1: packet.compositionTime = try c.readInt24("CompositionTime")
+        case 2: packet.packetType = .endOfSequence
+        case 3: break  // CodedFramesX: composition time 0
+        case 4:
+            packet = info  // PacketTypeMetadata: HDR metadata, nothing for the decoder
+        default:
+            throw FLVError.invalid(.unsupported, "enhanced RTMP video PacketType \(exPacketType) for avc1")
+        }
+        packet.data = c.remaining
+        return packet
+    }
+
+    /// A FourCC as text where its bytes are printable ASCII, else in hexadecimal.
+    static func fourCCName(_ value: UInt32) -> String {
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 &- 8 &* $0)) }
+        guard bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            return "0x" + String(value, radix: 16)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

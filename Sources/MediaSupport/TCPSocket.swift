@@ -183,6 +183,15 @@ package final class TCPSocket: @unchecked Sendable {
         return bytes
     }
 
+    /// Shuts the connection down in both directions, keeping the descriptor: a wait in progress
+    /// on another thread wakes (a receive ends with ``SocketError/Kind/connectionClosed``, a send
+    /// fails), and the peer sees the end. Meant to be called from another thread than the one
+    /// that uses the socket, which still closes it (the caller makes sure it is not closed
+    /// meanwhile: a server's connection does both under one lock).
+    package func shutdownBothDirections() {
+        if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
     /// True when bytes (or the end of the stream) wait to be received.
     package var isReadable: Bool {
         guard fd >= 0 else { return false }

@@ -12,8 +12,10 @@ import MediaSupport
 ///
 /// Limits, each a typed ``RTMPError/Code/limitExceeded``: the size of one message
 /// (``maximumMessageSize``), the number of chunk streams in use (``maximumChunkStreams``) and
-/// the bytes held in incomplete messages across all chunk streams (``maximumBufferedBytes``).
-/// Memory: at most ``maximumBufferedBytes`` plus the bytes received and not yet parsed.
+/// the bytes held in incomplete messages across all chunk streams, each chunk stream's
+/// bookkeeping counted as ``bookkeepingBytesPerChunkStream`` (``maximumBufferedBytes``).
+/// Memory: at most ``maximumBufferedBytes`` plus the bytes received and not yet parsed
+/// (``memoryInUse`` counts both).
 package struct RTMPChunkReader: Sendable {
     /// The peer's chunk size (Set Chunk Size); 128 until it says otherwise. Any size from 1 up
     /// is accepted, as the specification requires: cost per chunk is bounded, and the
@@ -31,6 +33,9 @@ package struct RTMPChunkReader: Sendable {
     package static let defaultMaximumMessageSize = 4 << 20
     /// The default limit on incomplete messages: 8 MiB in all.
     package static let defaultMaximumBufferedBytes = 8 << 20
+    /// What one chunk stream's state (its last header, its partial message's array) counts
+    /// against ``maximumBufferedBytes``, whether or not a message is in progress on it.
+    package static let bookkeepingBytesPerChunkStream = 64
 
     /// What the last chunk header of a chunk stream said.
     private struct Header: Sendable {
@@ -78,6 +83,16 @@ package struct RTMPChunkReader: Sendable {
     /// Bytes received and not yet parsed.
     package var unparsedByteCount: Int { buffer.count &- readOffset }
 
+    /// The bytes the reader holds, as its limits count them: incomplete messages, the chunk
+    /// streams' bookkeeping, and the bytes received and not yet parsed.
+    package var memoryInUse: Int {
+        // Each term is bounded by an array's size or maximumChunkStreams * 64.
+        bufferedByteCount &+ streams.count &* Self.bookkeepingBytesPerChunkStream &+ unparsedByteCount
+    }
+
+    /// The bytes counted against ``maximumBufferedBytes``: incomplete messages and bookkeeping.
+    private var countedBytes: Int { bufferedByteCount &+ streams.count &* Self.bookkeepingBytesPerChunkStream }
+
     /// Drops the partial message of a chunk stream (an Abort Message from the peer).
     package mutating func abort(chunkStreamID: UInt32) {
         guard let i = streams.firstIndex(where: { $0.id == chunkStreamID }) else { return }
@@ -119,6 +134,9 @@ package struct RTMPChunkReader: Sendable {
             guard streams.count < maximumChunkStreams else {
                 throw RTMPError.invalid(.limitExceeded, "more than \(maximumChunkStreams) RTMP chunk streams")
             }
+            guard countedBytes &+ Self.bookkeepingBytesPerChunkStream <= maximumBufferedBytes else {
+                throw RTMPError.invalid(.limitExceeded, "more than \(maximumBufferedBytes) bytes of RTMP chunk streams")
+            }
         }
         var h = known ?? Header()
         let partialCount = index.map { streams[$0].partial.count } ?? 0
@@ -157,7 +175,7 @@ package struct RTMPChunkReader: Sendable {
         let take = min(max(chunkSize, 1), h.length &- partialCount)  // partialCount < length here
         guard let payload = try? c.readBytes(take) else { return .incomplete }
         let completes = partialCount &+ take >= h.length
-        if !completes && bufferedByteCount &+ take > maximumBufferedBytes {
+        if !completes && countedBytes &+ take > maximumBufferedBytes {
             throw RTMPError.invalid(.limitExceeded, "more than \(maximumBufferedBytes) bytes of incomplete RTMP messages")
         }
         // The whole chunk is here: commit.

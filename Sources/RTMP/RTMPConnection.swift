@@ -11,7 +11,7 @@ import MediaSupport
 /// handshake, `connect`, `createStream`, `publish`, each message sent and the goodbye
 /// (``Options/timeout`` each). A server that floods the connection, sends a message
 /// one byte at a time, or never finishes the handshake gets ``RTMPError/Code/timedOut`` when
-/// the operation's time is up. What it sends is parsed by an `RTMPClientSession` within the
+/// the operation's time is up. What it sends is parsed by an `RTMPSession` within the
 /// `RTMPChunkReader` limits.
 ///
 /// Not thread-safe: one thread drives it (``RTMPPublisher`` runs one on its own queue).
@@ -61,7 +61,7 @@ public final class RTMPConnection {
     private let socket: TCPSocket
     /// The socket's operations, their failures as `RTMPError`s.
     private var transport: Transport { Transport(socket: socket) }
-    private var session = RTMPClientSession()
+    private var session = RTMPSession()
     private var handshakeBytes: Int64 = 0
     private var transaction: Double = 1
     private var publishing = false

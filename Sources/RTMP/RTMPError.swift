@@ -23,6 +23,7 @@ public struct RTMPError: CodedError {
             case io
             case cancelled
             case h264
+            case unsupported
         }
 
         let base: Base
@@ -51,6 +52,11 @@ public struct RTMPError: CodedError {
         /// The H.264 core refused the stream (an Annex-B stream without an access unit): the
         /// `H264Error` in `underlying` says why.
         public static let h264 = Code(.h264)
+
+        /// The peer sent what the library does not handle: a publisher's video in a codec
+        /// other than H.264 (a legacy `CodecID` other than 7, an enhanced RTMP FourCC other than
+        /// `avc1`, such as `hvc1` or `av01`), refused rather than misread.
+        public static let unsupported = Code(.unsupported)
 
         public var description: String { base.rawValue }
     }

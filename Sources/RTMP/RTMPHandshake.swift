@@ -1,7 +1,8 @@
 import H264
 
 /// The RTMP handshake (version 3, the plain form without digests): the client sends C0 and
-/// C1, reads S0 and S1, echoes S1 as C2, and reads S2.
+/// C1, reads S0 and S1, echoes S1 as C2, and reads S2; the server reads C0 and C1, sends S0,
+/// S1 and S2, and reads C2 (``RTMPDigestHandshake``, which answers a digest C1 in kind).
 enum RTMPHandshake {
     /// Size of C1, C2, S1 and S2.
     static let packetSize = 1536

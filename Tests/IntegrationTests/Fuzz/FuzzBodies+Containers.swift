@@ -109,7 +109,7 @@ extension FuzzBodies {
     static func rtmpReceive(_ data: [UInt8]) {
         guard let first = data.first else { return }
         let small = first & 0x80 != 0
-        var session = RTMPClientSession(maximumMessageSize: small ? 512 : 4 << 20, maximumBufferedBytes: small ? 1024 : 8 << 20)
+        var session = RTMPSession(maximumMessageSize: small ? 512 : 4 << 20, maximumBufferedBytes: small ? 1024 : 8 << 20)
         let piece = Int(first & 0x7F) &+ 1
         var values = 0
         var i = 1
