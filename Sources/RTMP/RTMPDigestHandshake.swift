@@ -124,53 +124,26 @@ enum RTMPDigestHandshake {
     ///     digests are keyed with published constants).
     /// - Complexity: O(1): a few HMACs over 1.5 KB.
     static func serverResponse(c0c1: ArraySlice<UInt8>, seed: UInt64) -> [UInt8] {
-        var generator = Xorshift(seed: seed)
         var c1 = Array(c0c1.dropFirst().prefix(packetSize))
         c1.append(contentsOf: repeatElement(0, count: packetSize &- c1.count))  // c1.count <= packetSize
-
-        var out: [UInt8] = []
-        out.reserveCapacity(1 &+ 2 &* packetSize)
-        out.append(3)
-        // S1: time 0, version, random bytes.
-        out.append(contentsOf: [0, 0, 0, 0])
         guard let clientOffset = clientDigestOffset(c1: c1[...]) else {
-            out.append(contentsOf: [0, 0, 0, 0])
-            generator.append(packetSize &- 8, to: &out)
-            out.append(contentsOf: c1)
-            return out
+            // S0 and S1 have the form of the plain C0 and C1 (time 0, version 0, random bytes).
+            return RTMPHandshake.c0c1(seed: seed) + c1
         }
-        out.append(contentsOf: serverVersion)
-        generator.append(packetSize &- 8, to: &out)
+        // S0 and S1 have the form of the plain C0 and C1 (time 0, version, random bytes).
+        var out = RTMPHandshake.c0c1(seed: seed)
+        out.reserveCapacity(1 &+ 2 &* packetSize)
+        out.replaceSubrange(5..<9, with: serverVersion)
         let s1Range = 1..<(1 &+ packetSize)
         let scheme = scheme(of: c1[...], offset: clientOffset)
         let serverOffset = digestOffset(in: out[s1Range], scheme: scheme)
         let serverDigest = digest(of: out[s1Range], skipping: serverOffset, key: serverKey)
         out.replaceSubrange((1 &+ serverOffset)..<(1 &+ serverOffset &+ digestSize), with: serverDigest)
-        // S2: random bytes, signed over C1's digest.
+        // S2: random bytes (another run of the generator), signed over C1's digest.
         let s2Start = out.count
-        generator.append(packetSize &- digestSize, to: &out)
+        out.append(contentsOf: RTMPHandshake.c0c1(seed: ~seed).suffix(packetSize &- digestSize))
         let clientDigest = c1[clientOffset..<(clientOffset &+ digestSize)]
         out.append(contentsOf: signature(of: out[s2Start...], fullKey: fullServerKey, peerDigest: clientDigest))
         return out
-    }
-
-    /// The pseudo-random bytes of S1 and S2 (xorshift64).
-    private struct Xorshift {
-        var state: UInt64
-
-        init(seed: UInt64) { state = seed | 1 }  // never zero: xorshift stays at zero
-
-        mutating func append(_ count: Int, to out: inout [UInt8]) {
-            var left = count
-            while left > 0 {
-                state ^= state << 13; state ^= state >> 7; state ^= state << 17
-                var word = state
-                for _ in 0..<min(8, left) {
-                    out.append(UInt8(truncatingIfNeeded: word))
-                    word >>= 8
-                }
-                left &-= min(8, left)  // left > 0
-            }
-        }
     }
 }

@@ -26,7 +26,9 @@ import MediaSupport
 /// application and stream name: a second is refused (`NetStream.Publish.BadName`) or replaces
 /// the first (``Options/duplicatePublisher``).
 ///
-/// **The protocol.** The plain handshake; the chunk stream both ways (any chunk size from 1,
+/// **The protocol.** The handshake in both forms: the plain one and the digest form of Flash
+/// Player 9 that FFmpeg, librtmp and Flash-era encoders send (answered with the server's digest
+/// and signature, which players such as FFmpeg check); the chunk stream both ways (any chunk size from 1,
 /// the peer's acknowledgement window honoured, ping requests answered); the command sequence
 /// publishers send: `connect` (answered with Window Acknowledgement Size, Set Peer Bandwidth,
 /// Set Chunk Size and `_result` NetConnection.Connect.Success), `releaseStream`, `FCPublish`
@@ -37,8 +39,26 @@ import MediaSupport
 /// H.264 as legacy AVC tags or enhanced RTMP (`ExVideoTagHeader`, FourCC `avc1`); another
 /// codec (`hvc1`, `av01`, a legacy `CodecID` other than 7) is refused with onStatus
 /// `NetStream.Publish.Failed` naming it, and the publish ends with
-/// ``RTMPError/Code/unsupported``. `play` is refused (`NetStream.Play.Failed`) until the relay
-/// to players is in.
+/// ``RTMPError/Code/unsupported``.
+///
+/// **Play.** The same server serves `play` (checked with FFmpeg and GStreamer `rtmpsrc`) of a
+/// stream being published, in the application and under the name it was published with
+/// (`rtmp://host:port/live/KEY`), when ``Options/authorizePlay`` allows it: `connect`,
+/// `createStream`, `getStreamLength` (`_result` 0: live), `play` (User Control
+/// Stream Begin, onStatus `NetStream.Play.Reset` and `NetStream.Play.Start`, the data message
+/// `|RtmpSampleAccess`), then the media. A new player starts at the last keyframe: it gets the
+/// metadata, the video and audio sequence headers, then everything from that keyframe (a GOP
+/// cache of ``Options/gopCacheBytes``; when the current group of pictures outgrows it, the
+/// next player waits for the next keyframe), then live. Each player has a queue of
+/// ``Options/playerQueueBytes``: when it is full the oldest group of pictures waiting is
+/// dropped whole (audio included), never part of one, so a slow player never slows the
+/// publisher or the other players; a player that stops reading is ended when a send to it
+/// outlasts ``Options/idleTimeout``. When the publisher goes, players get Stream EOF and
+/// `NetStream.Play.UnpublishNotify` and their connections end. A name nobody publishes gets
+/// `NetStream.Play.StreamNotFound`. Players get the messages as the publisher sent them
+/// (`@setDataFrame` removed from the metadata, enhanced RTMP `avc1` video as the legacy AVC
+/// tags every player reads), with the publisher's timestamps. Playing starts at a video
+/// keyframe: a stream without video gives its players nothing.
 ///
 /// **Threads.** The listener accepts on a thread of its own; each connection runs on its own
 /// thread, with blocking sockets whose every wait has a deadline and watches the server's
@@ -242,6 +262,8 @@ final class RTMPServerCore: Sendable {
     let listener: TCPListener
     let interrupt: Interrupt
     let published: BoundedQueue<RTMPIngestStream>
+    /// The relays to players, one per stream published.
+    let relays: RTMPRelayRegistry
     let state = ThreadLock(State())
 
     init(host: String, port: Int, options: RTMPServer.Options) throws(RTMPError) {
@@ -252,6 +274,7 @@ final class RTMPServerCore: Sendable {
             try TCPListener(address: host, port: port, backlog: 128, interrupt: interrupt)
         }
         published = BoundedQueue(capacity: options.maximumPendingPublishes, overflow: .dropNewest)
+        relays = RTMPRelayRegistry(gopCacheBytes: options.gopCacheBytes, playerQueueBytes: options.playerQueueBytes)
     }
 
     var statistics: RTMPServer.Statistics { state.withLock { $0.statistics } }
@@ -274,6 +297,7 @@ final class RTMPServerCore: Sendable {
         guard first else { return }
         interrupt.fire()
         published.close()
+        relays.endAll()
     }
 
     private func acceptLoop() {

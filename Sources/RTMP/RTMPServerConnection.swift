@@ -16,6 +16,8 @@ final class RTMPServerConnection {
         let streamID: UInt32
         let key: String
         let ingest: RTMPIngestStream
+        /// What goes to the stream's players.
+        let relay: RTMPStreamRelay
         var parser = RTMPIngestParser()
         /// The group of pictures events belong to (the slow-consumer policy drops by group).
         var group: UInt64 = 0
@@ -30,24 +32,26 @@ final class RTMPServerConnection {
     /// The most message streams (`createStream`) one connection may create.
     static let maximumMessageStreams: UInt32 = 8
 
-    private let core: RTMPServerCore
-    private let options: RTMPServer.Options
-    private let socket: TCPSocket
+    let core: RTMPServerCore
+    let options: RTMPServer.Options
+    let socket: TCPSocket
     private let handle: RTMPServerConnectionHandle
-    private var session: RTMPSession
+    var session: RTMPSession
     /// Bytes this connection counts in the server's total.
     private var accounted = 0
     /// `connect`'s command object, once it came.
-    private var connectParameters: [AMF0Property]?
-    private var application = ""
-    private var applicationQuery: [String: String] = [:]
-    private var lastStreamID: UInt32 = 0
-    private var publishing: Publishing?
+    var connectParameters: [AMF0Property]?
+    var application = ""
+    var applicationQuery: [String: String] = [:]
+    var lastStreamID: UInt32 = 0
+    var publishing: Publishing?
     /// Until this deadline the connection must publish or play.
-    private var setupDeadline: Deadline
-    private var idleDeadline: Deadline
+    var setupDeadline: Deadline
+    var idleDeadline: Deadline
     /// Set when the connection is to end after what is queued is sent (a refused publish).
-    private var closing = false
+    var closing = false
+    /// A play in progress (RTMPServerConnection+Play.swift).
+    var playing: Playing?
 
     init(core: RTMPServerCore, socket: TCPSocket, handle: RTMPServerConnectionHandle) {
         self.core = core
@@ -72,6 +76,7 @@ final class RTMPServerConnection {
             failure = handle.endReason ?? error
         }
         endPublish(failure.flatMap { Self.isCleanEnd($0, session) ? nil : $0 })
+        stopPlaying()
         _ = core.account(-accounted)
         accounted = 0
         handle.closeSocket()
@@ -114,6 +119,11 @@ final class RTMPServerConnection {
                 return
             }
             try account()
+            // A player is held to the deadline of each send instead (it sends little).
+            if playing != nil {
+                try pumpPlayback()
+                continue
+            }
             // Checked here too, not only when nothing arrives: a client that keeps sending
             // control messages (or a message a byte at a time) is held to the same deadlines.
             try checkDeadlines()
@@ -145,7 +155,7 @@ final class RTMPServerConnection {
 
     /// Brings this connection's count in the server's total up to date.
     /// - Throws: ``RTMPError/Code/limitExceeded`` when the server's total is exceeded.
-    private func account() throws(RTMPError) {
+    func account() throws(RTMPError) {
         let held = session.reader.memoryInUse &+ session.outgoing.count
         let delta = held &- accounted
         accounted = held
@@ -205,10 +215,18 @@ final class RTMPServerConnection {
             try publish(arguments, streamID: streamID)
         case "play":
             play(arguments, streamID: streamID)
+        case "getStreamLength":
+            // Players ask before `play`: a live stream has no length.
+            if transaction != 0 {
+                session.send(.command("_result", transaction: transaction, [.null, .number(0)]), on: RTMPChunkStream.command)
+            }
         case "deleteStream":
-            unpublish(streamID: arguments.first?.number.flatMap { UInt32(exactly: $0) } ?? streamID)
+            let deleted = arguments.first?.number.flatMap { UInt32(exactly: $0) } ?? streamID
+            unpublish(streamID: deleted)
+            stopPlaying(streamID: deleted)
         case "closeStream":
             unpublish(streamID: streamID)
+            stopPlaying(streamID: streamID)
         default:
             // getStreamLength, _checkbw, receiveAudio, ... : answered when an answer is awaited.
             if transaction != 0 { error(transaction, "NetConnection.Call.Failed", "unknown command '\(name)'") }
@@ -273,15 +291,9 @@ final class RTMPServerConnection {
             core.release(key, connectionID: handle.id)
             return refuse(streamID, "NetStream.Publish.Failed", "the server takes no more publishes now")
         }
-        publishing = Publishing(streamID: streamID, key: key, ingest: ingest)
+        publishing = Publishing(streamID: streamID, key: key, ingest: ingest, relay: core.relays.start(key))
         session.send(RTMPMessage(.userControl, payload: [0, 0] + Self.bigEndian(streamID)), on: RTMPChunkStream.control)  // Stream Begin
         status(streamID, "status", "NetStream.Publish.Start", "'\(name)' is now published")
-    }
-
-    /// `play`: refused until the relay to players is in.
-    private func play(_ arguments: [AMF0Value], streamID: UInt32) {
-        status(streamID, "error", "NetStream.Play.Failed", "this server does not serve play yet")
-        closing = true
     }
 
     /// Refuses a publish with an error status and ends the connection once it is sent.
@@ -306,6 +318,7 @@ final class RTMPServerConnection {
         guard let p = publishing else { return }
         publishing = nil
         p.ingest.queue.close(error)
+        core.relays.end(p.key, p.relay)
         core.release(p.key, connectionID: handle.id)
     }
 
@@ -323,6 +336,10 @@ final class RTMPServerConnection {
                 try? flush()
             }
             throw error
+        }
+        // The players first: the relay never waits, the consumer of the ingest stream may.
+        if let relayed = RTMPRelayMessage.forPlayers(typeID: message.typeID, timestamp: message.timestamp, payload: message.payload) {
+            p.relay.publish(relayed)
         }
         p.ingest.update { s in
             s.bytes &+= Int64(message.payload.count)  // an Int64 byte count does not overflow in practice
@@ -368,7 +385,7 @@ final class RTMPServerConnection {
 
     // MARK: Sending
 
-    private func status(_ streamID: UInt32, _ level: String, _ code: String, _ description: String) {
+    func status(_ streamID: UInt32, _ level: String, _ code: String, _ description: String) {
         session.send(.command("onStatus", transaction: 0, [.null, .object(Self.info(level, code, description))], streamID: streamID),
                      on: RTMPChunkStream.data)
     }
@@ -389,7 +406,7 @@ final class RTMPServerConnection {
         return out
     }
 
-    private func flush() throws(RTMPError) {
+    func flush() throws(RTMPError) {
         let out = session.takeOutgoing()
         guard !out.isEmpty else { return }
         try send(out, deadline: .after(options.idleTimeout))
@@ -403,4 +420,3 @@ final class RTMPServerConnection {
         try RTMPError.mapping { () throws(SocketError) in try socket.receive(exactly: count, deadline: deadline) }
     }
 }
-

@@ -58,12 +58,18 @@ struct RTMPRelayMessage: Sendable, Equatable {
         self.init(typeID: typeID, timestamp: timestamp, payload: payload, isKeyframe: keyframe, isSequenceHeader: header)
     }
 
-    /// The message players get for a message a publisher sent, or nil for a type not relayed
+    /// The message players get for a message a publisher sent, or nil for one not relayed
     /// (only audio, video and data go to players). A data message loses its `@setDataFrame`
     /// (players get `onMetaData` itself, as FLV files hold it), and AMF3 data (type 15) becomes
-    /// the AMF0 data it carries after its format byte.
+    /// the AMF0 data it carries after its format byte. Enhanced RTMP video (`ExVideoTagHeader`,
+    /// FourCC `avc1`) becomes the legacy AVC tag with the same content, which every player
+    /// reads (FFmpeg before 6.1 and librtmp know no other); its other packet types (metadata,
+    /// multitrack) are not relayed.
     static func forPlayers(typeID: UInt8, timestamp: UInt32, payload: [UInt8]) -> RTMPRelayMessage? {
         switch typeID {
+        case video where payload.first.map({ $0 & 0x80 != 0 }) ?? false:
+            guard let legacy = legacyAVC(enhanced: payload) else { return nil }
+            return RTMPRelayMessage(typeID: typeID, timestamp: timestamp, payload: legacy)
         case audio, video:
             return RTMPRelayMessage(typeID: typeID, timestamp: timestamp, payload: payload)
         case data, 15:
@@ -73,6 +79,23 @@ struct RTMPRelayMessage: Sendable, Equatable {
             return RTMPRelayMessage(typeID: data, timestamp: timestamp, payload: Array(body))
         default:
             return nil
+        }
+    }
+
+    /// The legacy AVC tag body (FrameType and CodecID 7, AVCPacketType, CompositionTime) of an
+    /// enhanced RTMP video tag body with FourCC `avc1`: SequenceStart is a sequence header,
+    /// CodedFrames keeps its composition time, CodedFramesX gets 0, SequenceEnd is an end of
+    /// sequence; nil for another FourCC or packet type.
+    static func legacyAVC(enhanced payload: [UInt8]) -> [UInt8]? {
+        guard payload.count >= 5, payload[1...4].elementsEqual("avc1".utf8) else { return nil }
+        let head = ((payload[0] >> 4) & 0x07) << 4 | 7  // FrameType, CodecID 7 (AVC)
+        let body = payload[5...]
+        switch payload[0] & 0x0F {
+        case 0: return [head, 0, 0, 0, 0] + body  // PacketTypeSequenceStart
+        case 1: return body.count >= 3 ? [head, 1] + body : nil  // PacketTypeCodedFrames: SI24 composition time first
+        case 2: return [head, 2, 0, 0, 0]  // PacketTypeSequenceEnd
+        case 3: return [head, 1, 0, 0, 0] + body  // PacketTypeCodedFramesX: composition time 0
+        default: return nil
         }
     }
 

@@ -77,6 +77,22 @@ import MediaSupport
         #expect(Message.forPlayers(typeID: 18, timestamp: 5, payload: onMetaData)?.isMetadata == true)
         #expect(Message.forPlayers(typeID: 9, timestamp: 7, payload: Self.keyframe(7).payload) == Self.keyframe(7))
         #expect(Message.forPlayers(typeID: 8, timestamp: 0, payload: Self.audioHeader.payload)?.isSequenceHeader == true)
+        // Enhanced RTMP avc1 becomes legacy AVC: the same configuration, frames and times.
+        let avc1 = Array("avc1".utf8)
+        let enhanced: [([UInt8], [UInt8]?)] = [
+            ([0x90] + avc1 + [1, 0x64, 0, 0x1F], [0x17, 0, 0, 0, 0, 1, 0x64, 0, 0x1F]),  // SequenceStart
+            ([0x91] + avc1 + [0, 0, 0x50, 0, 0, 0, 2, 0x65, 0x88], [0x17, 1, 0, 0, 0x50, 0, 0, 0, 2, 0x65, 0x88]),  // CodedFrames
+            ([0xA3] + avc1 + [0, 0, 0, 2, 0x41, 0x9A], [0x27, 1, 0, 0, 0, 0, 0, 0, 2, 0x41, 0x9A]),  // CodedFramesX
+            ([0x92] + avc1, [0x17, 2, 0, 0, 0]),  // SequenceEnd
+            ([0x94] + avc1 + [2, 0], nil),  // Metadata: not relayed
+            ([0x91] + avc1 + [0, 0], nil),  // CodedFrames without its composition time
+            ([0x90] + Array("hvc1".utf8) + [1], nil),
+            ([0x90, 0x61], nil),
+        ]
+        for (body, legacy) in enhanced {
+            #expect(Message.forPlayers(typeID: 9, timestamp: 3, payload: body)?.payload == legacy, "\(body)")
+        }
+        #expect(Message.forPlayers(typeID: 9, timestamp: 3, payload: [0x91] + avc1 + [0, 0, 0, 0, 0, 0, 2, 0x65, 0x88])?.isKeyframe == true)
         for type: UInt8 in [1, 3, 4, 5, 6, 17, 20, 22] {
             #expect(Message.forPlayers(typeID: type, timestamp: 0, payload: [0, 0, 0, 1]) == nil)
         }
