@@ -100,7 +100,7 @@ let package = Package(
         // region of a test here, and Docs/check-snippets.py checks that the two are the same.
         .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "H264Delivery",
                                                         "H264Fixtures", "TestSupport"]),
-        .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "RTMP", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

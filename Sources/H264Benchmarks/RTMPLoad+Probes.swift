@@ -3,7 +3,7 @@ import MediaSupport
 
 /// A server's CPU time and resident memory at one moment, from `/proc` (Linux), summed over
 /// its processes (nginx's workers).
-struct ProcessSample {
+struct ProcessSample: Sendable {
     /// utime + stime of every process, in seconds (their threads included).
     let cpuSeconds: Double
     /// VmRSS of every process, in bytes.
@@ -54,7 +54,7 @@ struct ProcessSample {
 /// socket buffers grow to several MB).
 enum KernelQueues {
     /// What the monitor saw.
-    struct Backlog {
+    struct Backlog: Sendable {
         /// The most bytes waiting on one connection at any sample.
         var maximumPerConnection = 0
         /// The most bytes waiting on all connections together at any sample.

@@ -47,7 +47,7 @@ enum RTMPLoadCommand {
     """
 
     /// What one stream sends in a loop of the input: its sequence header, then the frames.
-    struct Input {
+    struct Input: Sendable {
         let metadata: FLVMetadata
         let decoderConfiguration: [UInt8]
         let frames: [FLVVideoSample]
@@ -109,7 +109,7 @@ enum RTMPLoadCommand {
     }
 
     /// The pacing thread's lateness: a histogram in milliseconds.
-    struct Lateness {
+    struct Lateness: Sendable {
         private(set) var sends = 0
         private(set) var maximum: Double = 0
         private(set) var late = 0  // sends later than one frame interval
@@ -160,7 +160,7 @@ enum RTMPLoadCommand {
 }
 
 /// One run of the load: connect every publisher, pace, finish, and the figures.
-struct LoadRun {
+struct LoadRun: Sendable {
     let input: RTMPLoadCommand.Input
     let streams: Int
     let milliseconds: Int64
@@ -169,7 +169,7 @@ struct LoadRun {
     let serverPIDs: [Int32]
 
     /// What a run measured.
-    struct Report {
+    struct Report: Sendable {
         var connected = 0
         var connectSeconds = 0.0
         var connectErrors: [String] = []
