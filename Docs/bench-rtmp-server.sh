@@ -80,7 +80,7 @@ EOF
 start_h264() {
     local dir=$1
     mkdir -p "$dir/hls"
-    "$bin/h264" serve --rtmp "127.0.0.1:$port" --hls "$dir/hls" 2> "$dir/error.log" &
+    "$bin/h264" serve --rtmp "127.0.0.1:$port" --hls "$dir/hls" --max-connections 2000 2> "$dir/error.log" &
     server_pid=$!
     wait_port
     pids=$server_pid
