@@ -6,7 +6,7 @@
 // The example publishes into itself: 3 s of video at real time from FFmpeg (H.264 with
 // B-frames, and AAC, as an encoder sends it) when FFmpeg is installed, else from the library's
 // own publisher (x264 over a test pattern); FFmpeg, when installed, also plays the stream
-// through the server, joining 1.5 s in. The HLS output is OUTDIR/hls/index.m3u8.
+// through the server, joining 2 s in. The HLS output is OUTDIR/hls/index.m3u8.
 import Foundation
 import FLV
 import H264
@@ -42,14 +42,16 @@ let packaging = Task {
     return frames
 }
 
-// A publisher, and a player joining 1.5 s in.
+// A publisher, and a player joining 2 s in.
 let frameCount = 90
 var played: Process?
 let playedFile = "\(outDir)/played.flv"
 if let ffmpeg = tool("ffmpeg") {
+    // A short lookahead, so that frames leave the encoder as they are made (x264's default
+    // holds 40): the player then joins in the middle of the stream.
     let publisher = try start(ffmpeg, ["-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=44100",
-                                       "-t", "3", "-c:v", "libx264", "-g", "30", "-bf", "2", "-c:a", "aac", "-f", "flv", url])
-    try await Task.sleep(for: .milliseconds(1500))
+                                       "-t", "3", "-c:v", "libx264", "-g", "30", "-bf", "2", "-x264-params", "rc-lookahead=5", "-c:a", "aac", "-f", "flv", url])
+    try await Task.sleep(for: .seconds(2))
     played = try start(ffmpeg, ["-i", url, "-c", "copy", "-f", "flv", "-y", playedFile])
     publisher.waitUntilExit()
     check(publisher.terminationStatus == 0, "FFmpeg published to \(url)")
