@@ -88,7 +88,8 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "H264Benchmarks",
-            dependencies: ["H264", "H264Video", "RTP", "MPEGTS", "H264Delivery", "CommandLineSupport", "CAllocationCounter"]
+            dependencies: ["H264", "H264Video", "RTP", "FLV", "RTMP", "MPEGTS", "H264Delivery", "MediaSupport", "CommandLineSupport",
+                           "CAllocationCounter"]
         ),
         // Paths, ffmpeg/ffprobe and subprocess helpers shared by the tests, the splitter's drivers
         // the framing tests and the fuzz bodies share, and the allocation count of the allocation
@@ -118,7 +119,7 @@ let package = Package(
         // region of a test here, and Docs/check-snippets.py checks that the two are the same.
         .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS",
                                                         "H264Delivery", "H264Fixtures", "TestSupport"]),
-        .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "RTMP", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

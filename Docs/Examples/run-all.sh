@@ -30,5 +30,6 @@ if command -v ffmpeg > /dev/null; then
         | "$SCRATCH/release/BGRAToFLV" "$OUT/BGRAToFLV-stdin" 320x240
 fi
 run ReadSamples > "$OUT/ReadSamples.log"
+run IngestToHLS
 grep -v '^frame ' "$OUT/ReadSamples.log"
 echo "all examples passed"

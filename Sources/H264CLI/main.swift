@@ -15,6 +15,7 @@ let commands: [any CLICommand.Type] = [
     BuildStreamCommand.self,
     SegmentCommand.self,
     CheckCommand.self,
+    ServeCommand.self,
 ]
 
 exit(CLI.main(arguments: Array(CommandLine.arguments.dropFirst()), commands: commands))

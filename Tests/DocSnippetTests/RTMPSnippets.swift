@@ -10,7 +10,7 @@ import Testing
 /// The snippets of the RTMP catalog (Sources/RTMP/RTMP.docc); each marked region is shown, as
 /// it is, in an article (Docs/check-snippets.py checks it). It publishes to an nginx-rtmp on a
 /// loopback port, and skips (with its reason) where nginx with the RTMP module is not installed.
-@Suite struct RTMPSnippets {
+@Suite(.realTime) struct RTMPSnippets {
     @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
     func publishEncodedFrames() throws {
         let server = try NginxServer()
@@ -38,7 +38,7 @@ import Testing
     /// The server article's snippets: a server that allows one stream key, our publisher
     /// sending an encoder's frames to it, and the publish recorded to MP4 (every frame, and
     /// FFmpeg decodes it when present).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func serveAndRecord() async throws {
         let streamKey = "key-7"
         let path = try Support.temporaryDirectory() + "/ingest.mp4"
@@ -74,7 +74,7 @@ import Testing
     /// The reconnection snippet: a publisher whose server goes away and comes back on the
     /// same port reports the loss and the reconnection through its events handler, and
     /// counts the reconnection.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func reconnectingPublisher() async throws {
         let first = try Self.makeServer(streamKey: "key", port: 0)
         let url = "rtmp://127.0.0.1:\(first.localPort)/live/key"

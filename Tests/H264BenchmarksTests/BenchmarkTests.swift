@@ -12,7 +12,8 @@ import TestSupport
                                                         "split_streaming_whole_gbps", "split_streaming_1440_gbps",
                                                         "split_streaming_184_gbps", "annexb_to_avcc_gbps", "rbsp_gbps", "access_units_gbps",
                                                         "access_units_streaming_gbps", "parse_headers_gbps", "check_webrtc_gbps", "edit_for_hls_gbps",
-                                                        "slice_headers_per_s", "slice_headers_reused_per_s", "rtp_packetize_gbps",
+                                                        "slice_headers_per_s", "slice_headers_reused_per_s", "ts_mux_gbps", "ts_demux_gbps",
+                                                        "rtp_packetize_gbps",
                                                         "rtp_depacketize_gbps", "bgra_to_i420_mpps"])
         let stream = SyntheticStream.make(bytes: 1 << 20)
         #expect(try AnnexB.split(stream).count > 3)

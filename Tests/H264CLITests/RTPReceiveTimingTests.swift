@@ -19,7 +19,7 @@ import TestSupport
         return sent.map { $0.timestamp90kHz - sent[0].timestamp90kHz }
     }
 
-    @Test(.enabled(if: Support.h264 != nil, "needs the built h264 tool"), .timeLimit(.minutes(1)),
+    @Test(.enabled(if: Support.h264 != nil, "needs the built h264 tool"), .timeLimit(.minutes(5)),
           arguments: [Fixture.highBPyramid, .mainCABACBFrames], [["--speed", "4"], ["--fast"]])
     func mp4SamplesAreTheSentTimestamps(fixture: Fixture, pacing: [String]) throws {
         let h264 = try #require(Support.h264)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 import FLV
 import H264
 import MediaSupport
@@ -198,7 +199,7 @@ import MediaSupport
     }
 
     /// Sends the handshake one byte every 50 ms: closed at the handshake deadline.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func slowLorisHandshake() async throws {
         try await Self.check { server, _ in
             let port = server.localPort
@@ -217,7 +218,7 @@ import MediaSupport
 
     /// After the handshake, keeps sending acknowledgements and unknown commands every 50 ms,
     /// never publishing: closed at the deadline from accept (those keep nothing alive).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func slowLorisCommands() async throws {
         try await Self.check { server, _ in
             let port = server.localPort
@@ -242,7 +243,7 @@ import MediaSupport
 
     /// A huge chunk size and a message header claiming 16 MiB (the 24-bit maximum): refused
     /// from the header, before any of it is held.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func hugeMessageHeader() async throws {
         try await Self.check { server, _ in
             let client = try RawClient(port: server.localPort)
@@ -261,7 +262,7 @@ import MediaSupport
 
     /// A new chunk stream per message, each left incomplete: ended at the chunk-stream limit,
     /// its bookkeeping and partial messages within the per-connection bound.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func chunkStreamChurn() async throws {
         try await Self.check { server, _ in
             let client = try RawClient(port: server.localPort)
@@ -282,7 +283,7 @@ import MediaSupport
 
     /// A publisher that floods acknowledgements and nothing else: acknowledgements are not
     /// progress, so it is closed at the idle deadline, and nothing is sent back for them.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func acknowledgementFlood() async throws {
         try await Self.check { server, _ in
             let client = try RawClient(port: server.localPort)
@@ -309,7 +310,7 @@ import MediaSupport
     /// A publisher that stops in the middle of a video message and stays silent: its publish
     /// ends with `timedOut` at the idle deadline; one that closes mid-message ends with
     /// `connectionClosed`.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func publisherStopsMidMessage() async throws {
         try await Self.check { server, good in
             let silent = try RawClient(port: server.localPort)
@@ -334,7 +335,7 @@ import MediaSupport
     }
 
     /// More connections than the limit: the extra one is closed at once.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func connectionLimit() async throws {
         try await Self.check(Self.options { $0.maximumConnections = 3 }) { server, _ in
             let a = try RawClient(port: server.localPort)
@@ -351,7 +352,7 @@ import MediaSupport
 
     /// Connections that each stay under their own bound but together pass the server's total:
     /// the one that passes it is ended.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func totalBytesBound() async throws {
         let options = Self.options { $0.maximumTotalBytes = 400 << 10 }
         try await Self.check(options) { server, _ in

@@ -7,6 +7,7 @@ import Musl
 import Darwin
 #endif
 import Testing
+import TestSupport
 import FLV
 import H264
 @testable import RTMP
@@ -14,7 +15,7 @@ import H264
 /// A local RTMP server that misbehaves on purpose, on a loopback port: the client must answer
 /// each behaviour with a typed error within the operation's deadline plus a second, whatever
 /// the server sends, and within its memory limits.
-@Suite struct HostileServerTests {
+@Suite(.realTime) struct HostileServerTests {
     /// A one-connection TCP server whose behaviour after accepting is `serve(fd)`.
     final class Server: @unchecked Sendable {
         /// Set when the test is done: the serving loop ends.

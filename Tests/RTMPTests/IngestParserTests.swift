@@ -118,7 +118,7 @@ import H264
 
     /// A publisher of `hvc1` over a socket: onStatus NetStream.Publish.Failed naming the codec,
     /// and its stream ends with `unsupported`.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func hevcPublisherIsRefusedWithAStatus() async throws {
         let server = try RTMPServer(host: "127.0.0.1", port: 0, options: IngestServerTests.allowing())
         defer { server.close() }

@@ -11,7 +11,7 @@ import X264
 /// `RTMPServer` taking streams in: our own publisher, FFmpeg and GStreamer publishing into it on
 /// a loopback port, what comes out (`RTMPIngestStream`) equal to what went in, and the library's
 /// recorders taking it without glue.
-@Suite struct IngestServerTests {
+@Suite(.realTime) struct IngestServerTests {
     /// Options that allow every publish, with deadlines short enough for tests.
     /// Deadlines far above what these tests take even on a loaded machine (a test task starved
     /// for seconds between two sends must not look like an idle publisher); the deadlines
@@ -63,7 +63,7 @@ import X264
     /// decoder configuration, and every sample equal to the FLV sample the publisher made of
     /// it (payload, DTS, PTS, keyframe flag); keyframes carry the SPS and PPS first, and the
     /// samples' 1 kHz timestamps are the FLV times.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func ourPublisherIntoOurServer() async throws {
         let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing())
         let (frames, parameterSets) = try Self.encodedFrames(30)
@@ -118,7 +118,7 @@ import X264
     /// A wrong stream key is refused before the publish starts (NetStream.Publish.Denied with
     /// the hook's reason), nothing reaches `publishedStreams`, and the right key then publishes;
     /// the hook saw the request as sent.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func wrongKeyIsRefusedAndNothingRecorded() async throws {
         let seen = Seen()
         let options = Self.allowing { options in
@@ -152,7 +152,7 @@ import X264
     }
 
     /// Without an authorization hook every publish is refused.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func noHookRefusesPublishing() throws {
         let server = try RTMPServer(host: "127.0.0.1", port: 0,
                                     options: RTMPServer.Options(handshakeTimeout: .seconds(5), idleTimeout: .seconds(5)))
@@ -168,7 +168,7 @@ import X264
 
     /// A second publisher of a name is refused by default, and replaces the first under
     /// `.replaceExisting` (whose stream then ends with `cancelled`).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func duplicatePublishers() async throws {
         let refusing = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing())
         defer { refusing.close() }

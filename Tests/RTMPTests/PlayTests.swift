@@ -15,7 +15,7 @@ import TestSupport
 /// and GStreamer's `rtmpsrc` joining mid-stream get every frame from the keyframe they joined
 /// at, decodable from the first; the sequence header comes first; a player that never reads
 /// is dropped without slowing the publisher or the other player.
-@Suite(.serialized) struct PlayTests {
+@Suite(.serialized, .realTime) struct PlayTests {
     /// Options that allow every publish, with a short idle timeout (the deadline of each send
     /// to a player) and small player queues.
     static func options() -> RTMPServer.Options {
@@ -198,7 +198,7 @@ import TestSupport
     /// at to the end, decodes without an error, and ends when the publisher does
     /// (`NetStream.Play.UnpublishNotify`). The player that never reads is ended by the server
     /// (its sends' deadline) before the stream ends; the publisher's stream arrives whole.
-    @Test(.enabled(if: canRunFFmpeg, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: canRunFFmpeg, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
     func ffmpegJoinsMidStreamWhileAPlayerNeverReads() throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -254,7 +254,7 @@ import TestSupport
     /// status replies, the metadata and the sequence header come before the first frame, a
     /// keyframe. GStreamer's recording holds every frame from that keyframe to the end,
     /// decodable.
-    @Test(.enabled(if: canRunGStreamer, "needs ffmpeg, ffprobe and GStreamer rtmpsrc"), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: canRunGStreamer, "needs ffmpeg, ffprobe and GStreamer rtmpsrc"), .timeLimit(.minutes(5)))
     func gstreamerJoinsMidStreamFromOurPublisher() throws {
         let gst = try #require(Support.gstLaunch(with: ["rtmpsrc", "filesink"]))
         let dir = try Support.temporaryDirectory()
@@ -340,7 +340,7 @@ func awaitTask<T: Sendable>(_ task: Task<T, any Error>) throws -> T? {
         do { value = .success(try await task.value) } catch { value = .failure(error) }
         result.withLock { $0 = value }
     }
-    let deadline = Deadline.after(.seconds(20))
+    let deadline = Deadline.after(.seconds(120))
     while result.withLock({ $0 == nil }) && !deadline.hasPassed { Thread.sleep(forTimeInterval: 0.02) }
     return try result.withLock { $0 }?.get()
 }

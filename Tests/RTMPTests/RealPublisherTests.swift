@@ -10,7 +10,7 @@ import TestSupport
 /// GStreamer's `rtmp2sink`. What the server hands out is recorded with the library's writers
 /// (`FLVWriter` for audio and video as sent, `MP4Recorder` for the video) and compared with the
 /// source by ffprobe: packet count, sizes, key flags, DTS and PTS.
-@Suite(.serialized) struct RealPublisherTests {
+@Suite(.serialized, .realTime) struct RealPublisherTests {
     static let corpusStream = "cros-codecs/test-25fps.h264"
     static var canRun: Bool { FFmpeg.isPresent && Corpus.isPresent }
 
@@ -84,7 +84,7 @@ import TestSupport
     /// recording has every packet of the source, audio and video (count, size, key flag, DTS,
     /// PTS), and the MP4 recording (MP4Recorder, fed the access units as they came) has every
     /// video packet with the same sizes, key flags and times.
-    @Test(.enabled(if: canRun, "needs ffmpeg, ffprobe and the corpus"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: canRun, "needs ffmpeg, ffprobe and the corpus"), .timeLimit(.minutes(5)))
     func ffmpegPublishesWithAudio() async throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -122,7 +122,7 @@ import TestSupport
     /// sync sample with its parameter sets.
     @Test(.enabled(if: canRun && Support.gstLaunch(with: ["rtmp2sink", "flvmux", "qtdemux", "h264parse"]) != nil,
                    "needs GStreamer's rtmp2sink, flvmux, qtdemux, h264parse, ffmpeg and the corpus"),
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func gstreamerRTMP2SinkPublishes() async throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -15,7 +15,7 @@ import X264
 /// finish during an outage. Everything on 127.0.0.1, each test on ports of its own, real time
 /// for a few seconds at most. Serialized: the real-time tests take turns rather than load a
 /// small machine together (each deadline-driven test elsewhere in the run is sensitive to that).
-@Suite(.serialized) struct ReconnectTests {
+@Suite(.serialized, .realTime) struct ReconnectTests {
     /// Frames per second and per group of pictures of the test streams (a keyframe a second).
     static let frameRate = 25
     static let frameDuration = 40  // ms
@@ -239,7 +239,7 @@ import X264
     /// (no jump back, a gap of at most the outage and one GOP), and the frames lost are at most
     /// the outage and one GOP: those the publisher counted (statistics = events) plus the few
     /// written to the closed connection.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func ourServerRestarts() async throws {
         let (frames, parameterSets) = try Self.frames(200)
         let times = try Self.flvTimes(frames, parameterSets)
@@ -305,7 +305,7 @@ import X264
     /// nginx-rtmp killed (SIGKILL) during a real-time publish and started again on the same
     /// port: the publisher reconnects, and nginx's recording of the new publish starts at a
     /// keyframe and decodes in FFmpeg without an error.
-    @Test(.enabled(if: canRunNginx, "needs nginx with libnginx-mod-rtmp, ffmpeg and ffprobe"), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: canRunNginx, "needs nginx with libnginx-mod-rtmp, ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
     func nginxRestarts() async throws {
         let (frames, parameterSets) = try Self.frames(175)
         let nginx = try NginxServer()
@@ -340,7 +340,7 @@ import X264
     /// publisher's send deadline: the deadline fires, the publisher reconnects once the proxy
     /// forwards again, and the stream resumes at a keyframe; the outage buffer stays within
     /// its bound (its oldest whole GOPs dropped).
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func stalledServerIsLeftAndTheStreamResumes() async throws {
         let (frames, parameterSets) = try Self.frames(200, padding: 100_000)  // 2.5 MB/s: fills socket buffers quickly
         let times = try Self.flvTimes(frames, parameterSets)
@@ -392,7 +392,7 @@ import X264
     /// A proxy that drops the connection every 2 s, five times, during a real-time publish:
     /// five outages, each lost then connected, the stream resumed each time at a keyframe with
     /// its headers, and the outage buffer within its bound throughout (sampled).
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func connectionDroppedEveryTwoSeconds() async throws {
         let (frames, parameterSets) = try Self.frames(750)  // up to 30 s: sent until the test says stop
         let times = try Self.flvTimes(frames, parameterSets)
@@ -438,7 +438,7 @@ import X264
     /// A server that never comes back: the publisher gives up after `maximumAttempts` attempts
     /// (or once the outage lasted `maximumOutage`), with the error that began the outage, which
     /// `send` then throws.
-    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    @Test(.timeLimit(.minutes(5)), arguments: [true, false])
     func givesUpWhenTheServerNeverComesBack(limitingAttempts: Bool) async throws {
         let (frames, parameterSets) = try Self.frames(50)
         let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
@@ -475,7 +475,7 @@ import X264
 
     /// `cancel()` during the wait before an attempt ends the publisher at once: `finish`
     /// returns `cancelled` (not `timedOut`: the sender thread ended) though the wait was 60 s.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func cancelDuringTheBackoff() async throws {
         let (frames, parameterSets) = try Self.frames(30)
         let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
@@ -496,7 +496,7 @@ import X264
 
     /// `cancel()` during a connection attempt that hangs (a proxy that accepts but forwards
     /// nothing, under a 60 s deadline) ends it at once: `finish` returns `cancelled`.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func cancelDuringAConnectionAttempt() async throws {
         let (frames, parameterSets) = try Self.frames(30)
         // The server waits as long as the publisher for the handshake: the attempt hangs.
@@ -523,7 +523,7 @@ import X264
     /// The rule for `finish` during an outage: it gives up at once (no more attempts) and
     /// throws the error that began the outage; the frames buffered are counted as dropped and
     /// the events end with gaveUp. The async publisher's `connectionEvents` says the same.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func finishDuringAnOutageGivesUp() async throws {
         let (frames, parameterSets) = try Self.frames(60)
         let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())

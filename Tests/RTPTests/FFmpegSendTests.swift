@@ -8,7 +8,7 @@ import TestSupport
 struct FFmpegSendTests {
     /// FFmpeg's RTP muxer sends a corpus stream; the depacketiser's access units, written as
     /// Annex-B, decode to the same frames as the file. FFmpeg's SDP parses back.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func depacketizesWhatFFmpegSends() throws {
         let stream = Corpus.path("cros-codecs/test-25fps.h264")
         let receiver = try UDPSocket(receivingOn: 0, address: "127.0.0.1")

@@ -50,7 +50,7 @@ struct FFmpegReceiveTests {
     /// With `--webrtc` (the packetiser's WebRTC preset: SPS and PPS in one STAP-A with each IDR
     /// picture's timestamp, the marker bit once per access unit) and with packetization-mode 0
     /// (at MTU 8,000, which the stream's largest slice, 4,069 bytes, fits).
-    @Test(.timeLimit(.minutes(1)), arguments: [(1200, []), (300, []), (1200, ["--webrtc"]), (8000, ["--packetization-mode", "0"])])
+    @Test(.timeLimit(.minutes(5)), arguments: [(1200, []), (300, []), (1200, ["--webrtc"]), (8000, ["--packetization-mode", "0"])])
     func ffmpegReceivesRTPSend(mtu: Int, options: [String]) throws {
         let loopback = LoopbackReceive(h264: try #require(Support.h264))
         let (reference, received) = try loopback.run(mtu: mtu, decode: false, options: options) { sdp, output in
@@ -70,7 +70,7 @@ let gstReceiver = Support.gstLaunch(with: ["sdpdemux", "rtph264depay", "h264pars
 struct GStreamerReceiveTests {
     /// GStreamer's `sdpdemux ! rtph264depay` receives from the SDP; FFmpeg decodes what it
     /// wrote to the same frames as the file. Also with the WebRTC preset.
-    @Test(.timeLimit(.minutes(1)), arguments: [[], ["--webrtc"]])
+    @Test(.timeLimit(.minutes(5)), arguments: [[], ["--webrtc"]])
     func gstreamerReceivesRTPSend(options: [String]) throws {
         let gst = try #require(gstReceiver)
         let loopback = LoopbackReceive(h264: try #require(Support.h264))
@@ -88,7 +88,7 @@ struct GStreamerReceiveTests {
     /// Annex-B (and MP4) output decodes to the source's frames; the report counts every frame
     /// and no loss; the receiver stops on its own after the idle timeout.
     @Test(.enabled(if: FFmpeg.isPresent && Support.h264 != nil, "needs ffmpeg (with libx264) and the built h264 tool"),
-          .timeLimit(.minutes(1)), arguments: [("baseline", "out.264", true), ("bframes", "out.mp4", false)])
+          .timeLimit(.minutes(5)), arguments: [("baseline", "out.264", true), ("bframes", "out.mp4", false)])
     func receivesFromAnSDP(stream: String, outputName: String, json: Bool) throws {
         let h264 = try #require(Support.h264)
         let path = try SenderStreams.path(stream)
@@ -127,7 +127,7 @@ struct GStreamerReceiveTests {
     /// rtp-send`): the stray access unit is skipped and counted, the recording is the source's
     /// 50 frames, and the receiver stops because of the BYE (its idle timeout is 30 s away).
     @Test(.enabled(if: FFmpeg.isPresent && Support.h264 != nil, "needs ffmpeg (with libx264) and the built h264 tool"),
-          .timeLimit(.minutes(1)), arguments: ["ffmpeg", "rtp-send"])
+          .timeLimit(.minutes(5)), arguments: ["ffmpeg", "rtp-send"])
     func stopsAtByeAfterAStrayPacket(sender: String) throws {
         let h264 = try #require(Support.h264)
         let path = try SenderStreams.path("baseline")

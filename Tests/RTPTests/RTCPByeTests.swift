@@ -59,7 +59,7 @@ struct RTCPByeTests {
 
     /// FFmpeg's RTP muxer: a sender report at the start (the access units get its wall-clock
     /// time, which is today's) and a sender report + BYE at the end (`send_bye`).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func stopsAtFFmpegsBye() throws {
         let path = try SenderStreams.path("baseline")
         let received = try Self.receive { port in
@@ -83,7 +83,7 @@ struct RTCPByeTests {
 
     /// `h264 rtp-send`: its sender report and BYE go to the RTCP port half a second after the
     /// last packet.
-    @Test(.timeLimit(.minutes(1)), .enabled(if: Support.h264 != nil, "needs the built h264 tool"))
+    @Test(.timeLimit(.minutes(5)), .enabled(if: Support.h264 != nil, "needs the built h264 tool"))
     func stopsAtRTPSendsBye() throws {
         let h264 = try #require(Support.h264)
         let path = try SenderStreams.path("bframes")

@@ -45,7 +45,7 @@ struct ScriptedSessionSource: RTPDatagramSource {
 
     /// A BYE from the stream's SSRC stops the loop while packets keep coming, on either port
     /// (multiplexed on the RTP port, RFC 5761, or on the RTCP port): the stop reason is `.bye`.
-    @Test(.timeLimit(.minutes(1)), arguments: [RTPChannel.rtp, .rtcp])
+    @Test(.timeLimit(.minutes(5)), arguments: [RTPChannel.rtp, .rtcp])
     func byeStopsTheLoop(channel: RTPChannel) throws {
         let packets = try Self.stream(300)
         var datagrams = packets.prefix(5).map { ($0, RTPChannel.rtp) }
@@ -62,7 +62,7 @@ struct ScriptedSessionSource: RTPDatagramSource {
 
     /// A BYE for another SSRC, or before the stream began, is counted and ignored: the loop
     /// ends at the idle timeout with every access unit.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func byeOfAnotherSourceIsIgnored() throws {
         let datagrams = [(Self.bye(3), RTPChannel.rtcp)] + (try Self.stream(5)).map { ($0, RTPChannel.rtp) }
             + [(Self.bye(99), .rtcp), (RTCP.senderReportAndBye(ssrc: 98, ntpTimestamp: 1, rtpTimestamp: 0, packetCount: 0, octetCount: 0), .rtp)]
@@ -133,7 +133,7 @@ struct ScriptedSessionSource: RTPDatagramSource {
     /// The sockets of a session over loopback: each datagram comes with its port, and a
     /// datagram waiting on the RTCP port is read within two calls however many wait on the RTP
     /// port.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func socketPairSaysWhichPort() throws {
         var pair = try UDPSocketPair(receivingOn: 0, rtcpPort: 0, address: "127.0.0.1")
         let rtcpPort = try #require(pair.rtcp?.localPort)

@@ -63,7 +63,7 @@ struct ScriptedSource: RTPDatagramSource {
     }
 
     /// The loop stops when the source falls silent for the idle timeout, delivering everything.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func runStopsWhenIdle() throws {
         var source = ScriptedSource(datagrams: try Self.packets((0..<5).map { [[0x41, UInt8($0)]] }))
         var receiver = try RTPReceiver(.init(idleTimeout: .milliseconds(300)))
@@ -74,7 +74,7 @@ struct ScriptedSource: RTPDatagramSource {
     }
 
     /// A duration ends the loop even while datagrams keep coming.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func runStopsAtTheDuration() throws {
         let many = try Self.packets((0..<200).map { [[0x41, UInt8(truncatingIfNeeded: $0)]] })
         var source = ScriptedSource(datagrams: many, gap: .milliseconds(10))
@@ -89,7 +89,7 @@ struct ScriptedSource: RTPDatagramSource {
     }
 
     /// No datagram at all: the first-packet timeout holds; `until` stops the loop at once.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func runWithoutDatagrams() throws {
         var silent = ScriptedSource(datagrams: [])
         var receiver = try RTPReceiver(.init(idleTimeout: .seconds(60), firstPacketTimeout: .milliseconds(200)))
@@ -111,7 +111,7 @@ struct ScriptedSource: RTPDatagramSource {
 
     /// UDPSocket over loopback: what is sent arrives; a receive with nothing to read returns
     /// nil at its timeout.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func udpSocketLoopback() throws {
         let rx = try UDPSocket(receivingOn: 0, address: "127.0.0.1")
         #expect(rx.localPort > 0)

@@ -85,7 +85,7 @@ struct FFmpegSenderTests {
     /// FFmpeg's RTP muxer (`-f rtp`, paced with `-readrate`) at its default packet size and at
     /// a small one (FU-A on most slices), on streams with and without B-frames, one with four
     /// slices per picture: received frame-exact, nothing lost, one access unit per frame.
-    @Test(.timeLimit(.minutes(1)), arguments: [("baseline", 1400), ("baseline", 300), ("bframes", 300), ("bframes", 1400),
+    @Test(.timeLimit(.minutes(5)), arguments: [("baseline", 1400), ("baseline", 300), ("bframes", 300), ("bframes", 1400),
                                                ("slices", 200)])
     func receivesFFmpeg(stream: String, packetSize: Int) throws {
         let path = try SenderStreams.path(stream)
@@ -112,7 +112,7 @@ struct FFmpegMode0Tests {
     /// FFmpeg in packetization-mode 0 (`-rtpflags h264_mode0`) sending a stream whose slices x264
     /// kept under 1,000 bytes: received in strict mode 0 frame-exact, every packet a single NAL
     /// unit packet.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func receivesFFmpegMode0() throws {
         let path = try SenderStreams.path("small-slices")
         let sdp = try Support.temporaryDirectory() + "/ffmpeg.sdp"
@@ -130,7 +130,7 @@ struct FFmpegMode0Tests {
     /// An SDP that says packetization-mode 0 while the sender fragments (FU-A) and aggregates
     /// (cameras do): lenient, received frame-exact with a tolerance reported per such packet;
     /// strict, those packets are rejected.
-    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    @Test(.timeLimit(.minutes(5)), arguments: [true, false])
     func fragmentsUnderAMode0SDP(lenient: Bool) throws {
         let path = try SenderStreams.path("baseline")
         let run = RealSenderRun(stream: path, depacketizer: .init(payloadType: 96, packetizationMode: 0, lenient: lenient),
@@ -160,7 +160,7 @@ struct GStreamerSenderTests {
     /// (Single-slice streams only: `config-interval=-1` puts SPS and PPS before every IDR
     /// slice, so a multi-slice IDR picture arrives cut into several pictures, whoever
     /// depacketises it: GStreamer's own `rtph264depay` gives 254 frames for 250.)
-    @Test(.timeLimit(.minutes(1)), arguments: [("baseline", 300, "none"), ("baseline", 1400, "zero-latency"),
+    @Test(.timeLimit(.minutes(5)), arguments: [("baseline", 300, "none"), ("baseline", 1400, "zero-latency"),
                                                ("baseline", 300, "zero-latency")])
     func receivesGStreamer(stream: String, mtu: Int, aggregation: String) throws {
         let gst = try #require(gstSender)
@@ -176,7 +176,7 @@ struct GStreamerSenderTests {
 
     /// The same with B-frames and four slices per picture, parameter sets only in the stream
     /// (`config-interval=0`): the slices of a picture are one access unit.
-    @Test(.timeLimit(.minutes(1)), arguments: [(300, "none"), (1400, "zero-latency")])
+    @Test(.timeLimit(.minutes(5)), arguments: [(300, "none"), (1400, "zero-latency")])
     func receivesGStreamerBFrames(mtu: Int, aggregation: String) throws {
         let gst = try #require(gstSender)
         let path = try SenderStreams.path("bframes")

@@ -1,0 +1,1 @@
+../../../Shared/Check.swift
