@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "RTMP", targets: ["RTMP"]),
         .library(name: "MP4", targets: ["MP4"]),
         .library(name: "MPEGTS", targets: ["MPEGTS"]),
+        .library(name: "RTSP", targets: ["RTSP"]),
         .library(name: "H264Delivery", targets: ["H264Delivery"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
@@ -46,6 +47,9 @@ let package = Package(
         // MPEG-2 transport streams (ISO/IEC 13818-1): the muxer and the push demuxer, over the
         // core's access units: the H264 core only, no Foundation.
         .target(name: "MPEGTS", dependencies: ["H264", "MediaSupport"]),
+        // The RTSP client (RFC 2326, URLs as RFC 7826): the session over MediaSupport's TCP
+        // socket, media through RTP's depacketiser and receiver, RTCP feedback: no Foundation.
+        .target(name: "RTSP", dependencies: ["RTP", "H264", "MediaSupport"]),
         // MP4 and fragmented MP4 (CMAF) files and HLS playlists, with fMP4 or TS segments (the
         // latter written by MPEGTS): no Foundation.
         .target(name: "MP4", dependencies: ["H264", "MPEGTS", "MediaSupport"]),
@@ -91,6 +95,7 @@ let package = Package(
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "X264", "H264Video", "MP4", "MediaSupport", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "H264", "MediaSupport", "TestSupport"]),
         .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS", "MP4", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "TestSupport"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "CommandLineSupport", "H264", "H264Video", "H264Fixtures", "FLV", "MP4",

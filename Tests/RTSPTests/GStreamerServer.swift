@@ -1,0 +1,117 @@
+import Foundation
+import Glibc
+import H264
+import TestSupport
+import Testing
+
+/// GStreamer's RTSP server (gst-rtsp-server through Python's GObject bindings: Debian
+/// `python3-gi`, `gir1.2-gst-rtsp-server-1.0`, `gstreamer1.0-rtsp`), started by a test on a
+/// free loopback port, serving an H.264 file at its frame rate (`filesrc ! h264parse !
+/// rtph264pay config-interval=-1`) at `/test`, optionally behind a Basic or Digest user
+/// (`user`, password `pa:ss`). Each client gets its own pipeline (not shared), so every session
+/// starts at the file's first picture; at the end of the file the server sends RTCP BYE.
+final class GStreamerRTSPServer {
+    static let python = "/usr/bin/python3"
+    /// Whether Python can load GstRtspServer and the elements are there; under CI, true.
+    static let isAvailable: Bool = {
+        let present = FileManager.default.isExecutableFile(atPath: python)
+            && ((try? Support.run(python, ["-c", "import gi; gi.require_version('GstRtspServer','1.0'); from gi.repository import GstRtspServer"],
+                                  timeout: 20))?.succeeded ?? false)
+            && Support.gstLaunch(with: ["h264parse", "rtph264pay"]) != nil
+        return Tool.required("GStreamer's RTSP server for Python (python3-gi, gir1.2-gst-rtsp-server-1.0)", present: present)
+    }()
+
+    static let script = """
+    import sys, gi
+    gi.require_version('Gst', '1.0'); gi.require_version('GstRtspServer', '1.0'); gi.require_version('GstRtsp', '1.0')
+    from gi.repository import Gst, GstRtspServer, GstRtsp, GLib
+    Gst.init(None)
+    path, auth = sys.argv[1], sys.argv[2]
+    server = GstRtspServer.RTSPServer()
+    server.set_address('127.0.0.1')
+    server.set_service('0')
+    factory = GstRtspServer.RTSPMediaFactory()
+    factory.set_launch('( filesrc location="%s" ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 )' % path)
+    factory.set_shared(False)
+    if auth != 'none':
+        a = GstRtspServer.RTSPAuth()
+        token = GstRtspServer.RTSPToken()
+        token.set_string('media.factory.role', 'user')
+        if auth == 'basic':
+            a.add_basic(GstRtspServer.RTSPAuth.make_basic('user', 'pa:ss'), token)
+            a.set_supported_methods(GstRtsp.RTSPAuthMethod.BASIC)
+        else:
+            a.add_digest('user', 'pa:ss', token)
+            a.set_supported_methods(GstRtsp.RTSPAuthMethod.DIGEST)
+        server.set_auth(a)
+        permissions = GstRtspServer.RTSPPermissions()
+        permissions.add_permission_for_role('user', 'media.factory.access', True)
+        permissions.add_permission_for_role('user', 'media.factory.construct', True)
+        factory.set_permissions(permissions)
+    server.get_mount_points().add_factory('/test', factory)
+    server.attach(None)
+    print(server.get_bound_port(), flush=True)
+    GLib.MainLoop().run()
+    """
+
+    struct StartFailure: Error {}
+
+    let process: Process
+    let port: Int
+
+    /// Starts the server for `file`, with `auth` `none`, `basic` or `digest`.
+    init(file: String, auth: String = "none") throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = ["-c", Self.script, file, auth]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // The port is the first line; bounded wait (the process may fail to start).
+        var line: [UInt8] = []
+        let fd = out.fileHandleForReading.fileDescriptor
+        let end = Date().addingTimeInterval(15)
+        while !line.contains(UInt8(ascii: "\n")) && Date() < end {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 200) > 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(fd, &byte, 1) == 1 else { break }
+            line.append(byte)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), port > 0 else {
+            process.terminate()
+            Support.wait(process, timeout: 5)
+            throw StartFailure()
+        }
+        self.port = port
+    }
+
+    func url(_ userInfo: String = "") -> String { "rtsp://\(userInfo)127.0.0.1:\(port)/test" }
+
+    func stop() {
+        process.terminate()
+        Support.wait(process, timeout: 5)
+    }
+
+    deinit { if process.isRunning { stop() } }
+}
+
+/// The H.264 file the server sends: 45 frames of 320x240 at 30 fps, a keyframe every 30, no
+/// B-frames, made once by FFmpeg's libx264.
+enum ServedStream {
+    static let frames = 45
+    static let path: String? = {
+        guard FFmpeg.isPresent, let dir = try? Support.temporaryDirectory() else { return nil }
+        let path = dir + "/served.h264"
+        let r = try? FFmpeg.ffmpeg(["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+                                    "-frames:v", "\(frames)", "-c:v", "libx264", "-g", "30", "-bf", "0", "-pix_fmt", "yuv420p", path])
+        return r?.succeeded == true ? path : nil
+    }()
+
+    /// The file's slice NAL units in order (the pictures as sent).
+    static func slices(of bytes: [UInt8]) throws -> [[UInt8]] {
+        try AnnexB.split(bytes, leadingData: .skip).filter { $0.type == .slice || $0.type == .idrSlice }.map { Array($0.bytes) }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import H264
+import RTP
+import RTSP
+import TestSupport
+import Testing
+
+/// Our client against a real RTSP server (GStreamer's), over TCP and UDP, with and without
+/// authentication: every frame the server sent arrives, whole, with its key flag and time, the
+/// recording decodes in FFmpeg to the very frames of the file served, and FFmpeg's own RTSP
+/// client on the same server receives the same access units.
+@Suite(.serialized) struct GStreamerServerTests {
+    static let enabled = GStreamerRTSPServer.isAvailable && FFmpeg.isPresent
+
+    struct Received {
+        var accessUnits: [RTPReceivedAccessUnit] = []
+        var stop: RTSPClient.Stop?
+        var client: RTSPClient?
+    }
+
+    /// Pulls the whole stream (bounded: the client's silence timeout, and 15 s in all).
+    static func pull(_ url: String, _ options: RTSPClient.Options) throws -> Received {
+        var r = Received()
+        let client = try RTSPClient(url: url, options: options)
+        defer { client.close() }
+        try client.start()
+        let end = Date().addingTimeInterval(15)
+        r.stop = try client.receive(until: { Date() > end }) { event in
+            if case .video(let au) = event { r.accessUnits.append(au) }
+        }
+        r.client = client
+        return r
+    }
+
+    static func annexB(_ units: [RTPReceivedAccessUnit]) -> [UInt8] {
+        AnnexB.write(units.flatMap(\.nalUnits))
+    }
+
+    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"),
+          arguments: [RTSPClient.Transport.tcp, .udp])
+    func everyFrameArrives(transport: RTSPClient.Transport) throws {
+        let source = try #require(ServedStream.path)
+        let server = try GStreamerRTSPServer(file: source)
+        defer { server.stop() }
+        let r = try Self.pull(server.url(), .init(transport: transport, silenceTimeout: .seconds(5)))
+        #expect(r.stop == .bye)
+        #expect(r.accessUnits.count == ServedStream.frames)
+        // Key flags: the file's IDR pictures, 0 and 30.
+        let keys = r.accessUnits.indices.filter { r.accessUnits[$0].flags.isSync }
+        #expect(keys == [0, 30])
+        #expect(r.accessUnits.allSatisfy { !$0.mayBeIncomplete })
+        // Times: 90 kHz, one frame (3000 ticks) apart, presentation equal to decoding (no B-frames).
+        let times = r.accessUnits.compactMap(\.timestamps)
+        #expect(times.count == ServedStream.frames)
+        #expect(zip(times, times.dropFirst()).allSatisfy { abs($1.pts - $0.pts - 3000) <= 1 })  // GStreamer rounds 1/30 s in ns
+        #expect(times.allSatisfy { $0.pts == $0.dts })
+        // The pictures are those of the file, byte for byte.
+        let sent = try ServedStream.slices(of: Support.readFile(source))
+        let got = r.accessUnits.flatMap { $0.nalUnits.filter { $0.type == .slice || $0.type == .idrSlice }.map { Array($0.bytes) } }
+        #expect(got == sent)
+        // The recording decodes to the file's frames.
+        let path = try Support.temporaryFile(Self.annexB(r.accessUnits), name: "pulled.h264")
+        #expect(try FFmpeg.frameMD5s(file: path) == FFmpeg.frameMD5s(file: source))
+        #expect(r.client?.report.packetsLost == 0)
+    }
+
+    /// FFmpeg's RTSP client, as the reference, on the same server: the same access units.
+    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"))
+    func sameAccessUnitsAsFFmpeg() throws {
+        let source = try #require(ServedStream.path)
+        let server = try GStreamerRTSPServer(file: source)
+        defer { server.stop() }
+        let ours = try Self.pull(server.url(), .init(transport: .tcp, silenceTimeout: .seconds(5)))
+        let dir = try Support.temporaryDirectory()
+        try FFmpeg.ffmpeg(["-loglevel", "error", "-rtsp_transport", "tcp", "-i", server.url(), "-c", "copy", "-f", "h264", "-y",
+                           dir + "/ffmpeg.h264"], timeout: 20).checked("ffmpeg rtsp pull")
+        let reference = Support.readFile(dir + "/ffmpeg.h264")
+        let frames = try FFmpeg.ffprobe(["-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0",
+                                         dir + "/ffmpeg.h264"]).checked("ffprobe").output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Int(frames) == ours.accessUnits.count)
+        #expect(try ServedStream.slices(of: reference)
+                == ours.accessUnits.flatMap { $0.nalUnits.filter { $0.type == .slice || $0.type == .idrSlice }.map { Array($0.bytes) } })
+    }
+
+    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"),
+          arguments: ["basic", "digest"])
+    func authentication(scheme: String) throws {
+        let source = try #require(ServedStream.path)
+        let server = try GStreamerRTSPServer(file: source, auth: scheme)
+        defer { server.stop() }
+        // Credentials from the URL (the password's colon percent-encoded), then from the options.
+        let fromURL = try Self.pull(server.url("user:pa%3Ass@"), .init(silenceTimeout: .seconds(5)))
+        #expect(fromURL.accessUnits.count == ServedStream.frames)
+        let fromOptions = try Self.pull(server.url(), .init(credentials: RTSPCredentials(user: "user", password: "pa:ss"),
+                                                            silenceTimeout: .seconds(5)))
+        #expect(fromOptions.accessUnits.count == ServedStream.frames)
+        // None, or a wrong password: refused, and the password never in the reason.
+        #expect(throws: RTSPError.invalid(.unauthorized, "")) { try RTSPClient(url: server.url()).start() }
+        do {
+            try RTSPClient(url: server.url("user:wrong-secret@")).start()
+            Issue.record("a wrong password was accepted")
+        } catch {
+            #expect(error.code == .unauthorized)
+            #expect(!error.reason.contains("wrong-secret"))
+        }
+    }
+}
