@@ -7,7 +7,7 @@ import Testing
 /// GStreamer's RTSP server (gst-rtsp-server through Python's GObject bindings: Debian
 /// `python3-gi`, `gir1.2-gst-rtsp-server-1.0`, `gstreamer1.0-rtsp`), started by a test on a
 /// free loopback port, serving an H.264 file at its frame rate (`filesrc ! h264parse !
-/// rtph264pay config-interval=-1`) at `/test`, optionally behind a Basic or Digest user
+/// rtph264pay config-interval=-1`, an MP4 file so that the pictures have times) at `/test`, optionally behind a Basic or Digest user
 /// (`user`, password `pa:ss`). Each client gets its own pipeline (not shared), so every session
 /// starts at the file's first picture; at the end of the file the server sends RTCP BYE.
 final class GStreamerRTSPServer {
@@ -31,7 +31,7 @@ final class GStreamerRTSPServer {
     server.set_address('127.0.0.1')
     server.set_service('0')
     factory = GstRtspServer.RTSPMediaFactory()
-    factory.set_launch('( filesrc location="%s" ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 )' % path)
+    factory.set_launch('( filesrc location="%s" ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 )' % path)
     factory.set_shared(False)
     if auth != 'none':
         a = GstRtspServer.RTSPAuth()
@@ -81,7 +81,7 @@ final class GStreamerRTSPServer {
             line.append(byte)
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), port > 0 else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             Support.wait(process, timeout: 5)
             throw StartFailure()
         }
@@ -90,25 +90,31 @@ final class GStreamerRTSPServer {
 
     func url(_ userInfo: String = "") -> String { "rtsp://\(userInfo)127.0.0.1:\(port)/test" }
 
+    /// Stops the server: SIGKILL, since a child of a test thread inherits its blocked SIGTERM
+    /// (see `NginxServer`), and the server keeps nothing to flush.
     func stop() {
-        process.terminate()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         Support.wait(process, timeout: 5)
     }
 
     deinit { if process.isRunning { stop() } }
 }
 
-/// The H.264 file the server sends: 45 frames of 320x240 at 30 fps, a keyframe every 30, no
-/// B-frames, made once by FFmpeg's libx264.
+/// The H.264 stream the server sends: 45 frames of 320x240 at 30 fps, a keyframe every 30, no
+/// B-frames, made once by FFmpeg's libx264 (``path``, Annex-B), and the same copied into MP4
+/// (``mp4``), which the server reads.
 enum ServedStream {
     static let frames = 45
-    static let path: String? = {
+    static let files: (h264: String, mp4: String)? = {
         guard FFmpeg.isPresent, let dir = try? Support.temporaryDirectory() else { return nil }
-        let path = dir + "/served.h264"
+        let path = dir + "/served.h264", mp4 = dir + "/served.mp4"
         let r = try? FFmpeg.ffmpeg(["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
                                     "-frames:v", "\(frames)", "-c:v", "libx264", "-g", "30", "-bf", "0", "-pix_fmt", "yuv420p", path])
-        return r?.succeeded == true ? path : nil
+        let m = try? FFmpeg.ffmpeg(["-loglevel", "error", "-y", "-r", "30", "-i", path, "-c", "copy", mp4])
+        return r?.succeeded == true && m?.succeeded == true ? (path, mp4) : nil
     }()
+    static var path: String? { files?.h264 }
+    static var mp4: String? { files?.mp4 }
 
     /// The file's slice NAL units in order (the pictures as sent).
     static func slices(of bytes: [UInt8]) throws -> [[UInt8]] {

@@ -40,7 +40,7 @@ import Testing
           arguments: [RTSPClient.Transport.tcp, .udp])
     func everyFrameArrives(transport: RTSPClient.Transport) throws {
         let source = try #require(ServedStream.path)
-        let server = try GStreamerRTSPServer(file: source)
+        let server = try GStreamerRTSPServer(file: try #require(ServedStream.mp4))
         defer { server.stop() }
         let r = try Self.pull(server.url(), .init(transport: transport, silenceTimeout: .seconds(5)))
         #expect(r.stop == .bye)
@@ -68,7 +68,7 @@ import Testing
     @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"))
     func sameAccessUnitsAsFFmpeg() throws {
         let source = try #require(ServedStream.path)
-        let server = try GStreamerRTSPServer(file: source)
+        let server = try GStreamerRTSPServer(file: try #require(ServedStream.mp4))
         defer { server.stop() }
         let ours = try Self.pull(server.url(), .init(transport: .tcp, silenceTimeout: .seconds(5)))
         let dir = try Support.temporaryDirectory()
@@ -85,8 +85,7 @@ import Testing
     @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"),
           arguments: ["basic", "digest"])
     func authentication(scheme: String) throws {
-        let source = try #require(ServedStream.path)
-        let server = try GStreamerRTSPServer(file: source, auth: scheme)
+        let server = try GStreamerRTSPServer(file: try #require(ServedStream.mp4), auth: scheme)
         defer { server.stop() }
         // Credentials from the URL (the password's colon percent-encoded), then from the options.
         let fromURL = try Self.pull(server.url("user:pa%3Ass@"), .init(silenceTimeout: .seconds(5)))
