@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "X264", "H264Video", "MP4", "MediaSupport", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
-        .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "H264", "MediaSupport", "TestSupport"]),
+        .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "H264", "H264Fixtures", "MediaSupport", "TestSupport"]),
         .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS", "MP4", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "TestSupport"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "CommandLineSupport", "H264", "H264Video", "H264Fixtures", "FLV", "MP4",

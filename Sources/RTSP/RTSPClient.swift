@@ -85,13 +85,17 @@ public final class RTSPClient: @unchecked Sendable {
         public var skipsUntilDecodable: Bool
         /// The numeric local address the UDP ports are bound to.
         public var udpAddress: String
+        /// Over UDP, how many sequence numbers ahead a packet may arrive before the missing ones
+        /// are declared lost (the depacketiser's reorder window, default 64). Over TCP nothing
+        /// is reordered: a gap is a loss at once (window 1).
+        public var reorderWindow: Int
 
         /// Creates options.
         public init(transport: Transport = .tcp, credentials: RTSPCredentials? = nil, requestTimeout: Duration = .seconds(10),
                     silenceTimeout: Duration = .seconds(10), limits: RTSPLimits = RTSPLimits(), userAgent: String = "swift-h264",
                     videoOnly: Bool = false, receiverReportInterval: Duration = .seconds(5), keyframeRequest: KeyframeRequest? = .pli,
                     keyframeRequestInterval: Duration = .seconds(1), lenient: Bool = true, skipsUntilDecodable: Bool = false,
-                    udpAddress: String = "0.0.0.0") {
+                    udpAddress: String = "0.0.0.0", reorderWindow: Int = 64) {
             self.transport = transport
             self.credentials = credentials
             self.requestTimeout = requestTimeout
@@ -105,6 +109,7 @@ public final class RTSPClient: @unchecked Sendable {
             self.lenient = lenient
             self.skipsUntilDecodable = skipsUntilDecodable
             self.udpAddress = udpAddress
+            self.reorderWindow = reorderWindow
         }
     }
 
@@ -333,7 +338,8 @@ public final class RTSPClient: @unchecked Sendable {
                 udpRTCPTargets.append(target)
             }
             if isVideo {
-                var receiverOptions = RTPReceiver.Options(depacketizer: .init(payloadType: track.payloadType,
+                var receiverOptions = RTPReceiver.Options(depacketizer: .init(reorderWindow: options.transport == .tcp ? 1 : options.reorderWindow,
+                                                                              payloadType: track.payloadType,
                                                                               packetizationMode: track.h264?.packetizationMode == 0 ? 0 : 1,
                                                                               lenient: options.lenient),
                                                           skipsUntilDecodable: options.skipsUntilDecodable)

@@ -67,7 +67,6 @@ import Testing
     /// FFmpeg's RTSP client, as the reference, on the same server: the same access units.
     @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"))
     func sameAccessUnitsAsFFmpeg() throws {
-        let source = try #require(ServedStream.path)
         let server = try GStreamerRTSPServer(file: try #require(ServedStream.mp4))
         defer { server.stop() }
         let ours = try Self.pull(server.url(), .init(transport: .tcp, silenceTimeout: .seconds(5)))
