@@ -109,7 +109,7 @@ let package = Package(
         // (optimised builds only: `.ci/run` runs them in a release pass).
         // The code the DocC articles show, compiled and run: each article's snippet is a marked
         // region of a test here, and Docs/check-snippets.py checks that the two are the same.
-        .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS",
+        .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS", "RTSP",
                                                         "H264Delivery", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "TestSupport"]),
     ],

@@ -39,23 +39,23 @@ import Testing
     @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"),
           arguments: [RTSPClient.Transport.tcp, .udp])
     func everyFrameArrives(transport: RTSPClient.Transport) throws {
-        let source = try #require(ServedStream.path)
-        let server = try GStreamerRTSPServer(file: try #require(ServedStream.mp4))
+        let source = try #require(RTSPServedStream.path)
+        let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.mp4))
         defer { server.stop() }
         let r = try Self.pull(server.url(), .init(transport: transport, silenceTimeout: .seconds(5)))
         #expect(r.stop == .bye)
-        #expect(r.accessUnits.count == ServedStream.frames)
+        #expect(r.accessUnits.count == RTSPServedStream.frames)
         // Key flags: the file's IDR pictures, 0 and 30.
         let keys = r.accessUnits.indices.filter { r.accessUnits[$0].flags.isSync }
         #expect(keys == [0, 30])
         #expect(r.accessUnits.allSatisfy { !$0.mayBeIncomplete })
         // Times: 90 kHz, one frame (3000 ticks) apart, presentation equal to decoding (no B-frames).
         let times = r.accessUnits.compactMap(\.timestamps)
-        #expect(times.count == ServedStream.frames)
+        #expect(times.count == RTSPServedStream.frames)
         #expect(zip(times, times.dropFirst()).allSatisfy { abs($1.pts - $0.pts - 3000) <= 1 })  // GStreamer rounds 1/30 s in ns
         #expect(times.allSatisfy { $0.pts == $0.dts })
         // The pictures are those of the file, byte for byte.
-        let sent = try ServedStream.slices(of: Support.readFile(source))
+        let sent = try RTSPServedStream.slices(of: Support.readFile(source))
         let got = r.accessUnits.flatMap { $0.nalUnits.filter { $0.type == .slice || $0.type == .idrSlice }.map { Array($0.bytes) } }
         #expect(got == sent)
         // The recording decodes to the file's frames.
@@ -67,7 +67,7 @@ import Testing
     /// FFmpeg's RTSP client, as the reference, on the same server: the same access units.
     @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"))
     func sameAccessUnitsAsFFmpeg() throws {
-        let server = try GStreamerRTSPServer(file: try #require(ServedStream.mp4))
+        let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.mp4))
         defer { server.stop() }
         let ours = try Self.pull(server.url(), .init(transport: .tcp, silenceTimeout: .seconds(5)))
         let dir = try Support.temporaryDirectory()
@@ -77,21 +77,21 @@ import Testing
         let frames = try FFmpeg.ffprobe(["-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0",
                                          dir + "/ffmpeg.h264"]).checked("ffprobe").output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(Int(frames) == ours.accessUnits.count)
-        #expect(try ServedStream.slices(of: reference)
+        #expect(try RTSPServedStream.slices(of: reference)
                 == ours.accessUnits.flatMap { $0.nalUnits.filter { $0.type == .slice || $0.type == .idrSlice }.map { Array($0.bytes) } })
     }
 
     @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"),
           arguments: ["basic", "digest"])
     func authentication(scheme: String) throws {
-        let server = try GStreamerRTSPServer(file: try #require(ServedStream.mp4), auth: scheme)
+        let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.mp4), auth: scheme)
         defer { server.stop() }
         // Credentials from the URL (the password's colon percent-encoded), then from the options.
         let fromURL = try Self.pull(server.url("user:pa%3Ass@"), .init(silenceTimeout: .seconds(5)))
-        #expect(fromURL.accessUnits.count == ServedStream.frames)
+        #expect(fromURL.accessUnits.count == RTSPServedStream.frames)
         let fromOptions = try Self.pull(server.url(), .init(credentials: RTSPCredentials(user: "user", password: "pa:ss"),
                                                             silenceTimeout: .seconds(5)))
-        #expect(fromOptions.accessUnits.count == ServedStream.frames)
+        #expect(fromOptions.accessUnits.count == RTSPServedStream.frames)
         // None, or a wrong password: refused, and the password never in the reason.
         #expect(throws: RTSPError.invalid(.unauthorized, "")) { try RTSPClient(url: server.url()).start() }
         do {
@@ -101,5 +101,20 @@ import Testing
             #expect(error.code == .unauthorized)
             #expect(!error.reason.contains("wrong-secret"))
         }
+    }
+
+    /// The same through the `AsyncSequence`: every access unit, then the end (BYE).
+    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"), .timeLimit(.minutes(1)))
+    func asAnAsyncSequence() async throws {
+        let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.mp4))
+        defer { server.stop() }
+        let stream = try await RTSPStream.open(server.url(), options: .init(transport: .udp, silenceTimeout: .seconds(5)))
+        #expect(stream.tracks.count == 1)
+        var count = 0
+        for try await event in stream {
+            if case .video = event { count += 1 }
+        }
+        #expect(count == RTSPServedStream.frames)
+        #expect(stream.eventsDropped == 0)
     }
 }

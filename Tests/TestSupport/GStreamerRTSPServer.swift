@@ -1,8 +1,6 @@
 import Foundation
 import Glibc
 import H264
-import TestSupport
-import Testing
 
 /// GStreamer's RTSP server (gst-rtsp-server through Python's GObject bindings: Debian
 /// `python3-gi`, `gir1.2-gst-rtsp-server-1.0`, `gstreamer1.0-rtsp`), started by a test on a
@@ -10,10 +8,10 @@ import Testing
 /// rtph264pay config-interval=-1`, an MP4 file so that the pictures have times) at `/test`, optionally behind a Basic or Digest user
 /// (`user`, password `pa:ss`). Each client gets its own pipeline (not shared), so every session
 /// starts at the file's first picture; at the end of the file the server sends RTCP BYE.
-final class GStreamerRTSPServer {
-    static let python = "/usr/bin/python3"
+public final class GStreamerRTSPServer {
+    public static let python = "/usr/bin/python3"
     /// Whether Python can load GstRtspServer and the elements are there; under CI, true.
-    static let isAvailable: Bool = {
+    public static let isAvailable: Bool = {
         let present = FileManager.default.isExecutableFile(atPath: python)
             && ((try? Support.run(python, ["-c", "import gi; gi.require_version('GstRtspServer','1.0'); from gi.repository import GstRtspServer"],
                                   timeout: 20))?.succeeded ?? false)
@@ -54,13 +52,13 @@ final class GStreamerRTSPServer {
     GLib.MainLoop().run()
     """
 
-    struct StartFailure: Error {}
+    public struct StartFailure: Error {}
 
-    let process: Process
-    let port: Int
+    public let process: Process
+    public let port: Int
 
     /// Starts the server for `file`, with `auth` `none`, `basic` or `digest`.
-    init(file: String, auth: String = "none") throws {
+    public init(file: String, auth: String = "none") throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = ["-c", Self.script, file, auth]
@@ -88,11 +86,11 @@ final class GStreamerRTSPServer {
         self.port = port
     }
 
-    func url(_ userInfo: String = "") -> String { "rtsp://\(userInfo)127.0.0.1:\(port)/test" }
+    public func url(_ userInfo: String = "") -> String { "rtsp://\(userInfo)127.0.0.1:\(port)/test" }
 
     /// Stops the server: SIGKILL, since a child of a test thread inherits its blocked SIGTERM
     /// (see `NginxServer`), and the server keeps nothing to flush.
-    func stop() {
+    public func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         Support.wait(process, timeout: 5)
     }
@@ -103,9 +101,9 @@ final class GStreamerRTSPServer {
 /// The H.264 stream the server sends: 45 frames of 320x240 at 30 fps, a keyframe every 30, no
 /// B-frames, made once by FFmpeg's libx264 (``path``, Annex-B), and the same copied into MP4
 /// (``mp4``), which the server reads.
-enum ServedStream {
-    static let frames = 45
-    static let files: (h264: String, mp4: String)? = {
+public enum RTSPServedStream {
+    public static let frames = 45
+    public static let files: (h264: String, mp4: String)? = {
         guard FFmpeg.isPresent, let dir = try? Support.temporaryDirectory() else { return nil }
         let path = dir + "/served.h264", mp4 = dir + "/served.mp4"
         let r = try? FFmpeg.ffmpeg(["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
@@ -113,11 +111,11 @@ enum ServedStream {
         let m = try? FFmpeg.ffmpeg(["-loglevel", "error", "-y", "-r", "30", "-i", path, "-c", "copy", mp4])
         return r?.succeeded == true && m?.succeeded == true ? (path, mp4) : nil
     }()
-    static var path: String? { files?.h264 }
-    static var mp4: String? { files?.mp4 }
+    public static var path: String? { files?.h264 }
+    public static var mp4: String? { files?.mp4 }
 
     /// The file's slice NAL units in order (the pictures as sent).
-    static func slices(of bytes: [UInt8]) throws -> [[UInt8]] {
+    public static func slices(of bytes: [UInt8]) throws -> [[UInt8]] {
         try AnnexB.split(bytes, leadingData: .skip).filter { $0.type == .slice || $0.type == .idrSlice }.map { Array($0.bytes) }
     }
 }
