@@ -7,7 +7,7 @@ import Synchronization
 /// the session around the RTP receive path. It pulls one presentation: `OPTIONS`, `DESCRIBE`,
 /// `SETUP` of each track over TCP (interleaved, `$` framing) or UDP (a port pair per track),
 /// `PLAY`, keep-alive, `TEARDOWN`; Basic and Digest authentication; the H.264 track through
-/// the library's depacketiser (``RTPReceiver``) into access units, other tracks out as RTP
+/// the library's depacketiser (`RTPReceiver`) into access units, other tracks out as RTP
 /// packets; RTCP receiver reports, sender reports read for wall-clock time, and picture loss
 /// indications when a reference picture is lost.
 ///
@@ -29,9 +29,9 @@ import Synchronization
 /// client.close()                           // TEARDOWN
 /// ```
 ///
-/// Memory: the limits' message bound (``RTSPLimits/maximumMessageSize``) and up to
+/// Memory: the limits' message bound (the line, header and body limits of ``RTSPLimits``) and up to
 /// ``RTSPLimits/maximumFramesBeforeResponse`` frames of 64 KiB while a response is awaited;
-/// the receiver's bound (``RTPReceiver``) for the H.264 track; one 64 KiB datagram buffer.
+/// the receiver's bound (`RTPReceiver`) for the H.264 track; one 64 KiB datagram buffer.
 public final class RTSPClient: @unchecked Sendable {
     /// How the media travel.
     public enum Transport: Hashable, Sendable {
@@ -81,7 +81,7 @@ public final class RTSPClient: @unchecked Sendable {
         /// Tolerate the RFC 6184 violations of `RTPTolerance` (default true: cameras).
         public var lenient: Bool
         /// Deliver nothing before the first access unit a decoder can start at
-        /// (``RTPReceiver/Options/skipsUntilDecodable``).
+        /// (`RTPReceiver.Options.skipsUntilDecodable`).
         public var skipsUntilDecodable: Bool
         /// The numeric local address the UDP ports are bound to.
         public var udpAddress: String
@@ -397,8 +397,8 @@ public final class RTSPClient: @unchecked Sendable {
     /// or ``requestKeyframe()``).
     ///
     /// Access units of the H.264 track come out as ``RTSPEvent/video(_:)`` with the
-    /// receiver's times (``RTPReceivedAccessUnit/timestamps``) and, once a sender report has
-    /// arrived, its wall-clock time (``RTPReceivedAccessUnit/ntpTimestamp``); packets of other
+    /// receiver's times (`RTPReceivedAccessUnit.timestamps`) and, once a sender report has
+    /// arrived, its wall-clock time (`RTPReceivedAccessUnit.ntpTimestamp`); packets of other
     /// tracks as ``RTSPEvent/packet(_:)``.
     /// - Parameters:
     ///   - until: asked at least every 250 ms.

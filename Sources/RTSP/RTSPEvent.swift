@@ -4,8 +4,8 @@ import RTP
 /// What an ``RTSPClient`` receives, in arrival order.
 public enum RTSPEvent: Sendable {
     /// An access unit of the H.264 track: an `AccessUnitSample` with its times on the 90 kHz
-    /// clock (``RTPReceivedAccessUnit/timestamps``) and, once the source's RTCP sender report
-    /// has arrived, the sender's wall-clock time (``RTPReceivedAccessUnit/ntpTimestamp``, NTP
+    /// clock (`RTPReceivedAccessUnit.timestamps`) and, once the source's RTCP sender report
+    /// has arrived, the sender's wall-clock time (`RTPReceivedAccessUnit.ntpTimestamp`, NTP
     /// format; `RTCP.unixSeconds(ntpTimestamp:)` converts it). Parameter sets from the SDP's
     /// `sprop-parameter-sets`, or the latest in band, are in front of every IDR picture.
     case video(RTPReceivedAccessUnit)

@@ -100,7 +100,7 @@ enum RTSPIncoming {
 /// limits. Resumable: bytes of a message not yet whole stay buffered across calls, so a call
 /// that times out in the middle of one loses nothing.
 ///
-/// Memory: at most ``RTSPLimits/maximumMessageSize`` plus one 64 KiB receive.
+/// Memory: at most the line, header and body limits of ``RTSPLimits`` plus one 64 KiB receive.
 struct RTSPMessageReader {
     let limits: RTSPLimits
     private var buffer: [UInt8] = []
