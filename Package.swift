@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "CommandLineSupport"),
         .executableTarget(
             name: "H264CLI",
-            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS", "H264Delivery", "H264Fixtures",
+            dependencies: ["H264", "H264Video", "X264", "RTP", "RTSP", "FLV", "RTMP", "MP4", "MPEGTS", "H264Delivery", "H264Fixtures",
                            "MediaSupport", "CommandLineSupport"]
         ),
         // The benchmark executable (no product: `swift run -c release H264Benchmarks`), and its

@@ -10,6 +10,7 @@ let commands: [any CLICommand.Type] = [
     EncodeCommand.self,
     RTPSendCommand.self,
     RTPReceiveCommand.self,
+    RTSPPullCommand.self,
     BuildStreamCommand.self,
     SegmentCommand.self,
     CheckCommand.self,
