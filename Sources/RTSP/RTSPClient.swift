@@ -89,13 +89,21 @@ public final class RTSPClient: @unchecked Sendable {
         /// are declared lost (the depacketiser's reorder window, default 64). Over TCP nothing
         /// is reordered: a gap is a loss at once (window 1).
         public var reorderWindow: Int
+        /// Over UDP, how long ``RTSPClient/receive(until:_:)`` waits for the first packet
+        /// before it sets the session up again over TCP (a firewall or NAT that drops UDP);
+        /// nil: no fallback, silence is ``silenceTimeout``'s. Default 3 s.
+        public var udpFallbackTimeout: Duration?
+        /// Redirects (`OPTIONS` or `DESCRIBE` answered 301, 302, 303, 305 or 307 with a
+        /// `Location`) followed at most (default 3); one more is ``RTSPError/Code/requestFailed``.
+        public var maximumRedirects: Int
 
         /// Creates options.
         public init(transport: Transport = .tcp, credentials: RTSPCredentials? = nil, requestTimeout: Duration = .seconds(10),
                     silenceTimeout: Duration = .seconds(10), limits: RTSPLimits = RTSPLimits(), userAgent: String = "swift-h264",
                     videoOnly: Bool = false, receiverReportInterval: Duration = .seconds(5), keyframeRequest: KeyframeRequest? = .pli,
                     keyframeRequestInterval: Duration = .seconds(1), lenient: Bool = true, skipsUntilDecodable: Bool = false,
-                    udpAddress: String = "0.0.0.0", reorderWindow: Int = 64) {
+                    udpAddress: String = "0.0.0.0", reorderWindow: Int = 64, udpFallbackTimeout: Duration? = .seconds(3),
+                    maximumRedirects: Int = 3) {
             self.transport = transport
             self.credentials = credentials
             self.requestTimeout = requestTimeout
@@ -110,6 +118,8 @@ public final class RTSPClient: @unchecked Sendable {
             self.skipsUntilDecodable = skipsUntilDecodable
             self.udpAddress = udpAddress
             self.reorderWindow = reorderWindow
+            self.udpFallbackTimeout = udpFallbackTimeout
+            self.maximumRedirects = maximumRedirects
         }
     }
 
@@ -142,10 +152,18 @@ public final class RTSPClient: @unchecked Sendable {
         public var packetsDelivered = 0
         /// Packets of other tracks that are not RTP (too short, another version), ignored.
         public var packetsRejected = 0
+        /// Redirects followed.
+        public var redirects = 0
+        /// True once a UDP session was set up again over TCP.
+        public var fellBackToTCP = false
     }
 
-    /// The URL (its user information kept out of ``RTSPURL/description``).
-    public let url: RTSPURL
+    /// The URL (its user information kept out of ``RTSPURL/description``): the one given, or
+    /// where the server redirected `OPTIONS` or `DESCRIBE` (3xx with `Location`).
+    public private(set) var url: RTSPURL
+    /// The transport in use: ``Options/transport``, or TCP once a UDP session fell back
+    /// (``Options/udpFallbackTimeout``).
+    public private(set) var transport: Transport
     /// The settings.
     public let options: Options
     /// The `DESCRIBE` result, once ``describe()`` has run.
@@ -185,6 +203,7 @@ public final class RTSPClient: @unchecked Sendable {
     private var lastKeyframeRequest: ContinuousClock.Instant?
     private var firSequence: UInt8 = 0
     private var trackState: [TrackState] = []
+    private var redirects = 0
 
     /// Where a track's interleaved channels lead.
     private struct Channel {
@@ -212,6 +231,7 @@ public final class RTSPClient: @unchecked Sendable {
         let parsed = try RTSPURL(url)
         self.url = parsed
         self.options = options
+        self.transport = options.transport
         if let given = options.credentials {
             credentials = given
         } else if let user = parsed.user {
@@ -296,17 +316,17 @@ public final class RTSPClient: @unchecked Sendable {
             let isVideo = track.index == description.videoTrack?.index
             var state = TrackState(track: track, isVideo: isVideo)
             let n = UInt8(clamping: setUpTracks.count &* 2)  // tracks bounded by the media count
-            let transport: String
+            let asked: String
             var pair: UDPSocketPair?
-            switch options.transport {
+            switch transport {
             case .tcp:
-                transport = "RTP/AVP/TCP;unicast;interleaved=\(n)-\(n &+ 1)"
+                asked = "RTP/AVP/TCP;unicast;interleaved=\(n)-\(n &+ 1)"
             case .udp:
                 let p = try Self.bindPortPair(address: options.udpAddress)
                 pair = p
-                transport = "RTP/AVP;unicast;client_port=\(p.rtp.localPort)-\(p.rtp.localPort + 1)"
+                asked = "RTP/AVP;unicast;client_port=\(p.rtp.localPort)-\(p.rtp.localPort + 1)"
             }
-            var headers = [("Transport", transport)]
+            var headers = [("Transport", asked)]
             if let sessionID { headers.append(("Session", sessionID)) }
             let response = try request("SETUP", track.url.requestURI, headers, sendsSession: false)
             let reply = RTSPTransportHeader(response[header: "Transport"] ?? "")
@@ -320,7 +340,7 @@ public final class RTSPClient: @unchecked Sendable {
                     }
                 }
             }
-            switch options.transport {
+            switch transport {
             case .tcp:
                 let (rtp, rtcp) = reply.interleaved ?? (n, n &+ 1)
                 state.rtpChannel = rtp
@@ -338,7 +358,7 @@ public final class RTSPClient: @unchecked Sendable {
                 udpRTCPTargets.append(target)
             }
             if isVideo {
-                var receiverOptions = RTPReceiver.Options(depacketizer: .init(reorderWindow: options.transport == .tcp ? 1 : options.reorderWindow,
+                var receiverOptions = RTPReceiver.Options(depacketizer: .init(reorderWindow: transport == .tcp ? 1 : options.reorderWindow,
                                                                               payloadType: track.payloadType,
                                                                               packetizationMode: track.h264?.packetizationMode == 0 ? 0 : 1,
                                                                               lenient: options.lenient),
@@ -417,6 +437,8 @@ public final class RTSPClient: @unchecked Sendable {
     private func receiveLoop(until: @escaping () -> Bool, _ deliver: @escaping (RTSPEvent) throws -> Void) throws -> Stop {
         let clock = ContinuousClock()
         var lastMedia = clock.now
+        let loopStart = clock.now
+        var anyMedia = false
         var nextKeepAlive = clock.now.advanced(by: sessionTimeout / 2)
         var nextReport = clock.now.advanced(by: reportInterval())
         var failure: (any Error)?
@@ -454,6 +476,11 @@ public final class RTSPClient: @unchecked Sendable {
             }
             try RTSPError.mapping { () throws(SocketError) in try interrupt.check("receive") }
             let now = clock.now
+            if transport == .udp, !anyMedia, let fallback = options.udpFallbackTimeout, now >= loopStart.advanced(by: fallback) {
+                try fallBackToTCP()
+                lastMedia = clock.now
+                continue
+            }
             guard now < lastMedia.advanced(by: options.silenceTimeout) else {
                 throw RTSPError.invalid(.timedOut, "no media from \(url) for \(options.silenceTimeout)")
             }
@@ -481,7 +508,7 @@ public final class RTSPClient: @unchecked Sendable {
                 wake = max(now, min(wake, last.advanced(by: options.keyframeRequestInterval)))
             }
             let deadline = Deadline(wake)
-            switch options.transport {
+            switch transport {
             case .tcp:
                 let incoming: RTSPIncoming
                 switch try read(deadline: deadline) {
@@ -520,6 +547,7 @@ public final class RTSPClient: @unchecked Sendable {
                 preferred &+= 1
                 if preferred >= sockets.count { preferred = 0 }
                 lastMedia = clock.now
+                anyMedia = true
                 let track = received.index / 2, isRTCP = received.index % 2 == 1
                 handlePacket(track: track, isRTCP: isRTCP, buffer[..<received.count], sink)
             }
@@ -555,6 +583,7 @@ public final class RTSPClient: @unchecked Sendable {
     /// server says the nonce went stale).
     private func request(_ method: String, _ uri: String, _ extra: [(String, String)] = [],
                          sendsSession: Bool = true) throws(RTSPError) -> RTSPResponse {
+        var uri = uri
         var attempts = 0
         while true {
             attempts &+= 1
@@ -578,11 +607,55 @@ public final class RTSPClient: @unchecked Sendable {
                 authenticator = try RTSPAuthenticator.choose(from: challenges)
                 continue
             }
+            if [301, 302, 303, 305, 307].contains(response.statusCode), method == "OPTIONS" || method == "DESCRIBE",
+               uri == url.requestURI, let location = response[header: "Location"] {
+                guard redirects < options.maximumRedirects else {
+                    throw RTSPError.invalid(.requestFailed, "\(method) \(url): more than \(options.maximumRedirects) redirects")
+                }
+                guard let target = url.resolving(location) else {
+                    throw RTSPError.invalid(.invalidResponse, "\(method) \(url): a redirect to a Location that does not parse")
+                }
+                redirects &+= 1
+                stats.redirects = redirects
+                if target.host != url.host || target.port != url.port { resetConnection() }
+                url = target
+                uri = target.requestURI
+                attempts = 0
+                continue
+            }
             guard response.isSuccess else {
                 throw RTSPError.invalid(.requestFailed, "\(method) \(URLText(uri)): \(response.statusCode) \(response.reasonPhrase.prefix(80))")
             }
             return response
         }
+    }
+
+    /// Closes the connection and forgets what belonged to it (the reader's bytes, the
+    /// frames kept, the authentication of that server).
+    private func resetConnection() {
+        socket?.close()
+        socket = nil
+        reader = RTSPMessageReader(limits: options.limits)
+        authenticator = nil
+        pending = []
+        pendingIndex = 0
+    }
+
+    /// Ends the UDP session (closing the connection ends it at the server) and sets the
+    /// tracks up again over TCP, then plays.
+    private func fallBackToTCP() throws(RTSPError) {
+        resetConnection()
+        sessionID = nil
+        channels = []
+        udp = []
+        udpRTCPTargets = []
+        trackState = []
+        setUpTracks = []
+        receiver = nil
+        transport = .tcp
+        stats.fellBackToTCP = true
+        try setup()
+        try play()
     }
 
     private enum Read {
@@ -740,7 +813,7 @@ public final class RTSPClient: @unchecked Sendable {
     }
 
     private func sendRTCP(_ compound: [UInt8], track index: Int) throws(RTSPError) {
-        switch options.transport {
+        switch transport {
         case .tcp:
             guard let socket, compound.count <= 65_535 else { return }
             var frame: [UInt8] = [UInt8(ascii: "$"), trackState[index].rtcpChannel, UInt8(compound.count >> 8), UInt8(truncatingIfNeeded: compound.count)]

@@ -223,3 +223,72 @@ enum DigestCheck {
         return response == h("\(ha1):\(nonce):\(ha2)")
     }
 }
+
+/// Redirects and the fall back from UDP to TCP.
+@Suite struct RTSPSessionRecoveryTests {
+    /// `DESCRIBE` answered 302 with a Location on another server: followed, with the
+    /// credentials; a loop of redirects ends after the limit.
+    @Test func redirectIsFollowed() throws {
+        let target = try ScriptedRTSPServer { request, c in
+            switch request.method {
+            case "DESCRIBE": c.reply(request, body: ScriptedRTSPServer.sdp())
+            default: c.reply(request)
+            }
+        }
+        defer { target.finish() }
+        let first = try ScriptedRTSPServer { request, c in
+            c.reply(request, "302 Moved Temporarily", ["Location: rtsp://127.0.0.1:\(target.port)/moved"])
+        }
+        defer { first.finish() }
+        let client = try RTSPClient(url: first.url, options: .init(requestTimeout: .seconds(5)))
+        let description = try client.describe()
+        #expect(client.url.requestURI == "rtsp://127.0.0.1:\(target.port)/moved")
+        #expect(description.tracks.first?.url.requestURI == "rtsp://127.0.0.1:\(target.port)/moved/trackID=0")
+        #expect(target.requests.first?.uri == "rtsp://127.0.0.1:\(target.port)/moved")
+        #expect(client.statistics.redirects == 1)
+
+        let loop = try ScriptedRTSPServer { request, c in c.reply(request, "301 Moved", ["Location: /again"]) }
+        defer { loop.finish() }
+        #expect(throws: RTSPError.invalid(.requestFailed, "")) {
+            try RTSPClient(url: loop.url, options: .init(requestTimeout: .seconds(5), maximumRedirects: 2)).describe()
+        }
+        #expect(loop.requests.count == 3)
+    }
+
+    /// A server that sets UDP up but sends nothing there (UDP blocked on the way): after
+    /// `udpFallbackTimeout` the client sets the session up again over TCP and gets the stream.
+    @Test func udpFallsBackToTCP() throws {
+        let (packets, count) = try ScriptedRTSPServer.fixturePackets()
+        let server = try ScriptedRTSPServer { request, c in
+            switch request.method {
+            case "DESCRIBE": c.reply(request, body: ScriptedRTSPServer.sdp())
+            case "SETUP":
+                let transport = request.headers["transport"] ?? ""
+                if transport.contains("TCP") {
+                    c.reply(request, "200 OK", ["Transport: RTP/AVP/TCP;unicast;interleaved=0-1", "Session: tcp1"])
+                } else {
+                    c.reply(request, "200 OK", [transport.replacingOccurrences(of: "RTP/AVP;", with: "Transport: RTP/AVP;") + ";server_port=9-10", "Session: udp1"])
+                }
+            case "PLAY":
+                c.reply(request)
+                if request.headers["session"] == "tcp1" {
+                    for p in packets { c.frame(0, p) }
+                    c.frame(1, RTCPTestPackets.bye(ssrc: 0x1234)[...])
+                }
+            default: c.reply(request)
+            }
+        }
+        defer { server.finish() }
+        let client = try RTSPClient(url: server.url, options: .init(transport: .udp, requestTimeout: .seconds(5), silenceTimeout: .seconds(5),
+                                                                    udpFallbackTimeout: .milliseconds(500)))
+        defer { client.close() }
+        try client.start()
+        var units = 0
+        let stop = try client.receive { if case .video = $0 { units += 1 } }
+        #expect(stop == .bye)
+        #expect(units == count)
+        #expect(client.transport == .tcp)
+        #expect(client.statistics.fellBackToTCP)
+        #expect(server.requests.filter { $0.method == "SETUP" }.map { $0.headers["transport"]?.contains("TCP") == true } == [false, true])
+    }
+}

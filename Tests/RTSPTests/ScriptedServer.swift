@@ -7,8 +7,8 @@ import RTP
 
 /// A one-connection RTSP server on a loopback port whose answers a test scripts: it reads the
 /// client's requests (and its interleaved RTCP frames, kept in ``framesFromClient``) and
-/// passes each request to `handle`, which writes what it likes on the connection. The thread
-/// ends when the client closes, the test finishes it, or after 20 s.
+/// passes each request to `handle`, which writes what it likes on the connection. Connections
+/// are served one after another; the thread ends when the test finishes it, or after 20 s.
 final class ScriptedRTSPServer: @unchecked Sendable {
     struct Request: Sendable {
         var method: String
@@ -48,10 +48,12 @@ final class ScriptedRTSPServer: @unchecked Sendable {
         listener = try TCPListener()
         let listener = self.listener, state = self.state
         Thread.detachNewThread {
-            guard let socket = try? listener.accept(deadline: .after(.seconds(20))) else { return }
+          let end = Deadline.after(.seconds(20))
+          // Connections one after another (a client that falls back or reconnects).
+          while !end.hasPassed, !state.withLock({ $0.done }) {
+            guard let socket = try? listener.accept(deadline: .after(.milliseconds(200))) else { continue }
             let connection = Connection(socket: socket)
             var buffer: [UInt8] = []
-            let end = Deadline.after(.seconds(20))
             while !end.hasPassed, !state.withLock({ $0.done }) {
                 guard let chunk = try? socket.receive(maximum: 65_536, deadline: .after(.milliseconds(100)).capped(at: end.remaining)) else {
                     if socket.isReadable || !socket.isOpen { break }
@@ -86,6 +88,7 @@ final class ScriptedRTSPServer: @unchecked Sendable {
                 }
             }
             socket.close()
+          }
         }
     }
 
