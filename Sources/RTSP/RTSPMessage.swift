@@ -117,13 +117,18 @@ struct RTSPMessageReader {
     mutating func next(from socket: TCPSocket, deadline: Deadline) throws(RTSPError) -> RTSPIncoming {
         while true {
             if let message = try parse() { return message }
-            if start > 0 && start >= buffer.count / 2 {
-                buffer.removeSubrange(0..<start)
-                start = 0
-            }
             let chunk = try RTSPError.mapping { () throws(SocketError) in try socket.receive(maximum: 64 << 10, deadline: deadline) }
-            buffer += chunk
+            append(chunk[...])
         }
+    }
+
+    /// Adds received bytes (what ``next(from:deadline:)`` does with each receive).
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
+        buffer += bytes
     }
 
     /// A whole message from the buffer, or nil when more bytes are needed.
