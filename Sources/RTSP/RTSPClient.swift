@@ -135,7 +135,7 @@ public final class RTSPClient: @unchecked Sendable {
 
     /// Counters of the session, read together.
     public struct Statistics: Hashable, Sendable {
-        /// Requests sent (keep-alives included) and the responses that failed.
+        /// Requests sent (keep-alives included).
         public var requestsSent = 0
         /// Keep-alive requests sent.
         public var keepAlivesSent = 0

@@ -48,9 +48,9 @@ public struct RTSPError: CodedError {
         public static let io = Code(.io)
         /// A caller's argument is invalid: a URL, a track, an option.
         public static let invalidArgument = Code(.invalidArgument)
-        /// The server broke RTSP's rules: a malformed status line, header or `Transport`, a
-        /// `CSeq` that does not match, an SDP without a usable stream, an interleaved frame
-        /// on a channel never set up.
+        /// The server broke RTSP's rules: a malformed status line or header, a
+        /// control URL that does not parse, an SDP without a media section. (Frames on
+        /// interleaved channels never set up are counted and ignored, not errors.)
         public static let invalidResponse = Code(.invalidResponse)
         /// The server went past a documented bound (``RTSPClient/Options/limits``): a status
         /// line or header too long, too many headers, a body or interleaved frame too large.

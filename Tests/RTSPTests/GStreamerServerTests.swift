@@ -117,4 +117,37 @@ import Testing
         #expect(count == RTSPServedStream.frames)
         #expect(stream.eventsDropped == 0)
     }
+
+    /// Wall clock: two clients of one shared stream (one over TCP, one over UDP) map the same
+    /// pictures, through the sender reports each received, to the same NTP time, within a
+    /// millisecond.
+    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"), .timeLimit(.minutes(1)))
+    func wallClockAgreesAcrossSessions() async throws {
+        let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.longMP4), shared: true)
+        defer { server.stop() }
+        let url = server.url()
+        async let tcp = Self.times(url, .tcp)
+        async let udp = Self.times(url, .udp)
+        let (a, b) = try await (tcp, udp)
+        let common = Set(a.keys).intersection(b.keys)
+        #expect(common.count >= 30, "pictures mapped by both: \(common.count)")
+        for t in common {
+            let difference = abs(RTCP.unixSeconds(ntpTimestamp: a[t]!) - RTCP.unixSeconds(ntpTimestamp: b[t]!))
+            #expect(difference < 0.001, "RTP time \(t): \(difference) s apart")
+        }
+        // And the mapping is the sender's clock: within a minute of this machine's.
+        if let any = common.first {
+            #expect(abs(RTCP.unixSeconds(ntpTimestamp: a[any]!) - Date().timeIntervalSince1970) < 60)
+        }
+    }
+
+    /// The NTP time of each picture that has one, by RTP timestamp.
+    static func times(_ url: String, _ transport: RTSPClient.Transport) async throws -> [UInt32: UInt64] {
+        let stream = try await RTSPStream.open(url, options: .init(transport: transport, silenceTimeout: .seconds(5)))
+        var out: [UInt32: UInt64] = [:]
+        for try await event in stream {
+            if case .video(let au) = event, let ntp = au.ntpTimestamp { out[au.timestamp] = ntp }
+        }
+        return out
+    }
 }

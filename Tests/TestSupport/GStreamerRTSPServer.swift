@@ -24,13 +24,13 @@ public final class GStreamerRTSPServer {
     gi.require_version('Gst', '1.0'); gi.require_version('GstRtspServer', '1.0'); gi.require_version('GstRtsp', '1.0')
     from gi.repository import Gst, GstRtspServer, GstRtsp, GLib
     Gst.init(None)
-    path, auth = sys.argv[1], sys.argv[2]
+    path, auth, shared = sys.argv[1], sys.argv[2], sys.argv[3] == 'shared'
     server = GstRtspServer.RTSPServer()
     server.set_address('127.0.0.1')
     server.set_service('0')
     factory = GstRtspServer.RTSPMediaFactory()
     factory.set_launch('( filesrc location="%s" ! qtdemux ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 )' % path)
-    factory.set_shared(False)
+    factory.set_shared(shared)
     if auth != 'none':
         a = GstRtspServer.RTSPAuth()
         token = GstRtspServer.RTSPToken()
@@ -57,11 +57,12 @@ public final class GStreamerRTSPServer {
     public let process: Process
     public let port: Int
 
-    /// Starts the server for `file`, with `auth` `none`, `basic` or `digest`.
-    public init(file: String, auth: String = "none") throws {
+    /// Starts the server for `file`, with `auth` `none`, `basic` or `digest`; `shared`: one
+    /// pipeline for every client (they receive the same RTP stream, joining where it is).
+    public init(file: String, auth: String = "none", shared: Bool = false) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-c", Self.script, file, auth]
+        process.arguments = ["-c", Self.script, file, auth, shared ? "shared" : "own"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -112,6 +113,14 @@ public enum RTSPServedStream {
         return r?.succeeded == true && m?.succeeded == true ? (path, mp4) : nil
     }()
     public static var path: String? { files?.h264 }
+    /// 150 frames (5 s) in MP4: long enough for the server's first RTCP sender reports.
+    public static let longMP4: String? = {
+        guard FFmpeg.isPresent, let dir = try? Support.temporaryDirectory() else { return nil }
+        let mp4 = dir + "/long.mp4"
+        let r = try? FFmpeg.ffmpeg(["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30",
+                                    "-frames:v", "150", "-c:v", "libx264", "-g", "30", "-bf", "0", "-pix_fmt", "yuv420p", mp4])
+        return r?.succeeded == true ? mp4 : nil
+    }()
     public static var mp4: String? { files?.mp4 }
 
     /// The file's slice NAL units in order (the pictures as sent).
