@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "RTMP", targets: ["RTMP"]),
         .library(name: "MP4", targets: ["MP4"]),
         .library(name: "MPEGTS", targets: ["MPEGTS"]),
+        .library(name: "SRT", targets: ["SRT"]),
         .library(name: "RTSP", targets: ["RTSP"]),
         .library(name: "H264Delivery", targets: ["H264Delivery"]),
         .executable(name: "h264", targets: ["H264CLI"]),
@@ -50,6 +51,16 @@ let package = Package(
         // The RTSP client (RFC 2326, URLs as RFC 7826): the session over MediaSupport's TCP
         // socket, media through RTP's depacketiser and receiver, RTCP feedback: no Foundation.
         .target(name: "RTSP", dependencies: ["RTP", "H264", "MediaSupport"]),
+        // libsrt, found with pkg-config (Debian: libsrt-openssl-dev): a module map and one shim
+        // header.
+        .systemLibrary(
+            name: "CSRT",
+            pkgConfig: "srt",
+            providers: [.apt(["libsrt-openssl-dev"])]
+        ),
+        // SRT (Secure Reliable Transport) caller and listener over libsrt, and MPEG-TS over it:
+        // the only code that sees libsrt's C API.
+        .target(name: "SRT", dependencies: ["CSRT", "MPEGTS", "H264", "MediaSupport"]),
         // MP4 and fragmented MP4 (CMAF) files and HLS playlists, with fMP4 or TS segments (the
         // latter written by MPEGTS): no Foundation.
         .target(name: "MP4", dependencies: ["H264", "MPEGTS", "MediaSupport"]),
@@ -72,8 +83,8 @@ let package = Package(
         .target(name: "CommandLineSupport"),
         .executableTarget(
             name: "H264CLI",
-            dependencies: ["H264", "H264Video", "X264", "RTP", "RTSP", "FLV", "RTMP", "MP4", "MPEGTS", "H264Delivery", "H264Fixtures",
-                           "MediaSupport", "CommandLineSupport"]
+            dependencies: ["H264", "H264Video", "X264", "RTP", "RTSP", "FLV", "RTMP", "MP4", "MPEGTS", "SRT", "H264Delivery",
+                           "H264Fixtures", "MediaSupport", "CommandLineSupport"]
         ),
         // The benchmark executable (no product: `swift run -c release H264Benchmarks`), and its
         // allocation count: the C allocator's entry points, counted and forwarded, interposed in
@@ -97,9 +108,10 @@ let package = Package(
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "H264", "H264Fixtures", "MediaSupport", "TestSupport"]),
         .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS", "MP4", "H264", "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "SRTTests", dependencies: ["SRT", "MPEGTS", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "TestSupport"]),
         .testTarget(name: "H264CLITests", dependencies: ["H264CLI", "CommandLineSupport", "H264", "H264Video", "H264Fixtures", "FLV", "MP4",
-                                                      "RTP", "MPEGTS", "MediaSupport", "TestSupport"]),
+                                                      "RTP", "MPEGTS", "SRT", "MediaSupport", "TestSupport"]),
         // Tests across modules: the fuzz bodies of every target but MP4's (compiled into the fuzz
         // binary too, Tests/Fuzz/run.sh) with their kept inputs, the mutation sweep through every
         // entry point, field bugs through RTP.

@@ -83,6 +83,9 @@ enum EncodeCommand: CLICommand {
                             frames go out as they are encoded, paced by the source
       --rtmp-queue N        frames the RTMP sender may hold (default 60); when full, the
                             encoder waits up to 5 s, then frames are dropped until a keyframe
+      --rtmp-reconnect      reconnect after the connection is lost (backoff 0.5 s to 10 s, for
+                            up to 60 s; frames kept meanwhile, whole GOPs dropped past 10 s or
+                            8 MiB); each loss and reconnection is noted on stderr
 
     A progress line is shown when stderr is a terminal; a summary (frames, keyframes,
     average bitrate, speed, profile and level) is printed on stderr at the end.
@@ -95,6 +98,7 @@ enum EncodeCommand: CLICommand {
         let configPath = try args.option("--avcc-config")
         let formatName = try args.option("--format")
         let rtmpQueue = try args.intOption("--rtmp-queue") ?? 60
+        let rtmpReconnect = args.flag("--rtmp-reconnect")
         let mp4Layout = try MP4Conversion.layout(try args.option("--mp4-layout"), default: .fragmented())
         guard out != nil || rtmp != nil else { throw CLIError("encode needs -o OUT or --rtmp URL") }
         let outputFormat = try formatName.map { name in
@@ -182,7 +186,8 @@ enum EncodeCommand: CLICommand {
                                                   mp4Layout: mp4Layout))
         }
         if let rtmp {
-            let options = RTMPPublisher.Options(queueCapacity: rtmpQueue, overflowPolicy: .block(maximumWait: .seconds(5)))
+            let options = RTMPPublisher.Options(queueCapacity: rtmpQueue, overflowPolicy: .block(maximumWait: .seconds(5)),
+                                                reconnection: rtmpReconnect ? RTMPPublisher.Reconnection() : nil)
             outputs.append(try RTMPEncodeOutput(url: rtmp, encoder: encoder, metadata: metadata, options: options))
         }
         var stats = Stats(frameRate: rate, expected: frameLimit ?? (positionals.isEmpty ? 300 : nil))

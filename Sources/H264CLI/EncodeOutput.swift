@@ -142,7 +142,18 @@ final class RTMPEncodeOutput: EncodeOutput {
     private let session: RTMPVideoPublisher
 
     init(url: String, encoder: any FrameEncoder, metadata: FLVMetadata, options: RTMPPublisher.Options) throws {
-        session = try RTMPVideoPublisher(url: url, metadata: metadata, parameterSets: encoder.parameterSets, options: options)
+        session = try RTMPVideoPublisher(url: url, metadata: metadata, parameterSets: encoder.parameterSets, options: options,
+                                         events: { Self.note($0) })
+    }
+
+    /// One line on stderr per change of the connection (with `--rtmp-reconnect`).
+    private static func note(_ event: RTMPPublisher.ConnectionEvent) {
+        switch event {
+        case .lost(let error): Output.note("rtmp: connection lost: \(error)")
+        case .retrying(let attempt, let delay): Output.note("rtmp: attempt \(attempt) in \(delay)")
+        case .connected(let attempt, let dropped): Output.note("rtmp: published again (attempt \(attempt), \(dropped) frames dropped)")
+        case .gaveUp(let error, let dropped): Output.note("rtmp: gave up (\(dropped) frames dropped): \(error)")
+        }
     }
 
     func write(_ frame: EncodedFrame) throws { try session.send(frame) }
@@ -151,6 +162,9 @@ final class RTMPEncodeOutput: EncodeOutput {
     func close() throws {
         let stats = try session.finish()
         if stats.framesDropped > 0 { Output.note("rtmp: \(stats.framesDropped) frames dropped (queue full)") }
+        if stats.reconnections > 0 {
+            Output.note("rtmp: \(stats.reconnections) reconnections, \(stats.framesDroppedWhileDisconnected) frames dropped while disconnected")
+        }
     }
 
     /// Nothing is kept: the server has what was sent.

@@ -11,6 +11,8 @@ let commands: [any CLICommand.Type] = [
     RTPSendCommand.self,
     RTPReceiveCommand.self,
     RTSPPullCommand.self,
+    TSSendCommand.self,
+    TSReceiveCommand.self,
     BuildStreamCommand.self,
     SegmentCommand.self,
     CheckCommand.self,

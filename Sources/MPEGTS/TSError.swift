@@ -2,7 +2,8 @@ import H264
 import MediaSupport
 
 /// The error of the `MPEGTS` module: a malformed or unsupported transport stream, a limit, a
-/// caller's value the muxer cannot write, or H.264 data the core rejects.
+/// caller's value the muxer cannot write, H.264 data the core rejects, or a failure of the UDP
+/// transport (``TSUDPSocket``).
 ///
 /// A member of the package's error family (`CodedError`, which supplies the reason, the source
 /// location, equality by code and the factories): a ``Code`` (a struct over a private enum, so
@@ -23,6 +24,9 @@ public struct TSError: CodedError {
             case unsupported
             case invalidArgument
             case h264
+            case io
+            case timedOut
+            case cancelled
         }
 
         let base: Base
@@ -48,6 +52,13 @@ public struct TSError: CodedError {
         public static let invalidArgument = Code(.invalidArgument)
         /// The H.264 data is malformed: the core's error in `underlying` says how.
         public static let h264 = Code(.h264)
+        /// A socket call of ``TSUDPSocket`` failed (a port in use, a group the system cannot
+        /// join, a name that does not resolve).
+        public static let io = Code(.io)
+        /// A ``TSUDPSocket`` send found the kernel's buffers full past its timeout.
+        public static let timedOut = Code(.timedOut)
+        /// ``TSUDPSocket/cancel()`` ended the operation.
+        public static let cancelled = Code(.cancelled)
 
         public var description: String { base.rawValue }
     }

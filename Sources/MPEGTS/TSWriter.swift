@@ -186,6 +186,29 @@ public struct TSWriter: Sendable {
         return storage[start..<head]
     }
 
+    /// Hands every waiting packet to `body` in groups of `count` whole packets (the last
+    /// group with the rest), each taken from ``bytes`` once `body` returns: the send loop of a
+    /// transport (seven packets to a UDP datagram or an SRT message). When `body` throws, the
+    /// group it was given and those after it stay.
+    /// - Parameters:
+    ///   - count: packets per group, at least 1.
+    ///   - body: sends one group.
+    /// - Returns: the groups handed over.
+    /// - Complexity: O(taken bytes) besides `body`.
+    @discardableResult
+    public mutating func takePackets<E: Error>(inGroupsOf count: Int,
+                                               _ body: (ArraySlice<UInt8>) throws(E) -> Void) throws(E) -> Int {
+        let perGroup = max(1, count)
+        var groups = 0
+        while storage.count &- head >= TSPacketLayout.size {
+            let n = min(perGroup, (storage.count &- head) / TSPacketLayout.size)  // both in memory
+            try body(storage[head..<(head &+ n &* TSPacketLayout.size)])
+            head &+= n &* TSPacketLayout.size
+            groups &+= 1  // at most the packets held
+        }
+        return groups
+    }
+
     private mutating func compact() {
         if head == storage.count {
             storage.removeAll(keepingCapacity: true)

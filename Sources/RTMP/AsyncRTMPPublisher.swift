@@ -33,13 +33,33 @@ import MediaSupport
 /// first: connect by address where that matters). A call made after cancellation throws
 /// ``RTMPError/Code/cancelled`` too.
 ///
+/// ## Reconnection
+///
+/// With ``RTMPPublisher/Options/reconnection`` set, a lost connection is made again with
+/// backoff while frames wait in a bounded outage buffer (see ``RTMPPublisher/Reconnection``);
+/// each change (lost, retrying, connected, gave up) comes out of ``connectionEvents``.
+///
 /// - Complexity: memory is the publisher's bounded queue (``RTMPPublisher/Options/queueCapacity``
-///   frames) plus one sample being framed.
+///   frames), one sample being framed, and while disconnected the outage buffer
+///   (``RTMPPublisher/Reconnection/bufferBytes``) and up to ``connectionEventBuffer`` events.
 public final class AsyncRTMPPublisher: Sendable {
     /// The synchronous publisher underneath.
     let base: RTMPVideoPublisher
     /// The thread the waiting calls run on, one at a time.
     private let worker: BlockingWorker
+    /// The end of ``connectionEvents`` the sender thread yields to.
+    private let eventSink: AsyncStream<RTMPPublisher.ConnectionEvent>.Continuation
+
+    /// The changes of the connection when ``RTMPPublisher/Options/reconnection`` is set (lost,
+    /// retrying, connected, gave up), in order, for a task to log and alert on: one iterator.
+    ///
+    /// Bounded: when nobody reads, the newest ``connectionEventBuffer`` events wait and older
+    /// ones are dropped. Ends when ``finish(timeout:)`` returns or throws, when the publisher
+    /// is cancelled, or when it is released.
+    public let connectionEvents: AsyncStream<RTMPPublisher.ConnectionEvent>
+
+    /// The most events ``connectionEvents`` keeps for a reader that lags.
+    public static let connectionEventBuffer = 64
 
     /// Connects, publishes `url` and queues the metadata, off the cooperative pool.
     /// - Parameters:
@@ -47,7 +67,8 @@ public final class AsyncRTMPPublisher: Sendable {
     ///   - metadata: the `onMetaData` to send first.
     ///   - parameterSets: SPS and PPS known before the first frame (an encoder's
     ///     `parameterSets`), for samples that do not carry them in band.
-    ///   - options: publisher settings (timeouts, queue capacity, overflow policy).
+    ///   - options: publisher settings (timeouts, queue capacity, overflow policy,
+    ///     reconnection: its events come out of ``connectionEvents``).
     /// - Throws: ``RTMPError/Code/cancelled`` when the task is cancelled (at once; the
     ///   connection in progress is abandoned and closed), and the errors of
     ///   ``RTMPVideoPublisher/init(url:metadata:parameterSets:options:)``.
@@ -55,13 +76,24 @@ public final class AsyncRTMPPublisher: Sendable {
                 options: RTMPPublisher.Options = .init()) async throws(RTMPError) {
         let interrupt = Interrupt()
         let worker = BlockingWorker()
-        base = try await worker.run(onCancel: { interrupt.fire() }, cancellationError: Self.cancelled,
-                                    discard: { $0.cancel() }) { () throws(RTMPError) in
-            try RTMPVideoPublisher(url: url, metadata: metadata, parameterSets: parameterSets, options: options,
-                                   interrupt: interrupt)
+        let (stream, sink) = AsyncStream.makeStream(of: RTMPPublisher.ConnectionEvent.self,
+                                                    bufferingPolicy: .bufferingNewest(Self.connectionEventBuffer))
+        do {
+            base = try await worker.run(onCancel: { interrupt.fire() }, cancellationError: Self.cancelled,
+                                        discard: { $0.cancel() }) { () throws(RTMPError) in
+                try RTMPVideoPublisher(url: url, metadata: metadata, parameterSets: parameterSets, options: options,
+                                       events: { sink.yield($0) }, interrupt: interrupt)
+            }
+        } catch {
+            sink.finish()
+            throw error
         }
         self.worker = worker
+        connectionEvents = stream
+        eventSink = sink
     }
+
+    deinit { eventSink.finish() }
 
     /// Queues one access unit or encoded frame (see ``RTMPVideoPublisher/send(_:)``).
     ///
@@ -95,6 +127,7 @@ public final class AsyncRTMPPublisher: Sendable {
     public func finish(timeout: Duration = .seconds(10)) async throws(RTMPError) -> RTMPPublisher.Statistics {
         try checkCancellation()
         let publisher = self.base
+        defer { eventSink.finish() }
         return try await worker.run(onCancel: { publisher.cancel() }, cancellationError: Self.cancelled) {
             () throws(RTMPError) in try publisher.finish(timeout: timeout)
         }
@@ -127,7 +160,10 @@ public final class AsyncRTMPPublisher: Sendable {
 
     /// Stops the publisher at once (``RTMPPublisher/cancel()``): from any thread, any number
     /// of times.
-    public func cancel() { base.cancel() }
+    public func cancel() {
+        base.cancel()
+        eventSink.finish()
+    }
 
     /// True once ``cancel()`` was called (or the task that sent was cancelled).
     public var isCancelled: Bool { base.isCancelled }

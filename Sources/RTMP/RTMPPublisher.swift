@@ -21,6 +21,34 @@ import MediaSupport
 ///
 /// Always call ``finish(endOfSequenceTimestamp:timeout:)``: the sender thread keeps the
 /// publisher and its connection alive until then.
+///
+/// ## Reconnection
+///
+/// By default the first failure of the connection (a send or read that fails, a server that
+/// closes it, an operation past its deadline such as a send to a server that stopped reading)
+/// stops the publisher: it becomes ``error``, which later calls throw. With
+/// ``Options/reconnection`` set, the sender thread instead (unless ``cancel()`` or
+/// ``finish(endOfSequenceTimestamp:timeout:)`` is in progress) reports
+/// ``ConnectionEvent/lost(_:)``, closes the connection and tries again with backoff
+/// (``Reconnection``), reporting each attempt. Meanwhile it keeps taking frames from the queue
+/// (the producer never waits longer than its ``OverflowPolicy``) into a bounded outage buffer
+/// that drops whole groups of pictures, oldest first. On a new connection it reports
+/// ``ConnectionEvent/connected(attempt:framesDropped:)``, sends the latest metadata and
+/// sequence header again, then the buffered frames from their first keyframe (or, with none,
+/// the frames from the next keyframe), with their own timestamps: they continue, with a gap
+/// of at most the outage plus one group of pictures. After ``Reconnection/maximumAttempts`` or
+/// ``Reconnection/maximumOutage`` it reports ``ConnectionEvent/gaveUp(_:framesDropped:)`` and
+/// the error that began the outage becomes ``error``.
+///
+/// - ``cancel()`` ends an outage at once: the wait between attempts watches the queue, which
+///   it ends, and an attempt's every wait watches the interrupt it fires.
+/// - ``finish(endOfSequenceTimestamp:timeout:)`` during an outage gives up at once (the
+///   buffered frames are dropped) and throws the error that began the outage.
+/// - The events go to the handler given to ``init(url:options:events:)``, on the sender thread.
+///
+/// Memory: the queue (``Options/queueCapacity`` frames), and while disconnected the outage
+/// buffer (``Reconnection/bufferBytes`` plus one frame) and one metadata and one sequence
+/// header remembered.
 public final class RTMPPublisher: @unchecked Sendable {
     // @unchecked: `connection` is used by the creating thread until the sender starts, then
     // only by the sender thread; all other shared state is in `state` and `items` (locks
@@ -43,13 +71,25 @@ public final class RTMPPublisher: @unchecked Sendable {
         public var queueCapacity: Int
         /// What to do when the queue is full.
         public var overflowPolicy: OverflowPolicy
+        /// Whether and how to reconnect after the connection is lost (nil, the default: the
+        /// first failure stops the publisher and becomes its ``RTMPPublisher/error``).
+        public var reconnection: Reconnection?
 
-        /// Creates options; by default 2 s of 30 fps video may wait, and a full queue drops.
+        /// Creates options; by default 2 s of 30 fps video may wait, a full queue drops, and
+        /// the first failure stops the publisher.
         public init(connection: RTMPConnection.Options = .init(), queueCapacity: Int = 60,
                     overflowPolicy: OverflowPolicy = .dropUntilKeyframe) {
+            self.init(connection: connection, queueCapacity: queueCapacity, overflowPolicy: overflowPolicy,
+                      reconnection: nil)
+        }
+
+        /// Creates options with reconnection settings (nil: none).
+        public init(connection: RTMPConnection.Options = .init(), queueCapacity: Int = 60,
+                    overflowPolicy: OverflowPolicy = .dropUntilKeyframe, reconnection: Reconnection?) {
             self.connection = connection
             self.queueCapacity = queueCapacity
             self.overflowPolicy = overflowPolicy
+            self.reconnection = reconnection
         }
     }
 
@@ -57,19 +97,34 @@ public final class RTMPPublisher: @unchecked Sendable {
     public struct Statistics: Sendable, Hashable {
         /// Frames handed to ``send(_:)`` and queued.
         public var framesQueued = 0
-        /// Frames sent to the server.
+        /// Frames sent to the server (written to the connection: frames written to a
+        /// connection that is then lost count here, though the server may not have read them).
         public var framesSent = 0
         /// Frames dropped by the overflow policy.
         public var framesDropped = 0
-        /// Bytes sent on the connection.
+        /// Bytes sent, on every connection.
         public var bytesSent: Int64 = 0
+        /// Connections made again after a loss (``Options/reconnection``).
+        public var reconnections = 0
+        /// Frames taken from the queue while disconnected (or while waiting for a keyframe to
+        /// resume at) and never sent: the outage buffer's drops, the frames before its first
+        /// keyframe, the frame whose send failed when it was not a keyframe, and what was
+        /// buffered when the publisher gave up.
+        public var framesDroppedWhileDisconnected = 0
+        /// Bytes of frames held in the outage buffer now.
+        public var bytesBufferedWhileDisconnected = 0
+        /// The most bytes of frames the outage buffer held at once
+        /// (≤ ``Reconnection/bufferBytes`` plus one frame).
+        public var peakBytesBufferedWhileDisconnected = 0
     }
 
     /// What the sender thread takes, in order: frames count against the queue's capacity,
     /// everything else is exempt.
     private enum Item: Sendable {
         case metadata(FLVMetadata)
-        case video(FLVVideoPacket, timestamp: UInt32, isFrame: Bool)
+        case sequenceHeader(FLVVideoPacket, timestamp: UInt32)
+        case frame(RTMPOutageBuffer.Frame)
+        case endOfSequence(timestamp: UInt32)
         case finish
     }
 
@@ -85,39 +140,84 @@ public final class RTMPPublisher: @unchecked Sendable {
         var statistics = Statistics()
     }
 
+    /// What the sender thread alone uses, once it has started.
+    private struct Sender {
+        var connection: RTMPConnection
+        /// Bytes sent on the connections lost before `connection`.
+        var bytesSentBefore: Int64 = 0
+        /// The latest metadata and sequence header taken, sent again on a new connection.
+        var metadata: FLVMetadata?
+        var sequenceHeader: FLVVideoPacket?
+        /// After a reconnection whose buffer held no keyframe: frames are dropped until a
+        /// keyframe, which the metadata and sequence header go before.
+        var resumeAtKeyframe = false
+
+        var bytesSent: Int64 { bytesSentBefore &+ connection.bytesSent }  // an Int64 byte count
+    }
+
+    /// How an outage ended.
+    private enum OutageEnd {
+        /// Connected again; these frames are to be sent first.
+        case connected([RTMPOutageBuffer.Frame])
+        /// Gave up: the error is set, the thread goes on until `finish`.
+        case gaveUp
+        /// The thread has ended (cancelled, or finished during the outage).
+        case stopped
+    }
+
     /// Where this publisher sends.
     public let url: RTMPURL
     /// The settings.
     public let options: Options
-    private let connection: RTMPConnection
+    private var sender: Sender
     private let state = ThreadLock(State())
     private let items: BoundedQueue<Item>
     private let interrupt: Interrupt
+    private let events: (@Sendable (ConnectionEvent) -> Void)?
 
     /// Connects, publishes `url`, and starts the sender thread.
-    /// - Throws: ``RTMPError/Code/invalidArgument`` for a bad URL or capacity, the errors of
-    ///   ``RTMPConnection/init(url:options:)`` and ``RTMPConnection/publish()``, and
-    ///   ``RTMPError/Code/io`` when the system refuses a thread for the sender.
+    /// - Throws: ``RTMPError/Code/invalidArgument`` for a bad URL, capacity or reconnection
+    ///   setting, the errors of ``RTMPConnection/init(url:options:)`` and
+    ///   ``RTMPConnection/publish()``, and ``RTMPError/Code/io`` when the system refuses a
+    ///   thread for the sender.
     public convenience init(url: String, options: Options = Options()) throws(RTMPError) {
-        try self.init(url: url, options: options, interrupt: Interrupt())
+        try self.init(url: url, options: options, events: nil, interrupt: Interrupt())
+    }
+
+    /// Connects, publishes `url`, and starts the sender thread, as ``init(url:options:)``
+    /// does; `events` is told each change of the connection when ``Options/reconnection`` is
+    /// set (lost, retrying, connected, gave up).
+    ///
+    /// `events` is called on the publisher's sender thread, one event at a time, in order:
+    /// it should return quickly (log, count, hand the event to a queue), since the sender
+    /// takes no frame meanwhile; it must not call ``finish(endOfSequenceTimestamp:timeout:)``
+    /// (which waits for that thread). The first connection, made by this initialiser, is not
+    /// an event: its failure is thrown, never retried.
+    /// - Throws: the errors of ``init(url:options:)``.
+    public convenience init(url: String, options: Options = Options(),
+                            events: (@Sendable (ConnectionEvent) -> Void)?) throws(RTMPError) {
+        try self.init(url: url, options: options, events: events, interrupt: Interrupt())
     }
 
     /// Connects as ``init(url:options:)`` does, every wait watching `interrupt`: firing it
     /// (from another thread) stops the connection in progress with
     /// ``RTMPError/Code/cancelled``, and later ``cancel()`` fires it.
-    init(url: String, options: Options, interrupt: Interrupt) throws(RTMPError) {
+    init(url: String, options: Options, events: (@Sendable (ConnectionEvent) -> Void)?, interrupt: Interrupt) throws(RTMPError) {
         self.interrupt = interrupt
+        self.events = events
         self.url = try RTMPURL(url)
         self.options = options
         guard options.queueCapacity > 0 else {
             throw RTMPError.invalid(.invalidArgument, "queue capacity must be positive")
         }
+        try options.reconnection?.validate()
         switch options.overflowPolicy {
         case .dropUntilKeyframe: items = BoundedQueue(capacity: options.queueCapacity, overflow: .dropNewest)
         case .block: items = BoundedQueue(capacity: options.queueCapacity, overflow: .block)
         }
-        connection = try RTMPConnection(url: self.url, options: options.connection, interrupt: interrupt)
+        let connection = try RTMPConnection(url: self.url, options: options.connection, interrupt: interrupt)
         try connection.publish()
+        sender = Sender(connection: connection)
         do throws(BlockingWorker.ThreadStartError) {
             try BlockingWorker.detach { self.run() }
         } catch {
@@ -145,7 +245,7 @@ public final class RTMPPublisher: @unchecked Sendable {
     /// - Throws: ``RTMPError/Code/invalidArgument`` for a time outside the 32-bit range.
     public func send(decoderConfiguration avcC: [UInt8], timestamp: Int64) throws(RTMPError) {
         try checkOpen()
-        items.push(.video(.sequenceHeader(avcC[...]), timestamp: try Self.time(timestamp), isFrame: false), exempt: true)
+        items.push(.sequenceHeader(.sequenceHeader(avcC[...]), timestamp: try Self.time(timestamp)), exempt: true)
     }
 
     /// Queues one frame, waiting for room only as the ``OverflowPolicy`` allows.
@@ -168,7 +268,8 @@ public final class RTMPPublisher: @unchecked Sendable {
         case .dropUntilKeyframe: deadline = .now
         case .block(let wait): deadline = .after(wait)
         }
-        switch items.push(.video(packet, timestamp: time, isFrame: true), group: group, deadline: deadline) {
+        let frame = RTMPOutageBuffer.Frame(packet: packet, timestamp: time, isKeyframe: sample.isKeyframe)
+        switch items.push(.frame(frame), group: group, deadline: deadline) {
         case .queued:
             state.withLock { $0.statistics.framesQueued += 1 }
             return true
@@ -189,7 +290,7 @@ public final class RTMPPublisher: @unchecked Sendable {
     public func finish(endOfSequenceTimestamp: Int64? = nil, timeout: Duration = .seconds(10)) throws(RTMPError) {
         let deadline = Deadline.after(timeout)
         if let t = endOfSequenceTimestamp {
-            items.push(.video(.endOfSequence, timestamp: try Self.time(t), isFrame: false), exempt: true)
+            items.push(.endOfSequence(timestamp: try Self.time(t)), exempt: true)
         }
         let first = state.withLock { s -> Bool in
             defer { s.finishing = true }
@@ -237,8 +338,11 @@ public final class RTMPPublisher: @unchecked Sendable {
         return t
     }
 
+    // MARK: The sender thread
+
     /// The sender thread: takes items in order; while none comes for 200 ms, services the
-    /// server's messages.
+    /// server's messages. A failure ends the publisher, or, with ``Options/reconnection``,
+    /// starts an outage (``recover(from:pending:)``).
     private func run() {
         while true {
             let item: Item
@@ -247,11 +351,11 @@ public final class RTMPPublisher: @unchecked Sendable {
                 item = next
             case .timedOut:
                 if self.error == nil {
-                    do { try connection.serviceIncoming() } catch { fail(error) }
+                    do { try sender.connection.serviceIncoming() } catch { if !recover(from: error, pending: []) { return } }
                 }
                 continue
             case .cancelled, .ended:
-                connection.abort()
+                sender.connection.abort()
                 end()
                 return
             }
@@ -259,29 +363,191 @@ public final class RTMPPublisher: @unchecked Sendable {
             switch item {
             case .finish:
                 if !failed {
-                    do { try connection.close() } catch { fail(error) }
+                    do { try sender.connection.close() } catch { fail(error) }
                 } else {
-                    try? connection.close()
+                    try? sender.connection.close()
                 }
                 end()
                 return
             case .metadata(let m):
+                sender.metadata = m
                 guard !failed else { continue }
-                do { try connection.sendMetadata(m) } catch { fail(error) }
-            case .video(let packet, let time, let isFrame):
+                do { try sender.connection.sendMetadata(m) } catch { if !recover(from: error, pending: []) { return } }
+            case .sequenceHeader(let packet, let time):
+                sender.sequenceHeader = packet
+                guard !failed, !sender.resumeAtKeyframe else { continue }  // resuming: sent before the keyframe
+                do { try sender.connection.sendVideo(packet, timestamp: time) } catch {
+                    if !recover(from: error, pending: []) { return }
+                }
+            case .endOfSequence(let time):
+                guard !failed, !sender.resumeAtKeyframe else { continue }  // resuming: nothing sent on this connection
+                do { try sender.connection.sendVideo(.endOfSequence, timestamp: time) } catch { fail(error) }
+            case .frame(let frame):
                 guard !failed else { continue }
-                do {
-                    try connection.sendVideo(packet, timestamp: time)
-                    let sent = connection.bytesSent
-                    state.withLock {
-                        if isFrame { $0.statistics.framesSent += 1 }
-                        $0.statistics.bytesSent = sent
+                if sender.resumeAtKeyframe {
+                    guard frame.isKeyframe else {
+                        state.withLock { $0.statistics.framesDroppedWhileDisconnected &+= 1 }  // one per frame
+                        continue
                     }
+                    sender.resumeAtKeyframe = false
+                    if case let (error, unsent)? = resume([frame]) {
+                        if !recover(from: error, pending: unsent) { return }
+                    }
+                    continue
+                }
+                do {
+                    try send(frame)
                 } catch {
-                    fail(error)
+                    if !recover(from: error, pending: [frame]) { return }
                 }
             }
         }
+    }
+
+    /// Sends one frame and counts it.
+    private func send(_ frame: RTMPOutageBuffer.Frame) throws(RTMPError) {
+        try sender.connection.sendVideo(frame.packet, timestamp: frame.timestamp)
+        let sent = sender.bytesSent
+        state.withLock {
+            $0.statistics.framesSent &+= 1  // one per frame queued
+            $0.statistics.bytesSent = sent
+        }
+    }
+
+    /// After `error` on the connection: without reconnection (or when cancelled or
+    /// finishing) it becomes the publisher's error; otherwise outages until the stream is
+    /// published again (`pending`, the frames not sent, going first) or the publisher gives up.
+    /// - Returns: false when the sender thread has ended.
+    private func recover(from error: RTMPError, pending: [RTMPOutageBuffer.Frame]) -> Bool {
+        let (cancelled, finishing) = state.withLock { ($0.cancelled, $0.finishing) }
+        guard let reconnection = options.reconnection, !cancelled, !finishing, error.code != .cancelled else {
+            fail(error)
+            return true
+        }
+        var lost = error
+        var carried = pending
+        while true {
+            switch outage(lost, carrying: carried, reconnection) {
+            case .stopped:
+                return false
+            case .gaveUp:
+                return true
+            case .connected(let frames):
+                guard case let (error, unsent)? = resume(frames) else { return true }
+                lost = error
+                carried = unsent
+            }
+        }
+    }
+
+    /// One outage: `lost`, the old connection aborted, then attempts with backoff until one
+    /// publishes again, while the queue is emptied into the outage buffer.
+    private func outage(_ lost: RTMPError, carrying pending: [RTMPOutageBuffer.Frame],
+                        _ reconnection: Reconnection) -> OutageEnd {
+        events?(.lost(lost))
+        sender.connection.abort()
+        var buffer = RTMPOutageBuffer(maximumDuration: reconnection.bufferDuration, maximumBytes: reconnection.bufferBytes)
+        let (droppedBefore, overflowBefore) = (state.withLock { $0.statistics.framesDroppedWhileDisconnected },
+                                               items.statistics.dropped)
+        /// Frames this outage cost so far.
+        func dropped() -> Int {
+            buffer.dropped &+ (items.statistics.dropped &- overflowBefore)  // counts of frames taken
+        }
+        func account() {
+            state.withLock {
+                $0.statistics.framesDroppedWhileDisconnected = droppedBefore &+ buffer.dropped  // frames taken
+                $0.statistics.bytesBufferedWhileDisconnected = buffer.bytes
+                $0.statistics.peakBytesBufferedWhileDisconnected = max($0.statistics.peakBytesBufferedWhileDisconnected, buffer.peakBytes)
+            }
+        }
+        func giveUp() -> OutageEnd {
+            buffer.dropAll()
+            account()
+            events?(.gaveUp(lost, framesDropped: dropped()))
+            fail(lost)
+            return .gaveUp
+        }
+        for frame in pending { buffer.add(frame) }
+        account()
+        let giveUpAt = reconnection.maximumOutage.map { Deadline.after($0) }
+        var random = SystemRandomNumberGenerator()
+        var attempt = 0
+        while true {
+            attempt &+= 1  // below maximumAttempts, or one per wait of at least a moment
+            if let maximum = reconnection.maximumAttempts, attempt > maximum { return giveUp() }
+            if let giveUpAt, giveUpAt.hasPassed { return giveUp() }
+            var delay = reconnection.delay(attempt: attempt, using: &random)
+            if let giveUpAt { delay = min(delay, giveUpAt.remaining) }  // the last attempt at the outage's end
+            events?(.retrying(attempt: attempt, after: delay))
+            // Wait by taking what the producer queues: cancel() wakes this wait at once.
+            let until = Deadline.after(delay)
+            taking: while true {
+                switch items.pop(deadline: until) {
+                case .timedOut:
+                    break taking
+                case .cancelled, .ended:
+                    buffer.dropAll()
+                    account()
+                    end()
+                    return .stopped
+                case .element(.finish):
+                    _ = giveUp()
+                    end()
+                    return .stopped
+                case .element(.metadata(let m)):
+                    sender.metadata = m
+                case .element(.sequenceHeader(let packet, _)):
+                    sender.sequenceHeader = packet
+                    buffer.dropAll()  // the frames held belong to the old one
+                    account()
+                case .element(.endOfSequence):
+                    continue
+                case .element(.frame(let frame)):
+                    buffer.add(frame)
+                    account()
+                }
+            }
+            do {
+                let connection = try RTMPConnection(url: url, options: options.connection, interrupt: interrupt)
+                try connection.publish()
+                sender.bytesSentBefore = sender.bytesSent
+                sender.connection = connection
+            } catch {
+                if error.code == .cancelled || isCancelled {
+                    buffer.dropAll()
+                    account()
+                    end()
+                    return .stopped
+                }
+                continue
+            }
+            let frames = buffer.take()
+            account()
+            state.withLock { $0.statistics.reconnections &+= 1 }  // one per outage
+            events?(.connected(attempt: attempt, framesDropped: dropped()))
+            return .connected(frames)
+        }
+    }
+
+    /// On a new connection: the latest metadata and sequence header (at the first frame's
+    /// time), then `frames`, from a keyframe. With no frames, the sender resumes at the next
+    /// keyframe taken.
+    /// - Returns: nil when all was sent; otherwise the error and the frames not sent.
+    private func resume(_ frames: [RTMPOutageBuffer.Frame]) -> (RTMPError, [RTMPOutageBuffer.Frame])? {
+        guard let first = frames.first else {
+            sender.resumeAtKeyframe = true
+            return nil
+        }
+        do throws(RTMPError) {
+            if let m = sender.metadata { try sender.connection.sendMetadata(m) }
+            if let h = sender.sequenceHeader { try sender.connection.sendVideo(h, timestamp: first.timestamp) }
+        } catch {
+            return (error, frames)
+        }
+        for (i, frame) in frames.enumerated() {
+            do throws(RTMPError) { try send(frame) } catch { return (error, Array(frames[i...])) }
+        }
+        return nil
     }
 
     private func fail(_ error: RTMPError) {
@@ -290,9 +556,10 @@ public final class RTMPPublisher: @unchecked Sendable {
 
     /// The sender thread's last act: the counters, then `finish` may return.
     private func end() {
-        let sent = connection.bytesSent
+        let sent = sender.bytesSent
         state.withLock {
             $0.statistics.bytesSent = sent
+            $0.statistics.bytesBufferedWhileDisconnected = 0
             $0.done = true
         }
         state.signalAll()

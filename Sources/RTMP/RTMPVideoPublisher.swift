@@ -46,14 +46,27 @@ public final class RTMPVideoPublisher: Sendable {
     public convenience init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit] = [],
                             options: RTMPPublisher.Options = .init()) throws(RTMPError) {
         try self.init(url: url, metadata: metadata, parameterSets: parameterSets, options: options,
-                      interrupt: Interrupt())
+                      events: nil, interrupt: Interrupt())
+    }
+
+    /// Connects, publishes, and queues the metadata, as
+    /// ``init(url:metadata:parameterSets:options:)`` does; `events` is told each change of
+    /// the connection when ``RTMPPublisher/Options/reconnection`` is set, on the publisher's
+    /// sender thread (see ``RTMPPublisher/init(url:options:events:)``). On a new connection the
+    /// metadata and the latest sequence header are sent again before the first keyframe.
+    /// - Throws: the errors of ``RTMPPublisher/init(url:options:)``.
+    public convenience init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit] = [],
+                            options: RTMPPublisher.Options = .init(),
+                            events: (@Sendable (RTMPPublisher.ConnectionEvent) -> Void)?) throws(RTMPError) {
+        try self.init(url: url, metadata: metadata, parameterSets: parameterSets, options: options,
+                      events: events, interrupt: Interrupt())
     }
 
     /// Connects as the public initialiser does, every wait watching `interrupt`.
     init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit], options: RTMPPublisher.Options,
-         interrupt: Interrupt) throws(RTMPError) {
+         events: (@Sendable (RTMPPublisher.ConnectionEvent) -> Void)?, interrupt: Interrupt) throws(RTMPError) {
         state = ThreadLock((FLVSampleBuilder(parameterSets: parameterSets), 0))
-        connection = try RTMPPublisher(url: url, options: options, interrupt: interrupt)
+        connection = try RTMPPublisher(url: url, options: options, events: events, interrupt: interrupt)
         connection.send(metadata: metadata)
     }
 

@@ -71,6 +71,55 @@ import Testing
         #expect(reader.tracks.first?.sampleCount == frames.count)
     }
 
+    /// The reconnection snippet: a publisher whose server goes away and comes back on the
+    /// same port reports the loss and the reconnection through its events handler, and
+    /// counts the reconnection.
+    @Test(.timeLimit(.minutes(1)))
+    func reconnectingPublisher() async throws {
+        let first = try Self.makeServer(streamKey: "key", port: 0)
+        let url = "rtmp://127.0.0.1:\(first.localPort)/live/key"
+        let frames = try SnippetSupport.frames(count: 20, width: 320, height: 180)
+        let encoder = try X264Encoder(options: .init(width: 320, height: 180))
+        let metadata = FLVMetadata(width: 320, height: 180, frameRate: 30)
+        let reports = Reports()
+        let report = reports.add
+        // snippet: rtmp-reconnect
+        var options = RTMPPublisher.Options()
+        options.reconnection = RTMPPublisher.Reconnection(maximumOutage: .seconds(120))  // 0.5 s, 1 s, 2 s ... 10 s apart
+        let rtmp = try RTMPVideoPublisher(url: url, metadata: metadata, parameterSets: encoder.parameterSets,
+                                          options: options, events: { event in   // on the sender thread
+            switch event {
+            case .lost(let error): report("connection lost: \(error)")
+            case .retrying(let attempt, let delay): report("attempt \(attempt) in \(delay)")
+            case .connected(let attempt, let dropped): report("published again (attempt \(attempt), \(dropped) frames dropped)")
+            case .gaveUp(let error, _): report("gave up: \(error)")   // send and finish throw it from now on
+            }
+        })
+        // end snippet
+        for frame in frames.prefix(10) { for encoded in try encoder.encode(frame) { try rtmp.send(encoded) } }
+        try await Task.sleep(for: .milliseconds(200))
+        first.close()
+        let hold = try PortHold(first.localPort)   // nobody else gets the port meanwhile
+        try await Task.sleep(for: .milliseconds(300))
+        hold.release()
+        let second = try Self.makeServer(streamKey: "key", port: first.localPort)
+        defer { second.close() }
+        for _ in 0..<1000 where rtmp.statistics.reconnections == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        for frame in frames.dropFirst(10) { for encoded in try encoder.encode(frame) { try rtmp.send(encoded) } }
+        for encoded in try encoder.flush() { try rtmp.send(encoded) }
+        let statistics = try rtmp.finish()
+        #expect(statistics.reconnections == 1)
+        #expect(reports.lines.first?.hasPrefix("connection lost") == true, "\(reports.lines)")
+        #expect(reports.lines.last?.hasPrefix("published again") == true, "\(reports.lines)")
+    }
+
+    final class Reports: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [String] = []
+        func add(_ line: String) { lock.withLock { list.append(line) } }
+        var lines: [String] { lock.withLock { list } }
+    }
+
     static func makeServer(streamKey: String, port: Int) throws -> RTMPServer {
         // snippet: rtmp-server
         var options = RTMPServer.Options()

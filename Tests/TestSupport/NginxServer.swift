@@ -38,6 +38,11 @@ public final class NginxServer {
         }
         """
         try conf.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    /// Starts nginx with the configuration written and waits until it accepts connections.
+    private func start() throws {
         try spawn([Self.binary, "-p", directory + "/", "-c", directory + "/nginx.conf", "-e", directory + "/error.log",
                    "-g", "daemon off;"])
         for _ in 0..<100 {
@@ -46,6 +51,13 @@ public final class NginxServer {
         }
         stop()
         throw NSError(domain: "nginx did not start: \(log)", code: 1)
+    }
+
+    /// Starts nginx again, on the same port and directory, after ``kill()`` or ``stop()``: a
+    /// server that comes back. A recording of a stream published again replaces the old one.
+    public func restart() throws {
+        if pid > 0 { stop() }
+        try start()
     }
 
     /// The server's log.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Local UDP ports for the end-to-end tests (loopback only).
 public enum Ports {
@@ -21,4 +22,43 @@ public enum Ports {
         }
         return 50_000
     }
+}
+
+/// A loopback port held, bound but not listening, while the server that had it is down:
+/// connections to it are refused, as to a server that is gone, and no other test running at the
+/// same time can be given it by the system (a publisher reconnecting would reach that test's
+/// server).
+public final class PortHold {
+    private var fd: Int32 = -1
+
+    /// Binds `port` as soon as the server that had it has let it go (up to 5 s).
+    public init(_ port: Int) throws {
+        for _ in 0..<500 {
+            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var one: Int32 = 1
+            setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            addr.sin_port = UInt16(port).bigEndian
+            let bound = withUnsafePointer(to: &addr) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if bound {
+                fd = s
+                return
+            }
+            Glibc.close(s)
+            usleep(10_000)
+        }
+        throw NSError(domain: "port \(port) was not let go", code: 1)
+    }
+
+    /// Lets the port go (for the server that comes back).
+    public func release() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    deinit { release() }
 }
