@@ -125,9 +125,12 @@ import Testing
     func wallClockAgreesAcrossSessions() async throws {
         let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.longMP4), shared: true)
         defer { server.stop() }
-        let url = server.url()
-        async let tcp = Self.times(url, .tcp)
-        async let udp = Self.times(url, .udp)
+        // One after the other into the shared media (two clients preparing it at once make
+        // GStreamer's server close one of them), then read together.
+        let first = try await RTSPStream.open(server.url(), options: .init(transport: .tcp, silenceTimeout: .seconds(5)))
+        let second = try await RTSPStream.open(server.url(), options: .init(transport: .udp, silenceTimeout: .seconds(5)))
+        async let tcp = Self.times(first)
+        async let udp = Self.times(second)
         let (a, b) = try await (tcp, udp)
         let common = Set(a.keys).intersection(b.keys)
         #expect(common.count >= 30, "pictures mapped by both: \(common.count)")
@@ -142,8 +145,7 @@ import Testing
     }
 
     /// The NTP time of each picture that has one, by RTP timestamp.
-    static func times(_ url: String, _ transport: RTSPClient.Transport) async throws -> [UInt32: UInt64] {
-        let stream = try await RTSPStream.open(url, options: .init(transport: transport, silenceTimeout: .seconds(5)))
+    static func times(_ stream: RTSPStream) async throws -> [UInt32: UInt64] {
         var out: [UInt32: UInt64] = [:]
         for try await event in stream {
             if case .video(let au) = event, let ntp = au.ntpTimestamp { out[au.timestamp] = ntp }
