@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MP4", targets: ["MP4"]),
         .library(name: "MPEGTS", targets: ["MPEGTS"]),
         .library(name: "SRT", targets: ["SRT"]),
+        .library(name: "RTSP", targets: ["RTSP"]),
         .library(name: "H264Delivery", targets: ["H264Delivery"]),
         .executable(name: "h264", targets: ["H264CLI"]),
     ],
@@ -47,6 +48,9 @@ let package = Package(
         // MPEG-2 transport streams (ISO/IEC 13818-1): the muxer and the push demuxer, over the
         // core's access units: the H264 core only, no Foundation.
         .target(name: "MPEGTS", dependencies: ["H264", "MediaSupport"]),
+        // The RTSP client (RFC 2326, URLs as RFC 7826): the session over MediaSupport's TCP
+        // socket, media through RTP's depacketiser and receiver, RTCP feedback: no Foundation.
+        .target(name: "RTSP", dependencies: ["RTP", "H264", "MediaSupport"]),
         // libsrt, found with pkg-config (Debian: libsrt-openssl-dev): a module map and one shim
         // header.
         .systemLibrary(
@@ -79,7 +83,7 @@ let package = Package(
         .target(name: "CommandLineSupport"),
         .executableTarget(
             name: "H264CLI",
-            dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS", "SRT", "H264Delivery",
+            dependencies: ["H264", "H264Video", "X264", "RTP", "RTSP", "FLV", "RTMP", "MP4", "MPEGTS", "SRT", "H264Delivery",
                            "H264Fixtures", "MediaSupport", "CommandLineSupport"]
         ),
         // The benchmark executable (no product: `swift run -c release H264Benchmarks`), and its
@@ -103,6 +107,7 @@ let package = Package(
         .testTarget(name: "FLVTests", dependencies: ["FLV", "H264", "TestSupport"]),
         .testTarget(name: "RTMPTests", dependencies: ["RTMP", "FLV", "H264", "X264", "H264Video", "MP4", "MediaSupport", "TestSupport"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264", "H264Fixtures", "TestSupport"]),
+        .testTarget(name: "RTSPTests", dependencies: ["RTSP", "RTP", "H264", "H264Fixtures", "MediaSupport", "TestSupport"]),
         .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS", "MP4", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "SRTTests", dependencies: ["SRT", "MPEGTS", "H264", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264DeliveryTests", dependencies: ["H264Delivery", "H264", "H264Fixtures", "FLV", "TestSupport"]),
@@ -117,7 +122,7 @@ let package = Package(
         // (optimised builds only: `.ci/run` runs them in a release pass).
         // The code the DocC articles show, compiled and run: each article's snippet is a marked
         // region of a test here, and Docs/check-snippets.py checks that the two are the same.
-        .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS",
+        .testTarget(name: "DocSnippetTests", dependencies: ["H264", "H264Video", "X264", "RTP", "FLV", "RTMP", "MP4", "MPEGTS", "RTSP",
                                                         "H264Delivery", "H264Fixtures", "TestSupport"]),
         .testTarget(name: "H264BenchmarksTests", dependencies: ["H264Benchmarks", "H264", "H264Fixtures", "RTMP", "TestSupport"]),
     ],

@@ -33,7 +33,7 @@ for pair in H264:Sources/H264/H264.docc H264Video:Sources/H264Video/H264Video.do
             X264:Sources/X264/X264.docc H264Fixtures:Fixtures/H264Fixtures.docc \
             RTP:Sources/RTP/RTP.docc FLV:Sources/FLV/FLV.docc RTMP:Sources/RTMP/RTMP.docc \
             MP4:Sources/MP4/MP4.docc MPEGTS:Sources/MPEGTS/MPEGTS.docc SRT:Sources/SRT/SRT.docc \
-            H264Delivery:Sources/H264Delivery/H264Delivery.docc; do
+            RTSP:Sources/RTSP/RTSP.docc H264Delivery:Sources/H264Delivery/H264Delivery.docc; do
     module=${pair%%:*} catalog=${pair#*:}
     rm -rf "$OUT/graphs/$module" && mkdir -p "$OUT/graphs/$module"
     cp "$GRAPHS/$module.symbols.json" "$OUT/graphs/$module/"

@@ -152,10 +152,10 @@ enum RTPReceiveCommand: CLICommand {
     }
 }
 
-/// Where `rtp-receive` writes: Annex-B as the access units come, or MP4 through the library's
+/// Where `rtp-receive` and `rtsp-pull` write: Annex-B as the access units come, or MP4 through the library's
 /// `MP4Recorder` (fragmented: a recording cut short keeps its complete fragments), which takes
 /// the received access units as they are, with their times on the RTP clock.
-private final class ReceiveOutput {
+final class ReceiveOutput {
     private var annexB: OutputFile?
     private var mp4File: MP4File?
     private var recorder: MP4Recorder?

@@ -10,6 +10,7 @@ let commands: [any CLICommand.Type] = [
     EncodeCommand.self,
     RTPSendCommand.self,
     RTPReceiveCommand.self,
+    RTSPPullCommand.self,
     TSSendCommand.self,
     TSReceiveCommand.self,
     BuildStreamCommand.self,

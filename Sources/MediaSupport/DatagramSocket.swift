@@ -130,6 +130,47 @@ package final class DatagramSocket: @unchecked Sendable {
         }
     }
 
+    /// Waits until `deadline` for a datagram on any of `sockets` and copies it to the start of
+    /// `buffer`: one `poll` over them all (the sockets of several RTP sessions, each with its
+    /// RTCP port). When several have one, the first ready from index `preferred` on, round the
+    /// list, is taken (a caller moves `preferred` on each time to be fair). The waits watch the
+    /// first socket's interrupt.
+    /// - Returns: the datagram's size and the index of its socket.
+    /// - Throws: as ``receive(into:deadline:)``; ``SocketError/Kind/invalidArgument`` for an
+    ///   empty list.
+    /// - Complexity: O(n) in the sockets per wait.
+    package static func receive(fromAny sockets: [DatagramSocket], preferred: Int = 0, into buffer: UnsafeMutableRawBufferPointer,
+                                deadline: Deadline?) throws(SocketError) -> (count: Int, index: Int) {
+        guard let first = sockets.first else { throw SocketError(.invalidArgument, "receive from no socket") }
+        let interrupt = first.interrupt
+        var set = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        set.append(pollfd(fd: interrupt?.readEnd ?? -1, events: Int16(POLLIN), revents: 0))
+        while true {
+            try interrupt?.check("receive")
+            for i in set.indices { set[i].revents = 0 }
+            let rc = poll(&set, nfds_t(set.count), Deadline.pollTimeout(deadline))
+            if rc < 0 {
+                let code = errno
+                guard code == EINTR else { throw SocketError(errno: code, while: "poll (receive)") }
+                continue
+            }
+            if set[sockets.count].revents != 0 { try interrupt?.check("receive") }
+            if rc > 0 {
+                for k in 0..<sockets.count {
+                    let index = (preferred % sockets.count &+ k) % sockets.count  // both below count: no overflow
+                    guard set[index].revents != 0 else { continue }
+                    let n = recv(sockets[index].fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+                    if n >= 0 { return (n, index) }
+                    let code = errno
+                    guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNREFUSED else {
+                        throw SocketError(errno: code, while: "receive on port \(sockets[index].localPort)")
+                    }
+                }
+            }
+            if let deadline, deadline.hasPassed { throw SocketError.timedOut("receive") }
+        }
+    }
+
     // MARK: Sending
 
     /// Sends one datagram to `address` (nil: the ``destination``), waiting until `deadline`

@@ -13,7 +13,9 @@ import MediaSupport
 /// Used by one thread or task at a time; the descriptor is closed when the socket is released.
 /// Memory: the socket itself; datagrams go into the caller's buffer.
 public final class UDPSocket: RTPDatagramSource {
-    let socket: DatagramSocket
+    /// The socket underneath (for the RTSP client, which sends its RTCP from the port it
+    /// receives on).
+    package let socket: DatagramSocket
     /// The local port (the one the kernel chose when bound to port 0).
     public let localPort: Int
     /// The destination in numeric form (for an SDP `c=` line); empty for a receiving socket.
