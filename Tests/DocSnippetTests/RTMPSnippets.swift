@@ -10,7 +10,7 @@ import Testing
 /// The snippets of the RTMP catalog (Sources/RTMP/RTMP.docc); each marked region is shown, as
 /// it is, in an article (Docs/check-snippets.py checks it). It publishes to an nginx-rtmp on a
 /// loopback port, and skips (with its reason) where nginx with the RTMP module is not installed.
-@Suite(.realTime) struct RTMPSnippets {
+@Suite struct RTMPSnippets {
     @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
     func publishEncodedFrames() throws {
         let server = try NginxServer()

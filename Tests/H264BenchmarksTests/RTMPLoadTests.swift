@@ -10,7 +10,7 @@ import TestSupport
 /// The RTMP load generator (`H264Benchmarks rtmp-load`): its framing of the input, and a short
 /// run of a few streams into the library's `RTMPServer` in this process, every frame of every
 /// stream received by the server.
-@Suite(.realTime) struct RTMPLoadTests {
+@Suite struct RTMPLoadTests {
     @Test func inputIsFramedOnceAndLoops() throws {
         let facts = Fixture.baselineCAVLC.facts
         let input = try RTMPLoadCommand.Input(annexB: Fixture.baselineCAVLC.bytes())

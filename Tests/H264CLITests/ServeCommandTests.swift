@@ -11,7 +11,7 @@ import TestSupport
 /// recording holds the source's packets (ffprobe: type, size, key flag, DTS, PTS), the HLS
 /// playlist ends with EXT-X-ENDLIST and holds every video frame, and the refused stream left
 /// nothing.
-@Suite(.enabled(if: CLIRobustnessTests.binary != nil, "the h264 executable is not built"), .realTime)
+@Suite(.enabled(if: CLIRobustnessTests.binary != nil, "the h264 executable is not built"))
 struct ServeCommandTests {
     typealias Child = InterruptionTests.Child
 

@@ -18,7 +18,7 @@ import X264
 /// `AsyncRTMPPublisher`: encoded frames from an async sequence published without the caller
 /// touching a timestamp, and cancellation that stops the encoder and the publisher within a
 /// bound whatever the server does (a real nginx, a silent server, a server that stops reading).
-@Suite(.realTime) struct AsyncPublisherTests {
+@Suite struct AsyncPublisherTests {
     /// The bound every cancellation below is held to: the server sees the connection closed
     /// within this many seconds of `cancel()` (the awaiting task's own return: see
     /// ``cancel(_:_:)``). The

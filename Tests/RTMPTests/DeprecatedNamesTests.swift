@@ -7,7 +7,7 @@ import TestSupport
 /// publishers' own `statistics`, `error`, `cancel()` and `isCancelled`, still build (with a
 /// warning on the caller's side) and reach the same connection. Called through a protocol whose
 /// requirements the deprecated properties witness, so that this file builds without warnings.
-@Suite(.realTime) struct RTMPDeprecatedNamesTests {
+@Suite struct RTMPDeprecatedNamesTests {
     @Test(.enabled(if: NginxServer.isAvailable, "needs nginx with libnginx-mod-rtmp"))
     func videoPublisherReachedThroughIsItsConnection() throws {
         let server = try NginxServer()

@@ -5,7 +5,7 @@ import TestSupport
 /// The timeouts in milliseconds of earlier releases still build (with a warning on the
 /// caller's side) and mean the `Duration`s that replaced them. Called through protocols the
 /// deprecated members witness, so that this test itself builds without warnings.
-@Suite(.realTime) struct DeprecatedTimeoutTests {
+@Suite struct DeprecatedTimeoutTests {
     @Test func connectionOptionsInMillisecondsMeanTheirDurations() {
         let both = LegacyOptions.make(connect: 1500, operation: 250)
         #expect(both.connectTimeout == .milliseconds(1500))

@@ -15,7 +15,7 @@ import H264
 /// A local RTMP server that misbehaves on purpose, on a loopback port: the client must answer
 /// each behaviour with a typed error within the operation's deadline plus a second, whatever
 /// the server sends, and within its memory limits.
-@Suite(.realTime) struct HostileServerTests {
+@Suite struct HostileServerTests {
     /// A one-connection TCP server whose behaviour after accepting is `serve(fd)`.
     final class Server: @unchecked Sendable {
         /// Set when the test is done: the serving loop ends.

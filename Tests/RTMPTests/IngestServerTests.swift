@@ -11,7 +11,7 @@ import X264
 /// `RTMPServer` taking streams in: our own publisher, FFmpeg and GStreamer publishing into it on
 /// a loopback port, what comes out (`RTMPIngestStream`) equal to what went in, and the library's
 /// recorders taking it without glue.
-@Suite(.realTime) struct IngestServerTests {
+@Suite struct IngestServerTests {
     /// Options that allow every publish, with deadlines short enough for tests.
     /// Deadlines far above what these tests take even on a loaded machine (a test task starved
     /// for seconds between two sends must not look like an idle publisher); the deadlines

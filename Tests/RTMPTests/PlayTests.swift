@@ -15,7 +15,7 @@ import TestSupport
 /// and GStreamer's `rtmpsrc` joining mid-stream get every frame from the keyframe they joined
 /// at, decodable from the first; the sequence header comes first; a player that never reads
 /// is dropped without slowing the publisher or the other player.
-@Suite(.serialized, .realTime) struct PlayTests {
+@Suite(.serialized) struct PlayTests {
     /// Options that allow every publish, with a short idle timeout (the deadline of each send
     /// to a player) and small player queues.
     static func options() -> RTMPServer.Options {

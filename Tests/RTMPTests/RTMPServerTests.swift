@@ -14,7 +14,7 @@ import TestSupport
 
 /// Publishing to a real nginx-rtmp started by the test, with `record all`, and reading back
 /// what the server received.
-@Suite(.realTime) struct RTMPServerTests {
+@Suite struct RTMPServerTests {
     static let stream = "cros-codecs/test-25fps.h264"
     static var canPublish: Bool {
         NginxServer.isAvailable && FFmpeg.isPresent && FileManager.default.fileExists(atPath: Corpus.path(stream))

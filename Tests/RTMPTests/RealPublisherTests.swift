@@ -10,7 +10,7 @@ import TestSupport
 /// GStreamer's `rtmp2sink`. What the server hands out is recorded with the library's writers
 /// (`FLVWriter` for audio and video as sent, `MP4Recorder` for the video) and compared with the
 /// source by ffprobe: packet count, sizes, key flags, DTS and PTS.
-@Suite(.serialized, .realTime) struct RealPublisherTests {
+@Suite(.serialized) struct RealPublisherTests {
     static let corpusStream = "cros-codecs/test-25fps.h264"
     static var canRun: Bool { FFmpeg.isPresent && Corpus.isPresent }
 

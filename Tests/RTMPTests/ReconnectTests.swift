@@ -15,7 +15,7 @@ import X264
 /// finish during an outage. Everything on 127.0.0.1, each test on ports of its own, real time
 /// for a few seconds at most. Serialized: the real-time tests take turns rather than load a
 /// small machine together (each deadline-driven test elsewhere in the run is sensitive to that).
-@Suite(.serialized, .realTime) struct ReconnectTests {
+@Suite(.serialized) struct ReconnectTests {
     /// Frames per second and per group of pictures of the test streams (a keyframe a second).
     static let frameRate = 25
     static let frameDuration = 40  // ms
