@@ -107,8 +107,13 @@ import Testing
         for _ in 0..<1000 where rtmp.statistics.reconnections == 0 { try await Task.sleep(for: .milliseconds(10)) }
         for frame in frames.dropFirst(10) { for encoded in try encoder.encode(frame) { try rtmp.send(encoded) } }
         for encoded in try encoder.flush() { try rtmp.send(encoded) }
+        // Connected when finishing (a finish during an outage gives up): on a loaded machine the
+        // test may stall past the server's idle timeout, which is one more outage and reconnection.
+        for _ in 0..<6000 where reports.lines.last?.hasPrefix("published again") != true {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let statistics = try rtmp.finish()
-        #expect(statistics.reconnections == 1)
+        #expect(statistics.reconnections >= 1)
         #expect(reports.lines.first?.hasPrefix("connection lost") == true, "\(reports.lines)")
         #expect(reports.lines.last?.hasPrefix("published again") == true, "\(reports.lines)")
     }
