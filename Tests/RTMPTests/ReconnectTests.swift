@@ -221,7 +221,11 @@ struct ReconnectTests {
         let header = events.firstIndex { if case .decoderConfiguration = $0 { true } else { false } }
         let metadata = events.firstIndex { if case .metadata = $0 { true } else { false } }
         #expect(metadata != nil && header != nil && firstVideo != nil, "\(events.count) events: \(events.prefix(3))", sourceLocation: sourceLocation)
-        guard let firstVideo, let header, let metadata, let first = video.first else { return }
+        guard let firstVideo, let header, let metadata else { return }  // recorded just above
+        guard let first = video.first else {
+            Issue.record("a video event but no video sample", sourceLocation: sourceLocation)
+            return
+        }
         #expect(metadata < header && header < firstVideo, sourceLocation: sourceLocation)
         #expect(first.isKeyframe, sourceLocation: sourceLocation)
         let dts = video.map(\.flvSample.dts)
