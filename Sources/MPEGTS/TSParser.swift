@@ -366,6 +366,11 @@ public struct TSParser: Sendable {
         var pending = sections[pid]
         if lost { pending = nil }
         if unitStart {
+            guard i < end else {  // payload_unit_start_indicator with an adaptation field filling the packet
+                sections[pid] = nil
+                problem(TSError.invalid(.invalidSection, "PID \(pid): payload_unit_start_indicator without a pointer_field"))
+                return
+            }
             let pointer = Int(buffer[i])
             i &+= 1
             guard i &+ pointer <= end else {
