@@ -103,14 +103,18 @@ public final class RTMPVideoPublisher: Sendable {
     ///   - tag: the tag; its body is sent unread, its `timestamp` is replaced by `time`'s.
     ///   - time: the tag's time in milliseconds, on the clock of the samples' timestamps (the
     ///     ingest event's 64-bit time), moved later as the samples' times are when the first
-    ///     DTS is negative (see `FLVSampleBuilder`), so that audio stays in step with the video.
+    ///     DTS is negative (see `FLVSampleBuilder`), so that audio stays in step with the video
+    ///     (a tag before the first sample: a negative time is taken as 0, the first sample's
+    ///     time after that move).
     /// - Returns: false when the overflow policy dropped the tag.
     /// - Throws: ``RTMPError/Code/invalidArgument`` for a video tag or a time outside the 32-bit
     ///   range, and the publisher's errors.
     @discardableResult
     public func send(tag: FLVTag, time: Int64) throws(RTMPError) -> Bool {
         try state.withLock { (s) throws(RTMPError) -> Bool in
-            let moved = time &+ (s.shift ?? 0)  // a 64-bit time and a small shift
+            // Before the first sample fixes the shift, a negative time is taken as 0: where a
+            // negative first DTS is moved to.
+            let moved = s.shift.map { time &+ $0 } ?? max(time, 0)  // a 64-bit time and a small shift
             guard let timestamp = UInt32(exactly: moved) else {
                 throw RTMPError.invalid(.invalidArgument, "tag time \(moved) ms is outside 0...\(UInt32.max)")
             }

@@ -32,7 +32,7 @@ extension ReconnectTests {
 
     /// A proxy that drops the connection every 3 s for a minute (20 drops): every drop
     /// recovered, the outage buffer within its bound and the process's resident memory within
-    /// 64 MB of its first sample after the first drop, both sampled every 100 ms.
+    /// 16 MB of its first sample after the first drop, both sampled every 100 ms.
     @Test(.enabled(if: longFaultTests, longFaultReason), .timeLimit(.minutes(5)))
     func connectionDroppedEveryThreeSecondsForAMinute() async throws {
         let outcome = try await Self.connectionDropped(every: .seconds(3), times: 20, frameCount: 2000)  // up to 80 s
