@@ -182,6 +182,9 @@ public final class AsyncRTMPPublisher: Sendable {
     /// The publisher's settings apply: with the default overflow policy a slow server drops
     /// whole groups of pictures (their audio too) rather than hold the ingest back, and with
     /// ``RTMPPublisher/Options/reconnection`` the restream survives its server's restarts.
+    /// Audio and data tags count against ``RTMPPublisher/Options/queueCapacity`` as frames do:
+    /// beside 30 fps video, AAC at 44.1 kHz (about 43 tags a second) makes the default 60 less
+    /// than a second; give a restream more.
     /// - Parameters:
     ///   - ingest: the publish to forward (one task iterates it: this one).
     ///   - finishTimeout: the deadline of the final ``finish(timeout:)`` (10 s by default).
