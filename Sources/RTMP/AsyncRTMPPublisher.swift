@@ -39,6 +39,28 @@ import MediaSupport
 /// backoff while frames wait in a bounded outage buffer (see ``RTMPPublisher/Reconnection``);
 /// each change (lost, retrying, connected, gave up) comes out of ``connectionEvents``.
 ///
+/// ## Restreaming
+///
+/// ``restream(_:finishTimeout:)`` forwards a publish an ``RTMPServer`` took in
+/// (``RTMPIngestStream``) to this publisher's server: its metadata, its access units (the
+/// sequence headers made again from the parameter sets the keyframes carry), and its audio and
+/// data tags as they came, with their times in step with the video's:
+///
+/// ```swift
+/// for try await ingest in server.publishedStreams {
+///     Task {
+///         let out = try await AsyncRTMPPublisher(url: "rtmp://cdn.example.com/live/key", metadata: FLVMetadata(),
+///                                                options: .init(reconnection: .init()))
+///         try await out.restream(ingest)          // out.connectionEvents: lost, retrying, connected
+///     }
+/// }
+/// ```
+///
+/// With reconnection set, a restream outlives its server's restarts: the outage buffer keeps
+/// whole groups of pictures, each with its audio and data (a group dropped takes its audio
+/// with it), and on the new connection the metadata and the AAC and AVC sequence headers go
+/// first, then the stream from a keyframe.
+///
 /// - Complexity: memory is the publisher's bounded queue (``RTMPPublisher/Options/queueCapacity``
 ///   frames), one sample being framed, and while disconnected the outage buffer
 ///   (``RTMPPublisher/Reconnection/bufferBytes``) and up to ``connectionEventBuffer`` events.
@@ -114,6 +136,83 @@ public final class AsyncRTMPPublisher: Sendable {
                 () throws(RTMPError) in try publisher.send(sample)
             }
         }
+    }
+
+    /// Queues an audio or data tag, sent as it is in order with the frames
+    /// (``RTMPVideoPublisher/send(tag:time:)``): `time` is its time in milliseconds on the
+    /// clock of the samples' timestamps (an ``RTMPIngestStream/Event/tag(_:time:)``'s).
+    ///
+    /// With the default overflow policy this never waits; with `.block(maximumWait:)` the wait
+    /// runs on the publisher's thread.
+    /// - Returns: false when the overflow policy dropped the tag.
+    /// - Throws: ``RTMPError/Code/cancelled`` when the task is cancelled, and the errors of
+    ///   ``RTMPVideoPublisher/send(tag:time:)``.
+    @discardableResult
+    public func send(tag: FLVTag, time: Int64) async throws(RTMPError) -> Bool {
+        try checkCancellation()
+        switch base.connection.options.overflowPolicy {
+        case .dropUntilKeyframe:
+            return try base.send(tag: tag, time: time)
+        case .block:
+            let publisher = self.base
+            return try await worker.run(onCancel: { publisher.cancel() }, cancellationError: Self.cancelled) {
+                () throws(RTMPError) in try publisher.send(tag: tag, time: time)
+            }
+        }
+    }
+
+    /// Queues new `@setDataFrame onMetaData` (never waits, never dropped).
+    public func send(metadata: FLVMetadata) {
+        base.send(metadata: metadata)
+    }
+
+    /// Forwards every event of `ingest` (a publish taken in by an ``RTMPServer``) until it
+    /// ends, then finishes; returns the counters.
+    ///
+    /// - ``RTMPIngestStream/Event/metadata(_:)``: sent on (``send(metadata:)``).
+    /// - ``RTMPIngestStream/Event/video(_:)``: ``send(_:)``, from the first random access
+    ///   point (the frames before one are skipped: nothing could decode them); the access units of keyframes
+    ///   carry the parameter sets of the sequence header in force, from which the AVC sequence
+    ///   headers are made again (so ``RTMPIngestStream/Event/decoderConfiguration(_:timestamp:)``
+    ///   needs no forwarding).
+    /// - ``RTMPIngestStream/Event/tag(_:time:)``: audio and data, as they came, at their
+    ///   unrolled time (``send(tag:time:)``), in step with the video.
+    /// - ``RTMPIngestStream/Event/endOfSequence(timestamp:)``: the finish sends one.
+    ///
+    /// The publisher's settings apply: with the default overflow policy a slow server drops
+    /// whole groups of pictures (their audio too) rather than hold the ingest back, and with
+    /// ``RTMPPublisher/Options/reconnection`` the restream survives its server's restarts.
+    /// Audio and data tags count against ``RTMPPublisher/Options/queueCapacity`` as frames do:
+    /// beside 30 fps video, AAC at 44.1 kHz (about 43 tags a second) makes the default 60 less
+    /// than a second; give a restream more.
+    /// - Parameters:
+    ///   - ingest: the publish to forward (one task iterates it: this one).
+    ///   - finishTimeout: the deadline of the final ``finish(timeout:)`` (10 s by default).
+    /// - Throws: the error that ended `ingest` (its publisher went away in the middle of a
+    ///   message, fell silent, was refused), unchanged; ``RTMPError/Code/cancelled`` when the
+    ///   task is cancelled; the publisher's errors. On any error the publisher is cancelled
+    ///   (closed without a goodbye) before the error is thrown.
+    @discardableResult
+    public func restream(_ ingest: RTMPIngestStream, finishTimeout: Duration = .seconds(10)) async throws
+        -> RTMPPublisher.Statistics {
+        do {
+            var started = false
+            for try await event in ingest {
+                switch event {
+                case .metadata(let metadata): send(metadata: metadata)
+                case .video(let accessUnit):
+                    guard started || accessUnit.isRandomAccessPoint else { continue }  // nothing could decode it
+                    started = true
+                    try await send(accessUnit)
+                case .tag(let tag, let time): try await send(tag: tag, time: time)
+                case .decoderConfiguration, .endOfSequence: break
+                }
+            }
+        } catch {
+            cancel()
+            throw error
+        }
+        return try await finish(timeout: finishTimeout)
     }
 
     /// Sends what is queued, the end of sequence, `FCUnpublish` and `deleteStream`, and closes

@@ -168,6 +168,23 @@ public final class RTMPConnection {
         try serviceIncoming()
     }
 
+    /// Sends an audio tag or a data (script) tag's body as an audio or data message at the
+    /// tag's timestamp (milliseconds), as it is: the body is not read (a restream's audio and
+    /// data, `RTMPIngestStream.Event.tag`).
+    /// - Throws: ``RTMPError/Code/invalidArgument`` for a tag of another type (video goes
+    ///   through ``sendVideo(_:timestamp:)``), and the errors of the transport.
+    public func sendTag(_ tag: FLVTag) throws(RTMPError) {
+        let kind: RTMPMessage.Kind, chunkStream: UInt8
+        switch tag.type {
+        case .audio: (kind, chunkStream) = (.audio, RTMPChunkStream.audio)
+        case .script: (kind, chunkStream) = (.dataAMF0, RTMPChunkStream.data)
+        default: throw RTMPError.invalid(.invalidArgument, "an FLV tag of type \(tag.type) is not sent as a tag (audio or script only)")
+        }
+        session.send(RTMPMessage(kind, streamID: streamID, timestamp: tag.timestamp, payload: Array(tag.body)), on: chunkStream)
+        try flush(deadline: .after(options.timeout))
+        try serviceIncoming()
+    }
+
     /// Handles what the server sent meanwhile (acknowledgements, pings, chunk size changes)
     /// without waiting, reading at most a bounded number of bytes.
     /// - Throws: ``RTMPError/Code/connectionClosed`` when the server has closed the connection;

@@ -25,7 +25,11 @@ extension RTMPPublisher {
     /// keyframe up to the next, never part of one. The latest metadata and sequence header are
     /// remembered (a new sequence header drops the frames buffered before it, which belong to
     /// the old one). Every frame dropped is counted (``Statistics/framesDroppedWhileDisconnected``
-    /// and the ``ConnectionEvent``s).
+    /// and the ``ConnectionEvent``s). Audio and data tags (``RTMPPublisher/send(tag:)``) wait in
+    /// the buffer with the frames and count against its bytes; a tag belongs to the group of
+    /// the frame before it and is dropped with that group (and before the first keyframe),
+    /// counted in ``Statistics/tagsDropped``; the latest AAC sequence header is remembered
+    /// and sent again.
     public struct Reconnection: Sendable, Hashable {
         /// The wait before the first attempt of an outage (500 ms by default).
         public var initialDelay: Duration
@@ -111,9 +115,10 @@ extension RTMPPublisher {
         /// Attempt `attempt` (1 for the first of the outage) starts after waiting `after`.
         case retrying(attempt: Int, after: Duration)
         /// Attempt `attempt` succeeded: the stream is published again. `framesDropped` is what
-        /// this outage cost: the frames that will never reach the server, counted by the
+        /// this outage cost: the video frames that will never reach the server, counted by the
         /// publisher (the outage buffer's drops and the overflow policy's while disconnected;
-        /// frames already written to the lost connection's socket are counted as sent).
+        /// frames already written to the lost connection's socket are counted as sent). The
+        /// audio and data tags dropped with them are counted in ``Statistics/tagsDropped``.
         case connected(attempt: Int, framesDropped: Int)
         /// The publisher gave up (``Reconnection/maximumAttempts``,
         /// ``Reconnection/maximumOutage``, or a finish during the outage) with the error that
@@ -125,13 +130,48 @@ extension RTMPPublisher {
 
 /// The frames a publisher keeps while it is disconnected: from a keyframe, whole groups of
 /// pictures, within a duration (by timestamps) and a byte count; the oldest group goes first.
+/// Audio and data tags ride in the group of the video frame before them: a tag before the
+/// first keyframe, or in a group that is dropped, is dropped with it (counted apart,
+/// ``droppedTags``).
 struct RTMPOutageBuffer {
+    /// One message the sender takes from the queue: a video frame, or an audio or data tag.
     struct Frame {
-        let packet: FLVVideoPacket
+        enum Payload {
+            case video(FLVVideoPacket)
+            /// An audio or script tag's type and body.
+            case tag(FLVTagType, ArraySlice<UInt8>)
+        }
+
+        let payload: Payload
         let timestamp: UInt32
+        /// A video keyframe (a tag never is).
         let isKeyframe: Bool
-        /// The FLV tag body's size: the packet's data and its 5-byte header.
-        var bytes: Int { packet.data.count &+ 5 }  // a packet's data is far below Int.max
+
+        init(packet: FLVVideoPacket, timestamp: UInt32, isKeyframe: Bool) {
+            payload = .video(packet)
+            self.timestamp = timestamp
+            self.isKeyframe = isKeyframe
+        }
+
+        init(tag: FLVTag) {
+            payload = .tag(tag.type, tag.body)
+            timestamp = tag.timestamp
+            isKeyframe = false
+        }
+
+        /// A video frame (not a tag).
+        var isVideo: Bool {
+            if case .video = payload { return true }
+            return false
+        }
+
+        /// The FLV tag body's size: a video packet's data and its 5-byte header, a tag's body.
+        var bytes: Int {
+            switch payload {
+            case .video(let packet): packet.data.count &+ 5  // a packet's data is far below Int.max
+            case .tag(_, let body): body.count
+            }
+        }
     }
 
     let maximumDuration: Duration
@@ -140,8 +180,10 @@ struct RTMPOutageBuffer {
     private(set) var bytes = 0
     /// The most bytes held at once.
     private(set) var peakBytes = 0
-    /// Frames dropped so far.
+    /// Video frames dropped so far.
     private(set) var dropped = 0
+    /// Audio and data tags dropped so far.
+    private(set) var droppedTags = 0
     /// Frames are dropped until a keyframe comes (the buffer starts at one).
     private var waitingForKeyframe = true
 
@@ -155,7 +197,7 @@ struct RTMPOutageBuffer {
     mutating func add(_ frame: Frame) {
         if waitingForKeyframe {
             guard frame.isKeyframe else {
-                dropped &+= 1  // one per frame taken
+                count(frame)
                 return
             }
             waitingForKeyframe = false
@@ -164,8 +206,10 @@ struct RTMPOutageBuffer {
         bytes &+= frame.bytes  // at most maximumBytes plus one frame
         while !frames.isEmpty && (bytes > maximumBytes || span > maximumDuration) {
             let end = frames.dropFirst().firstIndex(where: \.isKeyframe) ?? frames.endIndex
-            for f in frames[..<end] { bytes &-= f.bytes }
-            dropped &+= end  // frames held: below Int.max
+            for f in frames[..<end] {
+                bytes &-= f.bytes
+                count(f)
+            }
             frames.removeFirst(end)
             if frames.isEmpty { waitingForKeyframe = true }
         }
@@ -175,7 +219,7 @@ struct RTMPOutageBuffer {
     /// Drops everything held (a new sequence header: what was held belongs to the old one);
     /// the buffer starts again at the next keyframe.
     mutating func dropAll() {
-        dropped &+= frames.count
+        for f in frames { count(f) }
         frames = []
         bytes = 0
         waitingForKeyframe = true
@@ -188,6 +232,11 @@ struct RTMPOutageBuffer {
             bytes = 0
         }
         return frames
+    }
+
+    /// Counts a dropped frame or tag.
+    private mutating func count(_ frame: Frame) {
+        if frame.isVideo { dropped &+= 1 } else { droppedTags &+= 1 }  // one per message taken
     }
 
     /// Media time from the first frame held to the last.

@@ -2,8 +2,9 @@ import FLV
 import H264
 import MediaSupport
 
-/// Publishes H.264 video to an RTMP server from a sender thread of its own, so that the
-/// encoder's thread never waits on the network longer than it allows.
+/// Publishes H.264 video (and, alongside, audio and data tags as they are: a restream's) to an
+/// RTMP server from a sender thread of its own, so that the encoder's thread never waits on the
+/// network longer than it allows.
 ///
 /// ```swift
 /// let publisher = try RTMPPublisher(url: "rtmp://127.0.0.1/live/test")
@@ -18,6 +19,13 @@ import MediaSupport
 /// names are thrown right away. Frames then go through a bounded queue; when it is full the
 /// ``OverflowPolicy`` decides. Sequence headers, metadata and the end of sequence are never
 /// dropped and do not count against the bound.
+///
+/// Audio and data tags (``send(tag:)``) go through the same queue, in order with the
+/// frames, and count against its bound; each belongs to the group of pictures of the frame
+/// before it: when the queue drops a frame it drops the rest of its group, tags included, and
+/// a tag it drops takes the rest of its group with it as a frame does. An AAC
+/// AudioSpecificConfig (`SoundFormat` 10, `AACPacketType` 0) is a sequence header: never
+/// dropped, remembered, and sent again on a new connection.
 ///
 /// Always call ``finish(endOfSequenceTimestamp:timeout:)``: the sender thread keeps the
 /// publisher and its connection alive until then.
@@ -34,8 +42,8 @@ import MediaSupport
 /// (the producer never waits longer than its ``OverflowPolicy``) into a bounded outage buffer
 /// that drops whole groups of pictures, oldest first. On a new connection it reports
 /// ``ConnectionEvent/connected(attempt:framesDropped:)``, sends the latest metadata and
-/// sequence header again, then the buffered frames from their first keyframe (or, with none,
-/// the frames from the next keyframe), with their own timestamps: they continue, with a gap
+/// sequence headers again (the audio one too), then the buffered frames and tags from their
+/// first keyframe (or, with none, from the next keyframe), with their own timestamps: they continue, with a gap
 /// of at most the outage plus one group of pictures. After ``Reconnection/maximumAttempts`` or
 /// ``Reconnection/maximumOutage`` it reports ``ConnectionEvent/gaveUp(_:framesDropped:)`` and
 /// the error that began the outage becomes ``error``.
@@ -47,8 +55,8 @@ import MediaSupport
 /// - The events go to the handler given to ``init(url:options:events:)``, on the sender thread.
 ///
 /// Memory: the queue (``Options/queueCapacity`` frames), and while disconnected the outage
-/// buffer (``Reconnection/bufferBytes`` plus one frame) and one metadata and one sequence
-/// header remembered.
+/// buffer (``Reconnection/bufferBytes`` plus one frame) and one metadata and one video and one
+/// audio sequence header remembered.
 public final class RTMPPublisher: @unchecked Sendable {
     // @unchecked: `connection` is used by the creating thread until the sender starts, then
     // only by the sender thread; all other shared state is in `state` and `items` (locks
@@ -67,7 +75,7 @@ public final class RTMPPublisher: @unchecked Sendable {
     public struct Options: Sendable, Hashable {
         /// The connection's settings (timeouts, chunk size).
         public var connection: RTMPConnection.Options
-        /// Frames that may wait in the queue.
+        /// Frames (and audio and data tags) that may wait in the queue.
         public var queueCapacity: Int
         /// What to do when the queue is full.
         public var overflowPolicy: OverflowPolicy
@@ -116,6 +124,12 @@ public final class RTMPPublisher: @unchecked Sendable {
         /// The most bytes of frames the outage buffer held at once
         /// (≤ ``Reconnection/bufferBytes`` plus one frame).
         public var peakBytesBufferedWhileDisconnected = 0
+        /// Audio and data tags sent to the server (as ``framesSent`` counts frames).
+        public var tagsSent = 0
+        /// Audio and data tags never sent: dropped by the overflow policy, or with their group
+        /// of pictures while disconnected or waiting for a keyframe to resume at (the frame
+        /// counters above count video frames only).
+        public var tagsDropped = 0
     }
 
     /// What the sender thread takes, in order: frames count against the queue's capacity,
@@ -123,6 +137,9 @@ public final class RTMPPublisher: @unchecked Sendable {
     private enum Item: Sendable {
         case metadata(FLVMetadata)
         case sequenceHeader(FLVVideoPacket, timestamp: UInt32)
+        /// An AAC AudioSpecificConfig tag.
+        case audioSequenceHeader(FLVTag)
+        /// A video frame, or an audio or data tag.
         case frame(RTMPOutageBuffer.Frame)
         case endOfSequence(timestamp: UInt32)
         case finish
@@ -138,6 +155,9 @@ public final class RTMPPublisher: @unchecked Sendable {
         /// the rest of a group whose frame it dropped).
         var group: UInt64 = 0
         var statistics = Statistics()
+        /// The tags the queue dropped (its drop count less these is the frames'); counted in
+        /// ``Statistics/tagsDropped`` too.
+        var tagsDroppedByQueue = 0
     }
 
     /// What the sender thread alone uses, once it has started.
@@ -148,6 +168,7 @@ public final class RTMPPublisher: @unchecked Sendable {
         /// The latest metadata and sequence header taken, sent again on a new connection.
         var metadata: FLVMetadata?
         var sequenceHeader: FLVVideoPacket?
+        var audioSequenceHeader: FLVTag?
         /// After a reconnection whose buffer held no keyframe: frames are dropped until a
         /// keyframe, which the metadata and sequence header go before.
         var resumeAtKeyframe = false
@@ -228,9 +249,10 @@ public final class RTMPPublisher: @unchecked Sendable {
 
     /// The counters so far.
     public var statistics: Statistics {
-        var statistics = state.withLock { $0.statistics }
-        statistics.framesDropped = items.statistics.dropped
-        return statistics
+        let (statistics, tags) = state.withLock { ($0.statistics, $0.tagsDroppedByQueue) }
+        var result = statistics
+        result.framesDropped = items.statistics.dropped &- tags  // tags are among the queue's drops
+        return result
     }
 
     /// The error that stopped the sender, if any.
@@ -274,6 +296,46 @@ public final class RTMPPublisher: @unchecked Sendable {
             state.withLock { $0.statistics.framesQueued += 1 }
             return true
         case .dropped:
+            return false
+        case .closed:
+            try checkOpen()
+            return false
+        }
+    }
+
+    /// Queues an audio or data (script) tag, sent as it is (its body is not read) at its
+    /// timestamp, in order with the frames: a restream's audio and data
+    /// (`RTMPIngestStream.Event.tag`). It waits and is dropped as a frame is (see the type's
+    /// overview: with the group of pictures of the frame before it), except an AAC
+    /// AudioSpecificConfig, which is never dropped and is sent again on a new connection.
+    /// - Returns: true when queued, false when dropped.
+    /// - Throws: ``RTMPError/Code/invalidArgument`` for a video tag (frames go through
+    ///   ``send(_:)``) or after ``finish(endOfSequenceTimestamp:timeout:)``, and
+    ///   the error that stopped the sender.
+    @discardableResult
+    public func send(tag: FLVTag) throws(RTMPError) -> Bool {
+        try checkOpen()
+        guard tag.type == .audio || tag.type == .script else {
+            throw RTMPError.invalid(.invalidArgument, "an FLV tag of type \(tag.type) is not sent as a tag (audio or script only)")
+        }
+        if tag.type == .audio && RTMPRelayMessage.isAudioSequenceHeader(tag.body) {
+            items.push(.audioSequenceHeader(tag), exempt: true)
+            return true
+        }
+        let group = state.withLock { $0.group }
+        let deadline: Deadline
+        switch options.overflowPolicy {
+        case .dropUntilKeyframe: deadline = .now
+        case .block(let wait): deadline = .after(wait)
+        }
+        switch items.push(.frame(RTMPOutageBuffer.Frame(tag: tag)), group: group, deadline: deadline) {
+        case .queued:
+            return true
+        case .dropped:
+            state.withLock {
+                $0.tagsDroppedByQueue &+= 1  // one per tag pushed
+                $0.statistics.tagsDropped &+= 1
+            }
             return false
         case .closed:
             try checkOpen()
@@ -379,6 +441,12 @@ public final class RTMPPublisher: @unchecked Sendable {
                 do { try sender.connection.sendVideo(packet, timestamp: time) } catch {
                     if !recover(from: error, pending: []) { return }
                 }
+            case .audioSequenceHeader(let tag):
+                sender.audioSequenceHeader = tag
+                guard !failed, !sender.resumeAtKeyframe else { continue }  // resuming: sent before the keyframe
+                do { try sender.connection.sendTag(tag) } catch {
+                    if !recover(from: error, pending: []) { return }
+                }
             case .endOfSequence(let time):
                 guard !failed, !sender.resumeAtKeyframe else { continue }  // resuming: nothing sent on this connection
                 do { try sender.connection.sendVideo(.endOfSequence, timestamp: time) } catch { fail(error) }
@@ -386,7 +454,13 @@ public final class RTMPPublisher: @unchecked Sendable {
                 guard !failed else { continue }
                 if sender.resumeAtKeyframe {
                     guard frame.isKeyframe else {
-                        state.withLock { $0.statistics.framesDroppedWhileDisconnected &+= 1 }  // one per frame
+                        state.withLock {
+                            if frame.isVideo {
+                                $0.statistics.framesDroppedWhileDisconnected &+= 1  // one per frame
+                            } else {
+                                $0.statistics.tagsDropped &+= 1  // one per tag
+                            }
+                        }
                         continue
                     }
                     sender.resumeAtKeyframe = false
@@ -404,12 +478,21 @@ public final class RTMPPublisher: @unchecked Sendable {
         }
     }
 
-    /// Sends one frame and counts it.
+    /// Sends one frame or tag and counts it.
     private func send(_ frame: RTMPOutageBuffer.Frame) throws(RTMPError) {
-        try sender.connection.sendVideo(frame.packet, timestamp: frame.timestamp)
+        switch frame.payload {
+        case .video(let packet):
+            try sender.connection.sendVideo(packet, timestamp: frame.timestamp)
+        case .tag(let type, let body):
+            try sender.connection.sendTag(FLVTag(type: type, timestamp: frame.timestamp, body: body))
+        }
         let sent = sender.bytesSent
         state.withLock {
-            $0.statistics.framesSent &+= 1  // one per frame queued
+            if frame.isVideo {
+                $0.statistics.framesSent &+= 1  // one per frame queued
+            } else {
+                $0.statistics.tagsSent &+= 1  // one per tag queued
+            }
             $0.statistics.bytesSent = sent
         }
     }
@@ -447,18 +530,26 @@ public final class RTMPPublisher: @unchecked Sendable {
         events?(.lost(lost))
         sender.connection.abort()
         var buffer = RTMPOutageBuffer(maximumDuration: reconnection.bufferDuration, maximumBytes: reconnection.bufferBytes)
+        /// The frames (not tags) the queue dropped so far.
+        func framesDroppedByQueue() -> Int {
+            let tags = state.withLock { $0.tagsDroppedByQueue }
+            return items.statistics.dropped &- tags  // tags are among the queue's drops
+        }
         let (droppedBefore, overflowBefore) = (state.withLock { $0.statistics.framesDroppedWhileDisconnected },
-                                               items.statistics.dropped)
+                                               framesDroppedByQueue())
+        var tagsAccounted = 0
         /// Frames this outage cost so far.
         func dropped() -> Int {
-            buffer.dropped &+ (items.statistics.dropped &- overflowBefore)  // counts of frames taken
+            buffer.dropped &+ (framesDroppedByQueue() &- overflowBefore)  // counts of frames taken
         }
         func account() {
             state.withLock {
                 $0.statistics.framesDroppedWhileDisconnected = droppedBefore &+ buffer.dropped  // frames taken
+                $0.statistics.tagsDropped &+= buffer.droppedTags &- tagsAccounted  // tags taken
                 $0.statistics.bytesBufferedWhileDisconnected = buffer.bytes
                 $0.statistics.peakBytesBufferedWhileDisconnected = max($0.statistics.peakBytesBufferedWhileDisconnected, buffer.peakBytes)
             }
+            tagsAccounted = buffer.droppedTags
         }
         func giveUp() -> OutageEnd {
             buffer.dropAll()
@@ -500,6 +591,8 @@ public final class RTMPPublisher: @unchecked Sendable {
                     sender.sequenceHeader = packet
                     buffer.dropAll()  // the frames held belong to the old one
                     account()
+                case .element(.audioSequenceHeader(let tag)):
+                    sender.audioSequenceHeader = tag
                 case .element(.endOfSequence):
                     continue
                 case .element(.frame(let frame)):
@@ -529,8 +622,8 @@ public final class RTMPPublisher: @unchecked Sendable {
         }
     }
 
-    /// On a new connection: the latest metadata and sequence header (at the first frame's
-    /// time), then `frames`, from a keyframe. With no frames, the sender resumes at the next
+    /// On a new connection: the latest metadata and sequence headers, audio then video (at the
+    /// first frame's time), then `frames`, from a keyframe. With no frames, the sender resumes at the next
     /// keyframe taken.
     /// - Returns: nil when all was sent; otherwise the error and the frames not sent.
     private func resume(_ frames: [RTMPOutageBuffer.Frame]) -> (RTMPError, [RTMPOutageBuffer.Frame])? {
@@ -540,6 +633,10 @@ public final class RTMPPublisher: @unchecked Sendable {
         }
         do throws(RTMPError) {
             if let m = sender.metadata { try sender.connection.sendMetadata(m) }
+            if var a = sender.audioSequenceHeader {
+                a.timestamp = first.timestamp
+                try sender.connection.sendTag(a)
+            }
             if let h = sender.sequenceHeader { try sender.connection.sendVideo(h, timestamp: first.timestamp) }
         } catch {
             return (error, frames)

@@ -50,12 +50,18 @@ struct RTMPRelayMessage: Sendable, Equatable {
                     keyframe = !header && first >> 4 == 1 && (!avc || packetType == 1)
                 }
             case Self.audio:
-                header = first >> 4 == 10 && payload.dropFirst().first == 0
+                header = Self.isAudioSequenceHeader(payload[...])
             default:
                 break
             }
         }
         self.init(typeID: typeID, timestamp: timestamp, payload: payload, isKeyframe: keyframe, isSequenceHeader: header)
+    }
+
+    /// An audio message body that is an AAC AudioSpecificConfig (`SoundFormat` 10,
+    /// `AACPacketType` 0): a decoder configuration, sent again before a stream resumes.
+    static func isAudioSequenceHeader(_ body: ArraySlice<UInt8>) -> Bool {
+        body.first.map { $0 >> 4 == 10 } == true && body.dropFirst().first == 0
     }
 
     /// The message players get for a message a publisher sent, or nil for one not relayed

@@ -33,7 +33,9 @@ import MediaSupport
 public final class RTMPVideoPublisher: Sendable {
     /// The connection the FLV messages go through.
     let connection: RTMPPublisher
-    private let state: ThreadLock<(builder: FLVSampleBuilder, lastDTS: Int64)>
+    /// The sample builder, the last DTS sent, and how much the builder moved the times (set at
+    /// the first sample: a negative first DTS moves every time later), which tags follow.
+    private let state: ThreadLock<(builder: FLVSampleBuilder, lastDTS: Int64, shift: Int64?)>
 
     /// Connects, publishes, and queues the metadata.
     /// - Parameters:
@@ -65,7 +67,7 @@ public final class RTMPVideoPublisher: Sendable {
     /// Connects as the public initialiser does, every wait watching `interrupt`.
     init(url: String, metadata: FLVMetadata, parameterSets: [NALUnit], options: RTMPPublisher.Options,
          events: (@Sendable (RTMPPublisher.ConnectionEvent) -> Void)?, interrupt: Interrupt) throws(RTMPError) {
-        state = ThreadLock((FLVSampleBuilder(parameterSets: parameterSets), 0))
+        state = ThreadLock((FLVSampleBuilder(parameterSets: parameterSets), 0, nil))
         connection = try RTMPPublisher(url: url, options: options, events: events, interrupt: interrupt)
         connection.send(metadata: metadata)
     }
@@ -83,7 +85,42 @@ public final class RTMPVideoPublisher: Sendable {
             do throws(FLVError) { built = try s.builder.sample(sample) } catch { throw RTMPError.wrapping(error, as: .invalidArgument) }
             if let avcC = built.avcC { try connection.send(decoderConfiguration: avcC, timestamp: built.sample.dts) }
             s.lastDTS = built.sample.dts
+            if s.shift == nil, let dts = sample.timestamps(timescale: 1000)?.dts {
+                s.shift = built.sample.dts &- dts  // two times of one sample: small
+            }
             return try connection.send(built.sample)
+        }
+    }
+
+    /// Queues new `@setDataFrame onMetaData` (a restream's, when the publisher sends it again).
+    public func send(metadata: FLVMetadata) {
+        connection.send(metadata: metadata)
+    }
+
+    /// Queues an audio or data (script) tag, sent as it is, in order with the frames
+    /// (``RTMPPublisher/send(tag:)``): a restream's `RTMPIngestStream.Event.tag`.
+    /// - Parameters:
+    ///   - tag: the tag; its body is sent unread, its `timestamp` is replaced by `time`'s.
+    ///   - time: the tag's time in milliseconds, on the clock of the samples' timestamps (the
+    ///     ingest event's 64-bit time), moved later as the samples' times are when the first
+    ///     DTS is negative (see `FLVSampleBuilder`), so that audio stays in step with the video
+    ///     (a tag before the first sample: a negative time is taken as 0, the first sample's
+    ///     time after that move).
+    /// - Returns: false when the overflow policy dropped the tag.
+    /// - Throws: ``RTMPError/Code/invalidArgument`` for a video tag or a time outside the 32-bit
+    ///   range, and the publisher's errors.
+    @discardableResult
+    public func send(tag: FLVTag, time: Int64) throws(RTMPError) -> Bool {
+        try state.withLock { (s) throws(RTMPError) -> Bool in
+            // Before the first sample fixes the shift, a negative time is taken as 0: where a
+            // negative first DTS is moved to.
+            let moved = s.shift.map { time &+ $0 } ?? max(time, 0)  // a 64-bit time and a small shift
+            guard let timestamp = UInt32(exactly: moved) else {
+                throw RTMPError.invalid(.invalidArgument, "tag time \(moved) ms is outside 0...\(UInt32.max)")
+            }
+            var tag = tag
+            tag.timestamp = timestamp
+            return try connection.send(tag: tag)
         }
     }
 

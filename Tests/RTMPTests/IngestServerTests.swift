@@ -201,4 +201,66 @@ import X264
         func add(_ r: RTMPPublishRequest) { lock.withLock { list.append(r) } }
         var requests: [RTMPPublishRequest] { lock.withLock { list } }
     }
+
+    /// A publish to our server restreamed (`AsyncRTMPPublisher.restream`) to a second one: the
+    /// second gets the metadata, every access unit at the times the first got (a source with
+    /// B-frames: its negative first DTS moved by the source publisher, its audio moved with
+    /// it), and every audio and data tag as it came, at the same times; the AAC sequence
+    /// header is a tag like the others. A video tag is refused by `send(tag:time:)`.
+    @Test(.timeLimit(.minutes(5)))
+    func restreamForwardsVideoAudioAndData() async throws {
+        let upstream = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing())
+        let downstream = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing())
+        let (frames, parameterSets) = try Self.encodedFrames(30)
+        let restreaming = Task { () throws -> RTMPPublisher.Statistics in
+            var publishes = upstream.publishedStreams.makeAsyncIterator()
+            let ingest = try #require(try await publishes.next())
+            let out = try await AsyncRTMPPublisher(url: "rtmp://127.0.0.1:\(downstream.localPort)/live/out", metadata: FLVMetadata(),
+                                                   options: .init(queueCapacity: 500))
+            return try await out.restream(ingest)
+        }
+        let collectingDownstream = Self.collectFirstPublish(downstream)
+        let source = try await AsyncRTMPPublisher(url: "rtmp://127.0.0.1:\(upstream.localPort)/live/in",
+                                                  metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
+                                                  parameterSets: parameterSets, options: .init(queueCapacity: 500))
+        await #expect(throws: RTMPError(.invalidArgument, "")) {
+            try await source.send(tag: FLVTag(type: .video, timestamp: 0, body: [0x17, 1, 0, 0, 0][...]), time: 0)
+        }
+        try await source.send(tag: ReconnectTests.audioConfiguration, time: frames[0].timestamps(timescale: 1000)?.dts ?? 0)
+        let cue = FLVTag(type: .script, timestamp: 0, body: AMF0.encode([.string("onCuePoint"), .string("here")])[...])
+        for (i, frame) in frames.enumerated() {
+            try await source.send(frame)
+            let time = frame.timestamps(timescale: 1000)?.dts ?? 0
+            try await source.send(tag: ReconnectTests.audioFrame(i), time: time)
+            if i == 10 { try await source.send(tag: cue, time: time) }
+        }
+        let sent = try await source.finish()
+        #expect(sent.framesSent == frames.count && sent.tagsSent == frames.count + 1 && sent.tagsDropped == 0, "\(sent)")
+        let restreamed = try await restreaming.value
+        #expect(restreamed.framesSent == frames.count && restreamed.tagsSent == frames.count + 1, "\(restreamed)")
+        let (_, events, error) = try await collectingDownstream.value
+        #expect(error == nil, "\(String(describing: error))")
+
+        // What the source publisher made of the frames and tags: the times the first server got.
+        var builder = FLVSampleBuilder(parameterSets: parameterSets)
+        let videoTimes = try frames.map { try builder.sample($0).sample }
+        let shift = videoTimes[0].dts - (frames[0].timestamps(timescale: 1000)?.dts ?? 0)
+        #expect(shift > 0, "the source's first DTS is not negative: the test shows nothing about moved times")
+        let video = Self.videoSamples(events)
+        #expect(video.map(\.flvSample.dts) == videoTimes.map(\.dts))
+        #expect(video.map(\.flvSample.pts) == videoTimes.map(\.pts))
+        #expect(video.map(\.data) == videoTimes.map(\.data))
+        let tags = events.compactMap { if case .tag(let tag, let time) = $0 { (tag, time) } else { nil } }
+        let audio = tags.filter { $0.0.type == .audio }
+        #expect(audio.count == frames.count + 1)
+        #expect(audio.first.map { RTMPRelayMessage.isAudioSequenceHeader($0.0.body) } == true)
+        for (i, (tag, time)) in audio.dropFirst().enumerated() {
+            #expect(tag.body == ReconnectTests.audioFrame(i).body && time == videoTimes[i].dts, "audio tag \(i) at \(time) ms")
+        }
+        let data = tags.filter { $0.0.type == .script }
+        #expect(data.count == 1 && data.first?.0.body == cue.body && data.first?.1 == videoTimes[10].dts)
+        #expect(events.contains { if case .metadata(let m) = $0 { m.width == 160 } else { false } })
+        upstream.close()
+        downstream.close()
+    }
 }

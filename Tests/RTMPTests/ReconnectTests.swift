@@ -127,10 +127,12 @@ struct ReconnectTests {
     /// publisher out), then finishes; returns the statistics. `sent` counts the frames handed
     /// over. With `stop`, it stops sending once `stop` has been counted. Before finishing it
     /// runs `beforeFinish` (a finish during an outage gives up: a test whose faults may, on a
-    /// loaded machine, outlast the frames waits for the last reconnection there).
+    /// loaded machine, outlast the frames waits for the last reconnection there). After each
+    /// frame `i` it runs `alongside(i)` (a test's audio tags).
     static func publishInRealTime(_ frames: [EncodedFrame], _ rtmp: RTMPVideoPublisher, sent: Counter = Counter(),
                                   stop: Counter? = nil,
-                                  beforeFinish: @escaping @Sendable () -> Void = {})
+                                  beforeFinish: @escaping @Sendable () -> Void = {},
+                                  alongside: @escaping @Sendable (Int) throws -> Void = { _ in })
         -> Task<RTMPPublisher.Statistics, any Error> {
         Task {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RTMPPublisher.Statistics, any Error>) in
@@ -142,6 +144,7 @@ struct ReconnectTests {
                             let wait = ContinuousClock.now.duration(to: start + .milliseconds(i * frameDuration))
                             if wait > .zero { usleep(UInt32(wait / .microseconds(1))) }
                             try rtmp.send(frame)
+                            try alongside(i)
                             sent.increment()
                         }
                         beforeFinish()
@@ -247,7 +250,24 @@ struct ReconnectTests {
     /// written to the closed connection.
     @Test(.timeLimit(.minutes(5)))
     func ourServerRestarts() async throws {
-        let (frames, parameterSets) = try Self.frames(200)
+        _ = try await Self.ourServerRestart(frameCount: 200, closingAfter: .seconds(3))
+    }
+
+    /// What a restart during a publish cost, as a test measured it.
+    struct RestartOutcome: CustomStringConvertible {
+        var frames = 0, received = 0, lost = 0, counted = 0, inFlight = 0
+        var outage = 0, gop = 0, gap: Int64 = 0
+        var kinds: [String] = []
+        var description: String {
+            "\(frames) frames, \(received) received, \(lost) lost (\(counted) counted by the publisher, \(inFlight) in flight); "
+                + "outage \(outage) ms = \(outage / ReconnectTests.frameDuration) frames, GOP \(gop) frames; timestamp gap \(gap) ms; events \(kinds)"
+        }
+    }
+
+    /// ``ourServerRestarts()`` for `frameCount` frames, the server closed `closingAfter` into
+    /// the publish (2 s down); returns what it cost.
+    static func ourServerRestart(frameCount: Int, closingAfter: Duration) async throws -> RestartOutcome {
+        let (frames, parameterSets) = try Self.frames(frameCount)
         let times = try Self.flvTimes(frames, parameterSets)
         let gop = Self.longestGOP(frames)
         let first = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
@@ -257,7 +277,7 @@ struct ReconnectTests {
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(port)/live/restart", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
                                           parameterSets: parameterSets, options: Self.options(), events: log.add)
         let publishing = Self.publishInRealTime(frames, rtmp) { log.waitBlocking(for: "connected") }
-        try await Task.sleep(for: .seconds(3))
+        try await Task.sleep(for: closingAfter)
         for _ in 0..<1000 where !before.caughtUp { try await Task.sleep(for: .milliseconds(1)) }
         let closedAt = ContinuousClock.now
         first.close()
@@ -302,6 +322,8 @@ struct ReconnectTests {
         #expect(lost <= outage / Self.frameDuration + gop + 2, "lost \(lost) frames for an outage of \(outage) ms")
         #expect(statistics.bytesBufferedWhileDisconnected == 0)
         #expect(statistics.peakBytesBufferedWhileDisconnected > 0)
+        return RestartOutcome(frames: frames.count, received: received, lost: lost, counted: counted, inFlight: inFlight,
+                              outage: outage, gop: gop, gap: firstAfter - lastBefore, kinds: log.kinds)
     }
 
     // MARK: nginx-rtmp, killed and restarted
@@ -313,13 +335,24 @@ struct ReconnectTests {
     /// keyframe and decodes in FFmpeg without an error.
     @Test(.enabled(if: canRunNginx, "needs nginx with libnginx-mod-rtmp, ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
     func nginxRestarts() async throws {
-        let (frames, parameterSets) = try Self.frames(175)
+        _ = try await Self.nginxRestart(frameCount: 175, killingAfter: .seconds(2))
+    }
+
+    /// ``nginxRestarts()`` for `frameCount` frames, nginx killed `killingAfter` into the
+    /// publish (2 s down); returns what it cost. nginx's recording of the new publish (it
+    /// replaces the old one) holds the frames from the keyframe the publisher resumed at, 40 ms
+    /// apart without a gap, and the frames neither in it nor handed over before the kill are at
+    /// most the outage and one GOP.
+    static func nginxRestart(frameCount: Int, killingAfter: Duration) async throws -> RestartOutcome {
+        let (frames, parameterSets) = try Self.frames(frameCount)
         let nginx = try NginxServer()
         let log = EventLog()
         let rtmp = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(nginx.port)/live/key", metadata: FLVMetadata(width: 160, height: 96, frameRate: 25),
                                           parameterSets: parameterSets, options: Self.options(), events: log.add)
-        let publishing = Self.publishInRealTime(frames, rtmp) { log.waitBlocking(for: "connected") }
-        try await Task.sleep(for: .seconds(2))
+        let sent = Counter()
+        let publishing = Self.publishInRealTime(frames, rtmp, sent: sent) { log.waitBlocking(for: "connected") }
+        try await Task.sleep(for: killingAfter)
+        let killedAt = ContinuousClock.now, sentBeforeKill = sent.value
         nginx.kill()
         let hold = try PortHold(Int(nginx.port))
         try await Task.sleep(for: .seconds(2))
@@ -334,10 +367,21 @@ struct ReconnectTests {
         let (packets, errors) = try FFmpeg.packets(path)
         #expect(errors.isEmpty, "\(errors)")
         #expect(packets.first?.key == true)
-        // What was sent after the reconnection (a few frames may have been lost in flight).
-        #expect(packets.count >= statistics.framesSent - 100 && packets.count <= frames.count, "\(packets.count) packets")
+        let steps = zip(packets, packets.dropFirst()).map { $1.dts - $0.dts }
+        #expect(steps.allSatisfy { $0 == Int64(Self.frameDuration) }, "a gap or a step back inside the recording: \(Set(steps))")
+        // The frames neither handed over before the kill nor in the new recording: those the
+        // outage cost (at least: frames handed over before it may have been in flight).
+        let gop = Self.longestGOP(frames)
+        let connectedAt = try #require(log.entries.last?.at)
+        let outage = Int((killedAt.duration(to: connectedAt) / .milliseconds(1)).rounded(.up))
+        let lost = frames.count - sentBeforeKill - packets.count
+        #expect(lost >= 0 && lost <= outage / Self.frameDuration + gop + 2, "lost \(lost) frames for an outage of \(outage) ms")
+        let counted = statistics.framesDroppedWhileDisconnected + statistics.framesDropped
+        #expect(log.framesDropped <= counted, "statistics \(counted), events \(log.framesDropped)")
         let decoded = try FFmpeg.decode(path)
         #expect(decoded.succeeded && decoded.stderr.isEmpty, "\(decoded.stderr)")
+        return RestartOutcome(frames: frames.count, received: packets.count, lost: lost, counted: counted, inFlight: lost - counted,
+                              outage: outage, gop: gop, gap: 0, kinds: log.kinds)
     }
 
     // MARK: A proxy that stalls or drops
@@ -400,7 +444,34 @@ struct ReconnectTests {
     /// its headers, and the outage buffer within its bound throughout (sampled).
     @Test(.timeLimit(.minutes(5)))
     func connectionDroppedEveryTwoSeconds() async throws {
-        let (frames, parameterSets) = try Self.frames(750)  // up to 30 s: sent until the test says stop
+        _ = try await Self.connectionDropped(every: .seconds(2), times: 5, frameCount: 750)  // up to 30 s
+    }
+
+    /// What a series of dropped connections cost, as a test measured it.
+    struct DropsOutcome: CustomStringConvertible {
+        var drops = 0, framesSent = 0, framesDropped = 0, eventsFramesDropped = 0
+        var bufferLimit = 0, peakBuffer = 0
+        /// The buffer's bytes and the process's resident bytes, sampled.
+        var bufferSamples: [Int] = [], residentSamples: [Int] = []
+        var kinds: [String: Int] = [:]
+        var description: String {
+            let mb = { (b: Int) in String(format: "%.1f MB", Double(b) / 1e6) }
+            return "\(drops) drops: events \(kinds.sorted { $0.key < $1.key }); \(framesSent) frames sent, "
+                + "\(framesDropped) dropped (events: \(eventsFramesDropped)); outage buffer peak \(peakBuffer) B of \(bufferLimit) B; "
+                + "RSS \(residentSamples.map(mb).first ?? "-") first, \(residentSamples.max().map(mb) ?? "-") max, "
+                + "\(residentSamples.map(mb).last ?? "-") last (\(residentSamples.count) samples)"
+        }
+    }
+
+    /// A real-time publish through a ``TCPProxy`` that drops the connection `every` so often,
+    /// `times` times (`frameCount` frames at most: sent until the test says stop): each drop
+    /// lost then connected, every publish after the first resumes at a keyframe with its
+    /// headers and without a gap, the outage buffer within its bound and, from the first drop
+    /// on, the process's resident memory within `residentGrowth` (16 MB) of its first sample (both
+    /// sampled every 100 ms).
+    static func connectionDropped(every interval: Duration, times drops: Int, frameCount: Int,
+                                  residentGrowth: Int = 16 << 20) async throws -> DropsOutcome {
+        let (frames, parameterSets) = try Self.frames(frameCount)
         let times = try Self.flvTimes(frames, parameterSets)
         let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
         let publishes = Publishes(server)
@@ -413,11 +484,13 @@ struct ReconnectTests {
                                           events: log.add)
         let sent = Counter(), stop = Counter()
         let publishing = Self.publishInRealTime(frames, rtmp, sent: sent, stop: stop)
-        var peak = 0
-        for drop in 1...5 {
-            for _ in 0..<20 {  // 2 s, sampling the buffer every 100 ms
+        var outcome = DropsOutcome(drops: drops, bufferLimit: bufferBytes)
+        let samples = Int(interval / .milliseconds(100))
+        for drop in 1...drops {
+            for _ in 0..<samples {  // sampling the buffer and the memory every 100 ms
                 try await Task.sleep(for: .milliseconds(100))
-                peak = max(peak, rtmp.statistics.bytesBufferedWhileDisconnected)
+                outcome.bufferSamples.append(rtmp.statistics.bytesBufferedWhileDisconnected)
+                outcome.residentSamples.append(Support.residentBytes() ?? 0)
             }
             proxy.dropConnections()
             let reconnected = try await log.wait(for: "connected", count: drop, limit: .seconds(30))
@@ -429,14 +502,144 @@ struct ReconnectTests {
         let streams = try await publishes.whenEnded()
         server.close()
 
-        #expect(log.count("lost") == 5 && log.count("connected") == 5 && log.count("gaveUp") == 0, "\(log.events)")
-        #expect(statistics.reconnections == 5)
-        #expect(streams.count == 6)
+        #expect(log.count("lost") == drops && log.count("connected") == drops && log.count("gaveUp") == 0, "\(log.events)")
+        #expect(statistics.reconnections == drops)
+        #expect(streams.count == drops + 1)
         for stream in streams.dropFirst() { Self.expectResumes(stream, source: times) }
         let maximumFrame = frames.map(\.byteCount).max() ?? 0
-        #expect(peak <= bufferBytes + maximumFrame + 5)
+        outcome.peakBuffer = statistics.peakBytesBufferedWhileDisconnected
+        #expect((outcome.bufferSamples.max() ?? 0) <= bufferBytes + maximumFrame + 5)
         #expect(statistics.peakBytesBufferedWhileDisconnected <= bufferBytes + maximumFrame + 5)
+        let resident = outcome.residentSamples.dropFirst(samples)  // from the first drop on
+        #expect(resident.allSatisfy { $0 > 0 }, "no resident size from /proc/self/status")
+        if let base = resident.first {
+            #expect(resident.allSatisfy { $0 - base <= residentGrowth }, "RSS grew from \(base) to \(resident.max() ?? 0) bytes")
+        }
         Self.expectAccounted(statistics, log, sent.value)
+        outcome.framesSent = statistics.framesSent
+        outcome.framesDropped = statistics.framesDroppedWhileDisconnected + statistics.framesDropped
+        outcome.eventsFramesDropped = log.framesDropped
+        for kind in log.kinds { outcome.kinds[kind, default: 0] += 1 }
+        return outcome
+    }
+
+    // MARK: A restream through our server
+
+    /// AAC as a test sends it: an AudioSpecificConfig, and raw frames whose first byte after
+    /// the header is their index (the bodies are not read on the way).
+    static let audioConfiguration = FLVTag(type: .audio, timestamp: 0, body: [0xAF, 0x00, 0x12, 0x10][...])
+    static func audioFrame(_ index: Int) -> FLVTag {
+        FLVTag(type: .audio, timestamp: 0, body: ([0xAF, 0x01, UInt8(truncatingIfNeeded: index)] + [UInt8](repeating: 0x21, count: 40))[...])
+    }
+
+    /// The audio tags of a publish: the configurations, and the raw frames as (index, time).
+    static func audioTags(_ events: [RTMPIngestStream.Event]) -> (configurations: Int, frames: [(index: Int, time: Int64)]) {
+        var configurations = 0, frames: [(index: Int, time: Int64)] = []
+        for case .tag(let tag, let time) in events where tag.type == .audio {
+            if RTMPRelayMessage.isAudioSequenceHeader(tag.body) { configurations += 1 } else {
+                frames.append((Int(tag.body.dropFirst(2).first ?? 0), time))
+            }
+        }
+        return (configurations, frames)
+    }
+
+    /// A publish to our server restreamed (`AsyncRTMPPublisher.restream`, with reconnection)
+    /// to a second server of ours, which is closed and started again during it: the restream's
+    /// events are lost, retrying..., connected; its publish after the restart starts with the
+    /// metadata, the sequence headers (the AAC one before the first frame) and a keyframe, its
+    /// video continues without a gap, and its audio is there, every tag at the time it was sent
+    /// (in step with the video: the first is the keyframe's own), none missing after the first.
+    @Test(.timeLimit(.minutes(5)))
+    func restreamSurvivesADownstreamRestart() async throws {
+        let (frames, parameterSets) = try Self.frames(250)  // below 256: an audio tag's index is one byte
+        let times = try Self.flvTimes(frames, parameterSets)
+        let upstream = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
+        defer { upstream.close() }
+        let first = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.serverOptions())
+        let port = first.localPort
+        let before = Publishes(first)
+        let log = EventLog()
+        let restreaming = Task { () throws -> RTMPPublisher.Statistics in
+            var publishes = upstream.publishedStreams.makeAsyncIterator()
+            let ingest = try #require(try await publishes.next())
+            let out = try await AsyncRTMPPublisher(url: "rtmp://127.0.0.1:\(port)/live/restream", metadata: FLVMetadata(),
+                                                   options: Self.options())
+            Task { for await event in out.connectionEvents { log.add(event) } }  // ends with the restream
+            return try await out.restream(ingest, finishTimeout: .seconds(20))
+        }
+        let source = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(upstream.localPort)/live/source",
+                                            metadata: FLVMetadata(width: 160, height: 96, frameRate: 25), parameterSets: parameterSets)
+        try source.send(tag: Self.audioConfiguration, time: 0)
+        let publishing = Self.publishInRealTime(frames, source, beforeFinish: { log.waitBlocking(for: "connected") }) { i in
+            // At the frame's own time, on the samples' clock: moved as the frame's is.
+            try source.send(tag: Self.audioFrame(i), time: frames[i].timestamps(timescale: 1000)?.dts ?? 0)
+        }
+        try await Task.sleep(for: .seconds(3))
+        for _ in 0..<1000 where !before.caughtUp { try await Task.sleep(for: .milliseconds(1)) }
+        first.close()
+        let hold = try PortHold(port)
+        try await Task.sleep(for: .seconds(2))
+        hold.release()
+        let second = try RTMPServer(host: "127.0.0.1", port: port, options: Self.serverOptions())
+        defer { second.close() }
+        let after = Publishes(second)
+        _ = try await publishing.value
+        let statistics = try await restreaming.value
+        let eventsBefore = try #require(try await before.whenEnded().first)
+        let streamsAfter = try await after.whenEnded()
+        #expect(streamsAfter.count == 1)
+        let eventsAfter = try #require(streamsAfter.first)
+
+        #expect(log.kinds.first == "lost" && log.kinds.last == "connected", "\(log.kinds)")
+        #expect(log.count("lost") == 1 && log.count("connected") == 1 && log.count("retrying") >= 1, "\(log.kinds)")
+        #expect(log.kinds.dropFirst().dropLast().allSatisfy { $0 == "retrying" }, "\(log.kinds)")
+        #expect(statistics.reconnections == 1)
+        Self.expectResumes(eventsAfter, source: times)
+
+        // Audio before the restart, and after it: the configuration first, then every tag from
+        // the keyframe's own on, each at the time the source gave it.
+        let audioBefore = Self.audioTags(eventsBefore), audioAfter = Self.audioTags(eventsAfter)
+        #expect(audioBefore.configurations == 1 && !audioBefore.frames.isEmpty)
+        #expect(audioAfter.configurations == 1, "the AAC sequence header was not sent again")
+        let configurationAt = eventsAfter.firstIndex { if case .tag(let t, _) = $0 { RTMPRelayMessage.isAudioSequenceHeader(t.body) } else { false } }
+        let videoAt = eventsAfter.firstIndex { if case .video = $0 { true } else { false } }
+        #expect(configurationAt != nil && videoAt != nil && configurationAt! < videoAt!)
+        let video = IngestServerTests.videoSamples(eventsAfter)
+        let firstFrame = try #require(video.first.flatMap { times.firstIndex(of: $0.flvSample.dts) })
+        let audio = audioAfter.frames
+        #expect(audio.count >= 25, "\(audio.count) audio tags after the restart")
+        #expect(audio.allSatisfy { $0.time == times[$0.index] }, "audio out of step with the video")
+        #expect(audio.first?.index == firstFrame, "audio from frame \(audio.first?.index ?? -1), video from \(firstFrame)")
+        #expect(zip(audio, audio.dropFirst()).allSatisfy { $1.index - $0.index == 1 }, "audio missing after the restart")
+        #expect(audio.count == frames.count - firstFrame, "\(audio.count) audio tags for \(frames.count - firstFrame) frames")
+        #expect(statistics.tagsSent + statistics.tagsDropped == frames.count, "\(statistics)")
+        Self.expectAccounted(statistics, log, frames.count)
+    }
+
+    /// Audio and data tags in the outage buffer ride with the group of the frame before them:
+    /// dropped before the first keyframe and with their group, counted apart from the frames.
+    @Test func outageBufferDropsTagsWithTheirGroup() {
+        func frame(_ t: UInt32, key: Bool) -> RTMPOutageBuffer.Frame {
+            RTMPOutageBuffer.Frame(packet: FLVVideoPacket(frameType: key ? .keyframe : .interFrame, packetType: .nalu,
+                                                          data: [UInt8](repeating: 0, count: 95)[...]),
+                                   timestamp: t, isKeyframe: key)
+        }
+        func audio(_ t: UInt32) -> RTMPOutageBuffer.Frame {
+            RTMPOutageBuffer.Frame(tag: FLVTag(type: .audio, timestamp: t, body: [UInt8](repeating: 0xAF, count: 50)[...]))
+        }
+        var buffer = RTMPOutageBuffer(maximumDuration: .seconds(100), maximumBytes: 600)
+        buffer.add(audio(0))                     // before any keyframe: dropped
+        #expect(buffer.frames.isEmpty && buffer.droppedTags == 1 && buffer.dropped == 0)
+        for t in 1...6 {                         // GOPs 1-3, 4-6: a frame (100 B) and a tag (50 B) each
+            buffer.add(frame(UInt32(t), key: t % 3 == 1))
+            buffer.add(audio(UInt32(t)))
+        }
+        // 900 B over 600: the first GOP went whole, its three tags with it.
+        #expect(buffer.frames.map(\.timestamp) == [4, 4, 5, 5, 6, 6])
+        #expect(buffer.dropped == 3 && buffer.droppedTags == 4 && buffer.bytes == 450)
+        #expect(buffer.frames.filter(\.isVideo).count == 3)
+        buffer.dropAll()
+        #expect(buffer.dropped == 6 && buffer.droppedTags == 7)
     }
 
     // MARK: Giving up, cancelling, finishing

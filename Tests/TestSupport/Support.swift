@@ -10,6 +10,14 @@ public enum Support {
         return url.path
     }()
 
+    /// This process's resident memory (`VmRSS` of `/proc/self/status`) in bytes, or nil.
+    public static func residentBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kB = Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") else { return nil }
+        return kB * 1024
+    }
+
     /// The full path of a program on PATH, or nil.
     public static func which(_ program: String) -> String? {
         let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
