@@ -45,15 +45,23 @@ public final class TSRecorder {
     /// Bytes written to the file.
     public private(set) var byteCount = 0
 
+    /// SPS and PPS written after the delimiter of every random access point that carries none
+    /// (a source that sends them out of band: an RTSP session's SDP, an encoder's).
+    public let parameterSets: [NALUnit]
     private let file: SystemFile
     private var writer: TSWriter?
     private var program: TSProgramMap?
     private var finished = false
 
     /// Creates (or truncates) the file; nothing is written before the first access unit or packet.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - parameterSets: SPS and PPS to write at every random access point that has none in
+    ///     band (``TSWriter/write(_:parameterSets:)``); empty writes the samples as they are.
     /// - Throws: ``TSError/Code/io`` when the file cannot be created.
-    public init(creatingAtPath path: String) throws(TSError) {
+    public init(creatingAtPath path: String, parameterSets: [NALUnit] = []) throws(TSError) {
         self.path = path
+        self.parameterSets = parameterSets
         do throws(FileError) { file = try SystemFile(creatingAtPath: path) } catch { throw Self.failure(error) }
     }
 
@@ -71,7 +79,7 @@ public final class TSRecorder {
     ///   with what it had: later writes throw too).
     public func write(_ sample: some AccessUnitSample) throws(TSError) {
         try makeWriter()
-        try writer!.write(sample)
+        try writer!.write(sample, parameterSets: parameterSets)
         try flush()
     }
 
