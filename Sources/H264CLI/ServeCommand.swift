@@ -198,7 +198,7 @@ enum ServeCommand: CLICommand {
             let socket = try TSUDPSocket(receivingOn: udp.port, address: udp.address, multicastGroup: udp.group, interface: interface)
             Output.error("receiving MPEG-TS on udp://\(udp.group.map { "@" + $0 } ?? shown(udp.address)):\(socket.localPort) as udp/\(udp.port)")
             try live.spawn { ServeSources.receiveUDP(socket, name: "\(udp.port)", settings: chosen, live: live) }
-            stops.append { socket.cancel() }
+            // Not cancelled at a stop: its loop sees the stop, takes what the socket holds and ends.
         }
         for url in rtspURLs {
             try live.spawn { ServeSources.pull(url, transport: rtspTransport, settings: chosen, live: live) }

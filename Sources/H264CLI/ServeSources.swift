@@ -123,9 +123,9 @@ enum ServeSources {
         defer { live.release(label) }
         Output.error("SRT caller \(label) from \(socket.remoteHost):\(socket.remotePort)")
         var ending = "ended"
-        receiveTransportStream(label: label, app: app, name: name, settings: settings) { parser throws(SRTError) in
+        receiveTransportStream(label: label, app: app, name: name, settings: settings) { parser, timeout throws(SRTError) in
             do throws(SRTError) {
-                return try socket.receive(into: &parser, timeout: .milliseconds(250)) != nil
+                return try socket.receive(into: &parser, timeout: timeout) != nil
             } catch {
                 if error.code != .connectionClosed {
                     ending = "ended: \(error.reason)"
@@ -142,9 +142,9 @@ enum ServeSources {
         defer { live.release(label) }
         var ending = "ended (server stopped)"
         var first = true
-        receiveTransportStream(label: label, app: "udp", name: name, settings: settings, waitsForData: true) { parser throws(TSError) in
+        receiveTransportStream(label: label, app: "udp", name: name, settings: settings, waitsForData: true) { parser, timeout throws(TSError) in
             do throws(TSError) {
-                guard try socket.receive(into: &parser, timeout: .milliseconds(250)) != nil else { return false }
+                guard try socket.receive(into: &parser, timeout: timeout) != nil else { return false }
                 if first { Output.error("UDP stream \(label): first datagram"); first = false }
                 return true
             } catch {
@@ -155,11 +155,12 @@ enum ServeSources {
     }
 
     /// Receives one transport stream into its outputs: `receive` appends the next chunk to the
-    /// parser (false when none came in time) and throws when the stream ends; the outputs are
-    /// opened at once, or with `waitsForData` at the first chunk.
+    /// parser (false when none came within the timeout) and throws when the stream ends; the
+    /// outputs are opened at once, or with `waitsForData` at the first chunk. At a stop, what
+    /// the socket already holds is taken (at most `drainLimit` chunks, without waiting).
     static func receiveTransportStream<E: Error>(label: String, app: String, name: String, settings: ServeCommand.Settings,
                                                  waitsForData: Bool = false,
-                                                 receive: (inout TSParser) throws(E) -> Bool, ending: () -> String) {
+                                                 receive: (inout TSParser, Duration) throws(E) -> Bool, ending: () -> String) {
         var outputs: StreamOutputs?
         func open() -> Bool {
             do {
@@ -172,12 +173,17 @@ enum ServeSources {
         }
         if !waitsForData && !open() { return }
         var parser = TSParser(options: .init(programs: .first))
-        while !Interruption.isRequested {
+        var drained = 0
+        while drained < drainLimit {
+            let stopping = Interruption.isRequested
             do throws(E) {
-                guard try receive(&parser) else { continue }
+                guard try receive(&parser, stopping ? .zero : .milliseconds(250)) else {
+                    if stopping { break } else { continue }
+                }
             } catch {
                 break
             }
+            if stopping { drained += 1 }
             if outputs == nil && !open() { return }
             while let event = parser.next() { outputs!.take(event) }
         }
@@ -189,6 +195,9 @@ enum ServeSources {
         Output.error("\(label) \(Interruption.isRequested ? "ended (server stopped)" : ending()): \(outputs!.accessUnits) access units, "
                      + "\(s.packets) TS packets, \(s.continuityErrors) continuity errors" + written)
     }
+
+    /// The most chunks (SRT messages, datagrams: 1,316 bytes each) taken from a socket after a stop.
+    static let drainLimit = 4096
 
     /// Pulls one RTSP presentation's H.264 track into its outputs until it ends or the server
     /// stops; a failure is one line on stderr.
