@@ -15,7 +15,7 @@ import SRT
 enum ServeCommand: CLICommand {
     static let name = "serve"
     static let finishesOnInterruption = true
-    static let summary = "media server: take streams in over RTMP, SRT, UDP or RTSP, record them (FLV/MP4/TS), package HLS"
+    static let summary = "media server: streams in over RTMP, SRT, UDP or RTSP; record (FLV/MP4/TS), package HLS"
     static let usage = """
     usage: h264 serve [--rtmp HOST:PORT] [--srt HOST:PORT] [--udp HOST:PORT|@GROUP:PORT]
                       [--rtsp URL]... [--key KEY] [--record DIR] [--record-format flv|mp4|ts]
@@ -26,7 +26,7 @@ enum ServeCommand: CLICommand {
     Takes live H.264 streams in, from any of these sources at once (at least one):
 
       --rtmp HOST:PORT     an RTMP server. Publishers (OBS, FFmpeg, GStreamer rtmp2sink,
-                           h264 encode --publish) send to rtmp://HOST:PORT/APP/NAME; the
+                           h264 encode --rtmp) send to rtmp://HOST:PORT/APP/NAME; the
                            stream is APP/NAME. Players (ffplay, FFmpeg, GStreamer rtmpsrc)
                            play the same URL while it is published, from its last keyframe.
       --srt HOST:PORT      an SRT listener for MPEG-TS (OBS, FFmpeg srt://, srt-live-transmit,
@@ -36,7 +36,7 @@ enum ServeCommand: CLICommand {
       --udp HOST:PORT      MPEG-TS in UDP datagrams to HOST:PORT (:PORT for any address), or
                            --udp @GROUP:PORT to join a multicast group (on --interface): one
                            stream, named udp/PORT, from its first datagram until the server
-                           stops.
+                           stops (a sender that restarts continues the same recording).
       --rtsp URL           pull an RTSP camera or server (rtsp://[user:pass@]host[:port]/path,
                            may be repeated); its H.264 track is the stream named from the
                            URL's path (rtsp://cam/live/main: live/main; rtsp://cam/main:
