@@ -142,11 +142,11 @@ enum ServeCommand: CLICommand {
             }
         }
 
-        let live = LiveStreams()
         let chosen = settings
         var stops: [() -> Void] = []
         var report: [() -> String] = []
 
+        let live = LiveStreams()
         if let (host, port) = rtmp {
             var options = RTMPServer.Options()
             options.maximumConnections = maximumConnections
@@ -154,6 +154,10 @@ enum ServeCommand: CLICommand {
                 if let key, request.streamName != key && request.query["key"] != key {
                     Output.error("refused publish \(request.application)/\(request.streamName) from \(request.peerHost): wrong key")
                     return .reject(reason: "wrong stream key")
+                }
+                if live.isHeldByOtherSource(safeName(request.application) + "/" + safeName(request.streamName)) {
+                    Output.error("refused publish \(request.application)/\(request.streamName) from \(request.peerHost): another source holds the name")
+                    return .reject(reason: "the stream name is taken")
                 }
                 return .allow
             }

@@ -26,6 +26,9 @@ final class LiveStreams: Sendable {
 
     func isLive(_ name: String) -> Bool { names.withLock { $0[name] != nil } }
 
+    /// True when a source other than RTMP holds `name`.
+    func isHeldByOtherSource(_ name: String) -> Bool { names.withLock { $0[name]?.source == .other } }
+
     func release(_ name: String) {
         names.withLock { names in
             guard let held = names[name] else { return }

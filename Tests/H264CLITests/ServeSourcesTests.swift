@@ -66,16 +66,20 @@ struct ServeSourcesTests {
 
     /// SRT with a passphrase and a key: a caller whose stream id names live/cam1 and carries the
     /// key is recorded as TS with its audio and packaged as HLS; a caller without the key is
-    /// refused at the handshake (code 1403) and leaves nothing.
+    /// refused at the handshake (code 1403) and leaves nothing. The same server takes an RTMP
+    /// publish too: its TS recording holds the video, the audio counted as not recorded.
     @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"), .timeLimit(.minutes(3)))
     func srtCallerIsRecordedAsTSWithItsAudioAndPackaged() throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = try Self.source(in: dir)
         let port = Ports.freeEvenPort()
+        let rtmpPort = try NginxServer.freePort()
         let passphrase = "serve-srt-secret"
-        let server = try Self.serve(["--srt", "127.0.0.1:\(port)", "--key", "k3y", "--passphrase", passphrase, "--record", dir + "/rec",
-                                     "--record-format", "ts", "--hls", dir + "/hls"], in: dir, until: "listening on srt://")
+        let server = try Self.serve(["--srt", "127.0.0.1:\(port)", "--rtmp", "127.0.0.1:\(rtmpPort)", "--key", "k3y", "--passphrase", passphrase,
+                                     "--record", dir + "/rec", "--record-format", "ts", "--hls", dir + "/hls"], in: dir, until: "listening on srt://")
+        let publish = try FFmpeg.ffmpeg(["-i", source, "-c", "copy", "-f", "flv", "rtmp://127.0.0.1:\(rtmpPort)/live/r1?key=k3y"], timeout: 30)
+        #expect(publish.status == 0, "\(publish.stderr)")
 
         var refused = SRTOptions(streamID: "live/intruder", passphrase: passphrase)
         refused.latency = .milliseconds(40)
@@ -98,6 +102,8 @@ struct ServeSourcesTests {
         kill(server.pid, SIGTERM)
         #expect(server.wait(seconds: 20)?.status == 0, "\(server.stderr)")
         #expect(server.stderr.contains("refused SRT caller live/intruder"))
+        #expect(InterruptionTests.waitUntil(seconds: 1) { server.stderr.contains("live/r1 ended") })
+        #expect(server.stderr.contains("audio/data messages not recorded"), "\(server.stderr)")
 
         let expected = try Self.packets(source)
         #expect(expected.video.count == 75)
@@ -108,6 +114,10 @@ struct ServeSourcesTests {
         #expect(recorded.audio == expected.audio && recorded.audio > 100)
         #expect(try Self.decodedFrames(recording) == 75)
         #expect(try Self.hlsFrames(dir + "/hls/live/cam1/index.m3u8") == 75)
+        // The RTMP publish: every video frame with its key flag, in TS.
+        let published = try Self.packets(dir + "/rec/live/r1.ts")
+        #expect(published.video.map { $0.suffix(1) } == expected.video.map { $0.suffix(1) } && published.audio == 0)
+        #expect(try Self.decodedFrames(dir + "/rec/live/r1.ts") == 75)
         #expect(!FileManager.default.fileExists(atPath: dir + "/rec/live/intruder.ts"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/hls/live/intruder"))
     }
@@ -193,9 +203,10 @@ struct ServeSourcesTests {
         #expect(!live.claim("live/a", by: .rtmp))
         live.release("live/a")
         #expect(live.claim("live/a", by: .rtmp) && live.claim("live/a", by: .rtmp))
-        #expect(!live.claim("live/a", by: .other))
+        #expect(!live.claim("live/a", by: .other) && !live.isHeldByOtherSource("live/a"))
         live.release("live/a")
         live.release("live/a")
+        #expect(live.claim("live/b", by: .other) && live.isHeldByOtherSource("live/b"))
         #expect(!live.isLive("live/a"))
     }
 
