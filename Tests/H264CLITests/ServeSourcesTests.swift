@@ -158,6 +158,31 @@ struct ServeSourcesTests {
         #expect(try Self.hlsFrames(dir + "/hls/udp/\(port)/index.m3u8") == 75)
     }
 
+    /// `--udp @GROUP:PORT --interface lo` inside a network namespace the test creates (`unshare
+    /// -n`: its own loopback with a route for 224.0.0.0/4), never on a real interface: the
+    /// server joins 239.255.31.3, `ts-send` sends to it, every access unit is recorded.
+    @Test(.enabled(if: TSTestSupportCLI.namespaceWorks, "needs unshare -n (root) with ip"), .timeLimit(.minutes(1)))
+    func udpMulticastInANetworkNamespace() throws {
+        let h264 = InterruptionTests.binary
+        let (source, count) = try TSTransportCommandTests.fixtureFile()
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let script = """
+        ip link set lo up && ip route add 224.0.0.0/4 dev lo && \
+        ('\(h264)' serve --udp @239.255.31.3:5604 --interface lo --record '\(dir)/rec' --record-format ts & \
+         sleep 0.5; '\(h264)' ts-send '\(source)' udp://239.255.31.3:5604 --interface lo --speed 10; sleep 0.3; kill -INT $!; wait $!)
+        """
+        let r = try Support.run("unshare", ["-n", "sh", "-c", script], timeout: 30)
+        #expect(r.succeeded, "\(r.stderr)")
+        #expect(r.stderr.contains("udp/5604 ended (server stopped): \(count) access units"), "\(r.stderr)")
+        var parser = TSParser()
+        parser.append(Support.readFile(dir + "/rec/udp/5604.ts")[...])
+        parser.finish()
+        var units = 0
+        while let event = parser.next() { if case .accessUnit = event { units += 1 } }
+        #expect(units == count)
+    }
+
     /// RTSP: a pull from GStreamer's RTSP server is recorded as TS and packaged; a second pull
     /// from a port where nothing listens is reported and does not stop the first; with pulls
     /// alone, the server exits once they have ended (the source sends BYE at its end).
