@@ -91,7 +91,7 @@ enum RTPReceiveCommand: CLICommand {
         // A recording starts where a decoder can: a stray packet first must not end it.
         configuration.skipsUntilDecodable = true
 
-        let output = try ReceiveOutput(path: outPath, parameterSets: configuration.parameterSets)
+        let output = try AccessUnitOutput(path: outPath, parameterSets: configuration.parameterSets, staged: false)
         let rtp = try UDPSocket(receivingOn: port ?? 0, address: bind)
         var rtcp: UDPSocket?
         var listening = "listening on \(bind) port \(rtp.localPort)"
@@ -149,53 +149,5 @@ enum RTPReceiveCommand: CLICommand {
     static func seconds(_ s: String, _ option: String) throws -> Duration {
         guard let v = Double(s), v > 0, v <= 86_400 else { throw CLIError("\(option): '\(s)' is not a number of seconds in (0, 86400]") }
         return .milliseconds(Int64((v * 1000).rounded(.up)))
-    }
-}
-
-/// Where `rtp-receive` and `rtsp-pull` write: Annex-B as the access units come, or MP4 through the library's
-/// `MP4Recorder` (fragmented: a recording cut short keeps its complete fragments), which takes
-/// the received access units as they are, with their times on the RTP clock.
-final class ReceiveOutput {
-    private var annexB: OutputFile?
-    private var mp4File: MP4File?
-    private var recorder: MP4Recorder?
-    private var bytes: [UInt8] = []
-    /// Access units the MP4 recording could not take (no SPS and PPS for them, a malformed
-    /// parameter set): skipped with a warning, as the stream goes on.
-    private var skipped = 0
-
-    init(path: String, parameterSets: [NALUnit]) throws {
-        if MP4Conversion.isMP4Name(path) {
-            let file = try MP4File(creatingAtPath: path)
-            mp4File = file
-            recorder = MP4Recorder(file: file, mode: .fragmented(), parameterSets: parameterSets)
-        } else {
-            annexB = try OutputFile(path, staged: false)  // a recording keeps what it got
-        }
-    }
-
-    func write(_ au: RTPReceivedAccessUnit) throws {
-        if let annexB {
-            bytes.removeAll(keepingCapacity: true)
-            for unit in au.nalUnits { AnnexB.append(unit, to: &bytes) }
-            try annexB.write(bytes)
-        }
-        guard let recorder else { return }
-        do {
-            try recorder.write(au)
-        } catch {
-            guard error.code == .invalidDecoderConfiguration || error.code == .h264 else { throw error }
-            skipped += 1
-            if skipped <= 5 { Output.error("warning: access unit at RTP time \(au.timestamp) not recorded: \(error.code): \(error.reason)") }
-        }
-    }
-
-    func close() throws {
-        if let annexB { try annexB.close() }
-        if let recorder {
-            if skipped > 5 { Output.error("warning: \(skipped) access units not recorded in all") }
-            defer { mp4File?.close() }
-            try recorder.finish()  // an error when nothing was recorded
-        }
     }
 }
