@@ -75,14 +75,15 @@ enum ConvertCommand: CLICommand {
         let paths = try args.positionals(min: 2, max: 2)
         var timing = TimestampOptions()
         if let fps { timing.frameRate = fps }
-        if try TSConversion.convertIfTransportStream(input: paths[0], output: paths[1], to: toOption, mode: mp4Layout, timing: timing) {
+        // Opened once: what is peeked at of stdin stays in it for the conversion that takes it.
+        let input = try ChunkedInput(paths[0])
+        if try TSConversion.convertIfTransportStream(input, output: paths[1], to: toOption, mode: mp4Layout, timing: timing) {
             return
         }
         if try MP4Conversion.convertIfMP4(input: paths[0], output: paths[1], to: toOption, mode: mp4Layout, timing: timing) {
             return
         }
         guard aud == nil || aud == "insert" else { throw CLIError("--aud takes 'insert', not '\(aud ?? "")'") }
-        let input = try ChunkedInput(paths[0])
         let inputIsFLV = FLVConversion.isFLV(try input.peek(4))
         guard let to = toOption ?? (paths[1].hasSuffix(".flv") ? "flv" : inputIsFLV ? "annexb" : nil) else {
             throw CLIError("--to avcc|annexb|flv is required (or OUT ending in .flv, or an FLV IN)")

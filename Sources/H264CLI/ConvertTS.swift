@@ -21,13 +21,15 @@ enum TSConversion {
 
     /// `h264 convert` with a transport stream on either side: true when it handled the
     /// conversion (a TS input, or an output named `.ts`, `.m2ts`, `.mts`, or `--to ts`).
-    static func convertIfTransportStream(input path: String, output: String, to: String?, mode: MP4Recorder.Mode,
+    ///
+    /// `input` is the command's: stdin is peeked at (for packets) unless OUT is an MP4, whose
+    /// conversion opens stdin itself; what is peeked stays in `input` for the other conversions.
+    static func convertIfTransportStream(_ input: ChunkedInput, output: String, to: String?, mode: MP4Recorder.Mode,
                                          timing: TimestampOptions) throws -> Bool {
+        let path = input.path
         let toTS = to == "ts" || (to == nil && AccessUnitOutput.Format.isTransportStreamName(output))
-        // stdin is looked at only when OUT is a TS: bytes peeked belong to the input opened here.
-        guard path != "-" || toTS else { return false }
-        let input = try ChunkedInput(path)
-        if path != "-", try isTransportStream(input) {
+        let toMP4 = to == "mp4" || (to == nil && MP4Conversion.isMP4Name(output))
+        if (path != "-" || !toMP4), try isTransportStream(input) {
             let format = AccessUnitOutput.Format(path: output)
             let named: String
             switch format {
