@@ -60,7 +60,7 @@ enum ConvertCommand: CLICommand {
     (.OUT.partial-PID) and renamed when finished, removed if the conversion fails. Ctrl-C
     (SIGINT) or SIGTERM ends the input after the last whole NAL unit or tag read, and OUT is
     finished with it (exit status 0); a transport stream input ends after the last 1 MiB chunk
-    read.
+    read (IN may then be - too, unless OUT is an MP4).
     """
 
     static func run(_ args: inout Arguments) throws {

@@ -126,9 +126,12 @@ enum TSConversion {
                 try output.write(au)
             }
         }
-        while !Interruption.isRequested, let chunk = try input.read() {
+        // The chunk read when an interruption comes (a pipe's bytes so far, or the one peeked at)
+        // is demuxed too, then the input ends.
+        while let chunk = try input.read() {
             parser.append(chunk)
             try drain()
+            if Interruption.isRequested { break }
         }
         parser.finish()
         try drain()

@@ -59,9 +59,10 @@ enum TSInspection {
             }
         }
         // SIGINT, SIGTERM: the summary of what was read.
-        while !Interruption.isRequested, let chunk = try input.read() {
+        while let chunk = try input.read() {
             parser.append(chunk)
             drain()
+            if Interruption.isRequested { break }
         }
         parser.finish()
         drain()

@@ -228,3 +228,37 @@ import Testing
         #expect(flagged.isEmpty, "\(flagged): \(r.output)")
     }
 }
+
+/// `h264 convert - out.h264` with a transport stream on a pipe that stays open, then SIGINT:
+/// it ends with status 0, and OUT holds the access units of the packets read (what our demuxer
+/// makes of those bytes), under its name.
+@Suite(.enabled(if: CLIRobustnessTests.binary != nil, "the h264 executable is not built"))
+struct TSConvertInterruptionTests {
+    @Test func convertFromAnOpenTransportStreamPipeFinishes() throws {
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let stream = try InterruptionTests.encodedStream(in: dir, frames: 120)
+        try Output.write(stream, to: dir + "/source.264")
+        try StagedOutputTests.run(ConvertCommand.self, [dir + "/source.264", dir + "/source.ts"])
+        let ts = Support.readFile(dir + "/source.ts")
+        let prefix = Array(ts.prefix(ts.count / 2 / 188 * 188 + 100))  // half, and part of a packet
+        try Output.write(prefix, to: dir + "/prefix.ts")
+        let expected = TSConvertInspectTests.payloads(TSConvertInspectTests.accessUnits(dir + "/prefix.ts"))
+        try #require(expected.count > 10)
+
+        let pipe = try InterruptionTests.pipe()
+        defer { close(pipe.write) }
+        let out = dir + "/out.h264"
+        let child = try InterruptionTests.Child([InterruptionTests.binary, "convert", "-", out], stdin: pipe.read, in: dir)
+        close(pipe.read)
+        InterruptionTests.writeAll(prefix, to: pipe.write)
+        try #require(InterruptionTests.waitUntil(seconds: 30) { InterruptionTests.unread(pipe.write) == 0 }, "the input was not read")
+        kill(child.pid, SIGINT)
+        let end = child.wait(seconds: 30)
+        #expect(end?.status == 0, "ended \(String(describing: end)): \(child.stderr)")
+        let got = TSTestSupportCLI.payloads(Support.readFile(out))
+        let same = got == expected
+        #expect(same, "\(got.count) access units written, \(expected.count) in the packets sent")
+        #expect(InterruptionTests.partialFiles(in: dir).isEmpty)
+    }
+}
