@@ -4,12 +4,12 @@ import H264
 import MP4
 import RTP
 
-/// `h264 rtp-receive`: receives an H.264 RTP stream over UDP, writes Annex-B or MP4 and prints
+/// `h264 rtp-receive`: receives an H.264 RTP stream over UDP, writes it (``AccessUnitOutput``) and prints
 /// a loss/reorder report.
 enum RTPReceiveCommand: CLICommand {
     static let name = "rtp-receive"
     static let finishesOnInterruption = true
-    static let summary = "receive H.264 over RTP/UDP, write Annex-B or MP4, report loss and reordering"
+    static let summary = "receive H.264 over RTP/UDP, write Annex-B, MP4, TS, FLV or HLS, report loss and reordering"
     static let usage = """
     usage: h264 rtp-receive [SDP] -o OUT [--port N] [--rtcp-port N] [--bind ADDR]
                             [--payload-type PT] [--packetization-mode 0|1] [--duration S]
@@ -17,10 +17,10 @@ enum RTPReceiveCommand: CLICommand {
                             [--json]
 
     Listens for RTP (RFC 6184) on a local UDP port, depacketises it and writes the access units
-    to OUT: Annex-B, or MP4 (fragmented) when OUT ends in .mp4 or .m4v, its samples timed by
-    the sender's RTP timestamps (decoding times derived from the stream's reorder depth). The
-    SDP file (what
-    ffmpeg -sdp_file or h264 rtp-send --sdp writes) gives the port (m=video), the payload type,
+    to OUT, timed by the sender's RTP timestamps (decoding times derived from the stream's
+    reorder depth): MP4 (fragmented) for .mp4 or .m4v, MPEG-TS for .ts, FLV for .flv, HLS with
+    TS segments (2 s, the playlist rewritten after each) for a directory, a path ending in /
+    or NAME.m3u8, else Annex-B. The SDP file (what ffmpeg -sdp_file or h264 rtp-send --sdp writes) gives the port (m=video), the payload type,
     packetization-mode and sprop-parameter-sets, which are put before the first IDR picture when
     the stream does not carry them. Without an SDP, --port is required. Output starts at the
     first IDR picture whose SPS and PPS are known: what arrives before it (a stray packet, a
