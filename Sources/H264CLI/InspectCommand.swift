@@ -25,7 +25,7 @@ enum InspectCommand: CLICommand {
     sample_depends_on, DTS and PTS with the edit list applied, description).
 
     A transport stream (FILE ending in .ts, .m2ts or .mts, or whose first bytes are 188- or
-    192-byte packets) is listed as it is read: each program map when it first comes and when
+    192-byte packets; not from stdin) is listed as it is read: each program map when it first comes and when
     it changes (program_number, program_map_PID, PCR_PID, version_number, and each
     elementary_PID with its stream_type), continuity errors (a continuity_counter other than
     the one expected), discontinuity_indicator packets and lost sync, and the H.264 access

@@ -20,9 +20,10 @@ enum RTPReceiveCommand: CLICommand {
     to OUT, timed by the sender's RTP timestamps (decoding times derived from the stream's
     reorder depth): MP4 (fragmented) for .mp4 or .m4v, MPEG-TS for .ts, FLV for .flv, HLS with
     TS segments (2 s, the playlist rewritten after each) for a directory, a path ending in /
-    or NAME.m3u8, else Annex-B. The SDP file (what ffmpeg -sdp_file or h264 rtp-send --sdp writes) gives the port (m=video), the payload type,
-    packetization-mode and sprop-parameter-sets, which are put before the first IDR picture when
-    the stream does not carry them. Without an SDP, --port is required. Output starts at the
+    or NAME.m3u8, else Annex-B. The SDP file (what ffmpeg -sdp_file or h264 rtp-send --sdp
+    writes) gives the port (m=video), the payload type, packetization-mode and
+    sprop-parameter-sets, which are put before the first IDR picture when the stream does not
+    carry them. Without an SDP, --port is required. Output starts at the
     first IDR picture whose SPS and PPS are known: what arrives before it (a stray packet, a
     join in the middle of a GOP) is skipped and counted (access_units_skipped).
 

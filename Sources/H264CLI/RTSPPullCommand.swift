@@ -20,10 +20,10 @@ enum RTSPPullCommand: CLICommand {
     by the sender's RTP timestamps: MP4 (fragmented) for .mp4 or .m4v, MPEG-TS for .ts, FLV
     for .flv, HLS with TS segments (2 s, the playlist rewritten after each) for a directory, a
     path ending in / or NAME.m3u8, else Annex-B. The SDP's SPS and PPS are put before random
-    access points that lack them. Output starts at the first IDR picture whose SPS and PPS are known (from the
-    SDP or in band). It stops at --duration, when the source sends BYE, when the server closes
-    the connection, or on Ctrl-C (then TEARDOWN is sent); a stream silent for --timeout seconds
-    is an error. The password is never printed.
+    access points that lack them. Output starts at the first IDR picture whose SPS and PPS are
+    known (from the SDP or in band). It stops at --duration, when the source sends BYE, when
+    the server closes the connection, or on Ctrl-C (then TEARDOWN is sent); a stream silent
+    for --timeout seconds is an error. The password is never printed.
 
     While it runs, a line on stderr once a second says what has come so far: RTP packets
     received and lost, access units delivered and lost, and the interarrival jitter (RFC 3550
@@ -31,7 +31,7 @@ enum RTSPPullCommand: CLICommand {
     line per second whatever stderr is (a log), and otherwise (a pipe, a file) not printed, so
     scripts and tests see only the report.
 
-      -o OUT                 output file (- for Annex-B on stdout)
+      -o OUT                 output file (- for Annex-B on stdout), or DIR/ for HLS
       --transport T          tcp (default) or udp
       --duration S           stop after S seconds
       --timeout S            deadline of each request and the longest silence (default 10)
