@@ -57,6 +57,8 @@ enum TSConversion {
         } else {
             try accessUnits(of: input, timing: timing) { try sink.write($0) }
         }
+        // As an MP4 conversion: a stream without a picture is an error, not an empty file.
+        guard sink.written > 0 else { throw CLIError("\(path): the stream has no picture to write") }
         try sink.close()
         return true
     }

@@ -114,7 +114,10 @@ import Testing
         try Output.write([UInt8](repeating: 0x47, count: 100) + Array("garbage".utf8), to: dir + "/x.ts")
         #expect(throws: CLIError.self) { try StagedOutputTests.run(ConvertCommand.self, [dir + "/x.ts", dir + "/x.mp4"]) }
         #expect(throws: CLIError.self) { try StagedOutputTests.run(ConvertCommand.self, [dir + "/x.ts", dir + "/x.h264", "--to", "flv"]) }
-        #expect(StagedOutputTests.files(in: dir) == ["x.ts"])
+        // A stream without a picture (an SPS and a PPS alone): an error, no empty TS.
+        try Output.write(Array(ConvertCommandTests.stream.prefix(27)), to: dir + "/sets.264")
+        #expect(throws: CLIError.self) { try StagedOutputTests.run(ConvertCommand.self, [dir + "/sets.264", dir + "/sets.ts"]) }
+        #expect(StagedOutputTests.files(in: dir) == ["x.ts", "sets.264"])
     }
 
     /// OUT's name chooses the sink.
