@@ -34,7 +34,8 @@ enum InspectCommand: CLICommand {
     - for an access unit that is not first in its PES). Then a summary: packets and their
     size, bytes skipped, the PCR of each PID (count, first, last, the largest interval
     between two: ISO/IEC 13818-1 asks for at most 100 ms), continuity errors and
-    discontinuities per PID, access units. With --json, JSON Lines keyed by the spec's
+    discontinuities per PID, access units, and the stream summary above of the first H.264
+    stream (profile, size, GOPs, bitrate). With --json, JSON Lines keyed by the spec's
     names: {"program": ...}, {"continuity_error": ...}, {"discontinuity_indicator": ...},
     one object per access unit, then {"summary": {...}}.
     """

@@ -13,6 +13,12 @@ enum TSInspection {
         var summary = TSStreamSummary()
         var index = 0
         var headerPrinted = false
+        // The stream summary `inspect` prints for Annex-B (profile, size, GOPs, bitrate), from
+        // the first H.264 stream's access units and its first SPS.
+        var stream = StreamStatistics()
+        var streamPID: UInt16?
+        var store = ParameterSetStore()
+        var sps: SequenceParameterSet?
         func drain() {
             while let event = parser.next() {
                 summary.add(event)
@@ -53,6 +59,13 @@ enum TSInspection {
                     }
                     printAccessUnit(au, index: index, json: json)
                     index += 1
+                    if streamPID == nil { streamPID = au.pid }
+                    guard au.pid == streamPID else { break }
+                    stream.add(au.timedAccessUnit)
+                    if sps == nil {
+                        for unit in au.nalUnits where unit.type == .sps { _ = try? store.ingest(unit) }
+                        sps = (0..<32).lazy.compactMap { store.sps(id: $0) }.first
+                    }
                 case .problem, .programClockReference, .elementaryStreamPacket:
                     break
                 }
@@ -67,7 +80,8 @@ enum TSInspection {
         parser.finish()
         drain()
         summary.finish(parser)
-        printSummary(summary, json: json)
+        printSummary(summary, stream: stream.summary(sps: sps, timeBase: TimeBase(numerator: 1, denominator: 90_000),
+                                                     totalBytes: summary.accessUnitBytes), json: json)
         for e in summary.firstProblems { Output.error("warning: \(e.code): \(e.reason)") }
         if summary.problems > summary.firstProblems.count { Output.error("warning: \(summary.problems) problems in all") }
     }
@@ -128,7 +142,7 @@ enum TSInspection {
         }
     }
 
-    private static func printSummary(_ summary: TSStreamSummary, json: Bool) {
+    private static func printSummary(_ summary: TSStreamSummary, stream: StreamStatistics.Summary, json: Bool) {
         let s = summary.statistics
         let seconds = Double(summary.decodingSpan) / 90_000
         if json {
@@ -165,6 +179,7 @@ enum TSInspection {
             o.add("incomplete_access_units", summary.incompleteAccessUnits)
             o.add("access_units_without_pts", summary.accessUnitsWithoutTimestamps)
             o.add("duration", seconds)
+            o.add("stream", stream.json)
             var w = JSONObject()
             w.add("summary", o)
             Output.line(w.rendered)
@@ -184,9 +199,12 @@ enum TSInspection {
         if s.duplicatePackets + s.transportErrors + s.scrambledPackets > 0 {
             Output.line("packets left   \(s.duplicatePackets) duplicate, \(s.transportErrors) transport_error_indicator, \(s.scrambledPackets) scrambled")
         }
-        Output.line("access units   \(summary.accessUnits) (\(summary.keyframes) keyframes, \(summary.randomAccessPoints) random access points, "
+        Output.line("access units   \(summary.accessUnits) (\(summary.keyframes) IDR, \(summary.randomAccessPoints) random access points, "
                     + "\(summary.incompleteAccessUnits) may be damaged, \(summary.accessUnitsWithoutTimestamps) without PTS)")
         if seconds > 0 { Output.line("duration       \(format(seconds)) s (DTS, first to last)") }
+        Output.line("")
+        Output.line("the first H.264 stream (bitrate of its NAL units):")
+        for line in stream.lines { Output.line(line) }
     }
 
     private static func hex(_ v: UInt16, width: Int = 4) -> String {

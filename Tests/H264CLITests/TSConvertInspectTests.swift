@@ -160,6 +160,8 @@ import Testing
         #expect(units.count == 10 && units[0]["keyframe"] as? Bool == true)
         let summary = try #require(clean.last?["summary"] as? [String: Any])
         #expect(summary["access_units"] as? Int == 10 && summary["continuity_errors"] as? Int == 0)
+        let stream = try #require(summary["stream"] as? [String: Any])
+        #expect(stream["profile_idc"] as? Int == 77 && stream["width"] as? Int == 96 && stream["gop_lengths"] as? [Int] == [10])
         #expect(summary["packets"] as? Int == Support.readFile(dir + "/a.ts").count / 188 && summary["packet_size"] as? Int == 188)
         let pcr = try #require((summary["PCR"] as? [[String: Any]])?.first)
         #expect(pcr["PCR_PID"] as? Int == 256 && (pcr["count"] as? Int ?? 0) >= 10)
@@ -178,7 +180,8 @@ import Testing
         // The text form names the same things.
         let text = try Support.run(h264, ["inspect", dir + "/a.ts"]).checked("h264 inspect").output
         #expect(text.contains("program_map_PID 4096") && text.contains("stream_type 0x1B (H.264)")
-                && text.contains("PCR            PID 256: ") && text.contains("access units   10 (1 keyframes"), "\(text)")
+                && text.contains("PCR            PID 256: ") && text.contains("access units   10 (1 IDR, 1 random access points")
+                && text.contains("profile        Main (profile_idc 77)"), "\(text)")
     }
 }
 
