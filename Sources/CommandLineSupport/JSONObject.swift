@@ -67,6 +67,15 @@ package struct JSONObject {
         bytes.append(contentsOf: object.bytes)
         bytes.append(UInt8(ascii: "}"))
     }
+    package mutating func add(_ key: StaticString, _ objects: [JSONObject]) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (i, o) in objects.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: o.renderedBytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
     /// A member whose key is computed (a map keyed by measurement or rule).
     package mutating func add(dynamicKey key: String, _ value: Int) { self.key(key); decimal(Int64(value)) }
     /// A member whose key is computed (a map keyed by measurement).

@@ -2,11 +2,12 @@ import CommandLineSupport
 import FLV
 import H264
 
-/// `h264 convert`: Annex-B <-> AVCC (length-prefixed NAL units plus an avcC record file).
+/// `h264 convert`: Annex-B <-> AVCC (length-prefixed NAL units plus an avcC record file), FLV,
+/// MP4 and MPEG-TS.
 enum ConvertCommand: CLICommand {
     static let name = "convert"
     static let finishesOnInterruption = true
-    static let summary = "convert between Annex-B, AVCC (length-prefixed), FLV and MP4"
+    static let summary = "convert between Annex-B, AVCC (length-prefixed), FLV, MP4 and MPEG-TS"
     static let usage = """
     usage: h264 convert IN OUT --to avcc [--length-size 1|2|4] --avcc-config CONFIG_OUT [--keep-parameter-sets] [--lenient]
            h264 convert IN OUT --to annexb --avcc-config CONFIG_IN [--length-size N] [--aud insert]
@@ -15,6 +16,8 @@ enum ConvertCommand: CLICommand {
            h264 convert IN.flv OUT.h264 [--aud insert]
            h264 convert IN.h264 OUT.mp4 [--mp4-layout fast-start|media-first|fragmented] [--fps R]
            h264 convert IN.mp4 OUT.h264|OUT.flv
+           h264 convert IN.h264|IN.flv|IN.mp4 OUT.ts [--fps R]
+           h264 convert IN.ts OUT.h264|OUT.mp4|OUT.flv|OUT.ts [--mp4-layout L]
 
     AVCC files are raw concatenated length-prefixed NAL units (what
     `ffmpeg -i x.mp4 -map 0:v -c copy -f data x.avcc` writes); the avcC record (the MP4 avcC box
@@ -42,10 +45,22 @@ enum ConvertCommand: CLICommand {
     parameter sets change, one tag per access unit with its composition time (PTS - DTS, for
     B-frames) and keyframe flag, and the end-of-sequence tag. FLV -> Annex-B puts the sequence
     header's SPS/PPS that a keyframe uses before it when it lacks them (bounded as above).
+    OUT ending in .ts (.m2ts, .mts; or --to ts) is an MPEG-TS of one program: PAT and PMT
+    before every random access point and every 100 ms, H.264 as stream_type 0x1B on PID 0x100,
+    one PES per access unit with its PTS (and DTS where it differs), the PCR on the video PID
+    at most every 40 ms, an access unit delimiter first in every access unit. An Annex-B or
+    FLV input is timed by its VUI (or --fps; FLV through its Annex-B, tag times not used), an
+    MP4 by its samples' times. A transport stream IN (by its name or its first packets; 188-
+    or 192-byte M2TS packets) gives the access units of its first H.264 stream, with their
+    PES times: as Annex-B (OUT .h264, .264, or any other name), MP4 (.mp4; --mp4-layout), FLV
+    (.flv) or a new TS (.ts); continuity errors and bytes skipped to find sync are reported on
+    stderr, damaged access units kept, and an access unit without a PTS (not first in its
+    PES) is skipped but for Annex-B.
     Files are read in chunks and written as they go; OUT is written under a temporary name
     (.OUT.partial-PID) and renamed when finished, removed if the conversion fails. Ctrl-C
     (SIGINT) or SIGTERM ends the input after the last whole NAL unit or tag read, and OUT is
-    finished with it (exit status 0).
+    finished with it (exit status 0); a transport stream input ends after the last 1 MiB chunk
+    read (IN may then be - too, unless OUT is an MP4).
     """
 
     static func run(_ args: inout Arguments) throws {
@@ -60,11 +75,15 @@ enum ConvertCommand: CLICommand {
         let paths = try args.positionals(min: 2, max: 2)
         var timing = TimestampOptions()
         if let fps { timing.frameRate = fps }
+        // Opened once: what is peeked at of stdin stays in it for the conversion that takes it.
+        let input = try ChunkedInput(paths[0])
+        if try TSConversion.convertIfTransportStream(input, output: paths[1], to: toOption, mode: mp4Layout, timing: timing) {
+            return
+        }
         if try MP4Conversion.convertIfMP4(input: paths[0], output: paths[1], to: toOption, mode: mp4Layout, timing: timing) {
             return
         }
         guard aud == nil || aud == "insert" else { throw CLIError("--aud takes 'insert', not '\(aud ?? "")'") }
-        let input = try ChunkedInput(paths[0])
         let inputIsFLV = FLVConversion.isFLV(try input.peek(4))
         guard let to = toOption ?? (paths[1].hasSuffix(".flv") ? "flv" : inputIsFLV ? "annexb" : nil) else {
             throw CLIError("--to avcc|annexb|flv is required (or OUT ending in .flv, or an FLV IN)")

@@ -5,10 +5,11 @@ import H264
 /// `h264 inspect`: stream summary and access units.
 enum InspectCommand: CLICommand {
     static let name = "inspect"
-    static let summary = "summarise a stream (Annex-B or MP4) and list its access units or samples"
+    static let summary = "summarise a stream (Annex-B, MP4 or MPEG-TS) and list its access units or samples"
     static let usage = """
     usage: h264 inspect FILE|- [--json] [--fps N/D] [--lenient]
            h264 inspect FILE.mp4 [--json]
+           h264 inspect FILE.ts [--json]
 
     A stream summary (profile, level, RFC 6381 codec string and SDP profile-level-id, size after cropping, chroma format, bit depth,
     frame/field/MBAFF, frame rate, SAR, colour, access units, keyframes, GOP lengths,
@@ -22,6 +23,21 @@ enum InspectCommand: CLICommand {
     An MP4 file (recognised by its first bytes) is listed as its boxes, its tracks (sample
     descriptions, edit lists) and the samples of its video track (offset, size, sync,
     sample_depends_on, DTS and PTS with the edit list applied, description).
+
+    A transport stream (FILE ending in .ts, .m2ts or .mts, or whose first bytes are 188- or
+    192-byte packets; not from stdin) is listed as it is read: each program map when it first comes and when
+    it changes (program_number, program_map_PID, PCR_PID, version_number, and each
+    elementary_PID with its stream_type), continuity errors (a continuity_counter other than
+    the one expected), discontinuity_indicator packets and lost sync, and the H.264 access
+    units (index, PID, size with 4-byte start codes, key: I for IDR, R for a recovery point,
+    ! when packets were lost in it; DTS and PTS on the 90 kHz clock, unrolled past 2^33;
+    - for an access unit that is not first in its PES). Then a summary: packets and their
+    size, bytes skipped, the PCR of each PID (count, first, last, the largest interval
+    between two: ISO/IEC 13818-1 asks for at most 100 ms), continuity errors and
+    discontinuities per PID, access units, and the stream summary above of the first H.264
+    stream (profile, size, GOPs, bitrate). With --json, JSON Lines keyed by the spec's
+    names: {"program": ...}, {"continuity_error": ...}, {"discontinuity_indicator": ...},
+    one object per access unit, then {"summary": {...}}.
     """
 
     static func run(_ args: inout Arguments) throws {
@@ -31,6 +47,7 @@ enum InspectCommand: CLICommand {
         if let fps = try args.rateOption("--fps") { timing.frameRate = fps }
         let path = try args.positionals(min: 1, max: 1)[0]
         if MP4Conversion.isMP4(path: path) { return try MP4Inspection.run(path: path, json: json) }
+        if path != "-", try TSConversion.isTransportStream(ChunkedInput(path)) { return try TSInspection.run(path: path, json: json) }
         let leading: AnnexB.LeadingDataPolicy = lenient ? .skip : .reject
         let input = try ChunkedInput(path)
         let heldCap = try heldBytesSetting()

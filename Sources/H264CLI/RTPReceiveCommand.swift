@@ -4,12 +4,12 @@ import H264
 import MP4
 import RTP
 
-/// `h264 rtp-receive`: receives an H.264 RTP stream over UDP, writes Annex-B or MP4 and prints
+/// `h264 rtp-receive`: receives an H.264 RTP stream over UDP, writes it (``AccessUnitOutput``) and prints
 /// a loss/reorder report.
 enum RTPReceiveCommand: CLICommand {
     static let name = "rtp-receive"
     static let finishesOnInterruption = true
-    static let summary = "receive H.264 over RTP/UDP, write Annex-B or MP4, report loss and reordering"
+    static let summary = "receive H.264 over RTP/UDP, write Annex-B, MP4, TS, FLV or HLS, report loss and reordering"
     static let usage = """
     usage: h264 rtp-receive [SDP] -o OUT [--port N] [--rtcp-port N] [--bind ADDR]
                             [--payload-type PT] [--packetization-mode 0|1] [--duration S]
@@ -17,12 +17,13 @@ enum RTPReceiveCommand: CLICommand {
                             [--json]
 
     Listens for RTP (RFC 6184) on a local UDP port, depacketises it and writes the access units
-    to OUT: Annex-B, or MP4 (fragmented) when OUT ends in .mp4 or .m4v, its samples timed by
-    the sender's RTP timestamps (decoding times derived from the stream's reorder depth). The
-    SDP file (what
-    ffmpeg -sdp_file or h264 rtp-send --sdp writes) gives the port (m=video), the payload type,
-    packetization-mode and sprop-parameter-sets, which are put before the first IDR picture when
-    the stream does not carry them. Without an SDP, --port is required. Output starts at the
+    to OUT, timed by the sender's RTP timestamps (decoding times derived from the stream's
+    reorder depth): MP4 (fragmented) for .mp4 or .m4v, MPEG-TS for .ts, FLV for .flv, HLS with
+    TS segments (2 s, the playlist rewritten after each) for a directory, a path ending in /
+    or NAME.m3u8, else Annex-B. The SDP file (what ffmpeg -sdp_file or h264 rtp-send --sdp
+    writes) gives the port (m=video), the payload type, packetization-mode and
+    sprop-parameter-sets, which are put before the first IDR picture when the stream does not
+    carry them. Without an SDP, --port is required. Output starts at the
     first IDR picture whose SPS and PPS are known: what arrives before it (a stray packet, a
     join in the middle of a GOP) is skipped and counted (access_units_skipped).
 
@@ -91,7 +92,7 @@ enum RTPReceiveCommand: CLICommand {
         // A recording starts where a decoder can: a stray packet first must not end it.
         configuration.skipsUntilDecodable = true
 
-        let output = try ReceiveOutput(path: outPath, parameterSets: configuration.parameterSets)
+        let output = try AccessUnitOutput(path: outPath, parameterSets: configuration.parameterSets, staged: false)
         let rtp = try UDPSocket(receivingOn: port ?? 0, address: bind)
         var rtcp: UDPSocket?
         var listening = "listening on \(bind) port \(rtp.localPort)"
@@ -149,53 +150,5 @@ enum RTPReceiveCommand: CLICommand {
     static func seconds(_ s: String, _ option: String) throws -> Duration {
         guard let v = Double(s), v > 0, v <= 86_400 else { throw CLIError("\(option): '\(s)' is not a number of seconds in (0, 86400]") }
         return .milliseconds(Int64((v * 1000).rounded(.up)))
-    }
-}
-
-/// Where `rtp-receive` and `rtsp-pull` write: Annex-B as the access units come, or MP4 through the library's
-/// `MP4Recorder` (fragmented: a recording cut short keeps its complete fragments), which takes
-/// the received access units as they are, with their times on the RTP clock.
-final class ReceiveOutput {
-    private var annexB: OutputFile?
-    private var mp4File: MP4File?
-    private var recorder: MP4Recorder?
-    private var bytes: [UInt8] = []
-    /// Access units the MP4 recording could not take (no SPS and PPS for them, a malformed
-    /// parameter set): skipped with a warning, as the stream goes on.
-    private var skipped = 0
-
-    init(path: String, parameterSets: [NALUnit]) throws {
-        if MP4Conversion.isMP4Name(path) {
-            let file = try MP4File(creatingAtPath: path)
-            mp4File = file
-            recorder = MP4Recorder(file: file, mode: .fragmented(), parameterSets: parameterSets)
-        } else {
-            annexB = try OutputFile(path, staged: false)  // a recording keeps what it got
-        }
-    }
-
-    func write(_ au: RTPReceivedAccessUnit) throws {
-        if let annexB {
-            bytes.removeAll(keepingCapacity: true)
-            for unit in au.nalUnits { AnnexB.append(unit, to: &bytes) }
-            try annexB.write(bytes)
-        }
-        guard let recorder else { return }
-        do {
-            try recorder.write(au)
-        } catch {
-            guard error.code == .invalidDecoderConfiguration || error.code == .h264 else { throw error }
-            skipped += 1
-            if skipped <= 5 { Output.error("warning: access unit at RTP time \(au.timestamp) not recorded: \(error.code): \(error.reason)") }
-        }
-    }
-
-    func close() throws {
-        if let annexB { try annexB.close() }
-        if let recorder {
-            if skipped > 5 { Output.error("warning: \(skipped) access units not recorded in all") }
-            defer { mp4File?.close() }
-            try recorder.finish()  // an error when nothing was recorded
-        }
     }
 }

@@ -166,7 +166,7 @@ enum TSSendCommand: CLICommand {
 /// `h264 ts-receive`: receives MPEG-TS over SRT or UDP into a file.
 enum TSReceiveCommand: CLICommand {
     static let name = "ts-receive"
-    static let summary = "receive MPEG-TS over SRT (listener or caller) or UDP (unicast, multicast) into .ts or Annex-B"
+    static let summary = "receive MPEG-TS over SRT (listener or caller) or UDP (unicast, multicast) into a file or HLS"
     static let finishesOnInterruption = true
     static let usage = """
     usage: h264 ts-receive srt://:PORT | srt://HOST:PORT | udp://:PORT | udp://@GROUP:PORT -o OUT
@@ -174,15 +174,18 @@ enum TSReceiveCommand: CLICommand {
                            [--streamid S] [--interface IF] [--duration S] [--idle-timeout S]
                            [--wait S]
 
-    Receives a transport stream and writes it to OUT: as it arrives when OUT ends in .ts, or
-    its H.264 access units as Annex-B otherwise (the demuxer's: continuity gaps are reported,
-    damaged access units kept). srt://:PORT listens for one caller (--streamid: only a caller
+    Receives a transport stream and writes it to OUT: as it arrives when OUT ends in .ts or
+    .m2ts (every program and stream kept), else its H.264 access units (the demuxer's:
+    continuity gaps are reported, damaged access units kept) as MP4 (fragmented) for .mp4,
+    FLV for .flv, HLS with TS segments (2 s, the playlist rewritten after each: a live
+    playlist) for a directory, a path ending in / or NAME.m3u8, and Annex-B otherwise.
+    srt://:PORT listens for one caller (--streamid: only a caller
     with this stream id is accepted); srt://HOST:PORT calls a listener; udp://:PORT receives
     unicast, udp://@GROUP:PORT joins a multicast group (on --interface). It stops when the SRT
     peer closes, after --duration, after --idle-timeout without data, or on Ctrl-C, and
     prints what it received.
 
-      -o OUT                output file: .ts as received, otherwise Annex-B
+      -o OUT                .ts as received; .mp4, .flv, DIR/ or NAME.m3u8 (HLS); else Annex-B
       --passphrase P        SRT encryption (AES), 10...79 characters
       --key-length N        AES key bytes: 16 (default), 24 or 32
       --latency MS          SRT latency in milliseconds (default 120)
@@ -240,16 +243,25 @@ enum TSReceiveCommand: CLICommand {
             source = "udp://\(group ? "@" : "")\(host):\(port)"
         }
 
+        // A .ts recording keeps the stream as it arrived; every other OUT takes the access units.
         let asTS = outPath.hasSuffix(".ts") || outPath.hasSuffix(".m2ts")
-        let file = try SystemFile(creatingAtPath: outPath)
+        let file = asTS ? try OutputFile(outPath, staged: false) : nil
+        let output = asTS ? nil : try AccessUnitOutput(path: outPath, staged: false)
         var parser = TSParser()
         var bytes = 0, accessUnits = 0, keyframes = 0
-        var pending: [UInt8] = []
         let clock = ContinuousClock()
         let start = clock.now
         var lastData = start
         var stop = "requested"
         var first = true
+        func drain() throws {
+            while let event = parser.next() {
+                guard case .accessUnit(let au) = event else { continue }
+                accessUnits += 1
+                if au.flags.isSync { keyframes += 1 }
+                try output?.write(au)
+            }
+        }
         loop: while !Interruption.isRequested {
             if let duration, clock.now - start >= duration { stop = "duration"; break }
             let limit = first ? (wait ?? idle) : idle
@@ -265,30 +277,17 @@ enum TSReceiveCommand: CLICommand {
             first = false
             lastData = clock.now
             bytes += chunk.count
-            if asTS { try file.write(chunk) }
+            try file?.write(chunk)
             parser.append(chunk)
-            pending.removeAll(keepingCapacity: true)
-            while let event = parser.next() {
-                guard case .accessUnit(let au) = event else { continue }
-                accessUnits += 1
-                if au.flags.isSync { keyframes += 1 }
-                if !asTS { for nal in au.nalUnits { pending += [0, 0, 0, 1]; pending += nal.bytes } }
-            }
-            if !asTS && !pending.isEmpty { try file.write(pending) }
+            try drain()
         }
         parser.finish()
-        pending.removeAll()
-        while let event = parser.next() {
-            guard case .accessUnit(let au) = event else { continue }
-            accessUnits += 1
-            if au.flags.isSync { keyframes += 1 }
-            if !asTS { for nal in au.nalUnits { pending += [0, 0, 0, 1]; pending += nal.bytes } }
-        }
-        if !asTS && !pending.isEmpty { try file.write(pending) }
-        try file.close()
+        try drain()
+        try file?.close()
+        try output?.close()
         let s = parser.statistics
         Output.line("received \(bytes) bytes from \(source): \(accessUnits) access units (\(keyframes) keyframes), "
-                    + "\(s.continuityErrors) continuity errors, \(s.skippedBytes) bytes skipped; stopped: \(stop); wrote \(outPath)")
+                    + "\(s.continuityErrors) continuity errors, \(s.skippedBytes) bytes skipped; stopped: \(stop); wrote \(output?.writtenDescription ?? outPath)")
     }
 
     private static func seconds(_ text: String, _ name: String) throws -> Duration {

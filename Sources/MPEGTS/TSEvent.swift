@@ -82,4 +82,18 @@ public struct TSAccessUnit: AccessUnitSample {
     public var nalUnits: [NALUnit] { accessUnit.nalUnits }
     /// The flags the core derived from the NAL units.
     public var flags: AccessUnitFlags { accessUnit.flags }
+
+    /// The core's access unit with ``timestamps`` as its `pts`, `dts` and `timeBase` (1/90000
+    /// s), for writers that read them from an `AccessUnit` (`FLVConversion.accessUnitsToFLV`)
+    /// or look at its `formatChange` (the HLS segmenters' discontinuities); without times, the
+    /// access unit as it is.
+    public var timedAccessUnit: AccessUnit {
+        var au = accessUnit
+        guard let t = timestamps else { return au }
+        au.pts = t.pts
+        au.dts = t.dts
+        au.duration = t.duration
+        au.timeBase = t.timeBase
+        return au
+    }
 }

@@ -35,6 +35,24 @@ public struct TSStreamType: RawRepresentable, Hashable, Sendable, CustomStringCo
         }
     }
 
+    /// What the type carries, for a listing (`H.264`, `AAC (ADTS)`...), nil for a type this
+    /// module does not name.
+    public var name: String? {
+        switch rawValue {
+        case 0x01: "MPEG-1 video"
+        case 0x02: "MPEG-2 video"
+        case 0x03: "MPEG-1 audio"
+        case 0x04: "MPEG-2 audio"
+        case 0x06: "private data PES"
+        case 0x0F: "AAC (ADTS)"
+        case 0x11: "AAC (LATM)"
+        case 0x15: "metadata PES"
+        case 0x1B: "H.264"
+        case 0x24: "HEVC"
+        default: nil
+        }
+    }
+
     /// `0x1B`.
     public var description: String {
         let digits = String(rawValue, radix: 16, uppercase: true)

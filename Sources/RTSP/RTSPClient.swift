@@ -182,6 +182,13 @@ public final class RTSPClient: @unchecked Sendable {
     public var statistics: Statistics { stats }
     /// The H.264 track's reception report: received, lost, reordered, access units.
     public var report: RTPLossReport { receiver?.report ?? RTPLossReport() }
+    /// The interarrival jitter of the H.264 track (RFC 3550 A.8, the value its receiver
+    /// reports carry) converted from its RTP clock to a `Duration`; zero before two packets.
+    public var videoJitter: Duration {
+        guard let state = trackState.first(where: { $0.isVideo }) else { return .zero }
+        let rate = Int64(max(state.track.clockRate, 1))
+        return .nanoseconds(Int64(state.reception.jitter) &* 1_000_000_000 / rate)  // jitter < 2^32
+    }
 
     private let interrupt = Interrupt()
     private let keyframeAsked = Atomic<Bool>(false)

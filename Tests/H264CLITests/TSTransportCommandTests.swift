@@ -80,6 +80,41 @@ import Testing
         #expect(r.output.contains("\(count) access units"), "\(r.output)")
         #expect(TSTestSupportCLI.payloads(Support.readFile(out)) == TSTestSupportCLI.payloads(Fixture.mainCABACBFrames.bytes()))
     }
+
+    /// `ts-receive -o DIR/` over UDP on 127.0.0.1: HLS with TS segments, whose playlist is
+    /// ended and whose segments hold every access unit sent; `-o NAME.m3u8` names the playlist.
+    @Test(.enabled(if: Support.h264 != nil, "the h264 executable is not built"), arguments: ["hls/", "live/stream.m3u8"])
+    func receivesIntoHLS(_ target: String) throws {
+        let h264 = try #require(Support.h264)
+        let (source, count) = try Self.fixtureFile()
+        let dir = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let playlist = target.hasSuffix("/") ? dir + "/" + target + "index.m3u8" : dir + "/" + target
+        if !target.hasSuffix("/") { try FileManager.default.createDirectory(atPath: dir + "/live", withIntermediateDirectories: true) }
+        let port = Ports.freeEvenPort()
+        let report = dir + "/report.txt"
+        _ = FileManager.default.createFile(atPath: report, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: report))
+        let receiver = try Support.start(h264, ["ts-receive", "udp://127.0.0.1:\(port)", "-o", dir + "/" + target,
+                                                "--idle-timeout", "1", "--wait", "10"], stdout: handle)
+        Thread.sleep(forTimeInterval: 0.5)
+        try Support.run(h264, ["ts-send", source, "udp://127.0.0.1:\(port)", "--speed", "10"], timeout: 20).checked("h264 ts-send")
+        #expect(!Support.wait(receiver, timeout: 15))
+        try handle.close()
+        let text = String(decoding: Support.readFile(report), as: UTF8.self)
+        #expect(text.contains("\(count) access units") && text.contains("segments and"), "\(text)")
+        let lines = String(decoding: Support.readFile(playlist), as: UTF8.self).split(separator: "\n")
+        #expect(lines.last == "#EXT-X-ENDLIST" && lines.contains("#EXT-X-VERSION:3"))
+        let folder = (playlist as NSString).deletingLastPathComponent
+        var parser = TSParser()
+        for name in lines where name.hasSuffix(".ts") { parser.append(Support.readFile(folder + "/" + name)) }
+        parser.finish()
+        var units: [[[UInt8]]] = []
+        while let event = parser.next() {
+            if case .accessUnit(let au) = event { units.append(au.nalUnits.filter { $0.type != .accessUnitDelimiter }.map { Array($0.bytes) }) }
+        }
+        #expect(units == TSTestSupportCLI.payloads(Fixture.mainCABACBFrames.bytes()))
+    }
 }
 
 enum TSTestSupportCLI {
