@@ -96,6 +96,13 @@ public final class RTSPClient: @unchecked Sendable {
         /// Redirects (`OPTIONS` or `DESCRIBE` answered 301, 302, 303, 305 or 307 with a
         /// `Location`) followed at most (default 3); one more is ``RTSPError/Code/requestFailed``.
         public var maximumRedirects: Int
+        /// The `Range` of `PLAY` (default `npt=0.000-`: from the start). The access units'
+        /// presentation times start at the range's start (the server's, when its reply has one).
+        public var range: RTSPRange
+        /// Over UDP, how long a packet may wait for those before it in the reorder window
+        /// (`RTPDepacketizer.Options.maximumReorderDelay`, default 500 ms); past it the gap is
+        /// declared lost.
+        public var maximumReorderDelay: Duration?
 
         /// Creates options.
         public init(transport: Transport = .tcp, credentials: RTSPCredentials? = nil, requestTimeout: Duration = .seconds(10),
@@ -103,7 +110,9 @@ public final class RTSPClient: @unchecked Sendable {
                     videoOnly: Bool = false, receiverReportInterval: Duration = .seconds(5), keyframeRequest: KeyframeRequest? = .pli,
                     keyframeRequestInterval: Duration = .seconds(1), lenient: Bool = true, skipsUntilDecodable: Bool = false,
                     udpAddress: String = "0.0.0.0", reorderWindow: Int = 64, udpFallbackTimeout: Duration? = .seconds(3),
-                    maximumRedirects: Int = 3) {
+                    maximumRedirects: Int = 3, range: RTSPRange = RTSPRange(), maximumReorderDelay: Duration? = .milliseconds(500)) {
+            self.range = range
+            self.maximumReorderDelay = maximumReorderDelay
             self.transport = transport
             self.credentials = credentials
             self.requestTimeout = requestTimeout
@@ -156,6 +165,10 @@ public final class RTSPClient: @unchecked Sendable {
         public var redirects = 0
         /// True once a UDP session was set up again over TCP.
         public var fellBackToTCP = false
+        /// Packets of other tracks ignored because they came before the first sequence number
+        /// of the `PLAY` reply's `RTP-Info` (the H.264 track's are in
+        /// `RTPLossReport.packetsBeforeStart`).
+        public var packetsBeforeStart = 0
     }
 
     /// The URL (its user information kept out of ``RTSPURL/description``): the one given, or
@@ -178,6 +191,9 @@ public final class RTSPClient: @unchecked Sendable {
     public private(set) var sessionTimeout: Duration = .seconds(60)
     /// The `RTP-Info` of the `PLAY` reply, per track set up (nil where the server gave none).
     public private(set) var rtpInfo: [RTSPTrack.RTPInfo?] = []
+    /// The range being played: the `Range` of the `PLAY` reply, or the one asked for
+    /// (``Options/range``) when the reply has none that parses (nil before ``play()``).
+    public private(set) var playedRange: RTSPRange?
     /// Counters so far.
     public var statistics: Statistics { stats }
     /// The H.264 track's reception report: received, lost, reordered, access units.
@@ -220,6 +236,9 @@ public final class RTSPClient: @unchecked Sendable {
         var senderReport: RTCPSenderReport?
         var rtpChannel: UInt8 = 0
         var rtcpChannel: UInt8 = 1
+        /// The `RTP-Info` `seq` of a track other than the H.264 one, until a packet at or after it
+        /// came (those before it are ignored).
+        var firstSequence: UInt16?
     }
 
     /// Creates a client; nothing is sent until the first request.
@@ -361,7 +380,8 @@ public final class RTSPClient: @unchecked Sendable {
                 var receiverOptions = RTPReceiver.Options(depacketizer: .init(reorderWindow: transport == .tcp ? 1 : options.reorderWindow,
                                                                               payloadType: track.payloadType,
                                                                               packetizationMode: track.h264?.packetizationMode == 0 ? 0 : 1,
-                                                                              lenient: options.lenient),
+                                                                              lenient: options.lenient,
+                                                                              maximumReorderDelay: options.maximumReorderDelay),
                                                           skipsUntilDecodable: options.skipsUntilDecodable)
                 do throws(RTPError) {
                     receiverOptions.parameterSets = try track.h264?.parameterSetNALUnits() ?? []
@@ -375,22 +395,40 @@ public final class RTSPClient: @unchecked Sendable {
         }
     }
 
-    /// Sends `PLAY` for the aggregate URL (from the start: `Range: npt=0.000-`) and keeps the
-    /// `RTP-Info` of each track. Interleaved frames that arrive before the reply are kept
-    /// (``RTSPLimits/maximumFramesBeforeResponse``) and delivered first by
-    /// ``receive(until:_:)``.
+    /// Sends `PLAY` for the aggregate URL with ``Options/range`` (`Range: npt=0.000-` by
+    /// default) and aligns each track with the reply (RFC 2326 12.33 `RTP-Info`, 12.29
+    /// `Range`): packets before a track's `seq` are ignored (sent before the `PLAY` took
+    /// effect), and the H.264 track's `rtptime` is the start of the range played
+    /// (``playedRange``), so the access units' presentation times begin there. A reply without
+    /// `RTP-Info`, or without `seq` or `rtptime` (cameras omit them), is tolerated: no packet is
+    /// ignored, and the first access unit is at the range's start. Interleaved frames that
+    /// arrive before the reply are kept (``RTSPLimits/maximumFramesBeforeResponse``) and
+    /// delivered first by ``receive(until:_:)``, after the alignment.
     /// - Throws: as every request.
     @discardableResult
     public func play() throws(RTSPError) -> RTSPResponse {
         guard let description = sessionDescription, !setUpTracks.isEmpty else {
             throw RTSPError.invalid(.invalidArgument, "PLAY before SETUP")
         }
-        let response = try request("PLAY", description.aggregateURL.requestURI, [("Range", "npt=0.000-")])
+        let response = try request("PLAY", description.aggregateURL.requestURI, [("Range", options.range.description)])
         let infos = RTSPTrack.RTPInfo.parse(response[header: "RTP-Info"] ?? "")
+        let base = description.base
         rtpInfo = setUpTracks.map { track in
             infos.first { info in
-                guard let u = url.resolving(info.url) else { return false }
-                return u.requestURI == track.url.requestURI || info.url == track.control
+                let relative = base.resolving(info.url)?.requestURI, absolute = url.resolving(info.url)?.requestURI
+                return absolute == track.url.requestURI || relative == track.url.requestURI || info.url == track.control
+            } ?? (infos.count == 1 && setUpTracks.count == 1 ? infos.first : nil)  // one track: its entry, whatever its url
+        }
+        var played = response[header: "Range"].flatMap(RTSPRange.init(parsing:)) ?? options.range
+        if played.start == nil { played.start = options.range.start }  // `now`: no time known, the one asked for
+        playedRange = played
+        for index in trackState.indices {
+            let info = index < rtpInfo.count ? rtpInfo[index] : nil
+            if trackState[index].isVideo {
+                receiver?.align(sequenceNumber: info?.sequenceNumber, rtpTimestamp: info?.rtpTimestamp,
+                                presentationTime: played.startTicks)
+            } else {
+                trackState[index].firstSequence = info?.sequenceNumber
             }
         }
         return response
@@ -474,6 +512,8 @@ public final class RTSPClient: @unchecked Sendable {
                 try finish()
                 return .bye
             }
+            receiver?.releaseExpired(at: clock.now) { sink(.video($0)) }
+            if let failure { throw failure }
             try RTSPError.mapping { () throws(SocketError) in try interrupt.check("receive") }
             let now = clock.now
             if transport == .udp, !anyMedia, let fallback = options.udpFallbackTimeout, now >= loopStart.advanced(by: fallback) {
@@ -504,6 +544,7 @@ public final class RTSPClient: @unchecked Sendable {
                 if now >= nextReport { nextReport = now.advanced(by: reportInterval()) }
             }
             var wake = min(nextKeepAlive, nextReport, lastMedia.advanced(by: options.silenceTimeout), now.advanced(by: .milliseconds(250)))
+            if let due = receiver?.releaseDeadline { wake = max(now, min(wake, due)) }
             if let last = lastKeyframeRequest, keyframeAsked.load(ordering: .acquiring) || receiver?.needsKeyframe == true {
                 wake = max(now, min(wake, last.advanced(by: options.keyframeRequestInterval)))
             }
@@ -770,12 +811,21 @@ public final class RTSPClient: @unchecked Sendable {
             }
         }
         if trackState[index].isVideo {
-            receiver?.receive(payload, channel: .rtp) { sink(.video($0)) }
+            receiver?.receive(payload, channel: .rtp, arrival: arrival) { sink(.video($0)) }
             return
         }
         guard let packet = try? RTPPacket(parsing: payload) else {
             stats.packetsRejected &+= 1
             return
+        }
+        if let first = trackState[index].firstSequence {
+            // Before the announced first packet (within RFC 3550's MAX_DROPOUT): sent before the PLAY.
+            let distance = Int16(bitPattern: packet.header.sequenceNumber &- first)
+            if distance < 0 && distance >= -Int16(RTPDepacketizer.maximumDropout) {
+                stats.packetsBeforeStart &+= 1
+                return
+            }
+            trackState[index].firstSequence = nil
         }
         let ntp = trackState[index].senderReport.flatMap { report in
             report.ssrc == packet.header.ssrc
