@@ -17,6 +17,9 @@ import Synchronization
 /// ends any wait from any thread. Credentials (from the URL or ``Options/credentials``) are
 /// sent only in `Authorization` headers, never put in an error's reason.
 ///
+/// It also publishes (RFC 2326 10.3, 10.11): ``announce(_:)`` an H.264 stream, ``record()``,
+/// then ``send(_:)`` each access unit, interleaved over the connection.
+///
 /// The calls block their thread (each wait bounded): use it from a thread of its own, or take
 /// the stream as an `AsyncSequence` with ``RTSPStream``.
 ///
@@ -31,7 +34,8 @@ import Synchronization
 ///
 /// Memory: the limits' message bound (the line, header and body limits of ``RTSPLimits``) and up to
 /// ``RTSPLimits/maximumFramesBeforeResponse`` frames of 64 KiB while a response is awaited;
-/// the receiver's bound (`RTPReceiver`) for the H.264 track; one 64 KiB datagram buffer.
+/// the receiver's bound (`RTPReceiver`) for the H.264 track; one 64 KiB datagram buffer; when
+/// publishing, one access unit's packets and frames.
 public final class RTSPClient: @unchecked Sendable {
     /// How the media travel.
     public enum Transport: Hashable, Sendable {
@@ -180,15 +184,15 @@ public final class RTSPClient: @unchecked Sendable {
     /// The settings.
     public let options: Options
     /// The `DESCRIBE` result, once ``describe()`` has run.
-    public private(set) var sessionDescription: RTSPSessionDescription?
+    public internal(set) var sessionDescription: RTSPSessionDescription?
     /// The methods the server listed in `Public` (``requestOptions()``).
     public private(set) var publicMethods: [String] = []
     /// The tracks set up, in order (``setup()``).
     public private(set) var setUpTracks: [RTSPTrack] = []
     /// The session id the server gave in `SETUP`.
-    public private(set) var sessionID: String?
+    public internal(set) var sessionID: String?
     /// The server's session timeout (`Session: id;timeout=n`, 60 s when absent, RFC 2326 12.37).
-    public private(set) var sessionTimeout: Duration = .seconds(60)
+    public internal(set) var sessionTimeout: Duration = .seconds(60)
     /// The `RTP-Info` of the `PLAY` reply, per track set up (nil where the server gave none).
     public private(set) var rtpInfo: [RTSPTrack.RTPInfo?] = []
     /// The range being played: the `Range` of the `PLAY` reply, or the one asked for
@@ -202,7 +206,7 @@ public final class RTSPClient: @unchecked Sendable {
     private let interrupt = Interrupt()
     private let keyframeAsked = Atomic<Bool>(false)
     private let credentials: RTSPCredentials?
-    private var socket: TCPSocket?
+    var socket: TCPSocket?
     private var reader: RTSPMessageReader
     private var cseq = 0
     private var authenticator: RTSPAuthenticator?
@@ -214,12 +218,24 @@ public final class RTSPClient: @unchecked Sendable {
     private var receiver: RTPReceiver?
     private var udp: [UDPSocketPair] = []
     private var udpRTCPTargets: [SocketAddress?] = []
-    private let ownSSRC: UInt32
+    let ownSSRC: UInt32
     private let started = ContinuousClock.now
     private var lastKeyframeRequest: ContinuousClock.Instant?
     private var firSequence: UInt8 = 0
     private var trackState: [TrackState] = []
     private var redirects = 0
+    /// Publishing (``announce(_:)``, ``record()``, ``send(_:)``): the packetiser and its
+    /// buffer, the control URL set up, when the next keep-alive is due.
+    var recording: Recording?
+
+    struct Recording {
+        var packetizer: RTPPacketizer
+        var packets = RTPPacketBuffer()
+        var frame: [UInt8] = []
+        var control: RTSPURL
+        var nextKeepAlive: ContinuousClock.Instant = .now
+        var recording = false
+    }
 
     /// Where a track's interleaved channels lead.
     private struct Channel {
@@ -349,16 +365,7 @@ public final class RTSPClient: @unchecked Sendable {
             if let sessionID { headers.append(("Session", sessionID)) }
             let response = try request("SETUP", track.url.requestURI, headers, sendsSession: false)
             let reply = RTSPTransportHeader(response[header: "Transport"] ?? "")
-            if let session = response[header: "Session"] {
-                let parts = session.split(separator: ";")
-                sessionID = parts.first.map { $0.trimmingSpaces }
-                for p in parts.dropFirst() {
-                    let kv = p.split(separator: "=", maxSplits: 1)
-                    if kv.count == 2, kv[0].trimmingSpaces.lowercased() == "timeout", let s = Int(kv[1].trimmingSpaces), s > 0 {
-                        sessionTimeout = .seconds(min(s, 86_400))
-                    }
-                }
-            }
+            noteSession(response)
             switch transport {
             case .tcp:
                 let (rtp, rtcp) = reply.interleaved ?? (n, n &+ 1)
@@ -598,7 +605,8 @@ public final class RTSPClient: @unchecked Sendable {
 
     // MARK: Requests
 
-    private func requestBytes(_ method: String, _ uri: String, _ extra: [(String, String)], sendsSession: Bool = true) -> [UInt8] {
+    private func requestBytes(_ method: String, _ uri: String, _ extra: [(String, String)], sendsSession: Bool = true,
+                              body: [UInt8] = []) -> [UInt8] {
         cseq &+= 1  // one per request: never near Int.max
         var headers = extra
         headers.append(("User-Agent", options.userAgent))
@@ -607,7 +615,7 @@ public final class RTSPClient: @unchecked Sendable {
             headers.append(("Authorization", authenticator.authorization(credentials, method: method, uri: uri)))
             self.authenticator = authenticator
         }
-        return rtspRequestBytes(method: method, uri: uri, cseq: cseq, headers: headers)
+        return rtspRequestBytes(method: method, uri: uri, cseq: cseq, headers: headers, body: body)
     }
 
     private func connectIfNeeded() throws(RTSPError) -> TCPSocket {
@@ -622,14 +630,14 @@ public final class RTSPClient: @unchecked Sendable {
     /// Sends a request and waits for its response (matched by `CSeq`; one without `CSeq` is
     /// taken as this request's), answering a 401 once with the credentials (again when the
     /// server says the nonce went stale).
-    private func request(_ method: String, _ uri: String, _ extra: [(String, String)] = [],
-                         sendsSession: Bool = true) throws(RTSPError) -> RTSPResponse {
+    func request(_ method: String, _ uri: String, _ extra: [(String, String)] = [],
+                 sendsSession: Bool = true, body: [UInt8] = []) throws(RTSPError) -> RTSPResponse {
         var uri = uri
         var attempts = 0
         while true {
             attempts &+= 1
             let socket = try connectIfNeeded()
-            let bytes = requestBytes(method, uri, extra, sendsSession: sendsSession)
+            let bytes = requestBytes(method, uri, extra, sendsSession: sendsSession, body: body)
             let sent = cseq
             let deadline = Deadline.after(options.requestTimeout)
             try RTSPError.mapping { () throws(SocketError) in try socket.send(bytes, deadline: deadline) }
@@ -699,14 +707,14 @@ public final class RTSPClient: @unchecked Sendable {
         try play()
     }
 
-    private enum Read {
+    enum Read {
         case message(RTSPIncoming)
         case timedOut
         case closed
     }
 
     /// The next message from the connection by `deadline`.
-    private func read(deadline: Deadline) throws(RTSPError) -> Read {
+    func read(deadline: Deadline) throws(RTSPError) -> Read {
         guard let socket else { return .closed }
         do {
             return .message(try reader.next(from: socket, deadline: deadline))
@@ -743,7 +751,7 @@ public final class RTSPClient: @unchecked Sendable {
         }
     }
 
-    private func answerServerRequest(_ cseq: String?) throws(RTSPError) {
+    func answerServerRequest(_ cseq: String?) throws(RTSPError) {
         guard let socket else { return }
         var text = "RTSP/1.0 501 Not Implemented\r\n"
         if let cseq { text += "CSeq: \(cseq.prefix(16))\r\n" }
@@ -751,7 +759,20 @@ public final class RTSPClient: @unchecked Sendable {
         try RTSPError.mapping { () throws(SocketError) in try socket.send(Array(text.utf8), deadline: .after(options.requestTimeout)) }
     }
 
-    private func sendKeepAlive() throws(RTSPError) {
+    /// Keeps the session id and timeout of a `SETUP` reply (`Session: id;timeout=n`).
+    func noteSession(_ response: RTSPResponse) {
+        guard let session = response[header: "Session"] else { return }
+        let parts = session.split(separator: ";")
+        sessionID = parts.first.map { $0.trimmingSpaces }
+        for p in parts.dropFirst() {
+            let kv = p.split(separator: "=", maxSplits: 1)
+            if kv.count == 2, kv[0].trimmingSpaces.lowercased() == "timeout", let s = Int(kv[1].trimmingSpaces), s > 0 {
+                sessionTimeout = .seconds(min(s, 86_400))
+            }
+        }
+    }
+
+    func sendKeepAlive() throws(RTSPError) {
         guard let socket, let description = sessionDescription else { return }
         let method = publicMethods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
         let uri = method == "OPTIONS" ? url.requestURI : description.aggregateURL.requestURI
@@ -761,7 +782,7 @@ public final class RTSPClient: @unchecked Sendable {
         stats.keepAlivesSent &+= 1
     }
 
-    private func checkKeepAliveResponse(_ response: RTSPResponse) throws(RTSPError) {
+    func checkKeepAliveResponse(_ response: RTSPResponse) throws(RTSPError) {
         if response.statusCode == 454 {
             throw RTSPError.invalid(.requestFailed, "keep-alive of \(url): 454 Session Not Found")
         }
