@@ -163,6 +163,9 @@ package struct RTSPMessageReader {
             guard end < buffer.count else { return nil }  // the line is not whole yet
             var lineEnd = end
             if lineEnd > lineStart, buffer[lineEnd &- 1] == 0x0D { lineEnd &-= 1 }
+            guard lineEnd &- lineStart <= limits.maximumLineLength else {  // a bare LF: the CR allowed for above is not there
+                throw RTSPError.invalid(.limitExceeded, "a response line longer than \(limits.maximumLineLength) bytes")
+            }
             i = end &+ 1
             if lineEnd == lineStart {
                 headerEnd = i

@@ -11,7 +11,7 @@
 #                rtsp_response (a server's bytes into the RTSP client's reader: responses, SDP, headers, `$` frames)
 #   packaging:   mp4_fragment (MP4FragmentWriter), hls_segment (HLSSegmentWriter with a live
 #                window, in a temporary directory): an options byte, then an Annex-B stream
-# The library modules (H264, MediaSupport, H264Video, RTP, RTSP, FLV, RTMP, MPEGTS, MP4) are compiled as they are in the package, one static
+# The library modules (H264, MediaSupport, H264Video, RTP, FLV, RTMP, MPEGTS, MP4, RTSP) are compiled as they are in the package, one static
 # library each with libFuzzer's coverage instrumentation, into .build/fuzz/modules; the shared
 # bodies, Tests/TestSupport/FuzzProperty.swift (a broken property traps here, so that libFuzzer
 # keeps the input), Tests/TestSupport/FramingEvents.swift (the splitter drivers the streaming
@@ -78,7 +78,7 @@ build_module() {  # NAME
     mv "$modules/lib$1.a.tmp" "$modules/lib$1.a"
 }
 rebuilt=no
-for m in H264 MediaSupport H264Video RTP RTSP FLV RTMP MPEGTS MP4; do
+for m in H264 MediaSupport H264Video RTP FLV RTMP MPEGTS MP4 RTSP; do
     if [ "$rebuilt" = yes ] || [ ! -f "$modules/lib$m.a" ] || \
        [ -n "$(find "$root/Sources/$m" -name '*.swift' -newer "$modules/lib$m.a" | head -n 1)" ]; then
         echo "building module $m..." >&2

@@ -23,7 +23,8 @@ extension FuzzBodies {
     /// challenge), a frame's payload through the RTCP reader and the depacketiser.
     ///
     /// Properties: a reading stops at the first error, never traps; everything returned keeps
-    /// within the limits (a line, the header count, the body, the frame); no more messages than
+    /// within the limits (a line, the header count, the body, the frame; a header folded over
+    /// several lines within the header section); no more messages than
     /// input bytes; an SDP has at most the media sections allowed; a `Range` that parses writes
     /// back to one that parses; the password never appears in an `Authorization`.
     static func rtspResponse(_ data: [UInt8]) {
@@ -34,6 +35,11 @@ extension FuzzBodies {
         var reader = RTSPMessageReader(limits: limits)
         var depacketizer = try? RTPDepacketizer(.init(reorderWindow: 8, maximumAccessUnitSize: 4096, lenient: true))
         var messages = 0
+        // Text is decoded as UTF-8, an invalid byte becoming a 3-byte replacement character: a
+        // line's text is at most 3 times its bytes. The header section's bound: every line and
+        // its line end, the status line and the empty line.
+        let lineText = 3 * limits.maximumLineLength
+        let headerSection = 3 * (limits.maximumLineLength + 2) * (limits.maximumHeaderCount + 2)
         var offset = input.startIndex
         let base = try? RTSPURL("rtsp://camera.local/cam/")
         let credentials = RTSPCredentials(user: "admin", password: "fuzz-secret-9")
@@ -53,12 +59,15 @@ extension FuzzBodies {
                     _ = try? RTCP.packets(in: payload[...])
                     try? depacketizer?.push(payload[...]) { _ in }
                 case .request(let method, let cseq):
-                    check(method.utf8.count <= limits.maximumLineLength && (cseq?.utf8.count ?? 0) <= limits.maximumLineLength,
-                          "a request line or CSeq past the line limit")
+                    // A folded header (continuation lines) spans lines: its value is bounded by the header section.
+                    check(method.utf8.count <= lineText && (cseq?.utf8.count ?? 0) <= headerSection,
+                          "a request line past the line limit, or a CSeq past the header section")
                 case .response(let response):
                     check((100...999).contains(response.statusCode), "status \(response.statusCode)")
                     check(response.headers.count <= limits.maximumHeaderCount, "\(response.headers.count) headers past the limit")
                     check(response.body.count <= limits.maximumBodySize, "a body of \(response.body.count) bytes past the limit")
+                    check(response.headers.allSatisfy { $0.name.utf8.count + $0.value.utf8.count <= headerSection },
+                          "a header past the header section's bound")
                     checkRTSPHeaders(response, base: base, credentials: credentials)
                     if let base, !response.body.isEmpty {
                         let contentBase = response[header: "Content-Base"].flatMap { base.resolving($0) } ?? base
