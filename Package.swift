@@ -117,7 +117,7 @@ let package = Package(
         // binary too, Tests/Fuzz/run.sh) with their kept inputs, the mutation sweep through every
         // entry point, field bugs through RTP.
         .testTarget(name: "IntegrationTests", dependencies: ["H264", "H264Fixtures", "H264Video", "RTP", "FLV", "RTMP", "MPEGTS",
-                                                          "TestSupport"]),
+                                                          "RTSP", "TestSupport"]),
         // The benchmark executable's measurements, and the allocation suites that count with it
         // (optimised builds only: `.ci/run` runs them in a release pass).
         // The code the DocC articles show, compiled and run: each article's snippet is a marked

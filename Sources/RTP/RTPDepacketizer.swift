@@ -33,9 +33,19 @@ import MediaSupport
 /// (``RTPDepacketizerEvent/sourceChanged(ssrc:)``). So a stray packet that arrives first, or a
 /// sender that restarts with a new SSRC, does not lock the stream out.
 ///
+/// The reorder window is bounded in packets (``Options/reorderWindow``) and, when the caller
+/// gives arrival times (``push(_:arrival:_:)``, as ``RTPReceiver`` does), in time
+/// (``Options/maximumReorderDelay``): a packet held longer is released with the gap before it
+/// declared lost, even when no packet follows (``releaseExpired(at:_:)`` at
+/// ``releaseDeadline``). A packet that arrives after its sequence number was given up is
+/// counted late (``RTPLossReport/latePackets``) and ignored. Sequence numbers wrap at 2^16
+/// (extended to 64 bits), RTP timestamps at 2^32 (the access units carry them as sent;
+/// ``RTPSampleTiming`` unrolls them).
+///
 /// Memory (``Options/maximumRetainedByteCount``, measured by ``retainedByteCount``):
 /// ``Options/reorderWindow`` (rounded up to a power of two) held packets of at most
-/// ``maximumPacketSize`` bytes each, one packet on probation, one access unit within
+/// ``maximumPacketSize`` bytes each, a bit per sequence number of the late-packet history
+/// (at most the window), one packet on probation, one access unit within
 /// ``Options/maximumAccessUnitSize``, which counts its bytes and
 /// ``bookkeepingBytesPerNALUnit`` per NAL unit (so 2-byte NAL units in STAP-A packets cannot
 /// hold 25 times the limit), of at most ``Options/maximumNALUnitsPerAccessUnit`` NAL
@@ -55,6 +65,14 @@ public struct RTPDepacketizer: Sendable {
         /// How many sequence numbers ahead of the next expected one a packet may arrive before
         /// the missing ones are declared lost (1: no reordering).
         public var reorderWindow: Int
+        /// How long a packet may wait in the reorder window for the ones before it, when the
+        /// caller gives arrival times (``RTPDepacketizer/push(_:arrival:_:)``,
+        /// ``RTPDepacketizer/releaseExpired(at:_:)``): a packet held longer is released, the
+        /// sequence numbers still missing before it declared lost (counted in
+        /// ``RTPLossReport/packetsLostToDelay``). nil: only ``reorderWindow`` bounds the wait.
+        /// Default 500 ms: a picture at 30 frames per second is not held back by more than
+        /// 15 frame times for a packet that may never come.
+        public var maximumReorderDelay: Duration?
         /// When set, packets with another payload type are rejected.
         public var payloadType: UInt8?
         /// Largest access unit in bytes of memory: its NAL units' bytes plus
@@ -76,8 +94,10 @@ public struct RTPDepacketizer: Sendable {
 
         /// Creates options.
         public init(reorderWindow: Int = 64, payloadType: UInt8? = nil, maximumAccessUnitSize: Int = 32 << 20,
-                    packetizationMode: Int = 1, lenient: Bool = false, maximumNALUnitsPerAccessUnit: Int = 16_384) {
+                    packetizationMode: Int = 1, lenient: Bool = false, maximumNALUnitsPerAccessUnit: Int = 16_384,
+                    maximumReorderDelay: Duration? = .milliseconds(500)) {
             self.reorderWindow = reorderWindow
+            self.maximumReorderDelay = maximumReorderDelay
             self.payloadType = payloadType
             self.maximumAccessUnitSize = maximumAccessUnitSize
             self.packetizationMode = packetizationMode
@@ -95,10 +115,20 @@ public struct RTPDepacketizer: Sendable {
             while ring < reorderWindow { ring <<= 1 }
             // Each factor is bounded by init's checks: no overflow for a valid options.
             return ring * (MemoryLayout<Slot>.stride + RTPDepacketizer.maximumPacketSize)
+                + lateHistoryBits / 8
                 + RTPDepacketizer.maximumPacketSize
                 + maximumAccessUnitSize
                 + unitCapacityLimit * RTPDepacketizer.bookkeepingBytesPerNALUnit
                 + RTPDepacketizer.maximumPendingEvents * MemoryLayout<RTPDepacketizerEvent>.stride
+        }
+
+        /// The sequence numbers behind the next expected one whose fate (processed or declared
+        /// lost) is remembered, to tell a late packet from a copy: every packet not out of range
+        /// (``RTPDepacketizer/maximumMisorder`` or the window behind), rounded up to a power of two.
+        var lateHistoryBits: Int {
+            var bits = 64
+            while bits < Swift.max(reorderWindow, Int(RTPDepacketizer.maximumMisorder)) { bits <<= 1 }
+            return bits
         }
 
         /// The most NAL units an access unit can have under both limits: the bound on its
@@ -156,6 +186,8 @@ public struct RTPDepacketizer: Sendable {
         var marker = false
         var timestamp: UInt32 = 0
         var payload: [UInt8] = []
+        /// When it arrived (nil: the caller gave no time).
+        var arrival: ContinuousClock.Instant?
     }
     private var started = false
     private var currentSSRC: UInt32 = 0
@@ -164,6 +196,16 @@ public struct RTPDepacketizer: Sendable {
     private var ring: [Slot]
     private let mask: Int64
     private var buffered = 0
+    /// The earliest arrival among the packets held (a lower bound once some are released).
+    private var oldestHeldArrival: ContinuousClock.Instant?
+    /// A bit per sequence number behind `nextExpected` (indexed by extended sequence number
+    /// modulo its size): set when it was declared lost (or lies before the start), clear when
+    /// it was processed.
+    private var lostHistory: [UInt64]
+    private let lostHistoryMask: Int64
+    /// The first sequence number announced for the stream (``expectFirst(sequenceNumber:)``),
+    /// until it starts.
+    private var expectedFirst: UInt16?
     private var resyncSequence: UInt16?
     private var lossPending = false
     /// True until the first packet since the start (or a resynchronisation) is processed.
@@ -228,7 +270,12 @@ public struct RTPDepacketizer: Sendable {
         guard options.packetizationMode == 0 || options.packetizationMode == 1 else {
             throw RTPError.invalid(.invalidArgument, "packetization-mode \(options.packetizationMode) is not received (0 or 1)")
         }
+        if let delay = options.maximumReorderDelay, delay <= .zero {
+            throw RTPError.invalid(.invalidArgument, "maximum reorder delay \(delay) is not positive")
+        }
         self.options = options
+        lostHistory = Array(repeating: ~0, count: options.lateHistoryBits / 64)
+        lostHistoryMask = Int64(options.lateHistoryBits - 1)
         var size = 1
         while size < options.reorderWindow { size <<= 1 }
         ring = Array(repeating: Slot(), count: size)
@@ -244,13 +291,64 @@ public struct RTPDepacketizer: Sendable {
     /// The SSRC being received (nil before the first packet).
     public var ssrc: UInt32? { started ? currentSSRC : nil }
 
+    /// Announces the sequence number of the stream's first packet (an RTSP `PLAY` reply's
+    /// `RTP-Info` `seq`, RFC 2326 12.33), before the first packet: packets before it (up to
+    /// ``maximumDropout`` behind, modulo 2^16: sent before the `PLAY` took effect) are ignored
+    /// and counted in ``RTPLossReport/packetsBeforeStart``, and the stream starts at it, so a
+    /// packet after it that arrives first waits in the reorder window for those between. A first
+    /// packet farther from it either way shows the announcement wrong: it is forgotten and the
+    /// stream starts at that packet. No effect once a packet has started the stream.
+    public mutating func expectFirst(sequenceNumber: UInt16) {
+        if !started { expectedFirst = sequenceNumber }
+    }
+
+    /// When the oldest packet held in the reorder window will have waited
+    /// ``Options/maximumReorderDelay`` (nil when none is held with an arrival time, or without
+    /// a delay): call ``releaseExpired(at:_:)`` then, even when no packet arrives.
+    public var releaseDeadline: ContinuousClock.Instant? {
+        guard buffered > 0, let delay = options.maximumReorderDelay, let oldest = oldestHeldArrival else { return nil }
+        return oldest.advanced(by: delay)
+    }
+
+    /// Releases the packets held longer than ``Options/maximumReorderDelay`` at `now`, and
+    /// those before them: the sequence numbers still missing before the last such packet are
+    /// declared lost (``RTPLossReport/packetsLostToDelay``); a packet that comes for one of them
+    /// later is late (``RTPLossReport/latePackets``).
+    /// - Complexity: O(``Options/reorderWindow``) when a packet is due, O(1) otherwise, plus
+    ///   the packets released.
+    public mutating func releaseExpired(at now: ContinuousClock.Instant, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        guard let due = releaseDeadline, now >= due, let delay = options.maximumReorderDelay else { return }
+        var last: Int64 = -1
+        var ext = nextExpected
+        while ext <= highest {  // held packets lie in nextExpected..<nextExpected + window
+            let slot = ring[Int(ext & mask)]
+            if slot.sequence == ext, let arrival = slot.arrival, arrival.advanced(by: delay) <= now { last = ext }
+            ext += 1
+        }
+        if last >= 0 {
+            let lost = report.packetsLost
+            drain(upTo: last + 1, deliver)
+            report.packetsLostToDelay += report.packetsLost - lost
+        }
+        oldestHeldArrival = nil
+        guard buffered > 0 else { return }
+        ext = nextExpected
+        while ext <= highest {
+            let slot = ring[Int(ext & mask)]
+            if slot.sequence == ext, let arrival = slot.arrival, oldestHeldArrival.map({ arrival < $0 }) ?? true {
+                oldestHeldArrival = arrival
+            }
+            ext += 1
+        }
+    }
+
     /// The bytes this depacketiser's buffers hold now, their storage as allocated (capacity,
     /// not count): the reorder ring with its packets, the packet on probation, the access unit
     /// with its bookkeeping and the pending events. At most
     /// ``Options/maximumRetainedByteCount`` (besides the allocator's rounding).
     /// - Complexity: O(n) in the ring's slots.
     public var retainedByteCount: Int {
-        var n = ring.count * MemoryLayout<Slot>.stride + probation.capacity
+        var n = ring.count * MemoryLayout<Slot>.stride + probation.capacity + lostHistory.capacity * 8
         for slot in ring { n += slot.payload.capacity }
         n += auBytes.capacity + auRanges.capacity * MemoryLayout<Range<Int>>.stride + scratch.capacity * MemoryLayout<NALUnit>.stride
         return n + events.capacity * MemoryLayout<RTPDepacketizerEvent>.stride
@@ -278,7 +376,22 @@ public struct RTPDepacketizer: Sendable {
     ///   FU-A interrupted); the packet was processed and the NAL unit dropped before the throw.
     /// - Complexity: O(n) in the packet's bytes, plus the packets it releases from the window.
     public mutating func push(_ packet: ArraySlice<UInt8>, _ deliver: (RTPReceivedAccessUnit) -> Void) throws(RTPError) {
+        try push(packet, arrival: nil, deliver)
+    }
+
+    /// Takes one received packet with its arrival time: as ``push(_:_:)``, and with the time
+    /// bound of the reorder window (``Options/maximumReorderDelay``): first the packets held
+    /// longer than it at `arrival` are released (``releaseExpired(at:_:)``), then the packet
+    /// is taken, and if it waits, it waits at most that long.
+    /// - Parameters:
+    ///   - packet: one UDP datagram.
+    ///   - arrival: when it arrived (nil: no time bound for it, as ``push(_:_:)``).
+    ///   - deliver: called with each completed access unit.
+    /// - Throws: as ``push(_:_:)``.
+    public mutating func push(_ packet: ArraySlice<UInt8>, arrival: ContinuousClock.Instant?,
+                              _ deliver: (RTPReceivedAccessUnit) -> Void) throws(RTPError) {
         if violation != nil { violation = nil }
+        if let arrival { releaseExpired(at: arrival, deliver) }
         let parsed: RTPPacket
         let tolerated: ToleranceSet
         do throws(RTPError) {
@@ -319,7 +432,7 @@ public struct RTPDepacketizer: Sendable {
             beginningKinds = 0
             followingKinds = 0
             record(.sourceChanged(ssrc: parsed.header.ssrc))
-            do throws(RTPError) { try push(held[...], deliver) } catch { replayed = error }
+            do throws(RTPError) { try push(held[...], arrival: arrival, deliver) } catch { replayed = error }
         } else if started {
             candidateSSRC = nil
         }
@@ -347,15 +460,34 @@ public struct RTPDepacketizer: Sendable {
             resyncSequence = nil
         }
         if !started {
+            var first = 0 as Int64  // how far this packet is after the announced first one
+            if let announced = expectedFirst {
+                let distance = Int64(Int16(bitPattern: seq &- announced))
+                if distance < 0 && -distance <= Self.maximumDropout {
+                    report.packetsBeforeStart += 1
+                    record(.packetIgnored(sequenceNumber: seq, duplicate: false))
+                    return
+                }
+                if distance >= 0 && distance <= Self.maximumDropout { first = distance }
+                expectedFirst = nil
+            }
             started = true
             currentSSRC = header.ssrc
             highest = 1 << 32 | Int64(seq)
-            nextExpected = highest
+            nextExpected = highest - first
+            // Nothing before the start was received: a packet for it is late.
+            for i in lostHistory.indices { lostHistory[i] = ~0 }
         }
         let ext = extended(seq)
         if ext < nextExpected {
             report.lateOrDuplicate += 1
-            record(.packetIgnored(sequenceNumber: seq, duplicate: false))
+            // Within the history: every packet not out of range is (the check above).
+            let late = isLost(ext)
+            if late {
+                report.latePackets += 1
+                setLost(ext, false)  // a second copy is a duplicate
+            }
+            record(.packetIgnored(sequenceNumber: seq, duplicate: !late))
             return
         }
         let window = Int64(options.reorderWindow)
@@ -365,6 +497,7 @@ public struct RTPDepacketizer: Sendable {
         if ext == nextExpected && buffered == 0 {
             noteTolerances(tolerated, seq)
             report.packetsReceived += 1
+            setLost(ext, false)
             process(marker: header.marker, timestamp: header.timestamp, payload: parsed.payload, deliver)
             nextExpected += 1
         } else {
@@ -385,6 +518,8 @@ public struct RTPDepacketizer: Sendable {
             ring[i].payload.removeAll(keepingCapacity: true)
             ring[i].payload.reserveGeometrically(toFit: parsed.payload.count, limit: Self.maximumPacketSize)
             ring[i].payload.append(contentsOf: parsed.payload)
+            ring[i].arrival = arrival
+            if let arrival, oldestHeldArrival.map({ arrival < $0 }) ?? true { oldestHeldArrival = arrival }
             buffered += 1
             releaseReady(deliver)
         }
@@ -437,12 +572,38 @@ public struct RTPDepacketizer: Sendable {
 
     private mutating func processSlot(_ i: Int, _ deliver: (RTPReceivedAccessUnit) -> Void) {
         let payload = ring[i].payload[...]
+        setLost(ring[i].sequence, false)
         ring[i].sequence = -1
         buffered -= 1
+        if buffered == 0 { oldestHeldArrival = nil }
         process(marker: ring[i].marker, timestamp: ring[i].timestamp, payload: payload, deliver)
     }
 
+    /// True when `ext` (behind `nextExpected`, within the history) was declared lost.
+    @inline(__always)
+    private func isLost(_ ext: Int64) -> Bool {
+        let bit = ext & lostHistoryMask
+        return lostHistory[Int(bit >> 6)] & (1 << UInt64(bit & 63)) != 0
+    }
+
+    @inline(__always)
+    private mutating func setLost(_ ext: Int64, _ lost: Bool) {
+        let bit = ext & lostHistoryMask
+        if lost {
+            lostHistory[Int(bit >> 6)] |= 1 << UInt64(bit & 63)
+        } else {
+            lostHistory[Int(bit >> 6)] &= ~(1 << UInt64(bit & 63))
+        }
+    }
+
+    /// Declares `count` sequence numbers from `nextExpected` lost.
     private mutating func declareLost(_ count: Int64) {
+        // Only the last history-size of them can still be met (older ones are out of range).
+        var ext = nextExpected + Swift.max(0, count - (lostHistoryMask + 1))
+        while ext < nextExpected + count {
+            setLost(ext, true)
+            ext += 1
+        }
         let n = Int(count)
         report.packetsLost += n
         lossPending = true

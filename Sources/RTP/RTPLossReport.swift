@@ -14,6 +14,18 @@ public struct RTPLossReport: Hashable, Sendable {
     /// Packets that arrived after their sequence number had been processed or declared lost
     /// (late arrivals and copies of processed packets).
     public var lateOrDuplicate = 0
+    /// Packets that arrived after their sequence number had been declared lost (the reorder
+    /// window moved past it, or ``RTPDepacketizer/Options/maximumReorderDelay`` gave up on it),
+    /// or that lie before the first packet received: too late to be used, ignored. Also in
+    /// ``lateOrDuplicate``; not taken off ``packetsLost`` (what they carried did not reach the
+    /// access units).
+    public var latePackets = 0
+    /// Sequence numbers declared lost because a packet after them had waited
+    /// ``RTPDepacketizer/Options/maximumReorderDelay`` (also in ``packetsLost``).
+    public var packetsLostToDelay = 0
+    /// Packets ignored because they came before the first sequence number announced
+    /// (``RTPDepacketizer/expectFirst(sequenceNumber:)``: an RTSP `PLAY` reply's `RTP-Info`).
+    public var packetsBeforeStart = 0
     /// Packets ignored because their sequence number was far from the expected one (more than
     /// ``RTPDepacketizer/maximumMisorder`` behind or ``RTPDepacketizer/maximumDropout`` ahead).
     public var outOfRange = 0
@@ -97,6 +109,7 @@ extension RTPLossReport: CustomStringConvertible {
         if referenceLosses > 0 { text += ", \(referenceLosses) after a reference picture loss" }
         let others: [(String, Int)] = [
             ("reordered", reorderedPackets), ("duplicate", duplicatePackets), ("late or duplicate", lateOrDuplicate),
+            ("late", latePackets), ("lost to the reorder delay", packetsLostToDelay), ("before the start", packetsBeforeStart),
             ("out of range", outOfRange), ("resynchronizations", resynchronizations), ("NAL units dropped", nalUnitsDropped),
             ("packets rejected", packetsRejected), ("tolerated violations", toleratedViolations), ("early markers", earlyMarkers),
             ("events discarded", eventsDiscarded), ("source changes", sourceChanges), ("access units skipped", accessUnitsSkipped),

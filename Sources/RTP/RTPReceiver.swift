@@ -160,6 +160,8 @@ public struct RTPReceiver: Sendable {
         /// The access units' times: made at the first access unit delivered, from the SPS it
         /// carries or the options' (else for a stream without reordering).
         var timing: RTPSampleTiming?
+        /// Where the times start (``RTPReceiver/align(sequenceNumber:rtpTimestamp:presentationTime:)``).
+        var origin: (rtpTimestamp: UInt32?, time: Int64)?
         let parameterSets: [NALUnit]
 
         func report(for ssrc: UInt32) -> RTCPSenderReport? {
@@ -203,27 +205,58 @@ public struct RTPReceiver: Sendable {
     /// The depacketiser's events since the last call (see ``RTPDepacketizer/takeEvents()``).
     public mutating func takeEvents() -> [RTPDepacketizerEvent] { depacketizer.takeEvents() }
 
+    /// Aligns the stream with an RTSP `PLAY` reply (RFC 2326 12.33 `RTP-Info`, 12.29 `Range`),
+    /// before its first packet: packets before `sequenceNumber` are ignored
+    /// (``RTPDepacketizer/expectFirst(sequenceNumber:)``), and the RTP timestamp
+    /// `rtpTimestamp` is the presentation time `presentationTime` (90 kHz ticks: the start of
+    /// the range played), so the access units' ``RTPReceivedAccessUnit/timestamps`` count from
+    /// the range's start. Either may be nil (cameras omit `RTP-Info` or some of its fields):
+    /// without `rtpTimestamp` the first access unit delivered is at `presentationTime`.
+    /// Without a call, the first presentation time is the first RTP timestamp.
+    public mutating func align(sequenceNumber: UInt16?, rtpTimestamp: UInt32?, presentationTime: Int64) {
+        if let sequenceNumber { depacketizer.expectFirst(sequenceNumber: sequenceNumber) }
+        if delivery.timing == nil { delivery.origin = (rtpTimestamp, presentationTime) }
+    }
+
     /// Takes one datagram; passes the access units it completes to `deliver`.
     /// - Parameters:
     ///   - datagram: one UDP datagram.
     ///   - channel: the port it arrived on; on the RTP port, a datagram that
     ///     ``RTCP/isMultiplexedRTCP(_:)`` recognises is RTCP too.
+    ///   - arrival: when it arrived, for the reorder window's time bound
+    ///     (``RTPDepacketizer/Options/maximumReorderDelay``); nil: none for this packet.
     ///   - deliver: called with each access unit completed.
-    /// - Complexity: as ``RTPDepacketizer/push(_:_:)``, plus reading the slice headers of an
+    /// - Complexity: as ``RTPDepacketizer/push(_:arrival:_:)``, plus reading the slice headers of an
     ///   IDR access unit; O(n) in the bytes of an RTCP datagram.
-    public mutating func receive(_ datagram: ArraySlice<UInt8>, channel: RTPChannel = .rtp,
+    public mutating func receive(_ datagram: ArraySlice<UInt8>, channel: RTPChannel = .rtp, arrival: ContinuousClock.Instant? = nil,
                                  _ deliver: (RTPReceivedAccessUnit) -> Void) {
         if channel == .rtcp || RTCP.isMultiplexedRTCP(datagram) {
             receiveRTCP(datagram)
+            if let arrival { releaseExpired(at: arrival, deliver) }
             return
         }
         var delivery = Self.idleDelivery
         swap(&delivery, &self.delivery)  // the only owner of its buffers while it is changed: no copy
         do {
-            try depacketizer.push(datagram) { Self.deliver($0, &delivery, deliver) }
+            try depacketizer.push(datagram, arrival: arrival) { Self.deliver($0, &delivery, deliver) }
         } catch {
             note(error)
         }
+        self.delivery = delivery
+    }
+
+    /// When a packet held for reordering will have waited its longest
+    /// (``RTPDepacketizer/releaseDeadline``): call ``releaseExpired(at:_:)`` then.
+    public var releaseDeadline: ContinuousClock.Instant? { depacketizer.releaseDeadline }
+
+    /// Releases the packets held for reordering longer than
+    /// ``RTPDepacketizer/Options/maximumReorderDelay`` (``RTPDepacketizer/releaseExpired(at:_:)``),
+    /// passing the access units they complete to `deliver`.
+    public mutating func releaseExpired(at now: ContinuousClock.Instant, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        guard let due = depacketizer.releaseDeadline, now >= due else { return }
+        var delivery = Self.idleDelivery
+        swap(&delivery, &self.delivery)
+        depacketizer.releaseExpired(at: now) { Self.deliver($0, &delivery, deliver) }
         self.delivery = delivery
     }
 
@@ -267,7 +300,10 @@ public struct RTPReceiver: Sendable {
     /// Receives from `source` until ``Options/duration`` passes, no datagram arrives for
     /// ``Options/idleTimeout`` (``Options/firstPacketTimeout`` before the first),
     /// ``Options/byeGracePeriod`` has passed since an RTCP BYE from the stream's SSRC, or
-    /// `until` returns true (asked at least every 250 ms), then calls ``finish(_:)``. Each wait
+    /// `until` returns true (asked at least every 250 ms), then calls ``finish(_:)``. Each
+    /// datagram is taken with its arrival time, and the loop wakes when a packet held for
+    /// reordering is due (``releaseDeadline``): the reorder window is bounded in time
+    /// (``RTPDepacketizer/Options/maximumReorderDelay``) as well as in packets. Each wait
     /// on the source is bounded, so the loop ends on time whatever the network does (a flood
     /// included: the deadlines are checked after every datagram).
     ///
@@ -314,10 +350,17 @@ public struct RTPReceiver: Sendable {
                 stop = .bye
             }
             guard wait > .zero else { break }
-            guard let (n, channel) = try source.receiveDatagram(into: &buffer, timeout: min(wait, .milliseconds(250))) else { continue }
+            var timeout = min(wait, .milliseconds(250))
+            if let due = releaseDeadline { timeout = max(.zero, min(timeout, due - now)) }
+            guard let (n, channel) = try source.receiveDatagram(into: &buffer, timeout: timeout) else {
+                releaseExpired(at: clock.now, sink)
+                for e in takeEvents() { events(e) }
+                if let failure { throw failure }
+                continue
+            }
             lastArrival = clock.now
             idle = options.idleTimeout
-            receive(buffer[..<min(n, buffer.count)], channel: channel, sink)
+            receive(buffer[..<min(n, buffer.count)], channel: channel, arrival: lastArrival, sink)
             if byeReceived && byeDeadline == nil { byeDeadline = clock.now.advanced(by: max(options.byeGracePeriod, .zero)) }
             for e in takeEvents() { events(e) }
             if let failure { throw failure }
@@ -357,6 +400,7 @@ public struct RTPReceiver: Sendable {
             let sps = (out.nalUnits + delivery.parameterSets).lazy.filter { $0.type == .sps }
                 .compactMap { try? SequenceParameterSet(rbsp: $0.rbsp) }.first
             delivery.timing = sps.map(RTPSampleTiming.init(sps:)) ?? RTPSampleTiming()
+            if let origin = delivery.origin { delivery.timing?.anchor(rtpTimestamp: origin.rtpTimestamp, presentationTime: origin.time) }
         }
         out.timestamps = delivery.timing?.timestamps(forRTPTimestamp: au.timestamp)
         deliver(out)

@@ -37,6 +37,8 @@ public struct RTPSampleTiming: Sendable {
     private var lastTimestamp: UInt32?
     /// The first presentation time after ``restart()``.
     private var restartPresentation: Int64?
+    /// The origin ``anchor(rtpTimestamp:presentationTime:)`` set, until the first access unit.
+    private var origin: (rtpTimestamp: UInt32?, time: Int64)?
     private var lastPresentation: Int64 = 0
     private var firstPresentation: Int64 = 0
     private var count = 0
@@ -77,8 +79,17 @@ public struct RTPSampleTiming: Sendable {
             // The step modulo 2^32, as a signed 32-bit number: a wrap, or a picture before its predecessor.
             pts = lastPresentation &+ Int64(Int32(bitPattern: timestamp &- last))
         } else {
-            pts = restartPresentation ?? Int64(timestamp)
+            if let restartPresentation {
+                pts = restartPresentation
+            } else if let origin {
+                // The signed step modulo 2^32 from the anchor's RTP time: a first picture timed
+                // before it (reordered) comes before its time.
+                pts = origin.time &+ (origin.rtpTimestamp.map { Int64(Int32(bitPattern: timestamp &- $0)) } ?? 0)
+            } else {
+                pts = Int64(timestamp)
+            }
             restartPresentation = nil
+            origin = nil
             firstPresentation = pts
         }
         lastTimestamp = timestamp
@@ -96,6 +107,17 @@ public struct RTPSampleTiming: Sendable {
         lastDecode = dts
         count &+= 1
         return SampleTimestamps(pts: pts, dts: dts, timeBase: Self.timeBase)
+    }
+
+    /// Sets where the timeline starts, before its first access unit: the RTP timestamp
+    /// `rtpTimestamp` is the presentation time `presentationTime` (90 kHz ticks), and the first
+    /// access unit's times count from there (an RTSP `PLAY` reply's `RTP-Info` `rtptime` at the
+    /// start of its `Range`); with no `rtpTimestamp`, the first access unit's presentation time
+    /// is `presentationTime`. Without an anchor, the first presentation time is the first RTP
+    /// timestamp. No effect once an access unit has been timed.
+    public mutating func anchor(rtpTimestamp: UInt32?, presentationTime: Int64) {
+        guard lastTimestamp == nil, restartPresentation == nil else { return }
+        origin = (rtpTimestamp, presentationTime)
     }
 
     /// Starts a new timeline that goes on from this one, with the same reorder depth: the next

@@ -22,7 +22,7 @@ public struct RTSPCredentials: Hashable, Sendable, CustomStringConvertible {
 /// One challenge of a `WWW-Authenticate` header, and the `Authorization` that answers it:
 /// Basic (RFC 7617) or Digest (RFC 7616, its RFC 2069 form without `qop` included) with MD5
 /// or SHA-256.
-struct RTSPAuthenticator: Sendable {
+package struct RTSPAuthenticator: Sendable {
     enum Scheme: Equatable, Sendable {
         case basic
         case digest(sha256: Bool)
@@ -43,7 +43,7 @@ struct RTSPAuthenticator: Sendable {
     /// then Digest with MD5, then Basic.
     /// - Throws: ``RTSPError/Code/unsupported`` when none is of a known scheme and algorithm,
     ///   ``RTSPError/Code/invalidResponse`` for a Digest challenge without a nonce.
-    static func choose(from values: [String]) throws(RTSPError) -> RTSPAuthenticator {
+    package static func choose(from values: [String]) throws(RTSPError) -> RTSPAuthenticator {
         var best: RTSPAuthenticator?
         func rank(_ a: RTSPAuthenticator) -> Int {
             switch a.scheme {
@@ -116,7 +116,7 @@ struct RTSPAuthenticator: Sendable {
     /// - Parameters:
     ///   - method: the request's method.
     ///   - uri: the request URI as on the request line.
-    mutating func authorization(_ credentials: RTSPCredentials, method: String, uri: String) -> String {
+    package mutating func authorization(_ credentials: RTSPCredentials, method: String, uri: String) -> String {
         switch scheme {
         case .basic:
             return "Basic " + Base64.encode(Array("\(credentials.user):\(credentials.password)".utf8))

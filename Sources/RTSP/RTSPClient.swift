@@ -17,6 +17,9 @@ import Synchronization
 /// ends any wait from any thread. Credentials (from the URL or ``Options/credentials``) are
 /// sent only in `Authorization` headers, never put in an error's reason.
 ///
+/// It also publishes (RFC 2326 10.3, 10.11): ``announce(_:)`` an H.264 stream, ``record()``,
+/// then ``send(_:)`` each access unit, interleaved over the connection.
+///
 /// The calls block their thread (each wait bounded): use it from a thread of its own, or take
 /// the stream as an `AsyncSequence` with ``RTSPStream``.
 ///
@@ -31,7 +34,8 @@ import Synchronization
 ///
 /// Memory: the limits' message bound (the line, header and body limits of ``RTSPLimits``) and up to
 /// ``RTSPLimits/maximumFramesBeforeResponse`` frames of 64 KiB while a response is awaited;
-/// the receiver's bound (`RTPReceiver`) for the H.264 track; one 64 KiB datagram buffer.
+/// the receiver's bound (`RTPReceiver`) for the H.264 track; one 64 KiB datagram buffer; when
+/// publishing, one access unit's packets and frames.
 public final class RTSPClient: @unchecked Sendable {
     /// How the media travel.
     public enum Transport: Hashable, Sendable {
@@ -96,6 +100,13 @@ public final class RTSPClient: @unchecked Sendable {
         /// Redirects (`OPTIONS` or `DESCRIBE` answered 301, 302, 303, 305 or 307 with a
         /// `Location`) followed at most (default 3); one more is ``RTSPError/Code/requestFailed``.
         public var maximumRedirects: Int
+        /// The `Range` of `PLAY` (default `npt=0.000-`: from the start). The access units'
+        /// presentation times start at the range's start (the server's, when its reply has one).
+        public var range: RTSPRange
+        /// Over UDP, how long a packet may wait for those before it in the reorder window
+        /// (`RTPDepacketizer.Options.maximumReorderDelay`, default 500 ms); past it the gap is
+        /// declared lost.
+        public var maximumReorderDelay: Duration?
 
         /// Creates options.
         public init(transport: Transport = .tcp, credentials: RTSPCredentials? = nil, requestTimeout: Duration = .seconds(10),
@@ -103,7 +114,9 @@ public final class RTSPClient: @unchecked Sendable {
                     videoOnly: Bool = false, receiverReportInterval: Duration = .seconds(5), keyframeRequest: KeyframeRequest? = .pli,
                     keyframeRequestInterval: Duration = .seconds(1), lenient: Bool = true, skipsUntilDecodable: Bool = false,
                     udpAddress: String = "0.0.0.0", reorderWindow: Int = 64, udpFallbackTimeout: Duration? = .seconds(3),
-                    maximumRedirects: Int = 3) {
+                    maximumRedirects: Int = 3, range: RTSPRange = RTSPRange(), maximumReorderDelay: Duration? = .milliseconds(500)) {
+            self.range = range
+            self.maximumReorderDelay = maximumReorderDelay
             self.transport = transport
             self.credentials = credentials
             self.requestTimeout = requestTimeout
@@ -156,6 +169,10 @@ public final class RTSPClient: @unchecked Sendable {
         public var redirects = 0
         /// True once a UDP session was set up again over TCP.
         public var fellBackToTCP = false
+        /// Packets of other tracks ignored because they came before the first sequence number
+        /// of the `PLAY` reply's `RTP-Info` (the H.264 track's are in
+        /// `RTPLossReport.packetsBeforeStart`).
+        public var packetsBeforeStart = 0
     }
 
     /// The URL (its user information kept out of ``RTSPURL/description``): the one given, or
@@ -167,17 +184,20 @@ public final class RTSPClient: @unchecked Sendable {
     /// The settings.
     public let options: Options
     /// The `DESCRIBE` result, once ``describe()`` has run.
-    public private(set) var sessionDescription: RTSPSessionDescription?
+    public internal(set) var sessionDescription: RTSPSessionDescription?
     /// The methods the server listed in `Public` (``requestOptions()``).
     public private(set) var publicMethods: [String] = []
     /// The tracks set up, in order (``setup()``).
     public private(set) var setUpTracks: [RTSPTrack] = []
     /// The session id the server gave in `SETUP`.
-    public private(set) var sessionID: String?
+    public internal(set) var sessionID: String?
     /// The server's session timeout (`Session: id;timeout=n`, 60 s when absent, RFC 2326 12.37).
-    public private(set) var sessionTimeout: Duration = .seconds(60)
+    public internal(set) var sessionTimeout: Duration = .seconds(60)
     /// The `RTP-Info` of the `PLAY` reply, per track set up (nil where the server gave none).
     public private(set) var rtpInfo: [RTSPTrack.RTPInfo?] = []
+    /// The range being played: the `Range` of the `PLAY` reply, or the one asked for
+    /// (``Options/range``) when the reply has none that parses (nil before ``play()``).
+    public private(set) var playedRange: RTSPRange?
     /// Counters so far.
     public var statistics: Statistics { stats }
     /// The H.264 track's reception report: received, lost, reordered, access units.
@@ -193,7 +213,7 @@ public final class RTSPClient: @unchecked Sendable {
     private let interrupt = Interrupt()
     private let keyframeAsked = Atomic<Bool>(false)
     private let credentials: RTSPCredentials?
-    private var socket: TCPSocket?
+    var socket: TCPSocket?
     private var reader: RTSPMessageReader
     private var cseq = 0
     private var authenticator: RTSPAuthenticator?
@@ -205,12 +225,24 @@ public final class RTSPClient: @unchecked Sendable {
     private var receiver: RTPReceiver?
     private var udp: [UDPSocketPair] = []
     private var udpRTCPTargets: [SocketAddress?] = []
-    private let ownSSRC: UInt32
+    let ownSSRC: UInt32
     private let started = ContinuousClock.now
     private var lastKeyframeRequest: ContinuousClock.Instant?
     private var firSequence: UInt8 = 0
     private var trackState: [TrackState] = []
     private var redirects = 0
+    /// Publishing (``announce(_:)``, ``record()``, ``send(_:)``): the packetiser and its
+    /// buffer, the control URL set up, when the next keep-alive is due.
+    var recording: Recording?
+
+    struct Recording {
+        var packetizer: RTPPacketizer
+        var packets = RTPPacketBuffer()
+        var frame: [UInt8] = []
+        var control: RTSPURL
+        var nextKeepAlive: ContinuousClock.Instant = .now
+        var recording = false
+    }
 
     /// Where a track's interleaved channels lead.
     private struct Channel {
@@ -227,6 +259,9 @@ public final class RTSPClient: @unchecked Sendable {
         var senderReport: RTCPSenderReport?
         var rtpChannel: UInt8 = 0
         var rtcpChannel: UInt8 = 1
+        /// The `RTP-Info` `seq` of a track other than the H.264 one, until a packet at or after it
+        /// came (those before it are ignored).
+        var firstSequence: UInt16?
     }
 
     /// Creates a client; nothing is sent until the first request.
@@ -337,16 +372,7 @@ public final class RTSPClient: @unchecked Sendable {
             if let sessionID { headers.append(("Session", sessionID)) }
             let response = try request("SETUP", track.url.requestURI, headers, sendsSession: false)
             let reply = RTSPTransportHeader(response[header: "Transport"] ?? "")
-            if let session = response[header: "Session"] {
-                let parts = session.split(separator: ";")
-                sessionID = parts.first.map { $0.trimmingSpaces }
-                for p in parts.dropFirst() {
-                    let kv = p.split(separator: "=", maxSplits: 1)
-                    if kv.count == 2, kv[0].trimmingSpaces.lowercased() == "timeout", let s = Int(kv[1].trimmingSpaces), s > 0 {
-                        sessionTimeout = .seconds(min(s, 86_400))
-                    }
-                }
-            }
+            noteSession(response)
             switch transport {
             case .tcp:
                 let (rtp, rtcp) = reply.interleaved ?? (n, n &+ 1)
@@ -368,7 +394,8 @@ public final class RTSPClient: @unchecked Sendable {
                 var receiverOptions = RTPReceiver.Options(depacketizer: .init(reorderWindow: transport == .tcp ? 1 : options.reorderWindow,
                                                                               payloadType: track.payloadType,
                                                                               packetizationMode: track.h264?.packetizationMode == 0 ? 0 : 1,
-                                                                              lenient: options.lenient),
+                                                                              lenient: options.lenient,
+                                                                              maximumReorderDelay: options.maximumReorderDelay),
                                                           skipsUntilDecodable: options.skipsUntilDecodable)
                 do throws(RTPError) {
                     receiverOptions.parameterSets = try track.h264?.parameterSetNALUnits() ?? []
@@ -382,22 +409,40 @@ public final class RTSPClient: @unchecked Sendable {
         }
     }
 
-    /// Sends `PLAY` for the aggregate URL (from the start: `Range: npt=0.000-`) and keeps the
-    /// `RTP-Info` of each track. Interleaved frames that arrive before the reply are kept
-    /// (``RTSPLimits/maximumFramesBeforeResponse``) and delivered first by
-    /// ``receive(until:_:)``.
+    /// Sends `PLAY` for the aggregate URL with ``Options/range`` (`Range: npt=0.000-` by
+    /// default) and aligns each track with the reply (RFC 2326 12.33 `RTP-Info`, 12.29
+    /// `Range`): packets before a track's `seq` are ignored (sent before the `PLAY` took
+    /// effect), and the H.264 track's `rtptime` is the start of the range played
+    /// (``playedRange``), so the access units' presentation times begin there. A reply without
+    /// `RTP-Info`, or without `seq` or `rtptime` (cameras omit them), is tolerated: no packet is
+    /// ignored, and the first access unit is at the range's start. Interleaved frames that
+    /// arrive before the reply are kept (``RTSPLimits/maximumFramesBeforeResponse``) and
+    /// delivered first by ``receive(until:_:)``, after the alignment.
     /// - Throws: as every request.
     @discardableResult
     public func play() throws(RTSPError) -> RTSPResponse {
         guard let description = sessionDescription, !setUpTracks.isEmpty else {
             throw RTSPError.invalid(.invalidArgument, "PLAY before SETUP")
         }
-        let response = try request("PLAY", description.aggregateURL.requestURI, [("Range", "npt=0.000-")])
+        let response = try request("PLAY", description.aggregateURL.requestURI, [("Range", options.range.description)])
         let infos = RTSPTrack.RTPInfo.parse(response[header: "RTP-Info"] ?? "")
+        let base = description.base
         rtpInfo = setUpTracks.map { track in
             infos.first { info in
-                guard let u = url.resolving(info.url) else { return false }
-                return u.requestURI == track.url.requestURI || info.url == track.control
+                let relative = base.resolving(info.url)?.requestURI, absolute = url.resolving(info.url)?.requestURI
+                return absolute == track.url.requestURI || relative == track.url.requestURI || info.url == track.control
+            } ?? (infos.count == 1 && setUpTracks.count == 1 ? infos.first : nil)  // one track: its entry, whatever its url
+        }
+        var played = response[header: "Range"].flatMap(RTSPRange.init(parsing:)) ?? options.range
+        if played.start == nil { played.start = options.range.start }  // `now`: no time known, the one asked for
+        playedRange = played
+        for index in trackState.indices {
+            let info = index < rtpInfo.count ? rtpInfo[index] : nil
+            if trackState[index].isVideo {
+                receiver?.align(sequenceNumber: info?.sequenceNumber, rtpTimestamp: info?.rtpTimestamp,
+                                presentationTime: played.startTicks)
+            } else {
+                trackState[index].firstSequence = info?.sequenceNumber
             }
         }
         return response
@@ -481,6 +526,8 @@ public final class RTSPClient: @unchecked Sendable {
                 try finish()
                 return .bye
             }
+            receiver?.releaseExpired(at: clock.now) { sink(.video($0)) }
+            if let failure { throw failure }
             try RTSPError.mapping { () throws(SocketError) in try interrupt.check("receive") }
             let now = clock.now
             if transport == .udp, !anyMedia, let fallback = options.udpFallbackTimeout, now >= loopStart.advanced(by: fallback) {
@@ -511,6 +558,7 @@ public final class RTSPClient: @unchecked Sendable {
                 if now >= nextReport { nextReport = now.advanced(by: reportInterval()) }
             }
             var wake = min(nextKeepAlive, nextReport, lastMedia.advanced(by: options.silenceTimeout), now.advanced(by: .milliseconds(250)))
+            if let due = receiver?.releaseDeadline { wake = max(now, min(wake, due)) }
             if let last = lastKeyframeRequest, keyframeAsked.load(ordering: .acquiring) || receiver?.needsKeyframe == true {
                 wake = max(now, min(wake, last.advanced(by: options.keyframeRequestInterval)))
             }
@@ -564,7 +612,8 @@ public final class RTSPClient: @unchecked Sendable {
 
     // MARK: Requests
 
-    private func requestBytes(_ method: String, _ uri: String, _ extra: [(String, String)], sendsSession: Bool = true) -> [UInt8] {
+    private func requestBytes(_ method: String, _ uri: String, _ extra: [(String, String)], sendsSession: Bool = true,
+                              body: [UInt8] = []) -> [UInt8] {
         cseq &+= 1  // one per request: never near Int.max
         var headers = extra
         headers.append(("User-Agent", options.userAgent))
@@ -573,7 +622,7 @@ public final class RTSPClient: @unchecked Sendable {
             headers.append(("Authorization", authenticator.authorization(credentials, method: method, uri: uri)))
             self.authenticator = authenticator
         }
-        return rtspRequestBytes(method: method, uri: uri, cseq: cseq, headers: headers)
+        return rtspRequestBytes(method: method, uri: uri, cseq: cseq, headers: headers, body: body)
     }
 
     private func connectIfNeeded() throws(RTSPError) -> TCPSocket {
@@ -588,14 +637,14 @@ public final class RTSPClient: @unchecked Sendable {
     /// Sends a request and waits for its response (matched by `CSeq`; one without `CSeq` is
     /// taken as this request's), answering a 401 once with the credentials (again when the
     /// server says the nonce went stale).
-    private func request(_ method: String, _ uri: String, _ extra: [(String, String)] = [],
-                         sendsSession: Bool = true) throws(RTSPError) -> RTSPResponse {
+    func request(_ method: String, _ uri: String, _ extra: [(String, String)] = [],
+                 sendsSession: Bool = true, body: [UInt8] = []) throws(RTSPError) -> RTSPResponse {
         var uri = uri
         var attempts = 0
         while true {
             attempts &+= 1
             let socket = try connectIfNeeded()
-            let bytes = requestBytes(method, uri, extra, sendsSession: sendsSession)
+            let bytes = requestBytes(method, uri, extra, sendsSession: sendsSession, body: body)
             let sent = cseq
             let deadline = Deadline.after(options.requestTimeout)
             try RTSPError.mapping { () throws(SocketError) in try socket.send(bytes, deadline: deadline) }
@@ -665,14 +714,14 @@ public final class RTSPClient: @unchecked Sendable {
         try play()
     }
 
-    private enum Read {
+    enum Read {
         case message(RTSPIncoming)
         case timedOut
         case closed
     }
 
     /// The next message from the connection by `deadline`.
-    private func read(deadline: Deadline) throws(RTSPError) -> Read {
+    func read(deadline: Deadline) throws(RTSPError) -> Read {
         guard let socket else { return .closed }
         do {
             return .message(try reader.next(from: socket, deadline: deadline))
@@ -709,7 +758,7 @@ public final class RTSPClient: @unchecked Sendable {
         }
     }
 
-    private func answerServerRequest(_ cseq: String?) throws(RTSPError) {
+    func answerServerRequest(_ cseq: String?) throws(RTSPError) {
         guard let socket else { return }
         var text = "RTSP/1.0 501 Not Implemented\r\n"
         if let cseq { text += "CSeq: \(cseq.prefix(16))\r\n" }
@@ -717,7 +766,20 @@ public final class RTSPClient: @unchecked Sendable {
         try RTSPError.mapping { () throws(SocketError) in try socket.send(Array(text.utf8), deadline: .after(options.requestTimeout)) }
     }
 
-    private func sendKeepAlive() throws(RTSPError) {
+    /// Keeps the session id and timeout of a `SETUP` reply (`Session: id;timeout=n`).
+    func noteSession(_ response: RTSPResponse) {
+        guard let session = response[header: "Session"] else { return }
+        let parts = session.split(separator: ";")
+        sessionID = parts.first.map { $0.trimmingSpaces }
+        for p in parts.dropFirst() {
+            let kv = p.split(separator: "=", maxSplits: 1)
+            if kv.count == 2, kv[0].trimmingSpaces.lowercased() == "timeout", let s = Int(kv[1].trimmingSpaces), s > 0 {
+                sessionTimeout = .seconds(min(s, 86_400))
+            }
+        }
+    }
+
+    func sendKeepAlive() throws(RTSPError) {
         guard let socket, let description = sessionDescription else { return }
         let method = publicMethods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
         let uri = method == "OPTIONS" ? url.requestURI : description.aggregateURL.requestURI
@@ -727,7 +789,7 @@ public final class RTSPClient: @unchecked Sendable {
         stats.keepAlivesSent &+= 1
     }
 
-    private func checkKeepAliveResponse(_ response: RTSPResponse) throws(RTSPError) {
+    func checkKeepAliveResponse(_ response: RTSPResponse) throws(RTSPError) {
         if response.statusCode == 454 {
             throw RTSPError.invalid(.requestFailed, "keep-alive of \(url): 454 Session Not Found")
         }
@@ -777,12 +839,21 @@ public final class RTSPClient: @unchecked Sendable {
             }
         }
         if trackState[index].isVideo {
-            receiver?.receive(payload, channel: .rtp) { sink(.video($0)) }
+            receiver?.receive(payload, channel: .rtp, arrival: arrival) { sink(.video($0)) }
             return
         }
         guard let packet = try? RTPPacket(parsing: payload) else {
             stats.packetsRejected &+= 1
             return
+        }
+        if let first = trackState[index].firstSequence {
+            // Before the announced first packet (within RFC 3550's MAX_DROPOUT): sent before the PLAY.
+            let distance = Int16(bitPattern: packet.header.sequenceNumber &- first)
+            if distance < 0 && distance >= -Int16(RTPDepacketizer.maximumDropout) {
+                stats.packetsBeforeStart &+= 1
+                return
+            }
+            trackState[index].firstSequence = nil
         }
         let ntp = trackState[index].senderReport.flatMap { report in
             report.ssrc == packet.header.ssrc

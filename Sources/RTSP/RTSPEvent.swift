@@ -54,7 +54,7 @@ extension RTSPTrack {
 
         /// The entries of an `RTP-Info` value (`url=...;seq=...;rtptime=..., url=...`); a
         /// comma inside a URL (before the next `url=`) is kept in it.
-        static func parse(_ value: String) -> [RTPInfo] {
+        package static func parse(_ value: String) -> [RTPInfo] {
             var out: [RTPInfo] = []
             for part in value.split(separator: ",") {
                 let fields = part.split(separator: ";").map { $0.trimmingSpaces }
@@ -81,13 +81,13 @@ extension RTSPTrack {
 }
 
 /// The parameters of a `Transport` reply the client uses (RFC 2326 12.39).
-struct RTSPTransportHeader {
-    var interleaved: (UInt8, UInt8)?
-    var serverPorts: (UInt16, UInt16)?
-    var source: String?
-    var ssrc: UInt32?
+package struct RTSPTransportHeader {
+    package var interleaved: (UInt8, UInt8)?
+    package var serverPorts: (UInt16, UInt16)?
+    package var source: String?
+    package var ssrc: UInt32?
 
-    init(_ value: String) {
+    package init(_ value: String) {
         // A server may list several transports; the first is the one chosen.
         let first = value.split(separator: ",").first ?? ""
         for field in first.split(separator: ";") {

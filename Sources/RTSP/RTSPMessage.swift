@@ -86,7 +86,7 @@ public struct RTSPLimits: Hashable, Sendable {
 }
 
 /// What the server sent next on the connection.
-enum RTSPIncoming {
+package enum RTSPIncoming {
     /// A response to a request.
     case response(RTSPResponse)
     /// An interleaved frame (RFC 2326 10.12): `$`, the channel, a 16-bit length, the payload.
@@ -101,15 +101,15 @@ enum RTSPIncoming {
 /// that times out in the middle of one loses nothing.
 ///
 /// Memory: at most the line, header and body limits of ``RTSPLimits`` plus one 64 KiB receive.
-struct RTSPMessageReader {
-    let limits: RTSPLimits
+package struct RTSPMessageReader {
+    package let limits: RTSPLimits
     private var buffer: [UInt8] = []
     private var start = 0
 
-    init(limits: RTSPLimits) { self.limits = limits }
+    package init(limits: RTSPLimits) { self.limits = limits }
 
     /// Bytes buffered and not yet taken.
-    var bufferedCount: Int { buffer.count &- start }
+    package var bufferedCount: Int { buffer.count &- start }
 
     /// The next message, receiving from `socket` until `deadline` while the buffer holds none.
     /// - Throws: ``RTSPError/Code/timedOut`` (the buffer kept), ``RTSPError/Code/limitExceeded``,
@@ -123,7 +123,7 @@ struct RTSPMessageReader {
     }
 
     /// Adds received bytes (what ``next(from:deadline:)`` does with each receive).
-    mutating func append(_ bytes: ArraySlice<UInt8>) {
+    package mutating func append(_ bytes: ArraySlice<UInt8>) {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)
             start = 0
@@ -132,7 +132,7 @@ struct RTSPMessageReader {
     }
 
     /// A whole message from the buffer, or nil when more bytes are needed.
-    mutating func parse() throws(RTSPError) -> RTSPIncoming? {
+    package mutating func parse() throws(RTSPError) -> RTSPIncoming? {
         // Line ends between messages (some servers send an extra CRLF).
         while start < buffer.count, buffer[start] == 0x0D || buffer[start] == 0x0A { start &+= 1 }
         guard start < buffer.count else { return nil }
@@ -163,6 +163,9 @@ struct RTSPMessageReader {
             guard end < buffer.count else { return nil }  // the line is not whole yet
             var lineEnd = end
             if lineEnd > lineStart, buffer[lineEnd &- 1] == 0x0D { lineEnd &-= 1 }
+            guard lineEnd &- lineStart <= limits.maximumLineLength else {  // a bare LF: the CR allowed for above is not there
+                throw RTSPError.invalid(.limitExceeded, "a response line longer than \(limits.maximumLineLength) bytes")
+            }
             i = end &+ 1
             if lineEnd == lineStart {
                 headerEnd = i

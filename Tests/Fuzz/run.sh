@@ -7,10 +7,11 @@
 # the MP4 targets, of MP4FuzzBodies.targets (Tests/MP4Tests/Fuzz/MP4FuzzBodies.swift):
 #   H.264 core:  annexb_parse, streaming, avcc, access_units, roundtrip
 #   around it:   flv_read, rtp_depacketize, rtmp_receive (a server's bytes into the client),
-#                rtmp_serve (a publisher's bytes into the server), y4m_parse, sdp_parse, ts_demux (TSParser), mp4_read
+#                rtmp_serve (a publisher's bytes into the server), y4m_parse, sdp_parse, ts_demux (TSParser), mp4_read,
+#                rtsp_response (a server's bytes into the RTSP client's reader: responses, SDP, headers, `$` frames)
 #   packaging:   mp4_fragment (MP4FragmentWriter), hls_segment (HLSSegmentWriter with a live
 #                window, in a temporary directory): an options byte, then an Annex-B stream
-# The library modules (H264, MediaSupport, H264Video, RTP, FLV, RTMP, MPEGTS, MP4) are compiled as they are in the package, one static
+# The library modules (H264, MediaSupport, H264Video, RTP, FLV, RTMP, MPEGTS, MP4, RTSP) are compiled as they are in the package, one static
 # library each with libFuzzer's coverage instrumentation, into .build/fuzz/modules; the shared
 # bodies, Tests/TestSupport/FuzzProperty.swift (a broken property traps here, so that libFuzzer
 # keeps the input), Tests/TestSupport/FramingEvents.swift (the splitter drivers the streaming
@@ -41,7 +42,7 @@ fi
 target=$1; seconds=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-targets="annexb_parse streaming avcc access_units roundtrip flv_read rtp_depacketize rtmp_receive rtmp_serve y4m_parse sdp_parse ts_demux mp4_read mp4_fragment hls_segment"
+targets="annexb_parse streaming avcc access_units roundtrip flv_read rtp_depacketize rtmp_receive rtmp_serve y4m_parse sdp_parse ts_demux mp4_read mp4_fragment hls_segment rtsp_response"
 case " $targets " in
     *" $target "*) ;;
     *) echo "no target $target ($targets)" >&2; exit 2 ;;
@@ -49,6 +50,7 @@ esac
 case $target in
     flv_read|rtmp_receive|rtmp_serve) dict="$here/flv-rtmp.dict" ;;
     sdp_parse) dict="$here/sdp.dict" ;;
+    rtsp_response) dict="$here/rtsp.dict" ;;
     y4m_parse) dict="$here/y4m.dict" ;;
     mp4_read) dict="$here/mp4.dict" ;;
     *) dict="$here/h264.dict" ;;
@@ -76,7 +78,7 @@ build_module() {  # NAME
     mv "$modules/lib$1.a.tmp" "$modules/lib$1.a"
 }
 rebuilt=no
-for m in H264 MediaSupport H264Video RTP FLV RTMP MPEGTS MP4; do
+for m in H264 MediaSupport H264Video RTP FLV RTMP MPEGTS MP4 RTSP; do
     if [ "$rebuilt" = yes ] || [ ! -f "$modules/lib$m.a" ] || \
        [ -n "$(find "$root/Sources/$m" -name '*.swift' -newer "$modules/lib$m.a" | head -n 1)" ]; then
         echo "building module $m..." >&2
@@ -96,7 +98,7 @@ if [ "$rebuilt" = yes ] || [ ! -x "$bin" ] || \
     # In $out: a whole-module build with -g leaves the binary's module files (H264Fuzz-1.swiftmodule,
     # ...) in the current directory.
     # shellcheck disable=SC2086
-    (cd "$out" && swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lMPEGTS -lRTMP -lFLV -lRTP -lH264Video -lMediaSupport -lH264 \
+    (cd "$out" && swiftc $flags -module-name H264Fuzz -I "$modules" -L "$modules" -lMP4 -lMPEGTS -lRTMP -lFLV -lRTSP -lRTP -lH264Video -lMediaSupport -lH264 \
         @"$out/sources" -o "$bin.tmp")
     mv "$bin.tmp" "$bin"
 fi

@@ -91,11 +91,11 @@ import TestSupport
         let (aus, report, events) = try depacketize(order.map { packets[$0] }, .init(reorderWindow: 4))
         #expect(aus.map(\.timestamp) == [0, 6000])  // the middle access unit lost a fragment
         #expect(aus.allSatisfy { $0.nals == [Array(slice.bytes)] })
-        #expect(report.packetsLost == 1 && report.lateOrDuplicate == 1 && report.nalUnitsDropped == 1)
+        #expect(report.packetsLost == 1 && report.lateOrDuplicate == 1 && report.latePackets == 1 && report.nalUnitsDropped == 1)
         #expect(events.contains(.packetsLost(firstSequenceNumber: 65_530 &+ 15, count: 1)))
         // Printed for a log: the totals first, then each count that is not zero.
         #expect("\(report)" == "\(report.packetsReceived) packets received, 1 lost; 2 access units delivered, "
                 + "1 after a reference picture loss; "
-                + "late or duplicate 1, NAL units dropped 1")
+                + "late or duplicate 1, late 1, NAL units dropped 1")
     }
 }

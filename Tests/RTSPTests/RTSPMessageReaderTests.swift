@@ -32,6 +32,21 @@ import Testing
         #expect(try reader.parse() == nil)
     }
 
+    /// A line of exactly `maximumLineLength` bytes passes with either line end; one byte more
+    /// fails with either (a bare LF does not get the CR's byte).
+    @Test(arguments: ["\r\n", "\n"]) func lineLimitIsExact(lineEnd: String) throws {
+        var limits = RTSPLimits()
+        limits.maximumLineLength = 20
+        let header = "X-Pad: " + String(repeating: "a", count: 13)  // 20 bytes
+        var exact = RTSPMessageReader(limits: limits)
+        exact.append(Array("RTSP/1.0 200 OK\(lineEnd)\(header)\(lineEnd)\(lineEnd)".utf8)[...])
+        guard case .response(let r) = try exact.parse() else { Issue.record("no response"); return }
+        #expect(r[header: "X-Pad"]?.count == 13)
+        var over = RTSPMessageReader(limits: limits)
+        over.append(Array("RTSP/1.0 200 OK\(lineEnd)\(header)a\(lineEnd)\(lineEnd)".utf8)[...])
+        #expect(throws: RTSPError.invalid(.limitExceeded, "")) { try over.parse() }
+    }
+
     @Test func bounds() {
         var limits = RTSPLimits()
         limits.maximumBodySize = 4

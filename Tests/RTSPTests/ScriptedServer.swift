@@ -8,7 +8,8 @@ import RTP
 /// A one-connection RTSP server on a loopback port whose answers a test scripts: it reads the
 /// client's requests (and its interleaved RTCP frames, kept in ``framesFromClient``) and
 /// passes each request to `handle`, which writes what it likes on the connection. Connections
-/// are served one after another; the thread ends when the test finishes it, or after 20 s.
+/// are served one after another; the thread ends when the test finishes it, or after its
+/// lifetime (20 s unless told).
 final class ScriptedRTSPServer: @unchecked Sendable {
     struct Request: Sendable {
         var method: String
@@ -20,8 +21,10 @@ final class ScriptedRTSPServer: @unchecked Sendable {
     /// What a handler uses to answer.
     final class Connection: @unchecked Sendable {
         let socket: TCPSocket
+        /// Sends from several threads (a handler's replies, a media thread) go whole.
+        private let sending = ThreadLock(0)
         init(socket: TCPSocket) { self.socket = socket }
-        func send(_ bytes: [UInt8]) { try? socket.send(bytes, deadline: .after(.seconds(5))) }
+        func send(_ bytes: [UInt8]) { sending.withLock { _ in _ = try? socket.send(bytes, deadline: .after(.seconds(5))) } }
         func send(_ text: String) { send(Array(text.utf8)) }
         /// A response with CSeq and the given headers and body.
         func reply(_ request: Request, _ status: String = "200 OK", _ headers: [String] = [], body: String = "") {
@@ -44,11 +47,11 @@ final class ScriptedRTSPServer: @unchecked Sendable {
     var framesFromClient: [[UInt8]] { state.withLock { $0.frames } }
     var url: String { "rtsp://127.0.0.1:\(port)/cam" }
 
-    init(_ handle: @escaping @Sendable (Request, Connection) -> Void) throws {
+    init(lifetime: Duration = .seconds(20), _ handle: @escaping @Sendable (Request, Connection) -> Void) throws {
         listener = try TCPListener()
         let listener = self.listener, state = self.state
         Thread.detachNewThread {
-          let end = Deadline.after(.seconds(20))
+          let end = Deadline.after(lifetime)
           // Connections one after another (a client that falls back or reconnects).
           while !end.hasPassed, !state.withLock({ $0.done }) {
             guard let socket = try? listener.accept(deadline: .after(.milliseconds(200))) else { continue }

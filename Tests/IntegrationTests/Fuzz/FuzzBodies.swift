@@ -26,6 +26,7 @@ enum FuzzBodies {
         "rtmp_receive": rtmpReceive,
         "rtmp_serve": rtmpServe,
         "ts_demux": tsDemux,
+        "rtsp_response": rtspResponse,
     ]
 
     /// Reports a broken promise (``FuzzProperty``: a trap in the fuzz binary, a recorded issue

@@ -52,7 +52,7 @@ import TestSupport
 
     /// Every body accepts the seeds derived for it from the fixtures (FLV files, RTP packets,
     /// server bytes, SDP, Y4M), and there are some for each target that needs them.
-    @Test(arguments: ["flv_read", "rtp_depacketize", "rtmp_receive", "rtmp_serve", "y4m_parse", "sdp_parse", "ts_demux"])
+    @Test(arguments: ["flv_read", "rtp_depacketize", "rtmp_receive", "rtmp_serve", "y4m_parse", "sdp_parse", "ts_demux", "rtsp_response"])
     func derivedSeeds(_ target: String) throws {
         let body = try #require(FuzzBodies.targets[target])
         let streams = Fixture.allCases.map { $0.bytes() }

@@ -17,6 +17,8 @@ enum FuzzSeeds {
             seeds = y4mSeeds()
         case "sdp_parse":
             for stream in streams { seeds += sdpSeeds(stream) }
+        case "rtsp_response":
+            for stream in streams { seeds += rtspSeeds(stream) }
         default:
             seeds = containerSeeds(target: target, streams: streams)
         }
@@ -86,4 +88,51 @@ enum FuzzSeeds {
         let session = RTPSessionDescription(connectionAddress: "127.0.0.1", port: 5004, format: format, frameRate: 25)
         return [[0] + Array("a=fmtp:96 \(format)".utf8), [1] + Array(session.text.utf8)]
     }
+
+    /// What a camera sends an RTSP client for a stream, as the rtsp_response body reads it (the
+    /// limits' bytes at their largest, 64-byte chunks): the replies to OPTIONS, a Digest
+    /// challenge, DESCRIBE (the stream's parameter sets in the SDP), SETUP and PLAY (`RTP-Info`,
+    /// `Range`), a server's request, then the stream's first RTP packets and a sender report
+    /// as interleaved frames; once whole, once with the frames before the PLAY reply.
+    static func rtspSeeds(_ stream: [UInt8]) -> [[UInt8]] {
+        var splitter = AnnexB.Splitter(stream[...], leadingData: .skip)
+        var sets: [NALUnit] = []
+        while sets.count < 2, let unit = try? splitter.next() {
+            if unit.type == .sps || unit.type == .pps { sets.append(unit) }
+        }
+        guard let format = try? H264FormatParameters(parameterSets: sets) else { return [] }
+        let sdp = "v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=cam\r\nt=0 0\r\na=control:*\r\nm=video 0 RTP/AVP 96\r\n"
+            + "a=rtpmap:96 H264/90000\r\na=fmtp:96 \(format)\r\na=control:trackID=0\r\nm=audio 0 RTP/AVP 8\r\na=control:trackID=1\r\n"
+        func reply(_ cseq: Int, _ status: String = "200 OK", _ headers: [String] = [], body: String = "") -> [UInt8] {
+            var text = "RTSP/1.0 \(status)\r\nCSeq: \(cseq)\r\n"
+            for h in headers { text += h + "\r\n" }
+            if !body.isEmpty { text += "Content-Length: \(body.utf8.count)\r\n" }
+            return Array((text + "\r\n" + body).utf8)
+        }
+        var frames: [UInt8] = []
+        let accessUnits = AccessUnits.assemble(annexB: stream[...], leadingData: .skip).accessUnits.prefix(3)
+        if var packetizer = try? RTPPacketizer(.init(mtu: 200, ssrc: 0x1234_5678)) {
+            var buffer = RTPPacketBuffer()
+            for (i, au) in accessUnits.enumerated() {
+                try? packetizer.packetize(RTPAccessUnit(nalUnits: au.nalUnits, timestamp90kHz: Int64(i) * 3600), into: &buffer)
+            }
+            for k in 0..<min(buffer.count, 12) {
+                let p = buffer[k]
+                frames += [0x24, 0, UInt8(p.count >> 8), UInt8(p.count & 0xFF)] + p
+            }
+        }
+        let report = RTCP.senderReportAndBye(ssrc: 0x1234_5678, ntpTimestamp: 0xE000_0000_0000_0000, rtpTimestamp: 0,
+                                             packetCount: 0, octetCount: 0)
+        frames += [0x24, 1, UInt8(report.count >> 8), UInt8(report.count & 0xFF)] + report
+        let head = reply(1, "200 OK", ["Public: OPTIONS, DESCRIBE, SETUP, PLAY, GET_PARAMETER, TEARDOWN"])
+            + reply(2, "401 Unauthorized", ["WWW-Authenticate: Basic realm=\"cam\"",
+                                            "WWW-Authenticate: Digest realm=\"cam\", nonce=\"abc123\", algorithm=MD5, qop=\"auth\""])
+            + reply(3, "200 OK", ["Content-Base: rtsp://camera.local/cam/", "Content-Type: application/sdp"], body: sdp)
+            + reply(4, "200 OK", ["Transport: RTP/AVP/TCP;unicast;interleaved=0-1;ssrc=12345678", "Session: 1A2B;timeout=60"])
+            + Array("SET_PARAMETER rtsp://camera.local/cam RTSP/1.0\r\nCSeq: 9\r\n\r\n".utf8)
+        let play = reply(5, "200 OK", ["Session: 1A2B", "Range: npt=0.000-", "RTP-Info: url=trackID=0;seq=0;rtptime=0,url=trackID=1;seq=7"])
+        let config: [UInt8] = [0xFF, 0xFF, 63]
+        return [config + head + play + frames, config + head + frames + play]
+    }
 }
+
