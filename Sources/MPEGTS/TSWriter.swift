@@ -92,8 +92,10 @@ public struct TSWriter: Sendable {
     /// The options in force.
     public let options: Options
     /// What ``write(_:parameterSets:)`` adds to every time (in 90 kHz ticks) once the first
-    /// has come: ``Options/delay``, plus what makes the first PCR non-negative (an encoder's
-    /// first decoding time is negative with B-frames); nil before the first timestamp.
+    /// has come: what brings the earliest of the first DTS and PTS up to ``Options/delay``, so
+    /// that the first PCR is not negative (an encoder's first decoding time is negative with
+    /// B-frames); 0 when the first times are already that late, so that a stream remuxed from
+    /// a transport stream keeps its times; nil before the first timestamp.
     public private(set) var timestampOffset: Int64?
     /// Access units written.
     public private(set) var accessUnitCount = 0
@@ -324,7 +326,7 @@ public struct TSWriter: Sendable {
         guard abs(dts) < limit, abs(pts) < limit else {
             throw TSError.invalid(.invalidArgument, "timestamps \(dts), \(pts) beyond ±2^62 ticks")
         }
-        let offset = timestampOffset ?? (delayTicks &+ max(0, -min(dts, pts)))  // each below 2^62
+        let offset = timestampOffset ?? max(0, delayTicks &- min(dts, pts))  // each below 2^62
         timestampOffset = offset
         return (dts &+ offset, pts &+ offset)
     }

@@ -62,4 +62,29 @@ import Testing
         // PCRs at most 100 ms apart, never ahead of the next access unit's decoding time.
         for (a, b) in zip(pcrs, pcrs.dropFirst()) { #expect(b.base - a.base <= 9_000 && b.base >= a.base) }
     }
+
+    /// The writer moves times only as far as its delay needs: a stream starting at 0 (or
+    /// earlier, with B-frames) is moved up to the delay, a remuxed transport stream whose times
+    /// already start later keeps them (as FFmpeg's `-c copy` does).
+    @Test func remuxKeepsTimesThatStartLate() throws {
+        let units = TSTestSupport.accessUnits(Fixture.mainCABACBFrames.bytes())
+        let (first, offset) = try TSTestSupport.mux(units)
+        let earliest = try units.map { try #require($0.timestamps?.rescaled(to: 90_000)) }.map { min($0.dts, $0.pts) }.min()!
+        #expect(offset == 63_000 - earliest)  // earliest is below the delay: 0, or negative with B-frames
+        let read = TSTestSupport.accessUnits(TSTestSupport.demux(first).events)
+        var writer = try TSWriter()
+        var second: [UInt8] = []
+        for au in read {
+            try writer.write(au)
+            second += writer.takeBytes()
+        }
+        #expect(writer.timestampOffset == 0)
+        let again = TSTestSupport.accessUnits(TSTestSupport.demux(second).events)
+        try #require(again.count == read.count)
+        #expect(again.map(\.timestamps) == read.map(\.timestamps))
+        // The first PCR runs the delay behind the first decoding time, not below zero.
+        let pcr = try #require(TSTestSupport.demux(second).events.lazy.compactMap { if case .programClockReference(let p) = $0 { p } else { nil } }.first)
+        let firstDTS = try #require(read.first?.timestamps?.dts)
+        #expect(pcr.base == firstDTS - 63_000)
+    }
 }
