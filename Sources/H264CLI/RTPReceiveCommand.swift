@@ -14,7 +14,7 @@ enum RTPReceiveCommand: CLICommand {
     usage: h264 rtp-receive [SDP] -o OUT [--port N] [--rtcp-port N] [--bind ADDR]
                             [--payload-type PT] [--packetization-mode 0|1] [--duration S]
                             [--idle-timeout S] [--wait S] [--strict] [--reorder-window N]
-                            [--json]
+                            [--reorder-delay MS] [--json]
 
     Listens for RTP (RFC 6184) on a local UDP port, depacketises it and writes the access units
     to OUT, timed by the sender's RTP timestamps (decoding times derived from the stream's
@@ -49,6 +49,10 @@ enum RTPReceiveCommand: CLICommand {
                                 bits, forbidden or reserved bit set, FU-A or STAP-A under
                                 packetization-mode 0) instead of accepting them with a warning
       --reorder-window N        packets held to put reordered ones back in order (default 64)
+      --reorder-delay MS        the longest a packet waits there for the ones before it
+                                (default 500); a gap it waited for is counted lost
+                                (packets_lost_to_delay), and what comes for it later late
+                                (packets_late)
       --json                    print the report as one JSON object
     """
 
@@ -64,6 +68,7 @@ enum RTPReceiveCommand: CLICommand {
         let wait = try args.option("--wait").map { try seconds($0, "--wait") }
         let strict = args.flag("--strict")
         let window = try args.intOption("--reorder-window", in: 1...RTPDepacketizer.maximumReorderWindow) ?? 64
+        let delay = try args.intOption("--reorder-delay", in: 1...60_000).map { Duration.milliseconds($0) }
         let json = args.flag("--json")
         let sdpPath = try args.positionals(min: 0, max: 1).first
 
@@ -89,6 +94,7 @@ enum RTPReceiveCommand: CLICommand {
         if let ptOption { configuration.depacketizer.payloadType = UInt8(ptOption) }
         if let modeOption { configuration.depacketizer.packetizationMode = modeOption }
         configuration.depacketizer.reorderWindow = window
+        if let delay { configuration.depacketizer.maximumReorderDelay = delay }
         // A recording starts where a decoder can: a stray packet first must not end it.
         configuration.skipsUntilDecodable = true
 
@@ -126,7 +132,8 @@ enum RTPReceiveCommand: CLICommand {
         let fields: [(String, Int)] = [
             ("packets_received", r.packetsReceived), ("packets_lost", r.packetsLost),
             ("packets_reordered", r.reorderedPackets), ("packets_duplicated", r.duplicatePackets),
-            ("packets_late_or_duplicated", r.lateOrDuplicate), ("packets_out_of_range", r.outOfRange),
+            ("packets_late_or_duplicated", r.lateOrDuplicate), ("packets_late", r.latePackets),
+            ("packets_lost_to_delay", r.packetsLostToDelay), ("packets_out_of_range", r.outOfRange),
             ("packets_rejected", r.packetsRejected), ("resynchronizations", r.resynchronizations),
             ("nal_units_dropped", r.nalUnitsDropped), ("access_units", r.accessUnitsDelivered),
             ("incomplete_access_units", r.incompleteAccessUnits), ("access_units_lost", r.accessUnitsLost),

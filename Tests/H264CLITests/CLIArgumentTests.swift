@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import H264CLI
 import H264
+import RTP
 import TestSupport
 
 /// The small correctness items of issue 27: an option given twice says so; `edit --level`
@@ -124,5 +125,34 @@ import TestSupport
         #expect(edit(bad, ["--crop", "0,0,0,8"]) == nil)
         let fixed = try #require(try AnnexB.split(Support.readFile(out)).first { $0.type == .sps })
         #expect(try SequenceParameterSet(rbsp: fixed.rbsp).height == 40)
+    }
+}
+
+/// `rtp-receive`'s report names each counter of the depacketiser's report once, under its own key.
+@Suite struct RTPReceiveReportTests {
+    @Test func lateAndDelayCountersHaveTheirOwnKeys() throws {
+        var report = RTPLossReport()
+        report.packetsReceived = 100
+        report.lateOrDuplicate = 7
+        report.latePackets = 3
+        report.packetsLostToDelay = 5
+        report.packetsLost = 9
+        var lines: [String] = []
+        RTPReceiveCommand.printReport(report, errors: 0, stop: .idle, json: true) { lines.append($0) }
+        try #require(lines.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(object["packets_late"] as? Int == 3)
+        #expect(object["packets_lost_to_delay"] as? Int == 5)
+        #expect(object["packets_late_or_duplicated"] as? Int == 7)
+        #expect(object["packets_lost"] as? Int == 9)
+        #expect(object["stopped"] as? String == "idle")
+        lines = []
+        RTPReceiveCommand.printReport(report, errors: 0, stop: .idle, json: false) { lines.append($0) }
+        #expect(lines.contains("packets_late: 3") && lines.contains("packets_lost_to_delay: 5"))
+    }
+
+    @Test func reorderDelayIsBounded() {
+        var args = Arguments(["-o", "/dev/null", "--port", "0", "--reorder-delay", "0"])
+        #expect(CLIArgumentTests.message { try RTPReceiveCommand.run(&args) } == "--reorder-delay: 0 is outside 1...60000")
     }
 }
