@@ -66,6 +66,16 @@ struct ReconnectTests {
                                      queueCapacity: 250, reconnection: reconnection)
     }
 
+    /// A server on `port` again after a 2 s outage (the port held meanwhile, so that a
+    /// reconnection attempt is refused rather than reaching anything else), once the old one
+    /// is closed.
+    static func restartedServer(on port: Int) async throws -> RTMPServer {
+        let hold = try PortHold(port)
+        try await Task.sleep(for: .seconds(2))
+        hold.release()
+        return try RTMPServer(host: "127.0.0.1", port: port, options: serverOptions())
+    }
+
     static func serverOptions() -> RTMPServer.Options {
         // The old publish may still hold the name when the new one comes (a proxy that held
         // the connection): the new one replaces it.
@@ -281,10 +291,7 @@ struct ReconnectTests {
         for _ in 0..<1000 where !before.caughtUp { try await Task.sleep(for: .milliseconds(1)) }
         let closedAt = ContinuousClock.now
         first.close()
-        let hold = try PortHold(port)
-        try await Task.sleep(for: .seconds(2))
-        hold.release()
-        let second = try RTMPServer(host: "127.0.0.1", port: port, options: Self.serverOptions())
+        let second = try await Self.restartedServer(on: port)
         defer { second.close() }
         let after = Publishes(second)
         let statistics = try await publishing.value
@@ -577,10 +584,7 @@ struct ReconnectTests {
         try await Task.sleep(for: .seconds(3))
         for _ in 0..<1000 where !before.caughtUp { try await Task.sleep(for: .milliseconds(1)) }
         first.close()
-        let hold = try PortHold(port)
-        try await Task.sleep(for: .seconds(2))
-        hold.release()
-        let second = try RTMPServer(host: "127.0.0.1", port: port, options: Self.serverOptions())
+        let second = try await Self.restartedServer(on: port)
         defer { second.close() }
         let after = Publishes(second)
         _ = try await publishing.value
