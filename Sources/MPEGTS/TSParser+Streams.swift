@@ -110,7 +110,7 @@ extension TSParser {
             streams[index].remaining = remaining &- n
         }
         if streams[index].h264 != nil {
-            streams[index].pending.append(contentsOf: buffer[i..<(i &+ n)])
+            appendPayload(index, from: i, count: n)
             if streams[index].pending.count >= Self.feedSize { feed(index) }
         } else if streams[index].pending.count &+ n > options.maximumPESBytes {
             problem(TSError.invalid(.limitExceeded, "PID \(streams[index].pid): a PES longer than \(options.maximumPESBytes) bytes dropped"))
@@ -118,11 +118,23 @@ extension TSParser {
             streams[index].pending = []
             return
         } else {
-            streams[index].pending.append(contentsOf: buffer[i..<(i &+ n)])
+            appendPayload(index, from: i, count: n)
         }
         if streams[index].remaining == 0 {
             endPES(index, atEnd: false)
         }
+    }
+
+    /// Appends `count` input bytes from `start` to stream `index`'s pending payload, straight
+    /// from the input's storage (a slice of it would take a reference per packet).
+    private mutating func appendPayload(_ index: Int, from start: Int, count: Int) {
+        guard count > 0 else { return }
+        var pending: [UInt8] = []
+        swap(&pending, &streams[index].pending)  // moved out: appended to in place
+        buffer.withUnsafeBufferPointer { input in
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<(start &+ count)]))
+        }
+        streams[index].pending = pending
     }
 
     /// Gathers the PES header; returns where the payload begins once it is whole.
@@ -234,10 +246,9 @@ extension TSParser {
     /// progress, whose rest is lost: they come out marked, and what follows starts afresh
     /// (else an access unit that lost its slices would take in the next one's).
     mutating func feed(_ index: Int, finishing: Bool = false, cut: Bool = false) {
-        guard var track = streams[index].h264 else { return }
-        streams[index].h264 = nil  // moved out while it works: no copy of its buffers
-        let pending = streams[index].pending
-        streams[index].pending = []
+        guard var track = streams[index].h264.take() else { return }  // moved out while it works: no copy
+        var pending: [UInt8] = []
+        swap(&pending, &streams[index].pending)
         if !pending.isEmpty {
             track.fed &+= pending.count
             track.splitter.append(pending[...])
