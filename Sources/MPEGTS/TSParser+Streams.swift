@@ -280,46 +280,49 @@ extension TSParser {
     /// progress, whose rest is lost: they come out marked, and what follows starts afresh
     /// (else an access unit that lost its slices would take in the next one's).
     mutating func feed(_ index: Int, upTo end: Int? = nil, finishing: Bool = false, cut: Bool = false) {
-        guard var track = streams[index].h264.take() else { return }  // moved out while it works: no copy
+        // Moved out while it works (swapped, not copied: a copy would retain all its buffers).
+        var track: H264Track?
+        swap(&track, &streams[index].h264)
+        guard track != nil else { return }
         streams[index].feedBoundary = nil
         var pending: [UInt8] = []
         swap(&pending, &streams[index].pending)
         if !pending.isEmpty {
             let end = end ?? pending.count
             // The next pending buffer: one of the earlier ones if nothing views it any more.
-            var next = track.buffers.takeFree() ?? []
+            var next = track!.buffers.takeFree() ?? []
             next.removeAll(keepingCapacity: true)
             if end < pending.count { next.append(contentsOf: pending[end...]) }
             if end > 0 {
-                track.fed &+= end
-                track.splitter.append(pending[..<end])
-                track.buffers.keep(&pending)
+                track!.fed &+= end
+                track!.splitter.append(pending[..<end])
+                track!.buffers.keep(&pending)
             }
             streams[index].pending = next
         }
-        if finishing || cut { track.splitter.finish() }
+        if finishing || cut { track!.splitter.finish() }
         while true {
             let unit: NALUnit?
             do throws(H264Error) {
-                unit = try track.splitter.next()
+                unit = try track!.splitter.next()
             } catch {
                 problem(TSError.h264(error, "PID \(streams[index].pid)"))
                 continue
             }
             guard let unit else { break }
-            let offset = track.base &+ track.splitter.lastNALUnitOffset &- track.splitter.lastStartCodeLength
+            let offset = track!.base &+ track!.splitter.lastNALUnitOffset &- track!.splitter.lastStartCodeLength
             do throws(H264Error) {
-                if let au = try track.assembler.push(unit, offset: offset) { emit(au, end: offset, track: &track, index: index) }
+                if let au = try track!.assembler.push(unit, offset: offset) { emit(au, end: offset, track: &track!, index: index) }
             } catch {
                 problem(TSError.h264(error, "PID \(streams[index].pid)"))
             }
         }
-        if finishing || cut, let au = track.assembler.finish() { emit(au, end: track.fed, track: &track, index: index) }
+        if finishing || cut, let au = track!.assembler.finish() { emit(au, end: track!.fed, track: &track!, index: index) }
         if cut {
-            track.splitter = AnnexBStreamParser(maximumNALUnitSize: options.maximumNALUnitSize, leadingData: .skip)
-            track.base = track.fed
+            track!.splitter = AnnexBStreamParser(maximumNALUnitSize: options.maximumNALUnitSize, leadingData: .skip)
+            track!.base = track!.fed
         }
-        streams[index].h264 = track
+        swap(&track, &streams[index].h264)
     }
 
     /// Feeds stream `index`'s bytes up to the end of its previous PES at `boundary`, and the
