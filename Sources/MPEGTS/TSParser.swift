@@ -45,8 +45,9 @@ import H264
 /// streams, never add to them past ``Options/maximumStreams``; PIDs that no table names cost
 /// nothing (a count).
 ///
-/// Memory: the chunks handed over and not yet read (held, not copied: a slice keeps its whole
-/// array) and a copy of at most 4 KiB across a chunk boundary, plus at most 8 KiB × 7 of
+/// Memory: the input handed over and not yet read: chunks held by reference (a slice keeps its
+/// whole array), and a copy of short chunks and of the bytes around a chunk boundary (at most
+/// four times the bytes not yet read, plus 8 KiB); plus at most 8 KiB × 7 of
 /// tables per PID, one PAT and ``maximumPrograms`` PMT sections (1 KiB each), and per followed
 /// stream (at most ``Options/maximumStreams``): an H.264 stream's core parser (one NAL unit,
 /// at most ``Options/maximumNALUnitSize``, and one access unit, at most
@@ -151,8 +152,9 @@ public struct TSParser: Sendable {
     var buffer: ArraySlice<UInt8> = []
     private var position = 0
     private var queued: [ArraySlice<UInt8>] = []
-    /// `buffer` is a copy of the parser's own (else a chunk handed over).
+    /// `buffer` views `own`, the parser's copy across chunk boundaries (else a chunk handed over).
     private var ownsBuffer = false
+    private var own: [UInt8] = []
     /// When `buffer` holds a copy of `queued[0]`'s first bytes: `buffer[start]` is
     /// `queued[0][from]`, and `queued[0]` is copied up to `end`.
     private var join: (start: Int, from: Int, end: Int)?
@@ -189,6 +191,8 @@ public struct TSParser: Sendable {
             position = chunk.startIndex
             ownsBuffer = false
             join = nil
+        } else if queued.isEmpty && chunk.count <= Self.joinSize {
+            _ = gather(chunk)  // a short chunk after the current one's rest: copied at once
         } else {
             queued.append(chunk)
         }
@@ -222,19 +226,12 @@ public struct TSParser: Sendable {
             ownsBuffer = false
             return true
         }
-        if !ownsBuffer || position &- buffer.startIndex > buffer.count / 2 {
-            // The rest into a copy of our own (indices from 0).
-            let shift = position
-            buffer = ArraySlice(Array(buffer[position...]))
-            position = 0
-            ownsBuffer = true
-            if join != nil { join!.start &-= shift }  // the copy's start moved from `shift` to 0
-        }
         let next = queued[0]
         let from = join?.end ?? next.startIndex
         let take = min(next.endIndex &- from, Self.joinSize)
-        let start = buffer.endIndex
-        buffer.append(contentsOf: next[from..<(from &+ take)])  // ours, not shared: in place
+        let shift = gather(next[from..<(from &+ take)])
+        if join != nil { join!.start &-= shift }  // what was at `shift` is at 0
+        let start = own.count &- take
         if from &+ take == next.endIndex {
             queued.removeFirst()
             join = nil
@@ -244,6 +241,27 @@ public struct TSParser: Sendable {
             join!.end = from &+ take
         }
         return true
+    }
+
+    /// Appends `bytes` to the rest of the current chunk in `own`, the parser's copy (made
+    /// from the rest if `buffer` is a chunk handed over; its read first half dropped once
+    /// more than half is read), and reads on in it; returns by how much the indices moved.
+    private mutating func gather(_ bytes: ArraySlice<UInt8>) -> Int {
+        var shift = 0
+        if !ownsBuffer {
+            own.removeAll(keepingCapacity: true)
+            own.append(contentsOf: buffer[position...])
+            shift = position
+            ownsBuffer = true
+        } else if position > own.count / 2 {
+            own.removeSubrange(0..<position)
+            shift = position
+        }
+        buffer = []  // the copy's one reference is `own`: appended to in place
+        position &-= shift
+        own.append(contentsOf: bytes)
+        buffer = own[...]
+        return shift
     }
 
     /// The input has ended and all of it has been handed to the packet layer.
