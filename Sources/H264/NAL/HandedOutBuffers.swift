@@ -2,7 +2,8 @@
 /// out, kept so that one can be reused once every ``NALUnit`` viewing it has been dropped: a
 /// caller that keeps NAL units for a while (an access unit being assembled, one waiting for
 /// its presentation time) makes the parser start the next spanning NAL unit in a buffer it
-/// holds already instead of a new one.
+/// holds already instead of a new one. (MPEGTS's `TSParser` keeps its H.264 PES payload
+/// buffers, which the access units it hands out view, the same way.)
 ///
 /// Reuse is decided by a uniqueness test; correctness does not depend on it: a buffer that is
 /// still shared is only ever mutated through `Array`'s copy-on-write, so a wrong answer would
