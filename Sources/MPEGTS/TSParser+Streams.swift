@@ -53,13 +53,20 @@ struct Stream: Sendable {
     /// The PES's `stream_id` and unrolled times.
     var streamID: UInt8 = 0
     var times: SampleTimestamps?
+    /// The stream is H.264 (`h264` is nil only while it is being fed).
+    let isH264: Bool
     var h264: H264Track?
+    /// H.264: where in `pending` the PES before the current one ended, while that is not yet
+    /// fed: the current PES's first bytes tell whether its last NAL unit ends there (a start
+    /// code), so that the core's parser is given it whole, not carried over to the next feed.
+    var feedBoundary: Int?
 
     init(info: TSElementaryStreamInfo, programNumber: UInt16, options: TSParser.Options) {
         pid = info.pid
         self.programNumber = programNumber
         streamType = info.streamType
-        if info.streamType == .h264 { h264 = H264Track(options: options) }
+        isH264 = info.streamType == .h264
+        if isH264 { h264 = H264Track(options: options) }
     }
 }
 
@@ -76,10 +83,25 @@ struct H264Track: Sendable {
     var marks: [(offset: Int, times: SampleTimestamps?, used: Bool)] = []
     /// Offsets where packets were lost; at most 64.
     var losses: [Int] = []
+    /// The buffers of PES payload given to the splitter, which the access units handed out
+    /// view: one is reused for the next PES once they are all dropped.
+    var buffers = HandedOutBuffers()
 
     init(options: TSParser.Options) {
         splitter = AnnexBStreamParser(maximumNALUnitSize: options.maximumNALUnitSize, leadingData: .skip)
         assembler = AccessUnitAssembler(limits: options.accessUnitLimits)
+    }
+
+    /// A PES begins `pendingCount` bytes after those fed, with `times`.
+    mutating func mark(pesAt pendingCount: Int, times: SampleTimestamps?) {
+        if marks.count >= 64 { marks.removeFirst() }
+        marks.append((fed &+ pendingCount, times, false))
+    }
+
+    /// Packets were lost `pendingCount` bytes after those fed.
+    mutating func mark(lossAt pendingCount: Int) {
+        if losses.count >= 64 { losses.removeFirst() }
+        losses.append(fed &+ pendingCount)
     }
 }
 
@@ -109,20 +131,38 @@ extension TSParser {
             }
             streams[index].remaining = remaining &- n
         }
-        if streams[index].h264 != nil {
-            streams[index].pending.append(contentsOf: buffer[i..<(i &+ n)])
-            if streams[index].pending.count >= Self.feedSize { feed(index) }
+        if streams[index].isH264 {
+            appendPayload(index, from: i, count: n)
+            let count = streams[index].pending.count
+            if count >= Self.feedSize {
+                feed(index)
+            } else if let boundary = streams[index].feedBoundary, count >= boundary &+ 4 {
+                feedToBoundary(index, boundary)
+            }
         } else if streams[index].pending.count &+ n > options.maximumPESBytes {
             problem(TSError.invalid(.limitExceeded, "PID \(streams[index].pid): a PES longer than \(options.maximumPESBytes) bytes dropped"))
             streams[index].collecting = false
             streams[index].pending = []
             return
         } else {
-            streams[index].pending.append(contentsOf: buffer[i..<(i &+ n)])
+            appendPayload(index, from: i, count: n)
         }
         if streams[index].remaining == 0 {
             endPES(index, atEnd: false)
         }
+    }
+
+    /// Appends `count` input bytes from `start` to stream `index`'s pending payload, straight
+    /// from the input's storage (a slice of it would take a reference per packet).
+    private mutating func appendPayload(_ index: Int, from start: Int, count: Int) {
+        guard count > 0 else { return }
+        var pending: [UInt8] = []
+        swap(&pending, &streams[index].pending)  // moved out: appended to in place
+        let from = start &- buffer.startIndex  // the pointer counts from the slice's start
+        buffer.withUnsafeBufferPointer { input in
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: input[from..<(from &+ count)]))
+        }
+        streams[index].pending = pending
     }
 
     /// Gathers the PES header; returns where the payload begins once it is whole.
@@ -169,10 +209,9 @@ extension TSParser {
             }
             if let pts { streams[index].times = unroll(index, pts: pts, dts: dts ?? pts) }
         }
-        if streams[index].h264 != nil {
-            let offset = streams[index].h264!.fed &+ streams[index].pending.count
-            if streams[index].h264!.marks.count >= 64 { streams[index].h264!.marks.removeFirst() }
-            streams[index].h264!.marks.append((offset, streams[index].times, false))
+        if streams[index].isH264 {
+            let pendingCount = streams[index].pending.count, times = streams[index].times
+            streams[index].h264?.mark(pesAt: pendingCount, times: times)  // in place
         }
         return i
     }
@@ -198,10 +237,9 @@ extension TSParser {
     /// marked.
     mutating func loss(_ index: Int) {
         if streams[index].collecting { streams[index].damaged = true }
-        if streams[index].h264 != nil {
-            let offset = streams[index].h264!.fed &+ streams[index].pending.count
-            if streams[index].h264!.losses.count >= 64 { streams[index].h264!.losses.removeFirst() }
-            streams[index].h264!.losses.append(offset)
+        if streams[index].isH264 {
+            let pendingCount = streams[index].pending.count
+            streams[index].h264?.mark(lossAt: pendingCount)  // in place
             feed(index, cut: true)
         } else if streams[index].collecting {
             endPES(index, atEnd: false)
@@ -217,8 +255,16 @@ extension TSParser {
             problem(TSError.invalid(.invalidPES, "PID \(streams[index].pid): PES ended \(remaining) bytes before its PES_packet_length"))
         }
         streams[index].remaining = nil
-        if streams[index].h264 != nil {
-            feed(index, finishing: atEnd)
+        if streams[index].isH264 {
+            if atEnd {
+                feed(index, finishing: true)
+            } else {
+                // Fed once the next PES shows whether its start is a NAL unit's (an earlier
+                // boundary still waiting, the next PES shorter than a start code, is fed now).
+                let count = streams[index].pending.count
+                if let boundary = streams[index].feedBoundary, boundary < count { feed(index) }
+                if count > 0 { streams[index].feedBoundary = count }
+            }
         } else if streams[index].collecting && streams[index].headerDone {
             let s = streams[index]
             events.append(.elementaryStreamPacket(TSElementaryStreamPacket(pid: s.pid, streamType: s.streamType, streamID: s.streamID,
@@ -233,38 +279,66 @@ extension TSParser {
     /// that completes. `cut` (after a loss) also ends the NAL unit and the access unit in
     /// progress, whose rest is lost: they come out marked, and what follows starts afresh
     /// (else an access unit that lost its slices would take in the next one's).
-    mutating func feed(_ index: Int, finishing: Bool = false, cut: Bool = false) {
-        guard var track = streams[index].h264 else { return }
-        streams[index].h264 = nil  // moved out while it works: no copy of its buffers
-        let pending = streams[index].pending
-        streams[index].pending = []
+    mutating func feed(_ index: Int, upTo end: Int? = nil, finishing: Bool = false, cut: Bool = false) {
+        // Moved out while it works (swapped, not copied: a copy would retain all its buffers).
+        var track: H264Track?
+        swap(&track, &streams[index].h264)
+        guard track != nil else { return }
+        streams[index].feedBoundary = nil
+        var pending: [UInt8] = []
+        swap(&pending, &streams[index].pending)
         if !pending.isEmpty {
-            track.fed &+= pending.count
-            track.splitter.append(pending[...])
+            let end = end ?? pending.count
+            // The next pending buffer: one of the earlier ones if nothing views it any more.
+            var next = track!.buffers.takeFree() ?? []
+            next.removeAll(keepingCapacity: true)
+            if end < pending.count { next.append(contentsOf: pending[end...]) }
+            if end > 0 {
+                track!.fed &+= end
+                track!.splitter.append(pending[..<end])
+                track!.buffers.keep(&pending)
+            }
+            streams[index].pending = next
         }
-        if finishing || cut { track.splitter.finish() }
+        if finishing || cut { track!.splitter.finish() }
         while true {
             let unit: NALUnit?
             do throws(H264Error) {
-                unit = try track.splitter.next()
+                unit = try track!.splitter.next()
             } catch {
                 problem(TSError.h264(error, "PID \(streams[index].pid)"))
                 continue
             }
             guard let unit else { break }
-            let offset = track.base &+ track.splitter.lastNALUnitOffset &- track.splitter.lastStartCodeLength
+            let offset = track!.base &+ track!.splitter.lastNALUnitOffset &- track!.splitter.lastStartCodeLength
             do throws(H264Error) {
-                if let au = try track.assembler.push(unit, offset: offset) { emit(au, end: offset, track: &track, index: index) }
+                if let au = try track!.assembler.push(unit, offset: offset) { emit(au, end: offset, track: &track!, index: index) }
             } catch {
                 problem(TSError.h264(error, "PID \(streams[index].pid)"))
             }
         }
-        if finishing || cut, let au = track.assembler.finish() { emit(au, end: track.fed, track: &track, index: index) }
+        if finishing || cut, let au = track!.assembler.finish() { emit(au, end: track!.fed, track: &track!, index: index) }
         if cut {
-            track.splitter = AnnexBStreamParser(maximumNALUnitSize: options.maximumNALUnitSize, leadingData: .skip)
-            track.base = track.fed
+            track!.splitter = AnnexBStreamParser(maximumNALUnitSize: options.maximumNALUnitSize, leadingData: .skip)
+            track!.base = track!.fed
         }
-        streams[index].h264 = track
+        swap(&track, &streams[index].h264)
+    }
+
+    /// Feeds stream `index`'s bytes up to the end of its previous PES at `boundary`, and the
+    /// start code that follows there if there is one (the current PES has 4 bytes at least).
+    private mutating func feedToBoundary(_ index: Int, _ boundary: Int) {
+        var end = boundary
+        streams[index].pending.withUnsafeBufferPointer { b in
+            if b[boundary] == 0 && b[boundary &+ 1] == 0 {
+                if b[boundary &+ 2] == 1 {
+                    end = boundary &+ 3
+                } else if b[boundary &+ 2] == 0 && b[boundary &+ 3] == 1 {
+                    end = boundary &+ 4
+                }
+            }
+        }
+        feed(index, upTo: end)
     }
 
     /// Hands out an access unit that spans its stream's bytes up to `end`, with the times of

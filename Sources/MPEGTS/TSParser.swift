@@ -45,13 +45,21 @@ import H264
 /// streams, never add to them past ``Options/maximumStreams``; PIDs that no table names cost
 /// nothing (a count).
 ///
-/// Memory: the input handed over and not yet consumed, plus at most 8 KiB × 7 of tables per
-/// PID, one PAT and ``maximumPrograms`` PMT sections (1 KiB each), and per followed stream (at
-/// most ``Options/maximumStreams``): an H.264 stream's core parser (one NAL unit, at most
-/// ``Options/maximumNALUnitSize``, and one access unit, at most
-/// ``Options/accessUnitLimits``) and up to 64 KiB of PES payload before it, or an opaque
+/// Memory: the input handed over and not yet read: chunks held by reference (a slice keeps its
+/// whole array), and a copy of short chunks and of the bytes around a chunk boundary (at most
+/// four times the bytes not yet read, plus 8 KiB); plus at most 8 KiB × 7 of
+/// tables per PID, one PAT and ``maximumPrograms`` PMT sections (1 KiB each), and per followed
+/// stream (at most ``Options/maximumStreams``): an H.264 stream's core parser (one NAL unit,
+/// at most ``Options/maximumNALUnitSize``, and one access unit, at most
+/// ``Options/accessUnitLimits``) and up to 64 KiB of PES payload before it, with up to 8 such
+/// buffers kept for reuse once the access units that view them are dropped, or an opaque
 /// stream's PES, at most ``Options/maximumPESBytes``; and the events of one packet (or of one
 /// PES's access units) waiting for ``next()``.
+///
+/// Throughput (Docs/Benchmarks.md, `ts_demux_gbps`): the input is read in place, PES payload
+/// is appended from it without a reference per packet, and an H.264 PES goes to the core's
+/// parser together with the start code that opens the next one, so that its last NAL unit is
+/// handed out as a view instead of being copied across the feeds.
 public struct TSParser: Sendable {
     /// Which programs and streams to follow, and the bounds.
     public struct Options: Sendable, Hashable {
@@ -139,9 +147,17 @@ public struct TSParser: Sendable {
     /// The PMTs in force, by `program_number`, of the programs followed.
     public private(set) var programMaps: [UInt16: TSProgramMap] = [:]
 
-    // Input.
-    var buffer: [UInt8] = []
+    // Input: the chunk being read (a view of the caller's, or a join of one chunk's rest and
+    // the next one's start) and the chunks waiting after it.
+    var buffer: ArraySlice<UInt8> = []
     private var position = 0
+    private var queued: [ArraySlice<UInt8>] = []
+    /// `buffer` views `own`, the parser's copy across chunk boundaries (else a chunk handed over).
+    private var ownsBuffer = false
+    private var own: [UInt8] = []
+    /// When `buffer` holds a copy of `queued[0]`'s first bytes: `buffer[start]` is
+    /// `queued[0][from]`, and `queued[0]` is copied up to `end`.
+    private var join: (start: Int, from: Int, end: Int)?
     private var finished = false
     private var drained = false
     // Output.
@@ -167,14 +183,89 @@ public struct TSParser: Sendable {
 
     // MARK: Input and output
 
-    /// Hands over the next chunk (copied; consumed as ``next()`` is called).
+    /// Hands over the next chunk (kept, not copied, until ``next()`` has read it).
     public mutating func append(_ chunk: ArraySlice<UInt8>) {
-        if position > 0 && position >= buffer.count / 2 {
-            buffer.removeSubrange(0..<position)
-            position = 0
+        guard !chunk.isEmpty else { return }
+        if position >= buffer.endIndex && queued.isEmpty {
+            buffer = chunk
+            position = chunk.startIndex
+            ownsBuffer = false
+            join = nil
+        } else if queued.isEmpty && chunk.count <= Self.joinSize {
+            _ = gather(chunk)  // a short chunk after the current one's rest: copied at once
+        } else {
+            queued.append(chunk)
         }
-        buffer.append(contentsOf: chunk)
     }
+
+    /// The bytes of the next waiting chunk copied after the current one's rest at a time: more
+    /// than the sync search looks ahead (two M2TS packets); after them, the chunk is read in place.
+    private static let joinSize = 1024
+
+    /// Moves on to the next waiting chunk when the current one's rest is too short to go on
+    /// with; false when none waits. A packet across two chunks is read from a copy of the
+    /// current chunk's rest and the next one's first ``joinSize`` bytes; once what is left of
+    /// that copy lies wholly in the next chunk, the next chunk is read in place. (Chunks
+    /// shorter than a packet are gathered in that copy, which is appended to in place and
+    /// compacted once half of it is read: amortised O(1) per byte.)
+    private mutating func advance() -> Bool {
+        guard !queued.isEmpty else { return false }
+        if let join, position >= join.start {
+            // What is left came from the next chunk: read on in it.
+            let next = queued.removeFirst()
+            position = join.from &+ (position &- join.start)
+            buffer = next
+            ownsBuffer = false
+            self.join = nil
+            return true
+        }
+        if join == nil && position >= buffer.endIndex {
+            // The current chunk is read to its end: the next one in place.
+            buffer = queued.removeFirst()
+            position = buffer.startIndex
+            ownsBuffer = false
+            return true
+        }
+        let next = queued[0]
+        let from = join?.end ?? next.startIndex
+        let take = min(next.endIndex &- from, Self.joinSize)
+        let shift = gather(next[from..<(from &+ take)])
+        if join != nil { join!.start &-= shift }  // what was at `shift` is at 0
+        let start = own.count &- take
+        if from &+ take == next.endIndex {
+            queued.removeFirst()
+            join = nil
+        } else if join == nil {
+            join = (start, from, from &+ take)
+        } else {
+            join!.end = from &+ take
+        }
+        return true
+    }
+
+    /// Appends `bytes` to the rest of the current chunk in `own`, the parser's copy (made
+    /// from the rest if `buffer` is a chunk handed over; its read first half dropped once
+    /// more than half is read), and reads on in it; returns by how much the indices moved.
+    private mutating func gather(_ bytes: ArraySlice<UInt8>) -> Int {
+        var shift = 0
+        if !ownsBuffer {
+            own.removeAll(keepingCapacity: true)
+            own.append(contentsOf: buffer[position...])
+            shift = position
+            ownsBuffer = true
+        } else if position > own.count / 2 {
+            own.removeSubrange(0..<position)
+            shift = position
+        }
+        buffer = []  // the copy's one reference is `own`: appended to in place
+        position &-= shift
+        own.append(contentsOf: bytes)
+        buffer = own[...]
+        return shift
+    }
+
+    /// The input has ended and all of it has been handed to the packet layer.
+    private var inputEnded: Bool { finished && queued.isEmpty }
 
     /// Hands over the next chunk held in an array.
     public mutating func append(_ chunk: [UInt8]) { append(chunk[...]) }
@@ -194,7 +285,10 @@ public struct TSParser: Sendable {
                 events.removeAll(keepingCapacity: true)
                 eventHead = 0
             }
-            guard step() else { return nil }
+            guard step() else {
+                if advance() { continue }
+                return nil
+            }
         }
     }
 
@@ -202,14 +296,14 @@ public struct TSParser: Sendable {
 
     /// Reads one packet (or finds sync); false when nothing more can be done now.
     private mutating func step() -> Bool {
-        let available = buffer.count &- position
+        let available = buffer.endIndex &- position
         guard let size = packetSize, available > 0, buffer[position] == TSPacketLayout.syncByte else {
             if packetSize != nil, available > 0 { packetSize = nil }  // lost: look for sync again
             return synchronise()
         }
         // An M2TS packet is read once the next one's 4-byte header has come too (or the input
         // has ended), so that a chunk boundary inside that header does not look like lost sync.
-        guard available >= size || (finished && available >= TSPacketLayout.size) else { return endIfFinished() }
+        guard available >= size || (inputEnded && available >= TSPacketLayout.size) else { return endIfFinished() }
         readPacket(at: position)
         position &+= min(size, available)
         return true
@@ -220,7 +314,7 @@ public struct TSParser: Sendable {
     private mutating func synchronise() -> Bool {
         let start = position
         var i = position
-        let count = buffer.count
+        let count = buffer.endIndex
         while i < count {
             if buffer[i] == TSPacketLayout.syncByte {
                 var found: Int?
@@ -231,7 +325,7 @@ public struct TSParser: Sendable {
                             found = size
                             break
                         }
-                    } else if finished {
+                    } else if inputEnded {
                         // The end: a whole packet, and the next sync byte if there is one.
                         if i &+ TSPacketLayout.size <= count && (i &+ size >= count || buffer[i &+ size] == TSPacketLayout.syncByte) {
                             found = size
@@ -266,9 +360,9 @@ public struct TSParser: Sendable {
 
     /// At the end of the input, once: what the streams hold. True when that produced events.
     private mutating func endIfFinished() -> Bool {
-        guard finished, !drained else { return false }
+        guard inputEnded, !drained else { return false }
         drained = true
-        position = buffer.count
+        position = buffer.endIndex
         for index in streams.indices { endPES(index, atEnd: true) }
         return !events.isEmpty
     }

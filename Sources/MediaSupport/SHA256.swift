@@ -22,13 +22,7 @@ package struct SHA256: Sendable {
     /// The size of a message block in bytes.
     package static let blockSize = 64
 
-    private var state = State()
-    /// Message bytes hashed so far (the padding's length field counts bits modulo 2^64, as
-    /// FIPS 180-4 5.1.1 for messages below 2^64 bits).
-    private var length: UInt64 = 0
-    /// Bytes of a block not yet complete, in `buffer[0..<buffered]`.
-    private var buffer = [UInt8](repeating: 0, count: 64)
-    private var buffered = 0
+    private var hasher = BlockHasher(State())
 
     /// A hasher with the initial hash value of FIPS 180-4 5.3.3.
     package init() {}
@@ -44,61 +38,14 @@ package struct SHA256: Sendable {
     /// Adds `bytes` to the message.
     /// - Complexity: O(n); contiguous collections (arrays, slices) are read in place, others a
     ///   byte at a time.
-    package mutating func update(_ bytes: some Collection<UInt8>) {
-        let done: Void? = bytes.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
-        if done != nil { return }
-        for byte in bytes {
-            buffer[buffered] = byte
-            buffered &+= 1  // below 64: a full buffer is compressed at once
-            if buffered == 64 { compressBuffer() }
-        }
-        length &+= UInt64(bytes.count)  // wraps only beyond 2^64 bytes, as the standard's bit count does
-    }
-
-    private mutating func update(_ input: UnsafeRawBufferPointer) {
-        guard var base = input.baseAddress else { return }
-        var left = input.count
-        length &+= UInt64(left)  // wraps only beyond 2^64 bytes
-        if buffered > 0 {
-            let take = min(64 &- buffered, left)  // buffered < 64
-            buffer.withUnsafeMutableBytes { dst in
-                (dst.baseAddress! + buffered).copyMemory(from: base, byteCount: take)
-            }
-            buffered &+= take  // at most 64
-            base += take
-            left &-= take  // take <= left
-            guard buffered == 64 else { return }
-            compressBuffer()
-        }
-        while left >= 64 {
-            state.compress(UnsafeRawPointer(base))
-            base += 64
-            left &-= 64  // left >= 64
-        }
-        if left > 0 {
-            buffer.withUnsafeMutableBytes { dst in dst.baseAddress!.copyMemory(from: base, byteCount: left) }
-            buffered = left
-        }
-    }
-
-    private mutating func compressBuffer() {
-        buffer.withUnsafeBytes { state.compress($0.baseAddress!) }
-        buffered = 0
-    }
+    package mutating func update(_ bytes: some Collection<UInt8>) { hasher.update(bytes) }
 
     /// The digest of the message given so far (32 bytes): the message is padded (FIPS 180-4
     /// 5.1.1) and its last blocks compressed. The hasher is consumed.
     /// - Complexity: O(1).
     package consuming func finalize() -> [UInt8] {
-        let bits = length &<< 3  // the length in bits, modulo 2^64
-        var padding: [UInt8] = [0x80]
-        // Zeros so that the length field ends a block: (buffered + 1 + zeros + 8) % 64 == 0.
-        let zeros = (64 &+ 56 &- (buffered &+ 1) % 64) % 64  // buffered + 1 <= 64
-        padding.append(contentsOf: repeatElement(0, count: zeros))
-        padding.writeInteger(bits)
-        let savedLength = length
-        padding.withUnsafeBytes { update($0) }
-        length = savedLength
+        hasher.finish()
+        let state = hasher.state
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in [state.h0, state.h1, state.h2, state.h3, state.h4, state.h5, state.h6, state.h7] {
@@ -108,7 +55,9 @@ package struct SHA256: Sendable {
     }
 
     /// The hash value H (FIPS 180-4 5.3.3 initially) and the compression that updates it.
-    fileprivate struct State: Sendable {
+    fileprivate struct State: BlockCompression {
+        static var lengthIsBigEndian: Bool { true }
+
         var h0: UInt32 = 0x6a09_e667
         var h1: UInt32 = 0xbb67_ae85
         var h2: UInt32 = 0x3c6e_f372

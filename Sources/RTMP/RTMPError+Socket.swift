@@ -1,29 +1,13 @@
 import MediaSupport
 
-extension RTMPError {
-    /// The socket layer's failure as an RTMP error: the one place RTMP maps it. The kinds keep
-    /// their names (a timeout, a cancellation, a refused or closed connection, a bad argument);
-    /// any other system failure is ``Code/io``. The reason is the socket's.
-    init(_ error: SocketError, file: String = #fileID, line: Int = #line) {
-        let code: Code
-        switch error.kind {
-        case .timedOut: code = .timedOut
-        case .cancelled: code = .cancelled
-        case .connectionRefused: code = .connectionRefused
-        case .connectionClosed: code = .connectionClosed
-        case .invalidArgument: code = .invalidArgument
-        case .system: code = .io
-        }
-        self.init(code, error.reason, file: file, line: line)
-    }
+/// RTMP's codes for the socket layer's failures (a timeout, a cancellation, a refused or
+/// closed connection, a bad argument; any other system failure is ``RTMPError/Code/io``).
+extension RTMPError.Code: SocketErrorCodes {}
 
-    /// Runs a socket operation, its failure mapped by ``init(_:file:line:)``.
-    static func mapping<T>(file: String = #fileID, line: Int = #line,
-                           _ body: () throws(SocketError) -> T) throws(RTMPError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw RTMPError(error, file: file, line: line)
-        }
+extension RTMPError: SocketErrorMapping {
+    /// The socket layer's failure mapped by MediaSupport's one mapping (`RTMPError(error)`,
+    /// `RTMPError.mapping { ... }`), the reason the socket's.
+    package init(socketErrorCode code: Code, reason: String, file: String, line: Int) {
+        self.init(code, reason, file: file, line: line)
     }
 }

@@ -1,4 +1,5 @@
 import FLV
+import MediaSupport
 
 /// What a client asks of an ``RTMPServer`` when it sends `publish` (or `play`): the
 /// application and stream name (the stream key), the query parameters that came with them,
@@ -75,30 +76,6 @@ public struct RTMPPublishRequest: Sendable, Hashable {
 
     /// `%XX` sequences decoded; a malformed one is kept as it is.
     static func percentDecoded(_ text: Substring) -> String {
-        guard text.contains("%") else { return String(text) }
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i &+ 2 < bytes.count,
-               let hi = hexValue(bytes[i &+ 1]), let lo = hexValue(bytes[i &+ 2]) {
-                out.append(hi << 4 | lo)
-                i &+= 3  // i + 2 < count
-            } else {
-                out.append(bytes[i])
-                i &+= 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c &- UInt8(ascii: "A") &+ 10
-        default: return nil
-        }
+        URLAuthority.percentDecoded(text, strict: false) ?? String(text)  // never nil when not strict
     }
 }

@@ -1,4 +1,5 @@
 import H264
+import MediaSupport
 
 /// An `rtmp://host[:port]/app/stream` address.
 ///
@@ -28,25 +29,15 @@ public struct RTMPURL: Hashable, Sendable, CustomStringConvertible {
         let rest = string.dropFirst(prefix.count)
         let authority = rest.prefix { $0 != "/" }
         let path = rest.dropFirst(authority.count).drop { $0 == "/" }
-        var hostPart = Substring(authority)
-        var portPart: Substring?
-        if hostPart.hasPrefix("[") {
-            guard let close = hostPart.firstIndex(of: "]") else { throw bad("unclosed '['") }
-            let after = hostPart[hostPart.index(after: close)...]
-            if after.hasPrefix(":") { portPart = after.dropFirst() } else if !after.isEmpty { throw bad("junk after ']'") }
-            hostPart = hostPart[hostPart.index(after: hostPart.startIndex)..<close]
-        } else if let colon = hostPart.lastIndex(of: ":") {
-            portPart = hostPart[hostPart.index(after: colon)...]
-            hostPart = hostPart[..<colon]
+        let parsed: URLAuthority
+        do throws(URLAuthority.Failure) {
+            parsed = try URLAuthority(authority)
+        } catch {
+            throw bad(error.reason)
         }
-        guard !hostPart.isEmpty else { throw bad("no host") }
-        host = String(hostPart)
-        if let portPart {
-            guard let p = UInt16(portPart), p > 0 else { throw bad("bad port '\(portPart)'") }
-            port = p
-        } else {
-            port = Self.defaultPort
-        }
+        guard parsed.user == nil else { throw bad("user information is not supported") }
+        host = parsed.host
+        port = parsed.port ?? Self.defaultPort
         var segments = path.split(separator: "/", omittingEmptySubsequences: true)
         guard segments.count >= 2, let last = segments.popLast() else { throw bad("needs /application/stream") }
         application = segments.joined(separator: "/")

@@ -76,20 +76,19 @@ public struct RTSPError: CodedError {
     public init(_detail: ErrorDetail<Code>) { self._detail = _detail }
 }
 
-extension RTSPError {
-    /// The socket layer's failure as an RTSP error: the one place RTSP maps it.
-    init(_ error: SocketError, file: String = #fileID, line: Int = #line) {
-        let code: Code
-        switch error.kind {
-        case .timedOut: code = .timedOut
-        case .cancelled: code = .cancelled
-        case .connectionRefused: code = .connectionRefused
-        case .connectionClosed: code = .connectionClosed
-        case .invalidArgument: code = .invalidArgument
-        case .system: code = .io
-        }
-        self.init(code, error.reason, file: file, line: line)
+/// RTSP's codes for the socket layer's failures (a timeout, a cancellation, a refused or
+/// closed connection, a bad argument; any other system failure is ``RTSPError/Code/io``).
+extension RTSPError.Code: SocketErrorCodes {}
+
+extension RTSPError: SocketErrorMapping {
+    /// The socket layer's failure mapped by MediaSupport's one mapping (`RTSPError(error)`,
+    /// `RTSPError.mapping { ... }`), the reason the socket's.
+    package init(socketErrorCode code: Code, reason: String, file: String, line: Int) {
+        self.init(code, reason, file: file, line: line)
     }
+}
+
+extension RTSPError {
 
     /// An RTP error met on the way (sockets of a UDP session, the SDP's parameter sets), mapped:
     /// RTP's `io` and `timedOut` keep their meaning; anything else is the server's stream.
@@ -102,15 +101,5 @@ extension RTSPError {
         default: code = .invalidResponse
         }
         self.init(code, "\(context): \(error.reason)", underlying: error, file: file, line: line)
-    }
-
-    /// Runs a socket operation, its failure mapped by ``init(_:file:line:)``.
-    static func mapping<T>(file: String = #fileID, line: Int = #line,
-                           _ body: () throws(SocketError) -> T) throws(RTSPError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw RTSPError(error, file: file, line: line)
-        }
     }
 }

@@ -1,3 +1,5 @@
+import MediaSupport
+
 /// An `rtsp://[user[:password]@]host[:port][/path][?query]` address (RFC 2326 3.2, RFC 7826
 /// 18), with the user information taken out: ``description`` and ``requestURI`` never contain
 /// it, so a URL can be logged.
@@ -28,41 +30,16 @@ public struct RTSPURL: Hashable, Sendable, CustomStringConvertible {
             throw RTSPError.invalid(.invalidArgument, "RTSP URL: the scheme must be rtsp://")
         }
         let rest = string.dropFirst(prefix.count)
-        var authority = rest.prefix { $0 != "/" && $0 != "?" }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
         let tail = rest.dropFirst(authority.count)
-        if let at = authority.lastIndex(of: "@") {
-            let info = authority[..<at]
-            authority = authority[authority.index(after: at)...]
-            let colon = info.firstIndex(of: ":")
-            let badEncoding = RTSPError.invalid(.invalidArgument, "RTSP URL of \(authority): bad percent-encoding in the user information")
-            guard let name = Self.percentDecoded(info[..<(colon ?? info.endIndex)]) else { throw badEncoding }
-            var secret: String?
-            if let colon {
-                guard let s = Self.percentDecoded(info[info.index(after: colon)...]) else { throw badEncoding }
-                secret = s
-            }
-            user = name
-            password = secret
-        }
-        var hostPart = Substring(authority)
-        var portPart: Substring?
-        func bad(_ why: String) -> RTSPError { RTSPError.invalid(.invalidArgument, "RTSP URL rtsp://\(authority)\(tail): \(why)") }
-        if hostPart.hasPrefix("[") {
-            guard let close = hostPart.firstIndex(of: "]") else { throw bad("unclosed '['") }
-            let after = hostPart[hostPart.index(after: close)...]
-            if after.hasPrefix(":") { portPart = after.dropFirst() } else if !after.isEmpty { throw bad("junk after ']'") }
-            hostPart = hostPart[hostPart.index(after: hostPart.startIndex)..<close]
-        } else if let colon = hostPart.lastIndex(of: ":") {
-            portPart = hostPart[hostPart.index(after: colon)...]
-            hostPart = hostPart[..<colon]
-        }
-        guard !hostPart.isEmpty else { throw bad("no host") }
-        host = String(hostPart)
-        if let portPart {
-            guard let p = Int(portPart), (1...65535).contains(p) else { throw bad("bad port '\(portPart)'") }
-            port = p
-        } else {
-            port = Self.defaultPort
+        do throws(URLAuthority.Failure) {
+            let parsed = try URLAuthority(authority)
+            user = parsed.user
+            password = parsed.password
+            host = parsed.host
+            port = parsed.port.map(Int.init) ?? Self.defaultPort
+        } catch {
+            throw RTSPError.invalid(.invalidArgument, "RTSP URL rtsp://\(error.hostAndPort)\(tail): \(error.reason)")
         }
         path = tail.isEmpty ? "/" : (tail.hasPrefix("?") ? "/" + tail : String(tail))
     }
@@ -106,36 +83,6 @@ public struct RTSPURL: Hashable, Sendable, CustomStringConvertible {
             out.path = base.hasSuffix("/") ? base + r : base + "/" + r
         }
         return out
-    }
-
-    /// `text` with `%XX` escapes decoded as UTF-8; nil when an escape is malformed.
-    static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var i = text.utf8.startIndex
-        let utf8 = text.utf8
-        while i < utf8.endIndex {
-            let c = utf8[i]
-            if c == UInt8(ascii: "%") {
-                let h = utf8.index(after: i)
-                guard h < utf8.endIndex, utf8.index(after: h) < utf8.endIndex,
-                      let hi = hexValue(utf8[h]), let lo = hexValue(utf8[utf8.index(after: h)]) else { return nil }
-                bytes.append(hi << 4 | lo)
-                i = utf8.index(h, offsetBy: 2)
-            } else {
-                bytes.append(c)
-                i = utf8.index(after: i)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c &- UInt8(ascii: "A") &+ 10
-        default: return nil
-        }
     }
 }
 

@@ -71,6 +71,34 @@ import Testing
         }
     }
 
+    /// Chunks handed over before the earlier ones are read wait their turn, and a packet or a
+    /// sync search across several of them (one byte each included) reads as in the whole
+    /// input: clean, with garbage and a cut packet, and in 192-byte packets.
+    @Test func chunksHandedOverAhead() throws {
+        let units = TSTestSupport.accessUnits(Fixture.baselineCAVLC.bytes())
+        let (ts, _) = try TSTestSupport.mux(units)
+        let half = (ts.count / 188 / 2) * 188
+        var damaged: [UInt8] = [0x47, 1, 2, 3, 0x47] + Array(repeating: 0x55, count: 300)
+        damaged += ts[0..<half] + ts[(half + 188)..<(half + 250)] + Array(repeating: 0x47, count: 3) + ts[(half + 188)...]
+        var m2ts: [UInt8] = []
+        for k in 0..<(ts.count / 188) { m2ts += [0x40, 0, UInt8(k & 0xFF), 0] + ts[(k * 188)..<((k + 1) * 188)] }
+        for input in [ts, damaged, m2ts] {
+            let (wholeEvents, whole) = TSTestSupport.demux(input)
+            let expected = TSTestSupport.accessUnits(wholeEvents)
+            #expect(expected.count >= units.count - 1)
+            for (chunk, batch) in [(1, 400), (1, 1_000_000), (7, 3), (100, 5), (189, 2), (1000, 7)] {
+                let (events, parser) = TSTestSupport.demux(input, chunk: chunk, batch: batch)
+                let out = TSTestSupport.accessUnits(events)
+                #expect(out.map { TSTestSupport.payload($0.nalUnits) } == expected.map { TSTestSupport.payload($0.nalUnits) },
+                        "chunk \(chunk), batch \(batch)")
+                #expect(out.map(\.timestamps) == expected.map(\.timestamps), "chunk \(chunk), batch \(batch)")
+                #expect(out.map(\.mayBeIncomplete) == expected.map(\.mayBeIncomplete), "chunk \(chunk), batch \(batch)")
+                #expect(parser.statistics == whole.statistics, "chunk \(chunk), batch \(batch)")
+                #expect(parser.packetSize == whole.packetSize)
+            }
+        }
+    }
+
     /// 192-byte packets (a 4-byte header before each) are found and read.
     @Test func m2tsPackets() throws {
         let units = TSTestSupport.accessUnits(Fixture.highBPyramid.bytes())

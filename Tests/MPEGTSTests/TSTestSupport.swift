@@ -41,15 +41,17 @@ enum TSTestSupport {
 }
 
 extension TSTestSupport {
-    /// Everything a parser hands out for `ts`, given in chunks of `chunk` bytes (0: whole).
-    static func demux(_ ts: [UInt8], chunk: Int = 0, options: TSParser.Options = .init()) -> (events: [TSEvent], parser: TSParser) {
+    /// Everything a parser hands out for `ts`, given in chunks of `chunk` bytes (0: whole),
+    /// its events read after every `batch` chunks (the others wait their turn in the parser).
+    static func demux(_ ts: [UInt8], chunk: Int = 0, batch: Int = 1, options: TSParser.Options = .init()) -> (events: [TSEvent], parser: TSParser) {
         var parser = TSParser(options: options)
         var events: [TSEvent] = []
-        var i = 0
+        var i = 0, chunks = 0
         let size = chunk > 0 ? chunk : max(1, ts.count)
         while i < ts.count {
             parser.append(ts[i..<min(ts.count, i + size)])
-            while let e = parser.next() { events.append(e) }
+            chunks += 1
+            if chunks % batch == 0 { while let e = parser.next() { events.append(e) } }
             i += size
         }
         parser.finish()

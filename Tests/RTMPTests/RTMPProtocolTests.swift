@@ -12,7 +12,8 @@ import FLV
         let v = try RTMPURL("rtmp://[::1]:1940/app/instance/name?key=1")
         #expect(v.host == "::1" && v.port == 1940 && v.application == "app/instance" && v.streamName == "name?key=1")
         #expect(v.tcURL == "rtmp://[::1]:1940/app/instance")
-        for bad in ["http://h/a/b", "rtmp://h/a", "rtmp:///a/b", "rtmp://h:0/a/b", "rtmp://h:99999/a/b", "rtmp://[::1/a/b"] {
+        for bad in ["http://h/a/b", "rtmp://h/a", "rtmp:///a/b", "rtmp://h:0/a/b", "rtmp://h:99999/a/b", "rtmp://[::1/a/b",
+                    "rtmp://user@h/a/b", "rtmp://user:pass@h:1935/a/b"] {
             #expect(throws: RTMPError(.invalidArgument, "")) { try RTMPURL(bad) }
         }
     }

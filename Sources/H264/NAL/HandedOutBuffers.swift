@@ -2,7 +2,8 @@
 /// out, kept so that one can be reused once every ``NALUnit`` viewing it has been dropped: a
 /// caller that keeps NAL units for a while (an access unit being assembled, one waiting for
 /// its presentation time) makes the parser start the next spanning NAL unit in a buffer it
-/// holds already instead of a new one.
+/// holds already instead of a new one. (MPEGTS's `TSParser` keeps its H.264 PES payload
+/// buffers, which the access units it hands out view, the same way.)
 ///
 /// Reuse is decided by a uniqueness test; correctness does not depend on it: a buffer that is
 /// still shared is only ever mutated through `Array`'s copy-on-write, so a wrong answer would
@@ -12,22 +13,25 @@
 /// ``AnnexBStreamParser/maximumNALUnitSize`` bytes of capacity (reserved by the parser, which
 /// caps it there). The parser makes a new buffer only when no kept one is free, so the buffers
 /// never outnumber the NAL units the caller once held at the same time, plus one.
-struct HandedOutBuffers: Sendable {
+package struct HandedOutBuffers: Sendable {
     /// The most buffers kept: those of NAL units the caller may still hold and those it has let
     /// go of. An access-unit pipeline holds the access unit being assembled and those waiting
     /// for their timestamps (the reorder depth): 8 covers, say, two slices per picture that
     /// span chunks with a reorder depth of 2.
-    static let limit = 8
+    package static let limit = 8
 
     private var buffers: [[UInt8]] = []
 
     /// The number of buffers kept.
-    var count: Int { buffers.count }
+    package var count: Int { buffers.count }
+
+    /// None kept.
+    package init() {}
 
     /// Keeps `buffer` (handed out, perhaps still held by the caller) to reuse later. When
     /// ``limit`` are kept already, it takes the place of one the caller still holds (the
     /// caller's memory, not the parser's), or is let go when all kept ones are free already.
-    mutating func keep(_ buffer: inout [UInt8]) {
+    package mutating func keep(_ buffer: inout [UInt8]) {
         guard buffer.capacity > 0 else { return }
         if buffers.count < Self.limit {
             if buffers.capacity == 0 { buffers.reserveCapacity(Self.limit) }
@@ -45,7 +49,7 @@ struct HandedOutBuffers: Sendable {
 
     /// A kept buffer that nothing else refers to any more (its bytes left as they are: the
     /// parser counts the bytes it uses), or nil.
-    mutating func takeFree() -> [UInt8]? {
+    package mutating func takeFree() -> [UInt8]? {
         var i = buffers.count
         while i > 0 {
             i &-= 1

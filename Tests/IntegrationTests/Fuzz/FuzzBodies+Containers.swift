@@ -107,11 +107,28 @@ extension FuzzBodies {
     /// session queues to send in reply (acknowledgements, ping responses) is at most a small
     /// multiple of what came in; commands decode to at most one AMF0 value per byte.
     static func rtmpReceive(_ data: [UInt8]) {
-        guard let first = data.first else { return }
+        var values = 0
+        let session = rtmpInPieces(data) { (session: inout RTMPSession) throws(RTMPError) -> Bool in
+            guard let command = try session.nextCommand() else { return false }
+            values &+= amf0Size(command).count
+            return true
+        }
+        guard let session else { return }
+        check(values <= data.count, "\(values) AMF0 values from \(data.count) bytes")
+        check(session.outgoing.count <= 3 &* data.count &+ 64, "\(session.outgoing.count) bytes to send for \(data.count) received")
+    }
+
+    /// The piece loop of `rtmp_receive` and `rtmp_serve`: `data` after byte 0 handed to a
+    /// session in pieces (byte 0: the piece size, 1...128, from its low 7 bits; small limits
+    /// when its high bit is set), `next` called after each piece until it returns false (at
+    /// most once per input byte), the first error ending the connection. Checks that the bytes
+    /// held in incomplete messages stay under the limit; returns the session, or nil for an
+    /// empty input.
+    static func rtmpInPieces(_ data: [UInt8], _ next: (inout RTMPSession) throws(RTMPError) -> Bool) -> RTMPSession? {
+        guard let first = data.first else { return nil }
         let small = first & 0x80 != 0
         var session = RTMPSession(maximumMessageSize: small ? 512 : 4 << 20, maximumBufferedBytes: small ? 1024 : 8 << 20)
         let piece = Int(first & 0x7F) &+ 1
-        var values = 0
         var i = 1
         var failed = false
         while i < data.count && !failed {
@@ -122,8 +139,7 @@ extension FuzzBodies {
             while steps <= data.count {
                 steps &+= 1
                 do throws(RTMPError) {
-                    guard let command = try session.nextCommand() else { break }
-                    values &+= amf0Size(command).count
+                    guard try next(&session) else { break }
                 } catch {
                     failed = true  // a connection ends at its first protocol error
                     break
@@ -131,8 +147,7 @@ extension FuzzBodies {
             }
             check(session.reader.bufferedByteCount <= session.reader.maximumBufferedBytes, "incomplete messages past the limit")
         }
-        check(values <= data.count, "\(values) AMF0 values from \(data.count) bytes")
-        check(session.outgoing.count <= 3 &* data.count &+ 64, "\(session.outgoing.count) bytes to send for \(data.count) received")
+        return session
     }
 }
 
@@ -150,46 +165,29 @@ extension FuzzBodies {
 
     /// ``rtmpServe(_:)``'s work, with what it saw: messages, events, video events.
     static func rtmpServeCounts(_ data: [UInt8]) -> (messages: Int, events: Int, video: Int) {
-        guard let first = data.first else { return (0, 0, 0) }
-        let small = first & 0x80 != 0
-        var session = RTMPSession(maximumMessageSize: small ? 512 : 4 << 20, maximumBufferedBytes: small ? 1024 : 8 << 20)
         var parser = RTMPIngestParser()
-        let piece = Int(first & 0x7F) &+ 1
         var messages = 0, events = 0, payload = 0, units = 0, video = 0
-        var i = 1
-        var failed = false
-        while i < data.count && !failed {
-            let end = min(i &+ piece, data.count)
-            session.receive(data[i..<end])
-            i = end
-            var steps = 0
-            while steps <= data.count {
-                steps &+= 1
-                do throws(RTMPError) {
-                    guard let message = try session.nextMessage() else { break }
-                    messages &+= 1
-                    if let values = try RTMPSession.command(message) { _ = amf0Size(values) }
-                    guard let event = try parser.event(for: message) else { continue }
-                    events &+= 1
-                    switch event {
-                    case .video(let au):
-                        payload &+= au.data.count
-                        units &+= au.nalUnits.count
-                        video &+= 1
-                    case .tag(let tag, _):
-                        payload &+= tag.body.count
-                    case .decoderConfiguration(let bytes, _):
-                        payload &+= bytes.count
-                    default:
-                        break
-                    }
-                } catch {
-                    failed = true  // a connection ends at its first protocol error
-                    break
-                }
+        let session = rtmpInPieces(data) { (session: inout RTMPSession) throws(RTMPError) -> Bool in
+            guard let message = try session.nextMessage() else { return false }
+            messages &+= 1
+            if let values = try RTMPSession.command(message) { _ = amf0Size(values) }
+            guard let event = try parser.event(for: message) else { return true }
+            events &+= 1
+            switch event {
+            case .video(let au):
+                payload &+= au.data.count
+                units &+= au.nalUnits.count
+                video &+= 1
+            case .tag(let tag, _):
+                payload &+= tag.body.count
+            case .decoderConfiguration(let bytes, _):
+                payload &+= bytes.count
+            default:
+                break
             }
-            check(session.reader.bufferedByteCount <= session.reader.maximumBufferedBytes, "incomplete messages past the limit")
+            return true
         }
+        guard session != nil else { return (0, 0, 0) }
         check(events <= messages, "\(events) events from \(messages) messages")
         check(payload <= data.count, "\(payload) payload bytes from \(data.count) bytes")
         check(units <= payload &+ messages &* 286, "\(units) NAL unit views for \(payload) payload bytes")
