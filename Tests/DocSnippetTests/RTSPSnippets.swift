@@ -9,7 +9,7 @@ import Testing
 /// loopback port, and skips (with its reason) where that server or FFmpeg is not installed.
 @Suite struct RTSPSnippets {
     @Test(.enabled(if: GStreamerRTSPServer.isAvailable && FFmpeg.isPresent, "needs GStreamer's RTSP server for Python and FFmpeg"),
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func pullToAnnexB() async throws {
         let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.mp4), auth: "digest")
         defer { server.stop() }

@@ -7,7 +7,7 @@ import TestSupport
 @Suite struct RTSPPullCommandTests {
     @Test(.enabled(if: Support.h264 != nil && GStreamerRTSPServer.isAvailable && FFmpeg.isPresent,
                    "needs the built h264 tool, GStreamer's RTSP server for Python and FFmpeg"),
-          .timeLimit(.minutes(1)), arguments: ["tcp", "udp"])
+          .timeLimit(.minutes(5)), arguments: ["tcp", "udp"])
     func pullsToMP4(transport: String) throws {
         let h264 = try #require(Support.h264)
         let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.mp4), auth: "digest")
@@ -31,7 +31,7 @@ import TestSupport
     /// decodes them).
     @Test(.enabled(if: Support.h264 != nil && GStreamerRTSPServer.isAvailable && FFmpeg.isPresent,
                    "needs the built h264 tool, GStreamer's RTSP server for Python and FFmpeg"),
-          .timeLimit(.minutes(1)), arguments: ["pulled.ts", "hls/"])
+          .timeLimit(.minutes(5)), arguments: ["pulled.ts", "hls/"])
     func pullsToTransportStreamAndHLS(target: String) throws {
         let h264 = try #require(Support.h264)
         let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.mp4))

@@ -68,7 +68,7 @@ struct ServeSourcesTests {
     /// key is recorded as TS with its audio and packaged as HLS; a caller without the key is
     /// refused at the handshake (code 1403) and leaves nothing. The same server takes an RTMP
     /// publish too: its TS recording holds the video, the audio counted as not recorded.
-    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"), .timeLimit(.minutes(5)))
     func srtCallerIsRecordedAsTSWithItsAudioAndPackaged() throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -125,7 +125,7 @@ struct ServeSourcesTests {
     /// UDP on 127.0.0.1: the datagrams of the stream (seven packets each, as fast as they go)
     /// are recorded as MP4 (the video; the audio counted as not recorded) and packaged; the
     /// stream is named udp/PORT, and the stop takes what the socket held.
-    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: FFmpeg.isPresent, "needs ffmpeg"), .timeLimit(.minutes(5)))
     func udpStreamIsRecordedAsMP4AndPackaged() throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -161,7 +161,7 @@ struct ServeSourcesTests {
     /// `--udp @GROUP:PORT --interface lo` inside a network namespace the test creates (`unshare
     /// -n`: its own loopback with a route for 224.0.0.0/4), never on a real interface: the
     /// server joins 239.255.31.3, `ts-send` sends to it, every access unit is recorded.
-    @Test(.enabled(if: TSTestSupportCLI.namespaceWorks, "needs unshare -n (root) with ip"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: TSTestSupportCLI.namespaceWorks, "needs unshare -n (root) with ip"), .timeLimit(.minutes(5)))
     func udpMulticastInANetworkNamespace() throws {
         let h264 = InterruptionTests.binary
         let (source, count) = try TSTransportCommandTests.fixtureFile()
@@ -187,7 +187,7 @@ struct ServeSourcesTests {
     /// from a port where nothing listens is reported and does not stop the first; with pulls
     /// alone, the server exits once they have ended (the source sends BYE at its end).
     @Test(.enabled(if: FFmpeg.isPresent && GStreamerRTSPServer.isAvailable && RTSPServedStream.files != nil,
-                   "needs FFmpeg and GStreamer's RTSP server for Python"), .timeLimit(.minutes(2)))
+                   "needs FFmpeg and GStreamer's RTSP server for Python"), .timeLimit(.minutes(5)))
     func rtspPullIsRecordedAndAFailedPullIsReported() throws {
         let dir = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

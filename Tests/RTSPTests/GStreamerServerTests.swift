@@ -104,7 +104,7 @@ import Testing
     }
 
     /// The same through the `AsyncSequence`: every access unit, then the end (BYE).
-    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"), .timeLimit(.minutes(5)))
     func asAnAsyncSequence() async throws {
         let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.mp4))
         defer { server.stop() }
@@ -121,7 +121,7 @@ import Testing
     /// Wall clock: two clients of one shared stream (one over TCP, one over UDP) map the same
     /// pictures, through the sender reports each received, to the same NTP time, within a
     /// millisecond.
-    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: enabled, "needs GStreamer's RTSP server for Python and FFmpeg"), .timeLimit(.minutes(5)))
     func wallClockAgreesAcrossSessions() async throws {
         let server = try GStreamerRTSPServer(file: try #require(RTSPServedStream.longMP4), shared: true)
         defer { server.stop() }

@@ -14,7 +14,7 @@ struct RecordTests {
     /// The baseline fixture published at 25 fps (timestamps, not real time) to
     /// `ffmpeg -rtsp_flags listen -i rtsp://127.0.0.1:PORT/x -c copy out.mp4`: the file holds
     /// every access unit, the keyframes where they were, and decodes to the fixture's pictures.
-    @Test(.timeLimit(.minutes(1))) func ffmpegRecordsWhatWasSent() throws {
+    @Test(.timeLimit(.minutes(5))) func ffmpegRecordsWhatWasSent() throws {
         let sent = RTPAccessUnit.accessUnits(annexB: Fixture.baselineCAVLC.bytes()[...],
                                              timing: .init(frameRate: (25, 1), overridesStreamTiming: true))
         let format = try H264FormatParameters(stream: sent.flatMap(\.nalUnits))
