@@ -234,6 +234,7 @@ final class RestreamOutput: Sendable {
                 s.pending = []
             }
             if case .connected(let publisher) = s.phase { return publisher }
+            if case .connecting = s.phase { Output.error("\(self.label): restream to \(self.url) never connected: nothing sent") }
             return nil
         }
         guard let publisher else { return }
