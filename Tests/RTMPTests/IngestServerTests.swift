@@ -263,4 +263,41 @@ import X264
         upstream.close()
         downstream.close()
     }
+
+    /// `RTMPVideoPublisher.forward` for a consumer that joins part-way (a restream connected
+    /// late): the frames before the first keyframe are skipped (false), then every one goes;
+    /// an event's mapping: metadata sent, the decoder configuration and end of sequence not
+    /// (false), tags at their time; `isAudioSequenceHeader` tells the AAC configuration apart.
+    @Test(.timeLimit(.minutes(2)))
+    func forwardJoinsAtARandomAccessPoint() async throws {
+        let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing())
+        let (frames, parameterSets) = try Self.encodedFrames(30)
+        let collecting = Self.collectFirstPublish(server)
+        let publisher = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(server.localPort)/live/late", metadata: FLVMetadata(),
+                                               parameterSets: parameterSets, options: .init(queueCapacity: 500))
+        let firstKey = try #require(frames.indices.dropFirst().first { frames[$0].isRandomAccessPoint })
+        var skipped = 0
+        for (i, frame) in frames.enumerated() where i > 0 {
+            if try !publisher.forward(frame) { skipped += 1 }
+        }
+        #expect(skipped == firstKey - 1)
+        #expect(try publisher.forward(.decoderConfiguration([1, 2, 3], timestamp: 0)) == false)
+        #expect(try publisher.forward(.endOfSequence(timestamp: 0)) == false)
+        #expect(try publisher.forward(.metadata(FLVMetadata(width: 160, height: 96, frameRate: 25))))
+        let last = frames.last?.timestamps(timescale: 1000)?.dts ?? 0
+        #expect(try publisher.forward(.tag(ReconnectTests.audioFrame(0), time: last)))
+        let statistics = try publisher.finish()
+        #expect(statistics.framesSent == frames.count - firstKey && statistics.tagsSent == 1, "\(statistics)")
+        let (_, events, error) = try await collecting.value
+        #expect(error == nil)
+        let video = Self.videoSamples(events)
+        #expect(video.count == frames.count - firstKey && video.first?.isRandomAccessPoint == true)
+        #expect(events.contains { if case .metadata(let m) = $0 { m.width == 160 } else { false } })
+
+        #expect(RTMPIngestStream.Event.tag(ReconnectTests.audioConfiguration, time: 0).isAudioSequenceHeader)
+        #expect(!RTMPIngestStream.Event.tag(ReconnectTests.audioFrame(1), time: 0).isAudioSequenceHeader)
+        #expect(!RTMPIngestStream.Event.tag(FLVTag(type: .script, timestamp: 0, body: [0xAF, 0x00][...]), time: 0).isAudioSequenceHeader)
+        #expect(!RTMPIngestStream.Event.metadata(FLVMetadata()).isAudioSequenceHeader)
+        server.close()
+    }
 }
