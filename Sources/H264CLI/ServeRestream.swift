@@ -45,7 +45,7 @@ struct RestreamTarget: Sendable {
 /// each change of the connection is one line on stderr. A restream that gives up ends alone:
 /// the stream's other outputs go on.
 final class RestreamOutput: Sendable {
-    private enum Item: Sendable {
+    enum Item: Sendable {
         case event(RTMPIngestStream.Event)
         case sample(any AccessUnitSample)
     }
@@ -99,26 +99,27 @@ final class RestreamOutput: Sendable {
             case .ended: return nil
             case .connected(let publisher): return publisher
             case .connecting:
-                Self.hold(item, in: &s)
+                Self.hold(item, in: &s.pending, bytes: &s.pendingBytes)
                 return nil
             }
         }
         if let publisher { send(item, to: publisher) }
     }
 
-    /// Keeps `item` while connecting; past the bounds, only the stream's configuration.
-    private static func hold(_ item: Item, in s: inout State) {
-        s.pending.append(item)
-        s.pendingBytes &+= bytes(item)  // at most maximumPendingBytes plus one item
-        guard s.pending.count > maximumPendingEvents || s.pendingBytes > maximumPendingBytes else { return }
-        // The latest metadata and AAC sequence header; the video starts again at a keyframe.
-        let metadata = s.pending.last { if case .event(.metadata) = $0 { true } else { false } }
-        let audio = s.pending.last { if case .event(let e) = $0 { e.isAudioSequenceHeader } else { false } }
-        s.pending = [metadata, audio].compactMap { $0 }
-        s.pendingBytes = s.pending.reduce(0) { $0 &+ bytes($1) }  // two items
+    /// Keeps `item` while connecting (`pending`, of `bytes`); past the bounds, only the
+    /// stream's configuration: the latest metadata and AAC sequence header (the video starts
+    /// again at a keyframe).
+    static func hold(_ item: Item, in pending: inout [Item], bytes: inout Int) {
+        pending.append(item)
+        bytes &+= Self.bytes(item)  // at most maximumPendingBytes plus one item
+        guard pending.count > maximumPendingEvents || bytes > maximumPendingBytes else { return }
+        let metadata = pending.last { if case .event(.metadata) = $0 { true } else { false } }
+        let audio = pending.last { if case .event(let e) = $0 { e.isAudioSequenceHeader } else { false } }
+        pending = [metadata, audio].compactMap { $0 }
+        bytes = pending.reduce(0) { $0 &+ Self.bytes($1) }  // two items
     }
 
-    private static func bytes(_ item: Item) -> Int {
+    static func bytes(_ item: Item) -> Int {
         switch item {
         case .event(.video(let au)): au.data.count
         case .event(.tag(let tag, _)): tag.body.count

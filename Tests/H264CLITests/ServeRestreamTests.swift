@@ -2,6 +2,7 @@ import Foundation
 import CommandLineSupport
 import Glibc
 @testable import H264CLI
+import FLV
 import MPEGTS
 import RTMP
 import Testing
@@ -165,6 +166,44 @@ struct ServeRestreamTests {
         #expect(video.first?.hasPrefix("K") == true && video.count >= 100, "\(video.count) frames")
         #expect(try ServeSourcesTests.decodedFrames(resumed) == video.count)
         #expect(try Self.packets(resumed).contains { $0.hasPrefix("audio") })
+    }
+
+    /// What waits while the first connection is made: everything up to the bounds; past them
+    /// only the latest metadata and AAC sequence header, then what comes after.
+    @Test func pendingEventsAreBounded() throws {
+        var pending: [RestreamOutput.Item] = []
+        var bytes = 0
+        let audioHeader = FLVTag(type: .audio, timestamp: 0, body: [0xAF, 0x00, 0x12, 0x10][...])
+        let audio = FLVTag(type: .audio, timestamp: 0, body: [0xAF, 0x01] + [UInt8](repeating: 0x21, count: 100)[...])
+        RestreamOutput.hold(.event(.metadata(FLVMetadata(width: 16))), in: &pending, bytes: &bytes)
+        RestreamOutput.hold(.event(.tag(audioHeader, time: 0)), in: &pending, bytes: &bytes)
+        RestreamOutput.hold(.event(.metadata(FLVMetadata(width: 32))), in: &pending, bytes: &bytes)
+        for i in 0..<(RestreamOutput.maximumPendingEvents - 3) {
+            RestreamOutput.hold(.event(.tag(audio, time: Int64(i))), in: &pending, bytes: &bytes)
+        }
+        #expect(pending.count == RestreamOutput.maximumPendingEvents)
+        #expect(bytes == 64 * 2 + 4 + (RestreamOutput.maximumPendingEvents - 3) * 102)
+        RestreamOutput.hold(.event(.tag(audio, time: 1000)), in: &pending, bytes: &bytes)
+        #expect(pending.count == 2 && bytes == 64 + 4)
+        let kinds = pending.map { item -> String in
+            switch item {
+            case .event(.metadata(let m)) where m == FLVMetadata(width: 32): "the latest metadata"
+            case .event(let e) where e.isAudioSequenceHeader: "the AAC header"
+            default: "another"
+            }
+        }
+        #expect(kinds == ["the latest metadata", "the AAC header"])
+        // The byte bound: an access unit that fills it is held, one byte more is not.
+        func accessUnit(_ size: Int) -> RestreamOutput.Item {
+            .event(.video(RTMPReceivedAccessUnit(nalUnits: [], data: [UInt8](repeating: 0, count: size)[...], isKeyframe: false,
+                                                 compositionTime: 0, timestamps: nil)))
+        }
+        RestreamOutput.hold(accessUnit(RestreamOutput.maximumPendingBytes - bytes), in: &pending, bytes: &bytes)
+        #expect(pending.count == 3 && bytes == RestreamOutput.maximumPendingBytes)
+        RestreamOutput.hold(.event(.tag(audio, time: 1001)), in: &pending, bytes: &bytes)
+        #expect(pending.count == 2 && bytes == 64 + 4)
+        RestreamOutput.hold(accessUnit(RestreamOutput.maximumPendingBytes), in: &pending, bytes: &bytes)
+        #expect(pending.count == 2 && bytes == 64 + 4)
     }
 
     @Test func restreamURLs() throws {
