@@ -192,7 +192,7 @@ final class RestreamOutput: Sendable {
                 return
             } catch {
                 guard !isEnded, !Interruption.isRequested else { return }
-                if let giveUpAt, giveUpAt.hasPassed || error.code == .invalidArgument {
+                if error.code == .invalidArgument || giveUpAt?.hasPassed == true {
                     state.withLock {
                         $0.phase = .ended
                         $0.pending = []
