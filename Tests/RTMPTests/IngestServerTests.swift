@@ -273,20 +273,25 @@ import X264
         let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing())
         let (frames, parameterSets) = try Self.encodedFrames(30)
         let collecting = Self.collectFirstPublish(server)
-        let publisher = try RTMPVideoPublisher(url: "rtmp://127.0.0.1:\(server.localPort)/live/late", metadata: FLVMetadata(),
-                                               parameterSets: parameterSets, options: .init(queueCapacity: 500))
         let firstKey = try #require(frames.indices.dropFirst().first { frames[$0].isRandomAccessPoint })
-        var skipped = 0
-        for (i, frame) in frames.enumerated() where i > 0 {
-            if try !publisher.forward(frame) { skipped += 1 }
+        let url = "rtmp://127.0.0.1:\(server.localPort)/live/late"
+        // The synchronous publisher on a thread of its own: its waits must not hold the pool
+        // the server's consumer task runs on.
+        let (skipped, mapped, statistics) = try await HostileClientTests.onThread { () throws -> (Int, [Bool], RTMPPublisher.Statistics) in
+            let publisher = try RTMPVideoPublisher(url: url, metadata: FLVMetadata(), parameterSets: parameterSets,
+                                                   options: .init(queueCapacity: 500))
+            var skipped = 0
+            for (i, frame) in frames.enumerated() where i > 0 {
+                if try !publisher.forward(frame) { skipped += 1 }
+            }
+            let last = frames.last?.timestamps(timescale: 1000)?.dts ?? 0
+            let mapped = try [RTMPIngestStream.Event.decoderConfiguration([1, 2, 3], timestamp: 0), .endOfSequence(timestamp: 0),
+                              .metadata(FLVMetadata(width: 160, height: 96, frameRate: 25)),
+                              .tag(ReconnectTests.audioFrame(0), time: last)].map { try publisher.forward($0) }
+            return (skipped, mapped, try publisher.finish(timeout: .seconds(20)))
         }
         #expect(skipped == firstKey - 1)
-        #expect(try publisher.forward(.decoderConfiguration([1, 2, 3], timestamp: 0)) == false)
-        #expect(try publisher.forward(.endOfSequence(timestamp: 0)) == false)
-        #expect(try publisher.forward(.metadata(FLVMetadata(width: 160, height: 96, frameRate: 25))))
-        let last = frames.last?.timestamps(timescale: 1000)?.dts ?? 0
-        #expect(try publisher.forward(.tag(ReconnectTests.audioFrame(0), time: last)))
-        let statistics = try publisher.finish()
+        #expect(mapped == [false, false, true, true])
         #expect(statistics.framesSent == frames.count - firstKey && statistics.tagsSent == 1, "\(statistics)")
         let (_, events, error) = try await collecting.value
         #expect(error == nil)
