@@ -15,11 +15,12 @@ import SRT
 enum ServeCommand: CLICommand {
     static let name = "serve"
     static let finishesOnInterruption = true
-    static let summary = "media server: streams in over RTMP, SRT, UDP or RTSP; record (FLV/MP4/TS), package HLS"
+    static let summary = "media server: streams in over RTMP, SRT, UDP or RTSP; record (FLV/MP4/TS), package HLS, restream"
     static let usage = """
     usage: h264 serve [--rtmp HOST:PORT] [--srt HOST:PORT] [--udp HOST:PORT|@GROUP:PORT]
                       [--rtsp URL]... [--key KEY] [--record DIR] [--record-format flv|mp4|ts]
-                      [--hls DIR] [--hls-segment S] [--hls-window N] [--max-connections N]
+                      [--hls DIR] [--hls-segment S] [--hls-window N] [--restream URL]
+                      [--max-connections N]
                       [--passphrase P] [--srt-latency MS] [--interface IF]
                       [--rtsp-transport tcp|udp]
 
@@ -60,6 +61,21 @@ enum ServeCommand: CLICommand {
       --hls-segment S      the target segment duration in seconds (default 2)
       --hls-window N       the playlist lists the last N segments and older ones are deleted
                            (default 6, at least 3); 0 keeps every segment (an EVENT playlist)
+      --restream URL       publish it on to another RTMP server (a CDN, a second server):
+                           --restream rtmp://HOST[:PORT] sends APP/NAME to
+                           rtmp://HOST:PORT/APP/NAME; --restream rtmp://HOST[:PORT]/APP2 sends
+                           it to rtmp://HOST:PORT/APP2/NAME. From RTMP: the video, audio and
+                           data as they came; from SRT, UDP and RTSP: the video only (a
+                           transport stream's audio and other streams are not restreamed).
+                           The video starts at a keyframe. The restream reconnects on its own:
+                           when its connection is lost (or cannot be made at the start) it
+                           tries again after 0.5 s, 1 s, 2 s ... up to 10 s apart for a
+                           minute, keeping up to 10 s (8 MiB) of whole groups of pictures
+                           meanwhile, then gives up; a line on stderr for each change (lost,
+                           retrying, connected again with the frames dropped, gave up). A
+                           restream that gives up ends alone: the recording and the server go
+                           on. When the stream ends, its restream gets 5 s to send what is
+                           queued and say goodbye.
 
     Names from the network are made safe for paths: characters other than letters, digits,
     '.', '_' and '-' become '_'. One source per stream name: an SRT caller whose name is live
@@ -81,7 +97,8 @@ enum ServeCommand: CLICommand {
     Bounds (message size, bytes per connection, handshake and idle deadlines, demuxer and
     depacketiser limits) are the libraries' defaults (Docs/Limits.md). A line on stderr for
     each stream that starts and ends. SIGINT or SIGTERM stops every source and finishes
-    every output (the recordings, the playlists with EXT-X-ENDLIST), then exits 0.
+    every output (the recordings, the playlists with EXT-X-ENDLIST, the restreams within
+    5 s), then exits 0.
     """
 
     /// The recording's container.
@@ -94,6 +111,8 @@ enum ServeCommand: CLICommand {
         var hlsDirectory: String?
         var segmentDuration: Duration = .seconds(2)
         var hlsWindow: Int? = 6
+        /// `--restream`: where each stream is published on.
+        var restream: RestreamTarget?
     }
 
     static func run(_ args: inout Arguments) throws {
@@ -118,6 +137,7 @@ enum ServeCommand: CLICommand {
         srtOptions.passphrase = try args.option("--passphrase")
         if let ms = try args.intOption("--srt-latency", in: 0...60_000) { srtOptions.latency = .milliseconds(ms) }
         let interface = try args.option("--interface")
+        let restreamURL = try args.option("--restream")
         let transportName = try args.option("--rtsp-transport") ?? "tcp"
         guard let rtspTransport = ["tcp": RTSPClient.Transport.tcp, "udp": .udp][transportName] else {
             throw CLIError("--rtsp-transport: '\(transportName)' is neither tcp nor udp")
@@ -142,11 +162,12 @@ enum ServeCommand: CLICommand {
             }
         }
 
+        let live = LiveStreams()
+        settings.restream = try restreamURL.map { try RestreamTarget($0, live: live) }
         let chosen = settings
         var stops: [() -> Void] = []
         var report: [() -> String] = []
 
-        let live = LiveStreams()
         if let (host, port) = rtmp {
             var options = RTMPServer.Options()
             options.maximumConnections = maximumConnections
@@ -313,6 +334,8 @@ struct StreamOutputs {
     var mp4: MP4Recorder?
     var ts: TSRecorder?
     var hls: HLSRecorder?
+    /// The restream (`--restream`).
+    var restream: RestreamOutput?
     /// The recording's file name.
     var recordingPath: String?
     /// Access units taken.
@@ -344,6 +367,9 @@ struct StreamOutputs {
             hls = HLSRecorder(directory: dir + "/" + app + "/" + name, targetDuration: settings.segmentDuration,
                               window: settings.hlsWindow, parameterSets: parameterSets)
         }
+        if let target = settings.restream {
+            restream = RestreamOutput(label: label, url: target.url(app: app, name: name), parameterSets: parameterSets, target: target)
+        }
     }
 
     /// Opens `directory/name.flv` (`.mp4`, `.ts`), or `name-1`, `name-2`... when taken.
@@ -373,6 +399,7 @@ struct StreamOutputs {
 
     /// Hands one RTMP event to every output.
     mutating func take(_ event: RTMPIngestStream.Event) {
+        restream?.take(event)
         if flv != nil {
             do {
                 switch event {
@@ -395,6 +422,7 @@ struct StreamOutputs {
 
     /// Hands one access unit (of a source other than RTMP) to every output.
     mutating func take(_ sample: some AccessUnitSample) {
+        restream?.take(sample)
         if flv != nil {
             do { try flv!.write(flvBuilder.sample(sample)) } catch { skip("FLV", error) }
             writeFLVBytes()
@@ -466,6 +494,7 @@ struct StreamOutputs {
 
     /// Finishes every output; returns what was written, for the stream's last line.
     mutating func finish() -> String {
+        restream?.finish()
         var parts: [String] = []
         if let flvFile {
             if let flv { try? flvFile.write(flv.bytes) }

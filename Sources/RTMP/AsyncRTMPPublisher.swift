@@ -161,6 +161,30 @@ public final class AsyncRTMPPublisher: Sendable {
         }
     }
 
+    /// Queues what one event of an ``RTMPIngestStream`` carries, as ``restream(_:finishTimeout:)``
+    /// does for each (``RTMPVideoPublisher/forward(_:)-(RTMPIngestStream.Event)``): for a task that reads the ingest
+    /// itself (to record it as well) and hands each event on.
+    ///
+    /// With the default overflow policy this never waits; with `.block(maximumWait:)` the wait
+    /// runs on the publisher's thread.
+    /// - Returns: false when the event was skipped (a frame before the first random access
+    ///   point, a decoder configuration, an end of sequence) or dropped by the overflow policy.
+    /// - Throws: ``RTMPError/Code/cancelled`` when the task is cancelled, and the errors of
+    ///   ``RTMPVideoPublisher/forward(_:)-(RTMPIngestStream.Event)``.
+    @discardableResult
+    public func forward(_ event: RTMPIngestStream.Event) async throws(RTMPError) -> Bool {
+        try checkCancellation()
+        switch base.connection.options.overflowPolicy {
+        case .dropUntilKeyframe:
+            return try base.forward(event)
+        case .block:
+            let publisher = self.base
+            return try await worker.run(onCancel: { publisher.cancel() }, cancellationError: Self.cancelled) {
+                () throws(RTMPError) in try publisher.forward(event)
+            }
+        }
+    }
+
     /// Queues new `@setDataFrame onMetaData` (never waits, never dropped).
     public func send(metadata: FLVMetadata) {
         base.send(metadata: metadata)
@@ -169,6 +193,7 @@ public final class AsyncRTMPPublisher: Sendable {
     /// Forwards every event of `ingest` (a publish taken in by an ``RTMPServer``) until it
     /// ends, then finishes; returns the counters.
     ///
+    /// Each event goes through ``forward(_:)``:
     /// - ``RTMPIngestStream/Event/metadata(_:)``: sent on (``send(metadata:)``).
     /// - ``RTMPIngestStream/Event/video(_:)``: ``send(_:)``, from the first random access
     ///   point (the frames before one are skipped: nothing could decode them); the access units of keyframes
@@ -178,6 +203,9 @@ public final class AsyncRTMPPublisher: Sendable {
     /// - ``RTMPIngestStream/Event/tag(_:time:)``: audio and data, as they came, at their
     ///   unrolled time (``send(tag:time:)``), in step with the video.
     /// - ``RTMPIngestStream/Event/endOfSequence(timestamp:)``: the finish sends one.
+    ///
+    /// To record the publish as well, read the ingest yourself (one task may iterate it) and
+    /// hand each event to ``forward(_:)``, then call ``finish(timeout:)``.
     ///
     /// The publisher's settings apply: with the default overflow policy a slow server drops
     /// whole groups of pictures (their audio too) rather than hold the ingest back, and with
@@ -196,18 +224,7 @@ public final class AsyncRTMPPublisher: Sendable {
     public func restream(_ ingest: RTMPIngestStream, finishTimeout: Duration = .seconds(10)) async throws
         -> RTMPPublisher.Statistics {
         do {
-            var started = false
-            for try await event in ingest {
-                switch event {
-                case .metadata(let metadata): send(metadata: metadata)
-                case .video(let accessUnit):
-                    guard started || accessUnit.isRandomAccessPoint else { continue }  // nothing could decode it
-                    started = true
-                    try await send(accessUnit)
-                case .tag(let tag, let time): try await send(tag: tag, time: time)
-                case .decoderConfiguration, .endOfSequence: break
-                }
-            }
+            for try await event in ingest { try await forward(event) }
         } catch {
             cancel()
             throw error

@@ -131,3 +131,14 @@ public struct RTMPPublishedStreams: AsyncSequence, Sendable {
         public mutating func next() async throws -> RTMPIngestStream? { try await queue.next() }
     }
 }
+
+extension RTMPIngestStream.Event {
+    /// True for an audio ``tag(_:time:)`` that is an AAC AudioSpecificConfig (`SoundFormat`
+    /// 10, `AACPacketType` 0): the audio's decoder configuration, which a consumer that keeps
+    /// only part of a stream (a restream that starts late) must keep, as it keeps the latest
+    /// ``metadata(_:)``.
+    public var isAudioSequenceHeader: Bool {
+        guard case .tag(let tag, _) = self, tag.type == .audio else { return false }
+        return RTMPRelayMessage.isAudioSequenceHeader(tag.body)
+    }
+}

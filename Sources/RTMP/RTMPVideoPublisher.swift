@@ -36,6 +36,8 @@ public final class RTMPVideoPublisher: Sendable {
     /// The sample builder, the last DTS sent, and how much the builder moved the times (set at
     /// the first sample: a negative first DTS moves every time later), which tags follow.
     private let state: ThreadLock<(builder: FLVSampleBuilder, lastDTS: Int64, shift: Int64?)>
+    /// ``forward(_:)-(AccessUnitSample)`` has passed a random access point: it sends every sample from now on.
+    private let forwarding = ThreadLock(false)
 
     /// Connects, publishes, and queues the metadata.
     /// - Parameters:
@@ -89,6 +91,53 @@ public final class RTMPVideoPublisher: Sendable {
                 s.shift = built.sample.dts &- dts  // two times of one sample: small
             }
             return try connection.send(built.sample)
+        }
+    }
+
+    /// Queues one sample of a stream joined part-way (a restream, a relay that connected
+    /// late): the samples before the first random access point are skipped (nothing could
+    /// decode them), and from it on every sample is sent as ``send(_:)`` sends it.
+    /// - Returns: false when the sample was skipped, or dropped by the overflow policy.
+    /// - Throws: the errors of ``send(_:)``.
+    @discardableResult
+    public func forward(_ sample: some AccessUnitSample) throws(RTMPError) -> Bool {
+        let started = forwarding.withLock { started in
+            if !started && sample.isRandomAccessPoint { started = true }
+            return started
+        }
+        guard started else { return false }
+        return try send(sample)
+    }
+
+    /// Queues what one event of an ``RTMPIngestStream`` (a publish an ``RTMPServer`` took in)
+    /// carries, so that the stream is published on as it came: the mapping
+    /// ``AsyncRTMPPublisher/restream(_:finishTimeout:)`` uses for each event, for a consumer
+    /// that reads the ingest itself (records it too) and hands each event on.
+    ///
+    /// - ``RTMPIngestStream/Event/metadata(_:)``: ``send(metadata:)``.
+    /// - ``RTMPIngestStream/Event/video(_:)``: ``forward(_:)-(AccessUnitSample)``, from the first random access
+    ///   point; the access units of keyframes carry the parameter sets of the sequence header in
+    ///   force, from which the AVC sequence headers are made again (so
+    ///   ``RTMPIngestStream/Event/decoderConfiguration(_:timestamp:)`` needs no forwarding).
+    /// - ``RTMPIngestStream/Event/tag(_:time:)``: audio and data as they came, at their unrolled
+    ///   time (``send(tag:time:)``), in step with the video; an AAC sequence header is never
+    ///   dropped and is sent again after a reconnection.
+    /// - ``RTMPIngestStream/Event/endOfSequence(timestamp:)``: nothing (``finish(timeout:)``
+    ///   sends one).
+    ///
+    /// Never waits under ``RTMPPublisher/OverflowPolicy/dropUntilKeyframe`` (the default).
+    /// - Returns: false when the event was skipped (a frame before the first random access
+    ///   point, a decoder configuration, an end of sequence) or dropped by the overflow policy.
+    /// - Throws: the errors of ``send(_:)`` and ``send(tag:time:)``.
+    @discardableResult
+    public func forward(_ event: RTMPIngestStream.Event) throws(RTMPError) -> Bool {
+        switch event {
+        case .metadata(let metadata):
+            send(metadata: metadata)
+            return true
+        case .video(let accessUnit): return try forward(accessUnit)
+        case .tag(let tag, let time): return try send(tag: tag, time: time)
+        case .decoderConfiguration, .endOfSequence: return false
         }
     }
 

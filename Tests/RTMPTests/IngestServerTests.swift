@@ -267,4 +267,46 @@ import X264
         upstream.close()
         downstream.close()
     }
+
+    /// `RTMPVideoPublisher.forward` for a consumer that joins part-way (a restream connected
+    /// late): the frames before the first keyframe are skipped (false), then every one goes;
+    /// an event's mapping: metadata sent, the decoder configuration and end of sequence not
+    /// (false), tags at their time; `isAudioSequenceHeader` tells the AAC configuration apart.
+    @Test(.timeLimit(.minutes(2)))
+    func forwardJoinsAtARandomAccessPoint() async throws {
+        let server = try RTMPServer(host: "127.0.0.1", port: 0, options: Self.allowing())
+        let (frames, parameterSets) = try Self.encodedFrames(30)
+        let collecting = Self.collectFirstPublish(server)
+        let firstKey = try #require(frames.indices.dropFirst().first { frames[$0].isRandomAccessPoint })
+        let url = "rtmp://127.0.0.1:\(server.localPort)/live/late"
+        // The synchronous publisher on a thread of its own: its waits must not hold the pool
+        // the server's consumer task runs on.
+        let (skipped, mapped, statistics) = try await HostileClientTests.onThread { () throws -> (Int, [Bool], RTMPPublisher.Statistics) in
+            let publisher = try RTMPVideoPublisher(url: url, metadata: FLVMetadata(), parameterSets: parameterSets,
+                                                   options: .init(queueCapacity: 500))
+            var skipped = 0
+            for (i, frame) in frames.enumerated() where i > 0 {
+                if try !publisher.forward(frame) { skipped += 1 }
+            }
+            let last = frames.last?.timestamps(timescale: 1000)?.dts ?? 0
+            let mapped = try [RTMPIngestStream.Event.decoderConfiguration([1, 2, 3], timestamp: 0), .endOfSequence(timestamp: 0),
+                              .metadata(FLVMetadata(width: 160, height: 96, frameRate: 25)),
+                              .tag(ReconnectTests.audioFrame(0), time: last)].map { try publisher.forward($0) }
+            return (skipped, mapped, try publisher.finish(timeout: .seconds(20)))
+        }
+        #expect(skipped == firstKey - 1)
+        #expect(mapped == [false, false, true, true])
+        #expect(statistics.framesSent == frames.count - firstKey && statistics.tagsSent == 1, "\(statistics)")
+        let (_, events, error) = try await collecting.value
+        #expect(error == nil)
+        let video = Self.videoSamples(events)
+        #expect(video.count == frames.count - firstKey && video.first?.isRandomAccessPoint == true)
+        #expect(events.contains { if case .metadata(let m) = $0 { m.width == 160 } else { false } })
+
+        #expect(RTMPIngestStream.Event.tag(ReconnectTests.audioConfiguration, time: 0).isAudioSequenceHeader)
+        #expect(!RTMPIngestStream.Event.tag(ReconnectTests.audioFrame(1), time: 0).isAudioSequenceHeader)
+        #expect(!RTMPIngestStream.Event.tag(FLVTag(type: .script, timestamp: 0, body: [0xAF, 0x00][...]), time: 0).isAudioSequenceHeader)
+        #expect(!RTMPIngestStream.Event.metadata(FLVMetadata()).isAudioSequenceHeader)
+        server.close()
+    }
 }
