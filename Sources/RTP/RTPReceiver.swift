@@ -218,6 +218,12 @@ public struct RTPReceiver: Sendable {
         if delivery.timing == nil { delivery.origin = (rtpTimestamp, presentationTime) }
     }
 
+    /// Takes one datagram without its arrival time (the reorder window is then bounded in
+    /// packets only for it); as ``receive(_:channel:arrival:_:)``.
+    public mutating func receive(_ datagram: ArraySlice<UInt8>, channel: RTPChannel = .rtp, _ deliver: (RTPReceivedAccessUnit) -> Void) {
+        receive(datagram, channel: channel, arrival: nil, deliver)
+    }
+
     /// Takes one datagram; passes the access units it completes to `deliver`.
     /// - Parameters:
     ///   - datagram: one UDP datagram.
@@ -228,7 +234,7 @@ public struct RTPReceiver: Sendable {
     ///   - deliver: called with each access unit completed.
     /// - Complexity: as ``RTPDepacketizer/push(_:arrival:_:)``, plus reading the slice headers of an
     ///   IDR access unit; O(n) in the bytes of an RTCP datagram.
-    public mutating func receive(_ datagram: ArraySlice<UInt8>, channel: RTPChannel = .rtp, arrival: ContinuousClock.Instant? = nil,
+    public mutating func receive(_ datagram: ArraySlice<UInt8>, channel: RTPChannel = .rtp, arrival: ContinuousClock.Instant?,
                                  _ deliver: (RTPReceivedAccessUnit) -> Void) {
         if channel == .rtcp || RTCP.isMultiplexedRTCP(datagram) {
             receiveRTCP(datagram)

@@ -8,7 +8,7 @@ extension RTSPClient {
     /// Announces an H.264 stream to the server, to publish it (RFC 2326 10.3 `ANNOUNCE`): an
     /// SDP with one video track (payload type 96, `a=control:streamid=0`) whose `a=fmtp`
     /// carries `format` (`packetization-mode`, `profile-level-id`, `sprop-parameter-sets`).
-    /// Then ``record()`` and ``send(_:)``.
+    /// Then ``record()`` and ``send(_:)-(AccessUnitSample)``.
     /// - Returns: the SDP sent.
     /// - Throws: as every request (``RTSPError/Code/requestFailed`` for a refusal).
     @discardableResult
@@ -31,7 +31,7 @@ extension RTSPClient {
 
     /// Sets the announced track up for recording over TCP (`SETUP` with
     /// `RTP/AVP/TCP;unicast;interleaved=0-1;mode=record`) and starts it (`RECORD` with
-    /// `Range: npt=0.000-`): from here ``send(_:)`` sends access units.
+    /// `Range: npt=0.000-`): from here ``send(_:)-(AccessUnitSample)`` sends access units.
     /// - Throws: ``RTSPError/Code/invalidArgument`` before ``announce(_:)``; as every request.
     public func record() throws(RTSPError) {
         guard var state = recording, let description = sessionDescription else {
@@ -58,8 +58,9 @@ extension RTSPClient {
         }
     }
 
-    /// Sends one access unit already on the 90 kHz clock (``RTPAccessUnit``), as ``send(_:)``.
-    /// - Throws: as ``send(_:)``.
+    /// Sends one access unit already on the 90 kHz clock (`RTPAccessUnit`), as
+    /// ``send(_:)-(AccessUnitSample)`` does a sample.
+    /// - Throws: as ``send(_:)-(AccessUnitSample)``.
     public func send(_ accessUnit: RTPAccessUnit) throws(RTSPError) {
         try send { (packetizer: inout RTPPacketizer, packets: inout RTPPacketBuffer) throws(RTPError) in
             try packetizer.packetize(accessUnit, into: &packets)

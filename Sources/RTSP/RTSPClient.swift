@@ -18,7 +18,7 @@ import Synchronization
 /// sent only in `Authorization` headers, never put in an error's reason.
 ///
 /// It also publishes (RFC 2326 10.3, 10.11): ``announce(_:)`` an H.264 stream, ``record()``,
-/// then ``send(_:)`` each access unit, interleaved over the connection.
+/// then ``send(_:)-(AccessUnitSample)`` each access unit, interleaved over the connection.
 ///
 /// The calls block their thread (each wait bounded): use it from a thread of its own, or take
 /// the stream as an `AsyncSequence` with ``RTSPStream``.
@@ -231,7 +231,7 @@ public final class RTSPClient: @unchecked Sendable {
     private var firSequence: UInt8 = 0
     private var trackState: [TrackState] = []
     private var redirects = 0
-    /// Publishing (``announce(_:)``, ``record()``, ``send(_:)``): the packetiser and its
+    /// Publishing (``announce(_:)``, ``record()``, ``send(_:)-(AccessUnitSample)``): the packetiser and its
     /// buffer, the control URL set up, when the next keep-alive is due.
     var recording: Recording?
 
