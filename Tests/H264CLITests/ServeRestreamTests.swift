@@ -83,15 +83,7 @@ struct ServeRestreamTests {
         try FileManager.default.createDirectory(atPath: dir + "/a", withIntermediateDirectories: true)
         let first = try ServeSourcesTests.serve(["--udp", "127.0.0.1:\(udpPort)", "--restream", "rtmp://127.0.0.1:\(secondPort)/relay/"],
                                                 in: dir + "/a", until: "receiving MPEG-TS on udp://")
-        let socket = try TSUDPSocket(sendingTo: "127.0.0.1", port: udpPort)
-        let bytes = Support.readFile(source)
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(offset + 7 * 188, bytes.count)
-            try socket.send(bytes[offset..<end])
-            offset = end
-            usleep(500)
-        }
+        try ServeSourcesTests.sendOverUDP(source, to: udpPort, pause: 500)
         #expect(InterruptionTests.waitUntil(seconds: 10) { first.stderr.contains("restreaming to rtmp://127.0.0.1:\(secondPort)/relay/\(udpPort)") },
                 "\(first.stderr)")
         usleep(300_000)

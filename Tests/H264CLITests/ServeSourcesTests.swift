@@ -15,6 +15,20 @@ import TestSupport
 struct ServeSourcesTests {
     typealias Child = InterruptionTests.Child
 
+    /// The transport stream file `path` sent to 127.0.0.1:`port`, 7 packets a datagram, with
+    /// `pause` microseconds between datagrams (a loopback receiver's buffer is not a sender's pace).
+    static func sendOverUDP(_ path: String, to port: Int, pause: UInt32) throws {
+        let socket = try TSUDPSocket(sendingTo: "127.0.0.1", port: port)
+        let bytes = Support.readFile(path)
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + 7 * 188, bytes.count)
+            try socket.send(bytes[offset..<end])
+            offset = end
+            usleep(pause)
+        }
+    }
+
     /// A 3 s transport stream: 320x240 H.264 at 25 fps, a keyframe a second, two B-frames, and AAC.
     static func source(in dir: String) throws -> String {
         let path = dir + "/source.ts"
@@ -133,15 +147,7 @@ struct ServeSourcesTests {
         let port = Ports.freeEvenPort()
         let server = try Self.serve(["--udp", "127.0.0.1:\(port)", "--record", dir + "/rec", "--record-format", "mp4",
                                      "--hls", dir + "/hls", "--hls-window", "0"], in: dir, until: "receiving MPEG-TS on udp://")
-        let socket = try TSUDPSocket(sendingTo: "127.0.0.1", port: port)
-        let bytes = Support.readFile(source)
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(offset + 7 * 188, bytes.count)
-            try socket.send(bytes[offset..<end])
-            offset = end
-            usleep(200)
-        }
+        try Self.sendOverUDP(source, to: port, pause: 200)
         #expect(InterruptionTests.waitUntil(seconds: 10) { server.stderr.contains("first datagram") })
         kill(server.pid, SIGINT)
         #expect(server.wait(seconds: 20)?.status == 0, "\(server.stderr)")

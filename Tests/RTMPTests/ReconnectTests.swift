@@ -228,24 +228,21 @@ struct ReconnectTests {
     /// Checks a publish made on a new connection: the metadata, the sequence header, then a
     /// keyframe first, and its frames are the source's from that keyframe on, without a gap.
     static func expectResumes(_ events: [RTMPIngestStream.Event], source times: [Int64],
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+                              sourceLocation: SourceLocation = #_sourceLocation) throws {
         let video = IngestServerTests.videoSamples(events)
         let firstVideo = events.firstIndex { if case .video = $0 { true } else { false } }
         let header = events.firstIndex { if case .decoderConfiguration = $0 { true } else { false } }
         let metadata = events.firstIndex { if case .metadata = $0 { true } else { false } }
-        #expect(metadata != nil && header != nil && firstVideo != nil, "\(events.count) events: \(events.prefix(3))", sourceLocation: sourceLocation)
-        guard let firstVideo, let header, let metadata else { return }  // recorded just above
-        guard let first = video.first else {
-            Issue.record("a video event but no video sample", sourceLocation: sourceLocation)
-            return
-        }
-        #expect(metadata < header && header < firstVideo, sourceLocation: sourceLocation)
+        let found: Comment = "\(events.count) events: \(events.prefix(3))"
+        let metadataAt = try #require(metadata, found, sourceLocation: sourceLocation)
+        let headerAt = try #require(header, found, sourceLocation: sourceLocation)
+        let firstVideoAt = try #require(firstVideo, found, sourceLocation: sourceLocation)
+        let first = try #require(video.first, "a video event but no video sample", sourceLocation: sourceLocation)
+        #expect(metadataAt < headerAt && headerAt < firstVideoAt, sourceLocation: sourceLocation)
         #expect(first.isKeyframe, sourceLocation: sourceLocation)
         let dts = video.map(\.flvSample.dts)
-        guard let start = times.firstIndex(of: dts[0]) else {
-            Issue.record("the first frame (\(dts[0]) ms) is not one of the source's", sourceLocation: sourceLocation)
-            return
-        }
+        let start = try #require(times.firstIndex(of: dts[0]), "the first frame (\(dts[0]) ms) is not one of the source's",
+                                 sourceLocation: sourceLocation)
         #expect(dts == Array(times[start..<min(times.count, start + dts.count)]),
                 "frames missing inside a resumed publish", sourceLocation: sourceLocation)
     }
@@ -307,7 +304,7 @@ struct ReconnectTests {
         #expect(log.kinds.dropFirst().dropLast().allSatisfy { $0 == "retrying" }, "\(log.kinds)")
         #expect(statistics.reconnections == 1)
 
-        Self.expectResumes(eventsAfter, source: times)
+        try Self.expectResumes(eventsAfter, source: times)
         let videoBefore = IngestServerTests.videoSamples(eventsBefore), videoAfter = IngestServerTests.videoSamples(eventsAfter)
         #expect(videoBefore.map(\.flvSample.dts) == Array(times.prefix(videoBefore.count)))
         let connectedAt = try #require(log.entries.last?.at)
@@ -430,7 +427,7 @@ struct ReconnectTests {
         #expect(log.kinds.last == "connected" && log.count("connected") == 1, "\(log.kinds)")
         #expect(statistics.reconnections == 1)
         #expect(streams.count == 2)
-        if let last = streams.last { Self.expectResumes(last, source: times) }
+        try Self.expectResumes(try #require(streams.last), source: times)
         let maximumFrame = frames.map(\.byteCount).max() ?? 0
         #expect(statistics.peakBytesBufferedWhileDisconnected <= bufferBytes + maximumFrame + 5)
         Self.expectAccounted(statistics, log, frames.count)
@@ -512,7 +509,7 @@ struct ReconnectTests {
         #expect(log.count("lost") == drops && log.count("connected") == drops && log.count("gaveUp") == 0, "\(log.events)")
         #expect(statistics.reconnections == drops)
         #expect(streams.count == drops + 1)
-        for stream in streams.dropFirst() { Self.expectResumes(stream, source: times) }
+        for stream in streams.dropFirst() { try Self.expectResumes(stream, source: times) }
         let maximumFrame = frames.map(\.byteCount).max() ?? 0
         outcome.peakBuffer = statistics.peakBytesBufferedWhileDisconnected
         #expect((outcome.bufferSamples.max() ?? 0) <= bufferBytes + maximumFrame + 5)
@@ -598,7 +595,7 @@ struct ReconnectTests {
         #expect(log.count("lost") == 1 && log.count("connected") == 1 && log.count("retrying") >= 1, "\(log.kinds)")
         #expect(log.kinds.dropFirst().dropLast().allSatisfy { $0 == "retrying" }, "\(log.kinds)")
         #expect(statistics.reconnections == 1)
-        Self.expectResumes(eventsAfter, source: times)
+        try Self.expectResumes(eventsAfter, source: times)
 
         // Audio before the restart, and after it: the configuration first, then every tag from
         // the keyframe's own on, each at the time the source gave it.

@@ -28,10 +28,11 @@ extension FuzzBodies {
     /// input bytes; an SDP has at most the media sections allowed; a `Range` that parses writes
     /// back to one that parses; the password never appears in an `Authorization`.
     static func rtspResponse(_ data: [UInt8]) {
-        guard data.count >= 3 else { return }
-        let limits = rtspLimits(data[0], data[1])
-        let chunk = Int(data[2]) &+ 1
-        let input = data[3...]
+        // Bytes 0-2 choose the limits and the chunk size (0 where the input is shorter).
+        let header = Array(data.prefix(3)) + Array(repeating: 0, count: max(0, 3 - data.count))
+        let limits = rtspLimits(header[0], header[1])
+        let chunk = Int(header[2]) &+ 1
+        let input = data.dropFirst(3)
         var reader = RTSPMessageReader(limits: limits)
         var depacketizer = try? RTPDepacketizer(.init(reorderWindow: 8, maximumAccessUnitSize: 4096, lenient: true))
         var messages = 0
